@@ -1,0 +1,15 @@
+package io.reactivebench.authors.repository;
+
+import io.quarkus.hibernate.orm.panache.PanacheRepository;
+import io.reactivebench.authors.api.Author;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Optional;
+
+/** Hibernate ORM Panache over JDBC: the calling thread waits for the database. */
+@ApplicationScoped
+public class AuthorRepository implements PanacheRepository<AuthorEntity> {
+
+    public Optional<Author> findByName(String name) {
+        return find("name", name).firstResultOptional().map(AuthorEntity::toAuthor);
+    }
+}

@@ -1,0 +1,36 @@
+package io.reactivebench.authors.rest;
+
+import io.reactivebench.authors.api.Author;
+import io.reactivebench.authors.service.AuthorService;
+import io.smallrye.common.annotation.Blocking;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+
+/** v1: a blocking endpoint; each request holds a worker thread until the database answers. */
+@Path("/v1/authors")
+@Produces(MediaType.APPLICATION_JSON)
+@Blocking
+public class AuthorResource {
+    private final AuthorService service;
+
+    public AuthorResource(AuthorService service) {
+        this.service = service;
+    }
+
+    @GET
+    @Operation(summary = "Finds an author by name")
+    @APIResponse(responseCode = "200", description = "The author")
+    @APIResponse(responseCode = "400", description = "No name given")
+    @APIResponse(responseCode = "404", description = "No author of that name")
+    public Author findByName(@QueryParam("name") @NotBlank String name) {
+        return service.findByName(name)
+                .orElseThrow(() -> new NotFoundException("No author named " + name));
+    }
+}

@@ -1,0 +1,37 @@
+package io.reactivebench.authors.rest;
+
+import io.reactivebench.authors.api.Author;
+import io.reactivebench.authors.service.AuthorService;
+import io.smallrye.common.annotation.NonBlocking;
+import io.smallrye.mutiny.Uni;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+
+/** v2: a non-blocking endpoint; the event loop is free while the database works. */
+@Path("/v2/authors")
+@Produces(MediaType.APPLICATION_JSON)
+@NonBlocking
+public class AuthorResource {
+    private final AuthorService service;
+
+    public AuthorResource(AuthorService service) {
+        this.service = service;
+    }
+
+    @GET
+    @Operation(summary = "Finds an author by name")
+    @APIResponse(responseCode = "200", description = "The author")
+    @APIResponse(responseCode = "400", description = "No name given")
+    @APIResponse(responseCode = "404", description = "No author of that name")
+    public Uni<Author> findByName(@QueryParam("name") @NotBlank String name) {
+        return service.findByName(name)
+                .onItem().ifNull().failWith(() -> new NotFoundException("No author named " + name));
+    }
+}

@@ -1,0 +1,67 @@
+package io.reactivebench.problem;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import jakarta.validation.ConstraintViolation;
+import jakarta.validation.ConstraintViolationException;
+import jakarta.validation.Path;
+import jakarta.ws.rs.NotSupportedException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.Response.Status;
+import java.util.Comparator;
+import java.util.List;
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+/** Turns every error a build can raise into problem JSON, the same way in v1 and v2. */
+public class ProblemMappers {
+    private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
+
+    @ServerExceptionMapper
+    public Response invalidInput(ConstraintViolationException e) {
+        List<Problem.Violation> violations = e.getConstraintViolations().stream()
+                .map(ProblemMappers::violation)
+                .sorted(Comparator.comparing(Problem.Violation::field))
+                .toList();
+        return new Problem("Bad Request", 400, "The request has invalid fields", violations).toResponse();
+    }
+
+    @ServerExceptionMapper
+    public Response unreadableJson(JsonProcessingException e) {
+        String detail = e instanceof UnrecognizedPropertyException unknown
+                ? "Unknown field '" + unknown.getPropertyName() + "'"
+                : "The body is not the JSON expected: " + e.getOriginalMessage();
+        return Problem.of(Status.BAD_REQUEST, detail).toResponse();
+    }
+
+    /** Any body but JSON is bad input like any other: 400, not 415, so that clients see one kind of rejection. */
+    @ServerExceptionMapper
+    public Response unsupportedMediaType(NotSupportedException e) {
+        return Problem.of(Status.BAD_REQUEST, "The body must be application/json").toResponse();
+    }
+
+    @ServerExceptionMapper
+    public Response httpError(WebApplicationException e) {
+        Response.StatusType status = e.getResponse().getStatusInfo();
+        return new Problem(status.getReasonPhrase(), status.getStatusCode(), e.getMessage(), null).toResponse();
+    }
+
+    @ServerExceptionMapper
+    public Response unexpected(Exception e) {
+        LOG.error("Unexpected error", e);
+        return Problem.of(Status.INTERNAL_SERVER_ERROR, "An unexpected error occurred").toResponse();
+    }
+
+    private static Problem.Violation violation(ConstraintViolation<?> violation) {
+        String field = null;
+        String in = "body";
+        for (Path.Node node : violation.getPropertyPath()) {
+            field = node.getName();
+            if (node.getKind() == jakarta.validation.ElementKind.PARAMETER) {
+                in = "query";
+            }
+        }
+        return new Problem.Violation(field, in, violation.getMessage());
+    }
+}

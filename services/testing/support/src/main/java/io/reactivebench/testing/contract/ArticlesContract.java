@@ -1,0 +1,165 @@
+package io.reactivebench.testing.contract;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItems;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.reactivebench.testing.ArticleEvents;
+import io.reactivebench.testing.Database;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import io.restassured.response.ExtractableResponse;
+import io.restassured.response.Response;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The articles API, the same for v1 and v2. Tests add articles, so none relies on exact seed positions. */
+public abstract class ArticlesContract extends ServiceContract {
+    private static final Set<String> ARTICLE_FIELDS = Set.of("id", "title", "url", "author", "creationDate");
+
+    protected ArticlesContract(String version) {
+        super(version, "articles");
+    }
+
+    @Test
+    void listsTheTenNewestByDefault() {
+        List<Map<String, Object>> articles = newest(given());
+        assertEquals(10, articles.size());
+        assertEquals(ARTICLE_FIELDS, articles.get(0).keySet());
+        assertNewestFirst(articles);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = { 1, 3, 10 })
+    void listsAsManyAsAsked(int amount) {
+        assertEquals(amount, newest(given().queryParam("amount", amount)).size());
+    }
+
+    @Test
+    void listsUpToAHundred() {
+        List<Map<String, Object>> articles = newest(given().queryParam("amount", 100));
+        assertTrue(articles.size() >= 10 && articles.size() <= 100, "size " + articles.size());
+        assertNewestFirst(articles);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "0", "101", "-1", "abc", "1.5", "99999999999" })
+    void rejectsAmountOutsideOneToAHundred(String amount) {
+        assertProblem(given().queryParam("amount", amount).get(path()).then(), 400);
+    }
+
+    @Test
+    void findsAnArticleById() {
+        Map<String, Object> newest = newest(given().queryParam("amount", 1)).get(0);
+        Map<String, Object> found = given().get(path() + "/" + newest.get("id"))
+                .then().statusCode(200).contentType(ContentType.JSON).extract().jsonPath().getMap("$");
+        assertEquals(newest, found);
+    }
+
+    @Test
+    void answersNotFoundForUnknownId() {
+        assertProblem(given().get(path() + "/987654321").then(), 404);
+    }
+
+    @Test
+    void createsAnArticleAndListsItFirst() {
+        long before = Database.count("articles");
+        String title = "Created by the contract " + UUID.randomUUID();
+        ExtractableResponse<Response> created = given().contentType(ContentType.JSON)
+                .body(newArticle(title, "https://example.org/contract", "Ada Lovelace")).post(path())
+                .then().statusCode(201).contentType(ContentType.JSON)
+                .body("title", equalTo(title)).body("url", equalTo("https://example.org/contract"))
+                .body("author", equalTo("Ada Lovelace"))
+                .extract();
+        Map<String, Object> article = created.jsonPath().getMap("$");
+        assertEquals(ARTICLE_FIELDS, article.keySet());
+        String location = created.header("Location");
+        assertTrue(location.endsWith(path() + "/" + article.get("id")), location);
+
+        assertEquals(before + 1, Database.count("articles"));
+        assertEquals(article, given().get(location).then().statusCode(200).extract().jsonPath().getMap("$"));
+        assertEquals(article, newest(given().queryParam("amount", 1)).get(0));
+    }
+
+    @Test
+    void publishesArticleCreatedEventWithTheStoredArticle() {
+        String title = "Event from the contract " + UUID.randomUUID();
+        Map<String, Object> article = given().contentType(ContentType.JSON)
+                .body(newArticle(title, "https://example.org/event", "Grace Hopper")).post(path())
+                .then().statusCode(201).extract().jsonPath().getMap("$");
+
+        String event = ArticleEvents.await(json -> json.contains(title), Duration.ofSeconds(20))
+                .orElseThrow(() -> new AssertionError("no article-created event for " + title));
+        assertEquals(article, JsonPath.from(event).getMap("$"));
+    }
+
+    static Stream<Arguments> invalidArticles() {
+        String longTitle = "t".repeat(201);
+        return Stream.of(
+                Arguments.of(newArticle("", "https://example.org/a", "Ada Lovelace"), List.of("title")),
+                Arguments.of(newArticle(" ", "https://example.org/a", "Ada Lovelace"), List.of("title")),
+                Arguments.of(newArticle(longTitle, "https://example.org/a", "Ada Lovelace"), List.of("title")),
+                Arguments.of(newArticle("Title", "not a url", "Ada Lovelace"), List.of("url")),
+                Arguments.of(newArticle("Title", "ftp://example.org/a", "Ada Lovelace"), List.of("url")),
+                Arguments.of(newArticle("Title", "https://example.org/a", "a".repeat(101)), List.of("author")),
+                Arguments.of("{\"title\":\"Title\",\"url\":\"https://example.org/a\"}", List.of("author")),
+                Arguments.of("{}", List.of("title", "url", "author")));
+    }
+
+    @ParameterizedTest
+    @MethodSource("invalidArticles")
+    void rejectsInvalidArticleNamingEachBadFieldAndStoresNothing(String body, List<String> badFields) {
+        long before = Database.count("articles");
+        assertProblem(given().contentType(ContentType.JSON).body(body).post(path()).then(), 400)
+                .body("violations.field", hasItems(badFields.toArray(String[]::new)));
+        assertEquals(before, Database.count("articles"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "{not json",
+            "[]",
+            "{\"title\":{\"nested\":1},\"url\":\"https://example.org/a\",\"author\":\"Ada Lovelace\"}",
+            "{\"title\":\"Title\",\"url\":\"https://example.org/a\",\"author\":\"Ada Lovelace\",\"admin\":true}" })
+    void rejectsMalformedJsonAndStoresNothing(String body) {
+        long before = Database.count("articles");
+        assertProblem(given().contentType(ContentType.JSON).body(body).post(path()).then(), 400);
+        assertEquals(before, Database.count("articles"));
+    }
+
+    @Test
+    void rejectsWrongContentTypeAndStoresNothing() {
+        long before = Database.count("articles");
+        assertProblem(given().contentType(ContentType.TEXT)
+                .body(newArticle("Title", "https://example.org/a", "Ada Lovelace")).post(path()).then(), 400);
+        assertEquals(before, Database.count("articles"));
+    }
+
+    public static String newArticle(String title, String url, String author) {
+        return "{\"title\":\"" + title + "\",\"url\":\"" + url + "\",\"author\":\"" + author + "\"}";
+    }
+
+    private List<Map<String, Object>> newest(io.restassured.specification.RequestSpecification request) {
+        return request.get(path()).then().statusCode(200).contentType(ContentType.JSON).extract().jsonPath().getList("$");
+    }
+
+    private static void assertNewestFirst(List<Map<String, Object>> articles) {
+        for (int i = 1; i < articles.size(); i++) {
+            Instant previous = Instant.parse((String) articles.get(i - 1).get("creationDate"));
+            Instant current = Instant.parse((String) articles.get(i).get("creationDate"));
+            assertTrue(!current.isAfter(previous), "not newest first at " + i + ": " + articles);
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package io.reactivebench.testing.contract;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+
+import io.reactivebench.testing.Fixtures;
+import io.restassured.http.ContentType;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The authors API, the same for v1 and v2. */
+public abstract class AuthorsContract extends ServiceContract {
+
+    protected AuthorsContract(String version) {
+        super(version, "authors");
+    }
+
+    @Test
+    void findsAnAuthorByName() {
+        Map<String, Object> author = given().queryParam("name", "Niklas Heidloff").get(path())
+                .then().statusCode(200).contentType(ContentType.JSON)
+                .extract().jsonPath().getMap("$");
+        assertEquals(Set.of("name", "twitter", "blog"), author.keySet());
+        assertEquals(Fixtures.author("Niklas Heidloff"), author);
+    }
+
+    @Test
+    void findsEverySeedAuthor() {
+        for (Map<String, String> author : Fixtures.AUTHORS) {
+            given().queryParam("name", author.get("name")).get(path())
+                    .then().statusCode(200).body("blog", equalTo(author.get("blog")));
+        }
+    }
+
+    @Test
+    void answersNotFoundForUnknownAuthor() {
+        assertProblem(given().queryParam("name", "Nobody Known").get(path()).then(), 404);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "", " ", "\t" })
+    void rejectsBlankName(String name) {
+        assertProblem(given().queryParam("name", name).get(path()).then(), 400);
+    }
+
+    @Test
+    void rejectsMissingName() {
+        assertProblem(given().get(path()).then(), 400);
+    }
+}

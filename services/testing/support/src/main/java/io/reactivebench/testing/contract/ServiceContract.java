@@ -1,0 +1,62 @@
+package io.reactivebench.testing.contract;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.emptyOrNullString;
+
+import io.reactivebench.testing.EventLoopGuard;
+import io.restassured.response.ValidatableResponse;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * What every build of every service promises, whatever its paradigm: health, metrics, OpenAPI, and
+ * problem JSON for errors. A subclass names the build's version prefix (v1 or v2); the assertions are
+ * the same for both. No Vert.x thread may be blocked while a contract runs.
+ */
+@ExtendWith(EventLoopGuard.class)
+public abstract class ServiceContract {
+    public static final String PROBLEM_JSON = "application/problem+json";
+
+    protected final String version;
+    private final String resource;
+
+    protected ServiceContract(String version, String resource) {
+        this.version = version;
+        this.resource = resource;
+    }
+
+    /** {@code /v1/articles}, {@code /v2/authors}, … */
+    protected String path() {
+        return "/" + version + "/" + resource;
+    }
+
+    @Test
+    void isLiveAndReady() {
+        given().get("/q/health/live").then().statusCode(200).body("status", is("UP"));
+        given().get("/q/health/ready").then().statusCode(200).body("status", is("UP"));
+    }
+
+    @Test
+    void exposesPrometheusMetricsOfServedRequests() {
+        given().get(path() + "-that-does-not-exist");
+        given().get("/q/metrics").then().statusCode(200).body(containsString("http_server_requests_seconds_count"));
+    }
+
+    @Test
+    void publishesOpenApiForItsVersionedPaths() {
+        given().queryParam("format", "json").get("/q/openapi")
+                .then().statusCode(200).body(containsString("\"" + path() + "\""));
+    }
+
+    /** Asserts an RFC 9457 problem answer with that status. */
+    public static ValidatableResponse assertProblem(ValidatableResponse response, int status) {
+        return response.statusCode(status)
+                .contentType(containsString(PROBLEM_JSON))
+                .body("status", equalTo(status))
+                .body("title", not(emptyOrNullString()));
+    }
+}

@@ -1,0 +1,200 @@
+package io.reactivebench.testing.contract;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItems;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.reactivebench.testing.ArticleEvents;
+import io.reactivebench.testing.Fixtures;
+import io.reactivebench.testing.HttpStandIn;
+import io.reactivebench.testing.Json;
+import io.reactivebench.testing.HttpStandIn.Reply;
+import io.reactivebench.testing.SseClient;
+import io.reactivebench.testing.StandInsResource;
+import io.restassured.RestAssured;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * web-api's API, the same for v1 and v2, against real HTTP stand-ins for articles and authors (so that
+ * delays and failures can be set per test) and a real Kafka broker for the stream.
+ */
+public abstract class WebApiContract extends ServiceContract {
+    private static final Duration AUTHOR_DELAY = Duration.ofMillis(300);
+
+    private final HttpStandIn articles = StandInsResource.articles();
+    private final HttpStandIn authors = StandInsResource.authors();
+
+    protected WebApiContract(String version) {
+        super(version, "articles");
+    }
+
+    @BeforeEach
+    void standInsAnswerWithSeedData() {
+        CircuitBreakerMaintenance.get().resetAll();
+        articles.reset();
+        authors.reset();
+        articles.on("GET", articlesPath(), request -> Reply.json(200, Json.write(Fixtures.newestArticles())));
+        authors.on("GET", authorsPath(), request -> authorReply(request.query("name")));
+    }
+
+    @Test
+    void mergesEachArticleWithItsAuthor() {
+        assertEquals(expectedViews(List.of()), newestViews());
+        assertEquals("10", articles.requests("GET", articlesPath()).get(0).query("amount"));
+    }
+
+    @Test
+    void looksUpEachDistinctAuthorOnceAllInParallel() {
+        authors.on("GET", authorsPath(), request -> authorReply(request.query("name")).after(AUTHOR_DELAY));
+        newestViews(); // connections and JIT warm, so that the timing below measures the fan-out only
+        articles.resetCounts();
+        authors.resetCounts();
+
+        long started = System.nanoTime();
+        assertEquals(expectedViews(List.of()), newestViews());
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+        assertEquals(1, articles.requests("GET", articlesPath()).size());
+        List<String> looked = authors.requests("GET", authorsPath()).stream().map(r -> r.query("name")).sorted().toList();
+        assertEquals(Fixtures.AUTHORS.stream().map(a -> a.get("name")).sorted().toList(), looked);
+        assertEquals(5, authors.maxInFlight(), "author look-ups in flight together");
+        assertTrue(took.compareTo(AUTHOR_DELAY.multipliedBy(2)) < 0, "took " + took + ", sequential look-ups?");
+    }
+
+    @Test
+    void leavesAuthorFieldsNullWhenALookupFails() {
+        authors.on("GET", authorsPath(), request -> request.query("name").equals("Grace Hopper")
+                ? Reply.problem(500, "Boom") : authorReply(request.query("name")));
+        assertEquals(expectedViews(List.of("Grace Hopper")), newestViews());
+    }
+
+    @Test
+    void leavesAuthorFieldsNullForAnUnknownAuthor() {
+        authors.on("GET", authorsPath(), request -> request.query("name").equals("Ada Lovelace")
+                ? Reply.problem(404, "Not Found") : authorReply(request.query("name")));
+        assertEquals(expectedViews(List.of("Ada Lovelace")), newestViews());
+    }
+
+    @Test
+    void leavesAuthorFieldsNullWhenALookupIsTooSlow() {
+        authors.on("GET", authorsPath(), request -> request.query("name").equals("Harald Uebele")
+                ? authorReply("Harald Uebele").after(Duration.ofSeconds(10)) : authorReply(request.query("name")));
+        long started = System.nanoTime();
+        assertEquals(expectedViews(List.of("Harald Uebele")), newestViews());
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        assertTrue(took.compareTo(Duration.ofSeconds(5)) < 0, "took " + took + ": the look-up timeout did not apply");
+    }
+
+    @Test
+    void answersServiceUnavailableWhenArticlesFail() {
+        articles.on("GET", articlesPath(), request -> Reply.problem(500, "Boom"));
+        assertProblem(given().get(path()).then(), 503);
+        assertEquals(0, authors.requests("GET", authorsPath()).size());
+    }
+
+    @Test
+    void answersServiceUnavailableWhenArticlesAreTooSlow() {
+        articles.on("GET", articlesPath(), request -> Reply.json(200, "[]").after(Duration.ofSeconds(30)));
+        long started = System.nanoTime();
+        assertProblem(given().get(path()).then(), 503);
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        assertTrue(took.compareTo(Duration.ofSeconds(8)) < 0, "took " + took + ": the articles timeout did not apply");
+    }
+
+    @Test
+    void forwardsANewArticleToArticles() {
+        String stored = "{\"id\":77,\"title\":\"Forwarded\",\"url\":\"https://example.org/f\",\"author\":\"Ada Lovelace\","
+                + "\"creationDate\":\"2026-01-01T00:00:00.123456Z\"}";
+        articles.on("POST", articlesPath(), request -> Reply.json(201, stored));
+
+        String answered = given().contentType(ContentType.JSON)
+                .body(ArticlesContract.newArticle("Forwarded", "https://example.org/f", "Ada Lovelace")).post(path())
+                .then().statusCode(201).contentType(ContentType.JSON).extract().asString();
+
+        assertEquals(JsonPath.from(stored).getMap("$"), JsonPath.from(answered).getMap("$"));
+        JsonPath sent = JsonPath.from(articles.requests("POST", articlesPath()).get(0).body());
+        assertEquals("Forwarded", sent.getString("title"));
+    }
+
+    @Test
+    void rejectsAnInvalidNewArticleWithoutCallingArticles() {
+        assertProblem(given().contentType(ContentType.JSON).body(ArticlesContract.newArticle("", "not a url", "Ada Lovelace"))
+                .post(path()).then(), 400)
+                .body("violations.field", hasItems("title", "url"));
+        assertEquals(0, articles.requests("POST", articlesPath()).size());
+    }
+
+    @Test
+    void passesARejectionByArticlesThrough() {
+        articles.on("POST", articlesPath(), request -> Reply.problem(400, "Rejected by articles"));
+        assertProblem(given().contentType(ContentType.JSON)
+                .body(ArticlesContract.newArticle("Title", "https://example.org/a", "Ada Lovelace")).post(path()).then(), 400)
+                .body("title", equalTo("Rejected by articles"));
+    }
+
+    @Test
+    void streamsCreatedArticlesToConnectedClients() throws InterruptedException {
+        String title = "Streamed " + UUID.randomUUID();
+        String event = "{\"id\":4242,\"title\":\"" + title + "\",\"url\":\"https://example.org/s\",\"author\":\"Ada Lovelace\","
+                + "\"creationDate\":\"2026-01-01T00:00:00Z\"}";
+        try (SseClient client = new SseClient(RestAssured.baseURI + ":" + RestAssured.port + path() + "/stream")) {
+            // The stream's consumer starts at the topic's end once assigned: publish until the client sees one.
+            Optional<String> received = Optional.empty();
+            for (int attempt = 0; attempt < 20 && received.isEmpty(); attempt++) {
+                ArticleEvents.publish("4242", event);
+                received = client.await(line -> line.contains(title), Duration.ofMillis(500));
+            }
+            String data = received.orElseThrow(() -> new AssertionError("no server-sent event for " + title));
+            assertEquals(JsonPath.from(event).getMap("$"), JsonPath.from(data).getMap("$"));
+        }
+    }
+
+    private String articlesPath() {
+        return "/" + version + "/articles";
+    }
+
+    private String authorsPath() {
+        return "/" + version + "/authors";
+    }
+
+    private List<Map<String, Object>> newestViews() {
+        return given().get(path()).then().statusCode(200).contentType(ContentType.JSON).extract().jsonPath().getList("$");
+    }
+
+    private static Reply authorReply(String name) {
+        return Fixtures.AUTHORS.stream().filter(a -> a.get("name").equals(name)).findFirst()
+                .map(author -> Reply.json(200, Json.write(author)))
+                .orElse(Reply.problem(404, "Not Found"));
+    }
+
+    /** The seed articles merged with their authors; authors in {@code missing} have null details. */
+    private static List<Map<String, Object>> expectedViews(List<String> missing) {
+        List<Map<String, Object>> views = new ArrayList<>();
+        for (Map<String, Object> article : Fixtures.newestArticles()) {
+            String name = (String) article.get("author");
+            Map<String, String> author = Fixtures.author(name);
+            Map<String, Object> view = new LinkedHashMap<>();
+            view.put("id", ((Long) article.get("id")).intValue());
+            view.put("title", article.get("title"));
+            view.put("url", article.get("url"));
+            view.put("authorName", name);
+            view.put("authorBlog", missing.contains(name) ? null : author.get("blog"));
+            view.put("authorTwitter", missing.contains(name) ? null : author.get("twitter"));
+            views.add(view);
+        }
+        return views;
+    }
+}
