@@ -1,6 +1,9 @@
 package io.reactivebench.problem;
 
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import jakarta.validation.ConstraintViolation;
 import jakarta.validation.ConstraintViolationException;
@@ -27,7 +30,9 @@ public class ProblemMappers {
         return new Problem("Bad Request", 400, "The request has invalid fields", violations).toResponse();
     }
 
-    @ServerExceptionMapper
+    // Listed one by one: Quarkus REST has built-in mappers for the subtypes, and the most specific mapper wins.
+    @ServerExceptionMapper({ JsonProcessingException.class, JsonParseException.class, MismatchedInputException.class,
+            InvalidFormatException.class, UnrecognizedPropertyException.class })
     public Response unreadableJson(JsonProcessingException e) {
         String detail = e instanceof UnrecognizedPropertyException unknown
                 ? "Unknown field '" + unknown.getPropertyName() + "'"

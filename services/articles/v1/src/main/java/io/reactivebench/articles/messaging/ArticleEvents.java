@@ -1,0 +1,22 @@
+package io.reactivebench.articles.messaging;
+
+import io.reactivebench.articles.api.Article;
+import io.smallrye.reactive.messaging.kafka.Record;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.reactive.messaging.Channel;
+import org.eclipse.microprofile.reactive.messaging.Emitter;
+
+/** Publishes article-created events to Kafka (topic articles.created, keyed by article id). */
+@ApplicationScoped
+public class ArticleEvents {
+    private final Emitter<Record<Long, Article>> emitter;
+
+    public ArticleEvents(@Channel("articles-created") Emitter<Record<Long, Article>> emitter) {
+        this.emitter = emitter;
+    }
+
+    /** Returns once Kafka acknowledged the event: the worker thread waits. */
+    public void articleCreated(Article article) {
+        emitter.send(Record.of(article.id(), article)).toCompletableFuture().join();
+    }
+}
