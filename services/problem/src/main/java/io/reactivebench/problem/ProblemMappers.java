@@ -46,8 +46,12 @@ public class ProblemMappers {
         return Problem.of(Status.BAD_REQUEST, "The body must be application/json").toResponse();
     }
 
+    /** An error with a problem body of its own (a downstream's, passed through) is answered as it is. */
     @ServerExceptionMapper
     public Response httpError(WebApplicationException e) {
+        if (e.getResponse().hasEntity()) {
+            return e.getResponse();
+        }
         Response.StatusType status = e.getResponse().getStatusInfo();
         return new Problem(status.getReasonPhrase(), status.getStatusCode(), e.getMessage(), null).toResponse();
     }

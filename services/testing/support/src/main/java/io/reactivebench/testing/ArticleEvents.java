@@ -13,6 +13,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.LongSerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -44,10 +45,10 @@ public final class ArticleEvents {
         return Optional.empty();
     }
 
-    public static void publish(String key, String json) {
+    public static void publish(long key, String json) {
         Properties config = new Properties();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<Long, String> producer = new KafkaProducer<>(config, new LongSerializer(), new StringSerializer())) {
             producer.send(new ProducerRecord<>(TOPIC, key, json)).get();
         } catch (Exception e) {
             throw new IllegalStateException("could not publish to " + TOPIC, e);

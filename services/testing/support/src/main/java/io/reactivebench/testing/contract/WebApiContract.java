@@ -154,7 +154,7 @@ public abstract class WebApiContract extends ServiceContract {
             // The stream's consumer starts at the topic's end once assigned: publish until the client sees one.
             Optional<String> received = Optional.empty();
             for (int attempt = 0; attempt < 20 && received.isEmpty(); attempt++) {
-                ArticleEvents.publish("4242", event);
+                ArticleEvents.publish(4242L, event);
                 received = client.await(line -> line.contains(title), Duration.ofMillis(500));
             }
             String data = received.orElseThrow(() -> new AssertionError("no server-sent event for " + title));

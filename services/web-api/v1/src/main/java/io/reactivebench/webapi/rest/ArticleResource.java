@@ -1,0 +1,61 @@
+package io.reactivebench.webapi.rest;
+
+import io.reactivebench.articles.api.NewArticle;
+import io.reactivebench.webapi.api.ArticleView;
+import io.reactivebench.webapi.service.ArticleService;
+import io.reactivebench.webapi.stream.ArticleStream;
+import io.smallrye.common.annotation.Blocking;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.sse.Sse;
+import jakarta.ws.rs.sse.SseEventSink;
+import java.util.List;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+
+/** v1: blocking endpoints; each request holds a worker thread until articles and authors answered. */
+@Path("/v1/articles")
+@Produces(MediaType.APPLICATION_JSON)
+@Blocking
+public class ArticleResource {
+    private final ArticleService service;
+    private final ArticleStream stream;
+
+    public ArticleResource(ArticleService service, ArticleStream stream) {
+        this.service = service;
+        this.stream = stream;
+    }
+
+    @GET
+    @Operation(summary = "The ten newest articles with their authors' details")
+    @APIResponse(responseCode = "200", description = "Author details are null where a look-up failed")
+    @APIResponse(responseCode = "503", description = "The articles service failed or timed out")
+    public List<ArticleView> findNewest() {
+        return service.findNewest();
+    }
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Creates an article through the articles service")
+    @APIResponse(responseCode = "201", description = "The stored article")
+    @APIResponse(responseCode = "400", description = "Invalid article; nothing was stored")
+    public Response create(@Valid @NotNull NewArticle newArticle) {
+        return Response.status(Response.Status.CREATED).entity(service.create(newArticle)).build();
+    }
+
+    @GET
+    @Path("stream")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @Operation(summary = "Server-sent events: every article created after the client connected")
+    public void stream(@Context SseEventSink sink, @Context Sse sse) {
+        stream.subscribe(sink, sse);
+    }
+}

@@ -1,0 +1,50 @@
+package io.reactivebench.webapi.service;
+
+import io.reactivebench.articles.api.Article;
+import io.reactivebench.articles.api.NewArticle;
+import io.reactivebench.authors.api.Author;
+import io.reactivebench.webapi.api.ArticleView;
+import io.reactivebench.webapi.client.ArticlesClient;
+import io.reactivebench.webapi.client.AuthorsClient;
+import io.reactivebench.webapi.config.AuthorLookupExecutor;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Named;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.Optional;
+import org.eclipse.microprofile.context.ManagedExecutor;
+
+@ApplicationScoped
+public class ArticleService {
+    static final int NEWEST = 10;
+
+    private final ArticlesClient articles;
+    private final AuthorsClient authors;
+    private final ManagedExecutor lookups;
+
+    public ArticleService(ArticlesClient articles, AuthorsClient authors,
+            @Named(AuthorLookupExecutor.NAME) ManagedExecutor lookups) {
+        this.articles = articles;
+        this.authors = authors;
+        this.lookups = lookups;
+    }
+
+    /** The newest articles with their authors: every distinct author looked up once, all in parallel. */
+    public List<ArticleView> findNewest() {
+        List<Article> newest = articles.findNewest(NEWEST);
+        Map<String, CompletableFuture<Optional<Author>>> pending = new LinkedHashMap<>();
+        for (Article article : newest) {
+            pending.computeIfAbsent(article.author(), name -> lookups.supplyAsync(() -> authors.findByName(name)));
+        }
+        Map<String, Author> authorsByName = new HashMap<>();
+        pending.forEach((name, lookup) -> authorsByName.put(name, lookup.join().orElse(null)));
+        return ArticleView.merge(newest, authorsByName);
+    }
+
+    public Article create(NewArticle article) {
+        return articles.create(article);
+    }
+}

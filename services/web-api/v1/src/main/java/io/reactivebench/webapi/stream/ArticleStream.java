@@ -1,0 +1,33 @@
+package io.reactivebench.webapi.stream;
+
+import io.reactivebench.articles.api.Article;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.sse.Sse;
+import jakarta.ws.rs.sse.SseBroadcaster;
+import jakarta.ws.rs.sse.SseEventSink;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+
+/** Every article-created event from Kafka, broadcast to every connected SSE client (JAX-RS SseBroadcaster). */
+@ApplicationScoped
+public class ArticleStream {
+    private Sse sse;
+    private SseBroadcaster broadcaster;
+
+    public synchronized void subscribe(SseEventSink sink, Sse sse) {
+        if (broadcaster == null) {
+            this.sse = sse;
+            this.broadcaster = sse.newBroadcaster();
+        }
+        broadcaster.register(sink);
+    }
+
+    @Incoming("articles-created")
+    public synchronized void onArticleCreated(Article article) {
+        if (broadcaster != null) {
+            broadcaster.broadcast(sse.newEventBuilder()
+                    .id(String.valueOf(article.id())).name("article-created")
+                    .mediaType(MediaType.APPLICATION_JSON_TYPE).data(Article.class, article).build());
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package io.reactivebench.webapi.client;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.reactivebench.authors.api.Author;
+import io.reactivebench.problem.DownstreamErrors;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.temporal.ChronoUnit;
+import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
+import org.eclipse.microprofile.faulttolerance.Fallback;
+import org.eclipse.microprofile.faulttolerance.Timeout;
+import org.eclipse.microprofile.rest.client.inject.RestClient;
+
+/**
+ * Looks up an author with a timeout and a circuit breaker. An unknown author is a null item; a failed
+ * look-up is null too, and counted (webapi_author_lookup_fallbacks_total), since the answer is then degraded.
+ */
+@ApplicationScoped
+public class AuthorsClient {
+    private final AuthorsRestClient client;
+    private final Counter fallbacks;
+
+    public AuthorsClient(@RestClient AuthorsRestClient client, MeterRegistry registry) {
+        this.client = client;
+        this.fallbacks = registry.counter("webapi.author.lookup.fallbacks");
+    }
+
+    @Timeout(value = 1, unit = ChronoUnit.SECONDS)
+    @CircuitBreaker(requestVolumeThreshold = 20, failureRatio = 0.5, delay = 5, delayUnit = ChronoUnit.SECONDS)
+    @Fallback(fallbackMethod = "lookupFailed")
+    public Uni<Author> findByName(String name) {
+        return client.findByName(name)
+                .onFailure(DownstreamErrors::isNotFound).recoverWithNull();
+    }
+
+    Uni<Author> lookupFailed(String name) {
+        fallbacks.increment();
+        return Uni.createFrom().nullItem();
+    }
+}

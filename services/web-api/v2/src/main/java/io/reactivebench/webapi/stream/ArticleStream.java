@@ -1,0 +1,27 @@
+package io.reactivebench.webapi.stream;
+
+import io.reactivebench.articles.api.Article;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.operators.multi.processors.BroadcastProcessor;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.sse.OutboundSseEvent;
+import jakarta.ws.rs.sse.Sse;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+
+/** Every article-created event from Kafka, as a hot Multi that every connected SSE client subscribes to. */
+@ApplicationScoped
+public class ArticleStream {
+    private final BroadcastProcessor<Article> articles = BroadcastProcessor.create();
+
+    public Multi<OutboundSseEvent> subscribe(Sse sse) {
+        return articles.map(article -> sse.newEventBuilder()
+                .id(String.valueOf(article.id())).name("article-created")
+                .mediaType(MediaType.APPLICATION_JSON_TYPE).data(Article.class, article).build());
+    }
+
+    @Incoming("articles-created")
+    public void onArticleCreated(Article article) {
+        articles.onNext(article);
+    }
+}
