@@ -15,7 +15,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * Vert.x's BlockedThreadChecker logs a warning for each; this listens on that logger.
  */
 public class EventLoopGuard implements BeforeAllCallback, AfterAllCallback {
-    public static final String CHECKER_LOGGER = "io.vertx.core.impl.btc.BlockedThreadChecker";
+    public static final String CHECKER_LOGGER = "io.vertx.core.impl.BlockedThreadChecker";
 
     private static final List<String> REPORTS = new CopyOnWriteArrayList<>();
     private static final Handler LISTENER = new Handler() {
