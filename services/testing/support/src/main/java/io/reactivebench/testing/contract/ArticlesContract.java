@@ -4,6 +4,7 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItems;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reactivebench.testing.ArticleEvents;
@@ -58,6 +59,27 @@ public abstract class ArticlesContract extends ServiceContract {
     @ValueSource(strings = { "0", "101", "-1", "abc", "1.5", "99999999999" })
     void rejectsAmountOutsideOneToAHundred(String amount) {
         assertProblem(given().queryParam("amount", amount).get(path()).then(), 400);
+    }
+
+    /**
+     * Both builds ask for ORDER BY creation_date DESC, id DESC LIMIT n (v1 through Hibernate, v2 in SQL):
+     * at a million rows PostgreSQL must still read just n index entries, with no sort and no full scan.
+     * The bulk rows are older than every seed article, so the newest ten stay the same.
+     */
+    @Test
+    void newestQueryIsServedByTheIndexAtAMillionRows() {
+        Database.execute("INSERT INTO articles (title, url, author, creation_date)"
+                + " SELECT 'Bulk ' || n, 'https://example.org/bulk/' || n, 'Bulk Author', TIMESTAMPTZ '2000-01-01' + n * INTERVAL '1 second'"
+                + " FROM generate_series(1, 1000000 - (SELECT count(*) FROM articles)) AS n");
+        Database.execute("ANALYZE articles");
+        assertTrue(Database.count("articles") >= 1_000_000);
+
+        String plan = Database.plan("SELECT id, title, url, author, creation_date FROM articles"
+                + " ORDER BY creation_date DESC, id DESC LIMIT 10");
+        assertTrue(plan.contains("Index Scan using articles_newest_idx"), plan);
+        assertFalse(plan.contains("Sort"), plan);
+        assertFalse(plan.contains("Seq Scan"), plan);
+        assertEquals(10, newest(given()).size());
     }
 
     @Test
