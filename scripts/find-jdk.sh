@@ -18,7 +18,7 @@ candidates=()
 if command -v java >/dev/null 2>&1; then
   candidates+=("$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")")
 fi
-while IFS= read -r dir; do candidates+=("$dir"); done < <(ls -d /usr/lib/jvm/*/ 2>/dev/null | sed 's:/$::' | sort -rV)
+while IFS= read -r dir; do candidates+=("$dir"); done < <(find /usr/lib/jvm -mindepth 1 -maxdepth 1 \( -type d -o -type l \) 2>/dev/null | sort -rV)
 
 for home in "${candidates[@]}"; do
   if is_recent "$home"; then

@@ -40,6 +40,8 @@ public final class KafkaBroker implements AutoCloseable {
             run("kafka.tools.StorageTool", "format", "--ignore-formatted", "-t", clusterId(), "-c", config.toString())
                     .waitFor(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
             process = run("kafka.Kafka", config.toString());
+            // For the local stack's `down`, should this JVM die without running its shutdown hook.
+            Files.writeString(directory.resolve("broker.pid"), Long.toString(process.pid()));
             Runtime.getRuntime().addShutdownHook(new Thread(this::close));
             awaitPort();
             return this;

@@ -33,7 +33,12 @@ public final class Postgres {
 
     /** Creates the database {@code name} owned by a user of the same name and password, unless it exists. */
     public static synchronized String createDatabase(String name) {
-        try (Connection admin = server().getPostgresDatabase().getConnection();
+        return createDatabase(server(), name);
+    }
+
+    /** The same, on a server started elsewhere (the local stack's). */
+    public static String createDatabase(EmbeddedPostgres on, String name) {
+        try (Connection admin = on.getPostgresDatabase().getConnection();
                 PreparedStatement lookup = admin.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?");
                 Statement statement = admin.createStatement()) {
             lookup.setString(1, name);

@@ -11,6 +11,8 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 /** Every article-created event from Kafka, broadcast to every connected SSE client (JAX-RS SseBroadcaster). */
 @ApplicationScoped
 public class ArticleStream {
+    static final String CONNECTED = "connected";
+
     private Sse sse;
     private SseBroadcaster broadcaster;
 
@@ -19,6 +21,8 @@ public class ArticleStream {
             this.sse = sse;
             this.broadcaster = sse.newBroadcaster();
         }
+        // A comment first: it sends the response headers now, so the client knows it is connected.
+        sink.send(sse.newEventBuilder().comment(CONNECTED).build());
         broadcaster.register(sink);
     }
 

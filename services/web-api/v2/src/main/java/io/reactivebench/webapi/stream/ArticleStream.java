@@ -12,12 +12,16 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 /** Every article-created event from Kafka, as a hot Multi that every connected SSE client subscribes to. */
 @ApplicationScoped
 public class ArticleStream {
+    static final String CONNECTED = "connected";
+
     private final BroadcastProcessor<Article> articles = BroadcastProcessor.create();
 
     public Multi<OutboundSseEvent> subscribe(Sse sse) {
-        return articles.map(article -> sse.newEventBuilder()
+        // A comment first: it sends the response headers now, so the client knows it is connected.
+        Multi<OutboundSseEvent> connected = Multi.createFrom().item(sse.newEventBuilder().comment(CONNECTED).build());
+        return Multi.createBy().concatenating().streams(connected, articles.map(article -> sse.newEventBuilder()
                 .id(String.valueOf(article.id())).name("article-created")
-                .mediaType(MediaType.APPLICATION_JSON_TYPE).data(Article.class, article).build());
+                .mediaType(MediaType.APPLICATION_JSON_TYPE).data(Article.class, article).build()));
     }
 
     @Incoming("articles-created")

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# End-to-end tests on the real local stack (part of make test): both builds answer with byte-identical
+# JSON, k6's smoke scenario passes its thresholds for each, a POST reaches the SSE stream within 5 s,
+# the report generator produces every section, no Vert.x thread was blocked, and `down` leaves nothing.
+set -euo pipefail
+# A stack of its own, with fresh data: the seed articles, so one request means five author look-ups.
+LOCAL_DIR="$(cd "$(dirname "$0")/.." && pwd)/.local/e2e"
+export LOCAL_DIR
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+readonly K6="${K6:?K6 must name the k6 binary (the Makefile sets it)}"
+readonly WORK="$LOCAL_DIR/work"
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); printf '    \033[32mPASS\033[0m %s\n' "$1"; }
+fail() { failed=$((failed + 1)); printf '    \033[31mFAIL\033[0m %s\n' "$1"; }
+expect() { # expect DESCRIPTION COMMAND…
+  local what=$1
+  shift
+  if "$@"; then pass "$what"; else fail "$what"; fi
+}
+
+if curl -s -o /dev/null "$(service_url web-api-v1)"; then
+  die "Something already listens on the local stack's ports (make down stops the local stack)"
+fi
+trap '"$ROOT/scripts/stack.sh" down >/dev/null 2>&1 || true' EXIT
+rm -rf "$LOCAL_DIR" && mkdir -p "$WORK"
+"$ROOT/scripts/stack.sh" up
+
+step "Same bytes from v1 and v2"
+curl -fsS "$(service_url web-api-v1)/v1/articles" >"$WORK/v1.json"
+curl -fsS "$(service_url web-api-v2)/v2/articles" >"$WORK/v2.json"
+expect "GET /v1/articles and GET /v2/articles answer byte-identical JSON ($(wc -c <"$WORK/v1.json") bytes)" \
+  cmp -s "$WORK/v1.json" "$WORK/v2.json"
+expect "the answer holds the ten seed articles of five authors" python3 -c '
+import json, sys
+articles = json.load(open(sys.argv[1]))
+sys.exit(not (len(articles) == 10 and len({a["authorName"] for a in articles}) == 5))' "$WORK/v1.json"
+
+step "k6 smoke scenario, v1 then v2, and the report"
+expect "k6 smoke passes its thresholds for v1 and v2" \
+  python3 "$ROOT/scripts/bench.py" --results "$WORK/results" --scenarios smoke --no-warmup --k6 "$K6"
+expect "the report generator runs and finds equal work" python3 "$ROOT/scripts/report.py" "$WORK/results"
+for section in "## Results" "## Equal work" "## Cost" "## Environment" "PASS: v1 and v2 did the same work" \
+  "authors calls per web-api request (expected 5) | 5.00 | 5.00 | PASS" \
+  "articles calls per web-api request (expected 1) | 1.00 | 1.00 | PASS" \
+  "CPU ms per web-api request" "peak RSS MiB" "latency p99"; do
+  expect "report.md has '$section'" grep -qF "$section" "$WORK/results/report.md"
+done
+expect "report.html embeds its charts and loads nothing from the network" \
+  bash -c "grep -q '<svg' '$WORK/results/report.html' && ! grep -qE '(src|href)=\"https?:' '$WORK/results/report.html'"
+report_flags_unequal_work() { # the check must bite: v2 doing one author call too many is a FAIL
+  local tampered="$WORK/tampered"
+  rm -rf "$tampered" && cp -r "$WORK/results" "$tampered"
+  python3 - "$tampered/runs/v2-smoke-1.cost.json" <<'PY'
+import json, sys
+cost = json.load(open(sys.argv[1]))
+cost["requests_served"]["authors"] += cost["requests_served"]["web-api"]
+json.dump(cost, open(sys.argv[1], "w"))
+PY
+  ! python3 "$ROOT/scripts/report.py" "$tampered" >/dev/null 2>&1 &&
+    grep -qF "FAIL: v1 and v2 did NOT do the same work" "$tampered/report.md"
+}
+expect "the report says FAIL when v2 made more author calls than v1" report_flags_unequal_work
+
+step "A POST through web-api reaches the SSE stream"
+stream_delivers() { # stream_delivers VERSION: a client connected before the POST sees the article within 5 s
+  local version=$1 url title stream
+  url="$(service_url "web-api-$version")/$version/articles"
+  title="e2e $version $RANDOM$RANDOM"
+  stream="$WORK/stream-$version.txt"
+  curl -sSiN --max-time 15 "$url/stream" >"$stream" &
+  local reader=$!
+  wait_for "stream client connected to $version" 10 grep -q "^HTTP/1.1 200" "$stream" || return 1
+  curl -fsS -o /dev/null -H 'Content-Type: application/json' \
+    -d "{\"title\":\"$title\",\"url\":\"https://example.org/e2e\",\"author\":\"Ada Lovelace\"}" "$url" || return 1
+  local found=1
+  if wait_for "event received" 5 grep -q "$title" "$stream"; then found=0; fi
+  kill "$reader" 2>/dev/null || true
+  return $found
+}
+for version in v1 v2; do
+  expect "$version: the created article arrives as a server-sent event within 5 s" stream_delivers "$version"
+done
+
+step "Logs"
+expect "no Vert.x thread was blocked in any service (v1 and v2)" \
+  bash -c "! grep -l 'has been blocked for' '$LOG_DIR'/*-v[12].log"
+expect "the logs say which build runs" grep -q "web-api-v2 .* started in" "$LOG_DIR/web-api-v2.log"
+
+step "Stopping"
+pids=$(cat "$PID_DIR"/*.pid)
+"$ROOT/scripts/stack.sh" down
+leftovers() {
+  local pid
+  for pid in $pids; do kill -0 "$pid" 2>/dev/null && return 1; done
+  for name in "${SERVICES[@]}"; do curl -s -o /dev/null "$(service_url "$name")" && return 1; done
+  ! (exec 3<>"/dev/tcp/127.0.0.1/$POSTGRES_PORT") 2>/dev/null && ! (exec 3<>"/dev/tcp/127.0.0.1/$KAFKA_PORT") 2>/dev/null
+}
+expect "down leaves no process and no open port behind" leftovers
+
+echo "e2e: $passed passed, $failed failed"
+((failed == 0))

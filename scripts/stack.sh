@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# The local stack: PostgreSQL, Kafka and the six services on loopback, no Docker, no Kubernetes.
+#   stack.sh up       start what is not running yet, wait until everything is ready
+#   stack.sh down     stop everything the stack started (also after a crash)
+#   stack.sh status   what runs, where, and whether it is ready
+set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+readonly INFRA_DIR="$LOCAL_DIR/infrastructure"
+readonly SUPPORT="$ROOT/services/testing/support/target"
+
+service_env() { # the environment of one service: standard Quarkus variables only
+  local name=$1 version=${1##*-}
+  echo "QUARKUS_HTTP_HOST=127.0.0.1"
+  echo "QUARKUS_HTTP_PORT=${SERVICE_PORT[$name]}"
+  case $name in
+    authors-* | articles-*)
+      local db=${name%-v*}
+      echo "QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://127.0.0.1:$POSTGRES_PORT/$db"
+      echo "QUARKUS_DATASOURCE_REACTIVE_URL=postgresql://127.0.0.1:$POSTGRES_PORT/$db"
+      echo "QUARKUS_DATASOURCE_USERNAME=$db"
+      echo "QUARKUS_DATASOURCE_PASSWORD=$db"
+      ;;
+    web-api-*)
+      echo "QUARKUS_REST_CLIENT_ARTICLES_URL=$(service_url "articles-$version")"
+      echo "QUARKUS_REST_CLIENT_AUTHORS_URL=$(service_url "authors-$version")"
+      ;;
+  esac
+  echo "KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:$KAFKA_PORT"
+}
+
+start_infrastructure() {
+  if [[ -n "$(pid_of infrastructure)" ]]; then
+    info "infrastructure already running"
+    return
+  fi
+  [[ -f "$SUPPORT/classpath.txt" ]] || die "services are not built: run 'make build' first"
+  : >"$LOG_DIR/infrastructure.log"
+  # shellcheck disable=SC2086 # the classpath file holds one colon-separated line
+  nohup "$JAVA" -Xmx256m -cp "$SUPPORT/classes:$(<"$SUPPORT/classpath.txt")" \
+    -Dkafka.broker.lib="$ROOT/services/testing/kafka-broker/target/lib" \
+    io.reactivebench.testing.LocalInfrastructure "$INFRA_DIR" "$POSTGRES_PORT" "$KAFKA_PORT" \
+    >>"$LOG_DIR/infrastructure.log" 2>&1 &
+  echo $! >"$PID_DIR/infrastructure.pid"
+  wait_for "PostgreSQL :$POSTGRES_PORT and Kafka :$KAFKA_PORT ready" 120 \
+    grep -q "infrastructure ready" "$LOG_DIR/infrastructure.log" ||
+    die "infrastructure did not start; see $LOG_DIR/infrastructure.log"
+}
+
+start_service() {
+  local name=$1 jar
+  jar="$(service_dir "$name")/target/quarkus-app/quarkus-run.jar"
+  [[ -f "$jar" ]] || die "$name is not built: run 'make build' first"
+  if [[ -n "$(pid_of "$name")" ]]; then
+    return
+  fi
+  # shellcheck disable=SC2046,SC2086 # one word per variable and per JVM flag, on purpose
+  env $(service_env "$name") nohup "$JAVA" $SERVICE_JAVA_OPTS -jar "$jar" >"$LOG_DIR/$name.log" 2>&1 &
+  echo $! >"$PID_DIR/$name.pid"
+}
+
+is_ready() { curl -fsS "$(service_url "$1")/q/health/ready" >/dev/null; }
+
+up() {
+  mkdir -p "$LOG_DIR" "$PID_DIR"
+  step "Starting the local stack (logs in ${LOG_DIR#"$ROOT"/})"
+  start_infrastructure
+  for name in "${SERVICES[@]}"; do start_service "$name"; done
+  for name in "${SERVICES[@]}"; do
+    wait_for "$name ready on :${SERVICE_PORT[$name]}" 180 is_ready "$name" || {
+      tail -20 "$LOG_DIR/$name.log" >&2
+      die "$name did not become ready; see $LOG_DIR/$name.log"
+    }
+  done
+  write_inventory
+  step "Local stack ready: web-api v1 on $(service_url web-api-v1), v2 on $(service_url web-api-v2)"
+}
+
+# .local/stack.json: what runs where, for the benchmark harness (scripts/bench.py).
+write_inventory() {
+  local name first=true
+  {
+    printf '{\n  "java_opts": "%s",\n  "services": {' "$SERVICE_JAVA_OPTS"
+    for name in "${SERVICES[@]}"; do
+      $first || printf ','
+      first=false
+      printf '\n    "%s": {"pid": %s, "url": "%s"}' "$name" "$(pid_of "$name")" "$(service_url "$name")"
+    done
+    printf '\n  },\n  "postgres": {"pid": %s, "port": %s},' "$(head -1 "$INFRA_DIR/postgres/postmaster.pid")" "$POSTGRES_PORT"
+    printf '\n  "kafka": {"pid": %s, "port": %s}\n}\n' "$(<"$INFRA_DIR/kafka/broker.pid")" "$KAFKA_PORT"
+  } >"$LOCAL_DIR/stack.json"
+}
+
+stop_pid() { # stop_pid NAME PID: TERM, then KILL after 20 s
+  local name=$1 pid=$2
+  kill "$pid" 2>/dev/null || return 0
+  for _ in $(seq 40); do
+    kill -0 "$pid" 2>/dev/null || { info "stopped $name"; return 0; }
+    sleep 0.5
+  done
+  warn "$name did not stop in 20 s; killing it"
+  kill -9 "$pid" 2>/dev/null || true
+}
+
+down() {
+  step "Stopping the local stack"
+  local index name pid
+  for ((index = ${#SERVICES[@]} - 1; index >= 0; index--)); do
+    name=${SERVICES[index]}
+    pid=$(pid_of "$name")
+    [[ -z "$pid" ]] || stop_pid "$name" "$pid"
+    rm -f "$PID_DIR/$name.pid"
+  done
+  pid=$(pid_of infrastructure)
+  [[ -z "$pid" ]] || stop_pid infrastructure "$pid"
+  rm -f "$PID_DIR/infrastructure.pid"
+  # Left behind only if the infrastructure JVM was killed before its shutdown hook ran.
+  local leftover
+  for leftover in "$INFRA_DIR/kafka/broker.pid" "$INFRA_DIR/postgres/postmaster.pid"; do
+    if [[ -f "$leftover" ]]; then
+      pid=$(head -1 "$leftover")
+      if kill -0 "$pid" 2>/dev/null; then stop_pid "$(basename "$(dirname "$leftover")")" "$pid"; fi
+      [[ "$leftover" == */broker.pid ]] && rm -f "$leftover"
+    fi
+  done
+  step "Local stack stopped"
+}
+
+status() {
+  printf '%-16s %-8s %-7s %s\n' SERVICE PID READY URL
+  local name pid ready
+  pid=$(pid_of infrastructure)
+  printf '%-16s %-8s %-7s %s\n' infrastructure "${pid:--}" "$([[ -n "$pid" ]] && echo yes || echo no)" \
+    "postgres 127.0.0.1:$POSTGRES_PORT, kafka 127.0.0.1:$KAFKA_PORT"
+  for name in "${SERVICES[@]}"; do
+    pid=$(pid_of "$name")
+    ready=no
+    if [[ -n "$pid" ]] && is_ready "$name" 2>/dev/null; then ready=yes; fi
+    printf '%-16s %-8s %-7s %s\n' "$name" "${pid:--}" "$ready" "$(service_url "$name")"
+  done
+}
+
+case "${1:-}" in
+  up) up ;;
+  down) down ;;
+  status) status ;;
+  *) die "usage: $0 up|down|status" ;;
+esac
