@@ -13,8 +13,8 @@ import { Counter, Trend } from 'k6/metrics';
  *   open    constant arrival rate: requests keep coming however slow the answers are, so latency is
  *           not hidden by coordinated omission; requests k6 could not start count as dropped_iterations
  *
- * Environment: VERSION (v1|v2), BASE_URL, SCENARIO, VUS, ITERATIONS, WARMUP_DURATION, RATE, DURATION,
- * MAX_VUS, SUMMARY_FILE.
+ * Environment: VERSION (v1|v2), BASE_URL, SCENARIO, VUS, ITERATIONS, WARMUP_ITERATIONS, RATE, DURATION,
+ * MAX_VUS, MAX_DURATION, SUMMARY_FILE.
  */
 
 const VERSION = __ENV.VERSION || 'v1';
@@ -24,7 +24,13 @@ const number = (name, fallback) => (__ENV[name] ? Number(__ENV[name]) : fallback
 
 const SCENARIOS = {
   smoke: { executor: 'per-vu-iterations', vus: 2, iterations: 10, maxDuration: '1m' },
-  warmup: { executor: 'constant-vus', vus: number('VUS', 50), duration: __ENV.WARMUP_DURATION || '45s' },
+  // The same number of requests for both builds (not the same time: that would warm the faster one more).
+  warmup: {
+    executor: 'per-vu-iterations',
+    vus: number('VUS', 100),
+    iterations: number('WARMUP_ITERATIONS', 900),
+    maxDuration: __ENV.MAX_DURATION || '30m',
+  },
   closed: {
     executor: 'per-vu-iterations',
     vus: number('VUS', 100),
@@ -33,7 +39,7 @@ const SCENARIOS = {
   },
   open: {
     executor: 'constant-arrival-rate',
-    rate: number('RATE', 400),
+    rate: number('RATE', 800),
     timeUnit: '1s',
     duration: __ENV.DURATION || '60s',
     preAllocatedVUs: number('VUS', 100),

@@ -20,7 +20,7 @@ import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-K6_SETTINGS = ("VUS", "ITERATIONS", "RATE", "DURATION", "WARMUP_DURATION", "MAX_VUS")
+K6_SETTINGS = ("VUS", "ITERATIONS", "RATE", "DURATION", "WARMUP_ITERATIONS", "MAX_VUS", "MAX_DURATION")
 
 
 def step(message):
@@ -230,7 +230,8 @@ def main():
     for version in args.versions.split(","):
         build = Build(stack, version)
         if not args.no_warmup:
-            step(f"{version}: warm-up ({os.environ.get('WARMUP_DURATION', '45s')}, not measured)")
+            step(f"{version}: warm-up ({os.environ.get('VUS', '100')} VUs x {os.environ.get('WARMUP_ITERATIONS', '900')}"
+                 " requests, not measured)")
             run_k6(args.k6, version, "warmup", build.services["web-api"]["url"], runs_dir / f"{version}-warmup.json")
         for scenario in args.scenarios.split(","):
             for run in range(1, args.runs + 1):

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# make demo: the whole comparison on one machine. Starts the local stack (unless it already runs),
-# loads web-api v1 then v2 with k6, writes the report, and stops what it started, also on Ctrl-C or
-# failure. RUNS=N repeats every measured run; RATE, DURATION, WARMUP_DURATION, … tune k6 (k6/articles.js).
+# make demo: the whole comparison on one machine. Starts the local stack, loads web-api v1 then v2
+# with k6, writes the report, and stops what it started, also on Ctrl-C or failure.
+# RUNS=N repeats every measured run; RATE, DURATION, WARMUP_ITERATIONS, … tune k6 (k6/articles.js).
 set -euo pipefail
+# A stack of its own, started with fresh data (the seed: one request = one articles call and five
+# author look-ups), so that every demo measures the same thing. DEMO_DIR overrides where it lives.
+LOCAL_DIR="${DEMO_DIR:-$(cd "$(dirname "$0")/.." && pwd)/.local/demo}"
+export LOCAL_DIR
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -17,11 +21,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-if [[ -n "$(pid_of infrastructure)" ]]; then
-  step "Using the local stack that is already running (make down stops it)"
-else
-  started_stack=true
+if curl -s -o /dev/null "$(service_url web-api-v1)"; then
+  die "The local stack's ports are in use: stop it first (make down)"
 fi
+rm -rf "$LOCAL_DIR"
+started_stack=true
 "$ROOT/scripts/stack.sh" up
 
 python3 "$ROOT/scripts/bench.py" --results "$RESULTS" --k6 "$K6" --runs "${RUNS:-1}"
