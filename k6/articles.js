@@ -88,9 +88,17 @@ export default function () {
   }
 }
 
+// SUMMARY_FILE=- puts the JSON into the log between markers: a Kubernetes Job has no file to collect.
+export const SUMMARY_BEGIN = '----- k6 summary json -----';
+export const SUMMARY_END = '----- end of k6 summary json -----';
+
 export function handleSummary(data) {
   const file = __ENV.SUMMARY_FILE || `summary-${VERSION}-${SCENARIO}.json`;
-  return { [file]: JSON.stringify(data, null, 2), stdout: textSummary(data) };
+  const json = JSON.stringify(data, null, 2);
+  if (file === '-') {
+    return { stdout: `${textSummary(data)}${SUMMARY_BEGIN}\n${json}\n${SUMMARY_END}\n` };
+  }
+  return { [file]: json, stdout: textSummary(data) };
 }
 
 // A few lines for the console; the JSON file holds everything (jslib's textSummary is a remote import).

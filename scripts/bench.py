@@ -88,13 +88,24 @@ def served(url, method, uri):
 
 
 class Build:
-    """The processes of one version: its three services, and the PostgreSQL and Kafka they share."""
+    """The processes of one version on the local stack: its three services, and the PostgreSQL and
+    Kafka they share. k6 runs here, as a child process."""
 
-    def __init__(self, stack, version):
+    def __init__(self, stack, version, k6):
         self.version = version
+        self.k6 = k6
         self.services = {name: stack["services"][f"{name}-{version}"] for name in ("web-api", "articles", "authors")}
         self.postgres = stack["postgres"]["pid"]
         self.kafka = stack["kafka"]["pid"]
+
+    def web_api_url(self):
+        return self.services["web-api"]["url"]
+
+    def run(self, scenario, summary):
+        return run_k6(self.k6, self.version, scenario, self.web_api_url(), summary)
+
+    def close(self):
+        pass
 
     def snapshot(self):
         counts = {
@@ -105,7 +116,8 @@ class Build:
         ticks = {name: cpu_ticks(service["pid"]) for name, service in self.services.items()}
         ticks["postgres"] = postgres_ticks(self.postgres)
         ticks["kafka"] = cpu_ticks(self.kafka)
-        return {"time": time.monotonic(), "requests": counts, "ticks": ticks}
+        return {"time": time.monotonic(), "requests": counts,
+                "cpu_seconds": {name: value / CLOCK_TICKS for name, value in ticks.items()}}
 
     def reset_peaks(self):
         for service in self.services.values():
@@ -141,24 +153,24 @@ def run_k6(k6, version, scenario, base_url, summary):
 
 def expected_calls(build):
     """What one request must cost downstream: one articles call, one call per distinct author it shows."""
-    url = f"{build.services['web-api']['url']}/{build.version}/articles"
+    url = f"{build.web_api_url()}/{build.version}/articles"
     articles = json.loads(urllib.request.urlopen(url, timeout=10).read())
     return {"articles": 1, "authors": len({article["authorName"] for article in articles})}
 
 
-def measure(k6, build, scenario, runs_dir, run):
+def measure(build, scenario, runs_dir, run):
     name = f"{build.version}-{scenario}-{run}"
     expected = expected_calls(build)
     build.reset_peaks()
     before = build.snapshot()
-    code, k6_cpu = run_k6(k6, build.version, scenario, build.services["web-api"]["url"], runs_dir / f"{name}.json")
+    code, k6_cpu = build.run(scenario, runs_dir / f"{name}.json")
     after = build.snapshot()
     cost = {
         "version": build.version, "scenario": scenario, "run": run, "k6_exit_code": code,
         "seconds": after["time"] - before["time"],
         "requests_served": {k: after["requests"][k] - before["requests"][k] for k in before["requests"]},
         "expected_calls_per_request": expected,
-        "cpu_seconds": {k: (after["ticks"][k] - before["ticks"][k]) / CLOCK_TICKS for k in before["ticks"]},
+        "cpu_seconds": {k: after["cpu_seconds"][k] - before["cpu_seconds"][k] for k in before["cpu_seconds"]},
         "k6_cpu_seconds": k6_cpu,
         "peak_rss_mib": build.peaks(),
     }
@@ -220,23 +232,33 @@ def main():
     parser.add_argument("--stack", type=pathlib.Path,
                         default=pathlib.Path(os.environ.get("LOCAL_DIR", ROOT / ".local")) / "stack.json")
     parser.add_argument("--where", default="local stack (one machine, loopback)")
+    parser.add_argument("--kubernetes", metavar="NAMESPACE", help="run k6 as Jobs in this namespace instead")
     args = parser.parse_args()
 
-    stack = json.loads(args.stack.read_text())
     runs_dir = args.results / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
-    (args.results / "environment.json").write_text(json.dumps(environment(args.k6, stack, args), indent=2))
+    if args.kubernetes:
+        import kubernetes_runs  # the in-cluster variant: k6 Jobs, cgroup CPU, port-forwards
+        builds = {version: kubernetes_runs.KubernetesBuild(args.kubernetes, version) for version in args.versions.split(",")}
+        env = kubernetes_runs.environment(args.kubernetes, args)
+    else:
+        stack = json.loads(args.stack.read_text())
+        builds = {version: Build(stack, version, args.k6) for version in args.versions.split(",")}
+        env = environment(args.k6, stack, args)
+    (args.results / "environment.json").write_text(json.dumps(env, indent=2))
 
-    for version in args.versions.split(","):
-        build = Build(stack, version)
-        if not args.no_warmup:
-            step(f"{version}: warm-up ({os.environ.get('VUS', '100')} VUs x {os.environ.get('WARMUP_ITERATIONS', '900')}"
-                 " requests, not measured)")
-            run_k6(args.k6, version, "warmup", build.services["web-api"]["url"], runs_dir / f"{version}-warmup.json")
-        for scenario in args.scenarios.split(","):
-            for run in range(1, args.runs + 1):
-                step(f"{version}: {scenario} run {run}/{args.runs}")
-                measure(args.k6, build, scenario, runs_dir, run)
+    for version, build in builds.items():
+        try:
+            if not args.no_warmup:
+                step(f"{version}: warm-up ({os.environ.get('VUS', '100')} VUs x {os.environ.get('WARMUP_ITERATIONS', '900')}"
+                     " requests, not measured)")
+                build.run("warmup", runs_dir / f"{version}-warmup.json")
+            for scenario in args.scenarios.split(","):
+                for run in range(1, args.runs + 1):
+                    step(f"{version}: {scenario} run {run}/{args.runs}")
+                    measure(build, scenario, runs_dir, run)
+        finally:
+            build.close()
     step(f"Raw results in {args.results}")
 
 

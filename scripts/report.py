@@ -112,7 +112,7 @@ def cell(entry, fmt):
     value, spread = entry
     if value is None:
         return "–"
-    return fmt.format(value) + (f" (±{spread / 2:.0f} %)" if spread >= 0.5 else "")
+    return fmt.format(value) + (f" (±{spread / 2:.0f} %)" if spread / 2 >= 0.5 else "")
 
 
 def results_table(scenario, data):
@@ -168,7 +168,7 @@ def cost_rows(table):
 
 def bar_chart(title, unit, groups):
     """A grouped bar chart as SVG: groups = [(label, {"v1": value, "v2": value})]."""
-    width, height, left, bottom, top = 640, 260, 60, 40, 30
+    width, height, left, bottom, top = 640, 270, 60, 40, 48
     peak = max((v or 0) for _, values in groups for v in values.values()) or 1
     slot = (width - left - 20) / max(len(groups), 1)
     bar = slot / 3

@@ -1,0 +1,31 @@
+{{/*
+Names and labels, in one place. Every service of a release is named <release>-<service>.
+Call the per-service helpers with (dict "root" $ "name" "web-api").
+*/}}
+
+{{- define "reactive-bench.chart" -}}
+{{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "reactive-bench.serviceName" -}}
+{{ printf "%s-%s" .root.Release.Name .name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "reactive-bench.selectorLabels" -}}
+app.kubernetes.io/name: {{ .name }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+{{- end }}
+
+{{- define "reactive-bench.labels" -}}
+{{ include "reactive-bench.selectorLabels" . }}
+app.kubernetes.io/version: {{ .root.Values.build }}
+app.kubernetes.io/component: {{ ternary "api" "backend" (eq .name "web-api") }}
+app.kubernetes.io/part-of: reactive-bench
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+helm.sh/chart: {{ include "reactive-bench.chart" .root }}
+{{- end }}
+
+{{/* The operator-generated credentials of a database user (Zalando: <user>.<cluster>.credentials…). */}}
+{{- define "reactive-bench.databaseSecret" -}}
+{{ printf "%s.%s.credentials.postgresql.acid.zalan.do" (replace "_" "-" .name) .root.Values.postgres.cluster }}
+{{- end }}
