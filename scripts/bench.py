@@ -87,6 +87,16 @@ def served(url, method, uri):
     return total
 
 
+def counter(url, name):
+    """A counter's value from a service's /q/metrics (0 when it was never incremented)."""
+    text = urllib.request.urlopen(f"{url}/q/metrics", timeout=10).read().decode()
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith(name + " ") or line.startswith(name + "{"))
+
+
+FALLBACKS = "webapi_author_lookup_fallbacks_total"
+
+
 class Build:
     """The processes of one version on the local stack: its three services, and the PostgreSQL and
     Kafka they share. k6 runs here, as a child process."""
@@ -112,6 +122,7 @@ class Build:
             "web-api": served(self.services["web-api"]["url"], "GET", f"/{self.version}/articles"),
             "articles": served(self.services["articles"]["url"], "GET", f"/{self.version}/articles"),
             "authors": served(self.services["authors"]["url"], "GET", f"/{self.version}/authors"),
+            "fallbacks": counter(self.services["web-api"]["url"], FALLBACKS),
         }
         ticks = {name: cpu_ticks(service["pid"]) for name, service in self.services.items()}
         ticks["postgres"] = postgres_ticks(self.postgres)

@@ -8,7 +8,7 @@ import re
 import subprocess
 import time
 
-from bench import ROOT, info, served
+from bench import FALLBACKS, ROOT, counter, info, served
 
 HELM = os.environ.get("HELM", "helm")
 SUMMARY_BEGIN = "----- k6 summary json -----"
@@ -62,6 +62,7 @@ class KubernetesBuild:
             "web-api": served(self.forwards["web-api"].url, "GET", f"/{self.version}/articles"),
             "articles": served(self.forwards["articles"].url, "GET", f"/{self.version}/articles"),
             "authors": served(self.forwards["authors"].url, "GET", f"/{self.version}/authors"),
+            "fallbacks": counter(self.forwards["web-api"].url, FALLBACKS),
         }
         usage = {name: cgroup_value(self.namespace, target, "cpu.stat", "usage_usec") or 0
                  for name, target in {**self.targets, **self.PODS}.items()}

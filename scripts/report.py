@@ -23,7 +23,8 @@ ROWS = [
     ("p99", "latency p99 (ms)", "{:.1f}", "lower"),
     ("max", "latency max (ms)", "{:.1f}", "lower"),
     ("error_pct", "errors (%)", "{:.2f}", "lower"),
-    ("degraded", "degraded answers", "{:.0f}", "lower"),
+    ("degraded", "degraded answers (k6)", "{:.0f}", "lower"),
+    ("fallbacks", "author look-up fallbacks (web-api's counter)", "{:.0f}", "lower"),
     ("dropped", "dropped iterations", "{:.0f}", "lower"),
 ]
 DOWNSTREAM = ("articles", "authors")
@@ -57,7 +58,9 @@ def load(results):
     for cost_file in sorted((results / "runs").glob("*.cost.json")):
         cost = json.loads(cost_file.read_text())
         summary = json.loads(cost_file.with_name(cost_file.name.replace(".cost.json", ".json")).read_text())
-        runs.append({**cost, "metrics": summary_metrics(summary)})
+        metrics = summary_metrics(summary)
+        metrics["fallbacks"] = cost["requests_served"].get("fallbacks", 0)
+        runs.append({**cost, "metrics": metrics})
     if not runs:
         sys.exit(f"no runs in {results / 'runs'}")
     return runs

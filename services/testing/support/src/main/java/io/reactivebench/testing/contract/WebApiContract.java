@@ -75,10 +75,12 @@ public abstract class WebApiContract extends ServiceContract {
     }
 
     @Test
-    void leavesAuthorFieldsNullWhenALookupFails() {
+    void leavesAuthorFieldsNullWhenALookupFailsAndCountsTheFallback() {
         authors.on("GET", authorsPath(), request -> request.query("name").equals("Grace Hopper")
                 ? Reply.problem(500, "Boom") : authorReply(request.query("name")));
+        double before = fallbacks();
         assertEquals(expectedViews(List.of("Grace Hopper")), newestViews());
+        assertEquals(before + 1, fallbacks(), "webapi_author_lookup_fallbacks_total");
     }
 
     @Test
@@ -160,6 +162,13 @@ public abstract class WebApiContract extends ServiceContract {
             String data = received.orElseThrow(() -> new AssertionError("no server-sent event for " + title));
             assertEquals(JsonPath.from(event).getMap("$"), JsonPath.from(data).getMap("$"));
         }
+    }
+
+    private static double fallbacks() {
+        return given().get("/q/metrics").then().statusCode(200).extract().asString().lines()
+                .filter(line -> line.startsWith("webapi_author_lookup_fallbacks_total"))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .sum();
     }
 
     private String articlesPath() {
