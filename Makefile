@@ -13,6 +13,10 @@ SHELLCHECK_VERSION ?= 0.11.0
 # The offline kube-apiserver and its etcd (scripts/kube-validate/go.mod pins the same versions).
 KUBE_VERSION ?= v1.36.3
 ETCD_VERSION ?= v3.6.8
+KWOK_VERSION ?= v0.8.0
+# Stamped in as a release build would be: helm checks the charts' kubeVersion against it.
+KUBE_LDFLAGS = -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) -X k8s.io/component-base/version.gitMajor=1 \
+  -X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION))) -X k8s.io/component-base/version.gitTreeState=clean
 # Operators, from their official charts.
 STRIMZI_CHART_VERSION ?= 1.2.0
 ZALANDO_CHART_VERSION ?= 2.0.0
@@ -27,7 +31,10 @@ HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 SHELLCHECK ?= $(LOCALBIN)/shellcheck-$(SHELLCHECK_VERSION)
 KUBE_APISERVER ?= $(LOCALBIN)/kube-apiserver-$(KUBE_VERSION)
 ETCD ?= $(LOCALBIN)/etcd-$(ETCD_VERSION)
-export K6 HELM KUBE_APISERVER ETCD
+KUBE_CONTROLLER_MANAGER ?= $(LOCALBIN)/kube-controller-manager-$(KUBE_VERSION)
+KUBE_SCHEDULER ?= $(LOCALBIN)/kube-scheduler-$(KUBE_VERSION)
+KWOK ?= $(LOCALBIN)/kwok-$(KWOK_VERSION)
+export K6 HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
 MVNW := cd services && ./mvnw -B -ntp
 BUILD_LOG := .local/logs/build.log
 
@@ -148,11 +155,16 @@ $(SHELLCHECK):
 	@chmod +x $(SHELLCHECK)
 
 .PHONY: kube-tools
-kube-tools: $(KUBE_APISERVER) $(ETCD) ## Build kube-apiserver and etcd for the offline validation (about 10 minutes the first time).
-$(KUBE_APISERVER):
-	@echo "==> Building kube-apiserver $(KUBE_VERSION) from the Go module proxy (about 10 minutes the first time)"
+kube-tools: $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(ETCD) $(KWOK) ## Build the offline cluster: kube-apiserver, controller-manager, scheduler, etcd, kwok (10+ minutes the first time).
+$(LOCALBIN)/kube-%-$(KUBE_VERSION):
+	@echo "==> Building kube-$* $(KUBE_VERSION) from the Go module proxy (several minutes the first time)"
 	@mkdir -p $(LOCALBIN)
-	@cd scripts/kube-validate && go build -o $(KUBE_APISERVER) k8s.io/kubernetes/cmd/kube-apiserver
+	@cd scripts/kube-validate && go build -o $@ -ldflags "$(KUBE_LDFLAGS)" k8s.io/kubernetes/cmd/kube-$*
 $(ETCD):
 	@mkdir -p $(LOCALBIN)
 	@cd scripts/kube-validate && go build -o $(ETCD) ./etcd
+$(KWOK):
+	@echo "==> Building kwok $(KWOK_VERSION) with go install"
+	@mkdir -p $(LOCALBIN)
+	@GOBIN=$(LOCALBIN) go install sigs.k8s.io/kwok/cmd/kwok@$(KWOK_VERSION)
+	@mv $(LOCALBIN)/kwok $(KWOK)

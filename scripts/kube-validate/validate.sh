@@ -2,12 +2,15 @@
 # Validates every manifest offline, as strictly as a real cluster: a real kube-apiserver (with a real
 # etcd) gets the Strimzi and Zalando CRDs, then every rendered object is applied with server-side
 # dry-run and strict field validation. Manifests broken on purpose must be rejected: the check bites.
-# Needs HELM, KUBE_APISERVER and ETCD (the Makefile builds them into .tools/bin).
+# Then a rollout on simulated nodes: kube-controller-manager, kube-scheduler and kwok (which plays the
+# kubelets) let `helm install --wait` of v1 and v2 roll out, Services select the pods, the k6 Job runs.
+# Needs HELM, KUBE_APISERVER, ETCD, KUBE_CONTROLLER_MANAGER, KUBE_SCHEDULER, KWOK (make kube-tools).
 set -euo pipefail
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
 
-readonly HELM="${HELM:?}" KUBE_APISERVER="${KUBE_APISERVER:?}" ETCD="${ETCD:?}"
+readonly HELM="${HELM:?}" KUBE_APISERVER="${KUBE_APISERVER:?}" ETCD="${ETCD:?}" KWOK="${KWOK:?}"
+readonly KUBE_CONTROLLER_MANAGER="${KUBE_CONTROLLER_MANAGER:?}" KUBE_SCHEDULER="${KUBE_SCHEDULER:?}"
 readonly ZALANDO_MODULE="github.com/zalando/postgres-operator@v1.15.1"
 readonly KUBE_VERSION="1.36.3"
 readonly WORK="$LOCAL_DIR/kube-validate"
@@ -31,8 +34,11 @@ expect_rejected() { # expect_rejected DESCRIPTION PATTERN FILE: the apiserver mu
 
 cleanup() {
   local pid
-  for pid in "${apiserver_pid:-}" "${etcd_pid:-}"; do
-    [[ -n "$pid" ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  for pid in "${kwok_pid:-}" "${scheduler_pid:-}" "${controllers_pid:-}" "${apiserver_pid:-}" "${etcd_pid:-}"; do
+    [[ -n "$pid" ]] || continue
+    kill "$pid" 2>/dev/null || continue
+    for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -9 "$pid" 2>/dev/null || true
   done
   return 0
 }
@@ -54,8 +60,9 @@ cp "$zalando_dir/manifests/postgresql.crd.yaml" "$WORK/crds/postgresql.yaml"
 info "$(cd "$WORK/crds" && echo *.yaml)"
 
 step "Starting etcd and kube-apiserver $KUBE_VERSION on loopback"
-etcd_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-api_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+etcd_port=$(free_port)
+api_port=$(free_port)
 "$ETCD" "$WORK/etcd" "$etcd_port" >"$WORK/etcd.log" 2>&1 &
 etcd_pid=$!
 wait_for "etcd ready" 60 grep -q "etcd ready" "$WORK/etcd.log" || die "etcd did not start: $WORK/etcd.log"
@@ -76,7 +83,9 @@ kubectl config use-context offline >/dev/null
 wait_for "kube-apiserver ready" 120 kubectl get --raw /readyz || die "kube-apiserver did not start: $WORK/apiserver.log"
 kubectl create namespace "$NS" >/dev/null
 kubectl apply --server-side -f "$WORK/crds" >/dev/null
-kubectl wait --for=condition=Established crd --all --timeout=60s >/dev/null
+# Retried: a CRD that has no status yet makes kubectl wait fail at once.
+wait_for "CRDs established" 60 kubectl wait --for=condition=Established crd --all --timeout=5s ||
+  die "the CRDs were not established: kubectl get crd -o yaml"
 
 dry_run() { kubectl apply --server-side --dry-run=server --validate=strict --field-manager=validate -n "$NS" -f "$1"; }
 
@@ -123,6 +132,73 @@ expect_rejected "a Job with restartPolicy Always" 'spec.template.spec.restartPol
 expect_rejected "a KafkaNodePool role outside the enum" 'Unsupported value: "wizard"' "$WORK/broken/nodepool-bad-role.yaml"
 expect_rejected "an unknown field in a Kafka" 'replicaCount: field not declared in schema|unknown field' "$WORK/broken/kafka-unknown-field.yaml"
 expect_rejected "a postgresql with a string instance count" 'numberOfInstances: expected numeric|numberOfInstances.*must be of type integer' "$WORK/broken/postgres-bad-instances.yaml"
+
+step "Rollout on simulated nodes (kube-controller-manager, kube-scheduler, kwok)"
+"$KUBE_CONTROLLER_MANAGER" --kubeconfig="$KUBECONFIG" --leader-elect=false --bind-address=127.0.0.1 \
+  --secure-port="$(free_port)" --service-account-private-key-file="$WORK/sa.key" \
+  --root-ca-file="$WORK/certs/apiserver.crt" --use-service-account-credentials=false \
+  --controllers='*,-nodeipam,-cloud-node-lifecycle' >"$WORK/controller-manager.log" 2>&1 &
+controllers_pid=$!
+"$KUBE_SCHEDULER" --kubeconfig="$KUBECONFIG" --leader-elect=false --bind-address=127.0.0.1 \
+  --secure-port="$(free_port)" >"$WORK/scheduler.log" 2>&1 &
+scheduler_pid=$!
+# kwok's own stages (from its module, the version built): nodes become ready, pods are created, become
+# ready, and complete when their owner is a Job.
+kwok_dir=$(cd "$ROOT/scripts/kube-validate" && go mod download -json "sigs.k8s.io/kwok@${KWOK_VERSION:?}" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+stages=()
+for stage in node/fast/node-initialize node/heartbeat/node-heartbeat pod/general/pod-create pod/general/pod-ready \
+  pod/general/pod-complete pod/general/pod-delete pod/general/pod-init-container-running \
+  pod/general/pod-init-container-completed; do
+  stages+=(--config "$kwok_dir/kustomize/stage/$stage.yaml")
+done
+"$KWOK" "${stages[@]}" --kubeconfig="$KUBECONFIG" --manage-all-nodes=false \
+  --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+  --cidr=10.244.0.0/16 --node-ip=10.0.0.10 --server-address="127.0.0.1:$(free_port)" >"$WORK/kwok.log" 2>&1 &
+kwok_pid=$!
+# A simulated node roomy enough for both builds and a k6 Job, as minikube/profile.env sizes the real one.
+kubectl apply -f - >/dev/null <<'NODE'
+apiVersion: v1
+kind: Node
+metadata:
+  name: kwok-node-0
+  annotations:
+    kwok.x-k8s.io/node: fake
+  labels:
+    kubernetes.io/hostname: kwok-node-0
+    kubernetes.io/os: linux
+    kubernetes.io/arch: amd64
+status:
+  allocatable: {cpu: "6", memory: 12Gi, pods: "110"}
+  capacity: {cpu: "6", memory: 12Gi, pods: "110"}
+NODE
+wait_for "simulated node ready" 60 bash -c \
+  "[[ \$(kubectl get node kwok-node-0 -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}') == True ]]" ||
+  die "kwok did not make the node ready: $WORK/kwok.log"
+wait_for "default service account created" 60 kubectl -n "$NS" get serviceaccount default ||
+  die "kube-controller-manager did not start: $WORK/controller-manager.log"
+
+rolls_out() { # rolls_out VERSION: helm install --wait, and each Service has a ready endpoint
+  local version=$1 service
+  "$HELM" install "bench-$version" "$ROOT/charts/reactive-bench" -n "$NS" --set build="$version" \
+    --wait --timeout 3m >/dev/null || return 1
+  for service in web-api articles authors; do
+    kubectl -n "$NS" get endpointslices -l "kubernetes.io/service-name=bench-$version-$service" \
+      -o jsonpath='{.items[*].endpoints[*].conditions.ready}' | grep -q true || {
+      echo "Service bench-$version-$service selects no ready pod"
+      return 1
+    }
+  done
+}
+for version in v1 v2; do
+  expect "bench-$version rolls out (helm install --wait) and its three Services select ready pods" rolls_out "$version"
+done
+k6_job_runs() {
+  "$HELM" install k6-smoke "$ROOT/charts/k6-job" -n "$NS" --set build=v2 --set scenario=smoke \
+    --set baseUrl=http://bench-v2-web-api:8080 >/dev/null || return 1
+  kubectl -n "$NS" wait pod -l app.kubernetes.io/instance=k6-smoke --for=condition=Ready --timeout=60s
+}
+expect "the k6 Job is created and its pod is scheduled and started" k6_job_runs
 
 echo "kube-validate: $passed passed, $failed failed"
 ((failed == 0))
