@@ -24,6 +24,7 @@ public final class KafkaBroker implements AutoCloseable {
     private final Path directory;
     private final int port;
     private Process process;
+    private boolean shutdownHookAdded;
 
     public KafkaBroker(Path directory, int port) {
         this.directory = directory;
@@ -42,7 +43,10 @@ public final class KafkaBroker implements AutoCloseable {
             process = run("kafka.Kafka", config.toString());
             // For the local stack's `down`, should this JVM die without running its shutdown hook.
             Files.writeString(directory.resolve("broker.pid"), Long.toString(process.pid()));
-            Runtime.getRuntime().addShutdownHook(new Thread(this::close));
+            if (!shutdownHookAdded) {
+                Runtime.getRuntime().addShutdownHook(new Thread(this::close));
+                shutdownHookAdded = true;
+            }
             awaitPort();
             return this;
         } catch (IOException e) {
@@ -67,10 +71,14 @@ public final class KafkaBroker implements AutoCloseable {
         }
     }
 
+    // Kept once written: a restarted broker listens where it did and finds its own data.
     private Path writeConfig() throws IOException {
         Files.createDirectories(directory);
-        int controllerPort = FreePort.find();
         Path config = directory.resolve("server.properties");
+        if (Files.exists(config)) {
+            return config;
+        }
+        int controllerPort = FreePort.find();
         Files.write(config, List.of(
                 "process.roles=broker,controller",
                 "node.id=1",

@@ -21,6 +21,15 @@ public class KafkaResource implements QuarkusTestResourceLifecycleManager {
         return broker.bootstrapServers();
     }
 
+    /** Stops the broker, as an outage would; {@link #startBroker()} brings it back with its data. */
+    public static synchronized void stopBroker() {
+        broker.close();
+    }
+
+    public static synchronized void startBroker() {
+        broker.start();
+    }
+
     @Override
     public Map<String, String> start() {
         return Map.of("kafka.bootstrap.servers", bootstrapServers());

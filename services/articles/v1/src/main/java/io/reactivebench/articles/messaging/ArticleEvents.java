@@ -3,6 +3,10 @@ package io.reactivebench.articles.messaging;
 import io.reactivebench.articles.api.Article;
 import io.smallrye.reactive.messaging.kafka.Record;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 
@@ -15,8 +19,11 @@ public class ArticleEvents {
         this.emitter = emitter;
     }
 
-    /** Returns once Kafka acknowledged the event: the worker thread waits. */
-    public void articleCreated(Article article) {
-        emitter.send(Record.of(article.id(), article)).toCompletableFuture().join();
+    /** Returns once Kafka acknowledged every event, or throws: the worker thread waits. */
+    public void publish(List<Article> articles, Duration timeout) {
+        CompletableFuture<?>[] acks = articles.stream()
+                .map(article -> emitter.send(Record.of(article.id(), article)).toCompletableFuture())
+                .toArray(CompletableFuture[]::new);
+        CompletableFuture.allOf(acks).orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).join();
     }
 }

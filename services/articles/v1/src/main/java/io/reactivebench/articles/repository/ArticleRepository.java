@@ -24,10 +24,12 @@ public class ArticleRepository {
         return ArticleEntity.<ArticleEntity>findByIdOptional(id).map(ArticleEntity::toArticle);
     }
 
+    /** Stores the article and its pending article-created event in one transaction. */
     @Transactional
     public Article persist(NewArticle newArticle, Instant creationDate) {
         ArticleEntity entity = ArticleEntity.of(newArticle, creationDate);
         entity.persist();
+        ArticleEventEntity.pending(entity).persist();
         return entity.toArticle();
     }
 }

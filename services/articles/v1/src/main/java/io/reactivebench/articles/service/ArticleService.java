@@ -2,7 +2,6 @@ package io.reactivebench.articles.service;
 
 import io.reactivebench.articles.api.Article;
 import io.reactivebench.articles.api.NewArticle;
-import io.reactivebench.articles.messaging.ArticleEvents;
 import io.reactivebench.articles.repository.ArticleRepository;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Instant;
@@ -13,11 +12,9 @@ import java.util.Optional;
 @ApplicationScoped
 public class ArticleService {
     private final ArticleRepository repository;
-    private final ArticleEvents events;
 
-    public ArticleService(ArticleRepository repository, ArticleEvents events) {
+    public ArticleService(ArticleRepository repository) {
         this.repository = repository;
-        this.events = events;
     }
 
     public List<Article> findNewest(int amount) {
@@ -28,10 +25,8 @@ public class ArticleService {
         return repository.findById(id);
     }
 
-    /** Stores the article (the transaction commits here), then announces it. */
+    /** Stores the article with its article-created event; the relay (ArticleEventRelay) publishes the event. */
     public Article create(NewArticle newArticle) {
-        Article article = repository.persist(newArticle, Instant.now().truncatedTo(ChronoUnit.MICROS));
-        events.articleCreated(article);
-        return article;
+        return repository.persist(newArticle, Instant.now().truncatedTo(ChronoUnit.MICROS));
     }
 }

@@ -5,6 +5,8 @@ import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.MutinyEmitter;
 import io.smallrye.reactive.messaging.kafka.Record;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
+import java.util.List;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 
 /** Publishes article-created events to Kafka (topic articles.created, keyed by article id). */
@@ -16,8 +18,11 @@ public class ArticleEvents {
         this.emitter = emitter;
     }
 
-    /** Completes once Kafka acknowledged the event: no thread waits. */
-    public Uni<Void> articleCreated(Article article) {
-        return emitter.send(Record.of(article.id(), article));
+    /** Completes once Kafka acknowledged every event, or fails: no thread waits. */
+    public Uni<Void> publish(List<Article> articles, Duration timeout) {
+        return Uni.join().all(articles.stream().map(article -> emitter.send(Record.of(article.id(), article))).toList())
+                .andFailFast()
+                .ifNoItem().after(timeout).fail()
+                .replaceWithVoid();
     }
 }

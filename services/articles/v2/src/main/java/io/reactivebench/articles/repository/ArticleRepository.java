@@ -21,6 +21,7 @@ public class ArticleRepository {
     private static final String FIND_NEWEST = "SELECT " + COLUMNS + " FROM articles ORDER BY creation_date DESC, id DESC LIMIT $1";
     private static final String FIND_BY_ID = "SELECT " + COLUMNS + " FROM articles WHERE id = $1";
     private static final String INSERT = "INSERT INTO articles (title, url, author, creation_date) VALUES ($1, $2, $3, $4) RETURNING " + COLUMNS;
+    private static final String INSERT_EVENT = "INSERT INTO article_events (article_id) VALUES ($1)";
 
     private final Pool client;
 
@@ -36,17 +37,19 @@ public class ArticleRepository {
         return client.preparedQuery(FIND_BY_ID).execute(Tuple.of(id)).map(rows -> first(toArticles(rows)));
     }
 
+    /** Stores the article and its pending article-created event in one transaction. */
     public Uni<Article> persist(NewArticle newArticle, Instant creationDate) {
         Tuple values = Tuple.of(newArticle.title(), newArticle.url(), newArticle.author(), creationDate.atOffset(ZoneOffset.UTC));
-        return client.withTransaction(connection -> connection.preparedQuery(INSERT).execute(values))
-                .map(rows -> first(toArticles(rows)));
+        return client.withTransaction(connection -> connection.preparedQuery(INSERT).execute(values)
+                .map(rows -> first(toArticles(rows)))
+                .call(article -> connection.preparedQuery(INSERT_EVENT).execute(Tuple.of(article.id()))));
     }
 
-    private static List<Article> toArticles(RowSet<Row> rows) {
+    static List<Article> toArticles(RowSet<Row> rows) {
         return StreamSupport.stream(rows.spliterator(), false).map(ArticleRepository::toArticle).toList();
     }
 
-    private static Article toArticle(Row row) {
+    static Article toArticle(Row row) {
         return new Article(row.getLong("id"), row.getString("title"), row.getString("url"), row.getString("author"),
                 row.getOffsetDateTime("creation_date").toInstant());
     }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reactivebench.testing.ArticleEvents;
 import io.reactivebench.testing.Database;
+import io.reactivebench.testing.KafkaResource;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.ExtractableResponse;
@@ -28,6 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** The articles API, the same for v1 and v2. Tests add articles, so none relies on exact seed positions. */
 public abstract class ArticlesContract extends ServiceContract {
+    private static final Duration OUTAGE = Duration.ofSeconds(12);
     private static final Set<String> ARTICLE_FIELDS = Set.of("id", "title", "url", "author", "creationDate");
 
     protected ArticlesContract(String version) {
@@ -127,6 +129,30 @@ public abstract class ArticlesContract extends ServiceContract {
         assertEquals(article, JsonPath.from(event).getMap("$"));
     }
 
+    @Test
+    void acceptsArticlesWhileKafkaIsDownAndPublishesThemWhenItIsBack() {
+        List<String> titles = List.of("Outage 1 " + UUID.randomUUID(), "Outage 2 " + UUID.randomUUID());
+        KafkaResource.stopBroker();
+        try {
+            for (String title : titles) {
+                given().contentType(ContentType.JSON).body(newArticle(title, "https://example.org/outage", "Ada Lovelace"))
+                        .post(path()).then().statusCode(201);
+            }
+            given().get("/q/health/ready").then().statusCode(200);
+            assertEquals(title(newest(given().queryParam("amount", 1)).get(0)), titles.get(1));
+            // Down for longer than the producer's delivery timeout (8 s): the first attempts fail for good.
+            Thread.sleep(OUTAGE.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            KafkaResource.startBroker();
+        }
+        for (String title : titles) {
+            ArticleEvents.await(json -> json.contains(title), Duration.ofSeconds(90))
+                    .orElseThrow(() -> new AssertionError("the event of '" + title + "' was lost in the outage"));
+        }
+    }
+
     static Stream<Arguments> invalidArticles() {
         String longTitle = "t".repeat(201);
         return Stream.of(
@@ -175,6 +201,10 @@ public abstract class ArticlesContract extends ServiceContract {
 
     private List<Map<String, Object>> newest(io.restassured.specification.RequestSpecification request) {
         return request.get(path()).then().statusCode(200).contentType(ContentType.JSON).extract().jsonPath().getList("$");
+    }
+
+    private static String title(Map<String, Object> article) {
+        return (String) article.get("title");
     }
 
     private static void assertNewestFirst(List<Map<String, Object>> articles) {

@@ -171,6 +171,31 @@ public abstract class WebApiContract extends ServiceContract {
                 .sum();
     }
 
+    @Test
+    void streamsAnArticleOnceWhenKafkaDeliversItTwice() throws InterruptedException {
+        long id = 5000 + System.nanoTime() % 1_000_000;
+        String twice = "Twice " + UUID.randomUUID();
+        String marker = "After " + UUID.randomUUID();
+        try (SseClient client = new SseClient(RestAssured.baseURI + ":" + RestAssured.port + path() + "/stream")) {
+            Optional<String> received = Optional.empty();
+            for (int attempt = 0; attempt < 20 && received.isEmpty(); attempt++) {
+                ArticleEvents.publish(id, event(id, twice));  // the stream's consumer may not be assigned yet
+                received = client.await(line -> line.contains(twice), Duration.ofMillis(500));
+            }
+            assertTrue(received.isPresent(), "no server-sent event for " + twice);
+            ArticleEvents.publish(id, event(id, twice));  // the duplicate an outbox may send
+            ArticleEvents.publish(id + 1, event(id + 1, marker));
+            assertTrue(client.await(line -> line.contains(twice) || line.contains(marker), Duration.ofSeconds(10))
+                    .orElseThrow(() -> new AssertionError("no event after the duplicate")).contains(marker),
+                    "the duplicate was streamed again");
+        }
+    }
+
+    private static String event(long id, String title) {
+        return "{\"id\":" + id + ",\"title\":\"" + title + "\",\"url\":\"https://example.org/s\",\"author\":\"Ada Lovelace\","
+                + "\"creationDate\":\"2026-01-01T00:00:00Z\"}";
+    }
+
     private String articlesPath() {
         return "/" + version + "/articles";
     }

@@ -12,6 +12,9 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 @ApplicationScoped
 public class ArticleStream {
     static final String CONNECTED = "connected";
+    private static final int REMEMBERED_IDS = 10_000;
+
+    private final SeenArticles seen = new SeenArticles(REMEMBERED_IDS);
 
     private Sse sse;
     private SseBroadcaster broadcaster;
@@ -28,7 +31,7 @@ public class ArticleStream {
 
     @Incoming("articles-created")
     public synchronized void onArticleCreated(Article article) {
-        if (broadcaster != null) {
+        if (broadcaster != null && seen.firstTime(article.id())) {
             broadcaster.broadcast(sse.newEventBuilder()
                     .id(String.valueOf(article.id())).name("article-created")
                     .mediaType(MediaType.APPLICATION_JSON_TYPE).data(Article.class, article).build());

@@ -13,6 +13,9 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 @ApplicationScoped
 public class ArticleStream {
     static final String CONNECTED = "connected";
+    private static final int REMEMBERED_IDS = 10_000;
+
+    private final SeenArticles seen = new SeenArticles(REMEMBERED_IDS);
 
     private final BroadcastProcessor<Article> articles = BroadcastProcessor.create();
 
@@ -26,6 +29,8 @@ public class ArticleStream {
 
     @Incoming("articles-created")
     public void onArticleCreated(Article article) {
-        articles.onNext(article);
+        if (seen.firstTime(article.id())) {
+            articles.onNext(article);
+        }
     }
 }
