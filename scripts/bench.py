@@ -148,12 +148,17 @@ def run_k6(k6, version, scenario, base_url, summary):
     with open(log, "w") as output:
         process = subprocess.Popen([k6, "run", "--quiet", "--no-color", str(ROOT / "k6" / "articles.js")],
                                    env=env, stdout=output, stderr=subprocess.STDOUT)
-        while True:
-            try:
-                code = process.wait(timeout=15)
-                break
-            except subprocess.TimeoutExpired:
-                info(f"… {version} {scenario}: {time.monotonic() - started:.0f}s")
+        try:
+            while True:
+                try:
+                    code = process.wait(timeout=15)
+                    break
+                except subprocess.TimeoutExpired:
+                    info(f"… {version} {scenario}: {time.monotonic() - started:.0f}s")
+        finally:
+            if process.poll() is None:  # interrupted or failed: never leave k6 running
+                process.terminate()
+                process.wait(timeout=30)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     sys.stdout.write("".join("    " + line for line in log.read_text().splitlines(keepends=True)[-3:]))
     # 99: thresholds crossed; the summary is still written and the report shows why.
