@@ -100,7 +100,7 @@ undeploy: ## Remove both builds, Kafka, PostgreSQL and the namespace (the operat
 build: ## Build the six services (v1 and v2 of articles, authors, web-api) without running tests.
 	@mkdir -p $(dir $(BUILD_LOG))
 	@echo "==> Building the six services with Maven (about 1 min; log in $(BUILD_LOG))"
-	@$(MVNW) install -DskipTests >$(CURDIR)/$(BUILD_LOG) 2>&1 || { tail -30 $(BUILD_LOG); exit 1; }
+	@$(MVNW) install -DskipTests >$(CURDIR)/$(BUILD_LOG) 2>&1 || { tail -30 $(CURDIR)/$(BUILD_LOG); exit 1; }
 
 .PHONY: test
 test: test-services test-e2e test-k8s ## Run every test: contract suites, end-to-end on the local stack, manifests offline.

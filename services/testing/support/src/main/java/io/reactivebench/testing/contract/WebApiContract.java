@@ -197,6 +197,13 @@ public abstract class WebApiContract extends ServiceContract {
                 + "\"creationDate\":\"2026-01-01T00:00:00Z\"}";
     }
 
+    private static double fallbacks() {
+        return given().get("/q/metrics").then().statusCode(200).extract().asString().lines()
+                .filter(line -> line.startsWith("webapi_author_lookup_fallbacks_total"))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .sum();
+    }
+
     private String articlesPath() {
         return "/" + version + "/articles";
     }
