@@ -136,7 +136,7 @@ def equal_work(table):
             continue
         m1, m2 = data["v1"]["metrics"], data["v2"]["metrics"]
         same_bytes = m1["bytes_min"][0] == m1["bytes_max"][0] == m2["bytes_min"][0] == m2["bytes_max"][0]
-        rows.append([scenario, "response bytes (min–max)",
+        rows.append([scenario, "bytes of a complete answer (min–max)",
                      f"{m1['bytes_min'][0]:.0f}–{m1['bytes_max'][0]:.0f}",
                      f"{m2['bytes_min'][0]:.0f}–{m2['bytes_max'][0]:.0f}", "PASS" if same_bytes else "FAIL"])
         passed &= same_bytes
