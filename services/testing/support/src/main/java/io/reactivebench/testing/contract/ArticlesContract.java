@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reactivebench.testing.ArticleEvents;
 import io.reactivebench.testing.Database;
+import io.reactivebench.testing.Json;
 import io.reactivebench.testing.KafkaResource;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
@@ -151,6 +152,66 @@ public abstract class ArticlesContract extends ServiceContract {
             ArticleEvents.await(json -> json.contains(title), Duration.ofSeconds(90))
                     .orElseThrow(() -> new AssertionError("the event of '" + title + "' was lost in the outage"));
         }
+    }
+
+    /**
+     * A fuzz test with a fixed seed: 150 bodies mixing valid values with edge cases (control and zero-width
+     * characters, emoji, right-to-left text, SQL and HTML injection, huge and wrong-typed values, missing and
+     * unknown fields). Each must be stored (201, read back unchanged) or rejected (400 problem JSON, nothing
+     * stored), never a server error.
+     */
+    @Test
+    void storesOrRejectsEveryGeneratedArticleButNeverFails() {
+        java.util.Random random = new java.util.Random(20261122L);
+        String[] texts = { "Plain title", "", " ", "\u0000nul", "tab\there", "line\nbreak", "zero\u200Bwidth", "emoji \uD83D\uDE80",
+            "\u05E2\u05D1\u05E8\u05D9\u05EA right-to-left", "e\u0301 combining", "'; DROP TABLE articles; --", "<script>alert(1)</script>",
+            "\\\" quotes", "x".repeat(200), "y".repeat(201), "z".repeat(5000), "Ada Lovelace", "%00%27" };
+        String[] urls = { "https://example.org/a", "http://example.org/\u00FCmlaut", "ftp://example.org/a", "javascript:alert(1)",
+            "https://", "not a url", "https://example.org/" + "p".repeat(480), "https://example.org/" + "p".repeat(500) };
+        long before = Database.count("articles");
+        int stored = 0;
+        for (int i = 0; i < 150; i++) {
+            String body = generatedArticle(random, texts, urls);
+            Response response = given().contentType(ContentType.JSON).body(body).post(path());
+            int status = response.statusCode();
+            assertTrue(status == 201 || status == 400, "status " + status + " for " + body);
+            if (status == 201) {
+                stored++;
+                Map<String, Object> article = response.jsonPath().getMap("$");
+                assertEquals(article, given().get(response.header("Location")).then().statusCode(200)
+                        .extract().jsonPath().getMap("$"), "read back differs for " + body);
+            } else {
+                assertTrue(response.contentType().contains(PROBLEM_JSON), "no problem JSON for " + body);
+            }
+        }
+        assertEquals(before + stored, Database.count("articles"), "only the accepted articles are stored");
+        assertTrue(stored > 0 && stored < 150, "the generator should produce both kinds, stored " + stored);
+    }
+
+    private static String generatedArticle(java.util.Random random, String[] texts, String[] urls) {
+        StringBuilder json = new StringBuilder("{");
+        String[][] fields = { { "title" }, { "url" }, { "author" } };
+        for (String[] field : fields) {
+            int shape = random.nextInt(12);
+            if (shape == 0) {
+                continue; // missing
+            }
+            json.append(json.length() > 1 ? "," : "").append('"').append(field[0]).append("\":");
+            if (shape == 1) {
+                json.append("null");
+            } else if (shape == 2) {
+                json.append(random.nextInt(1000));
+            } else if (shape == 3) {
+                json.append("{\"nested\":true}");
+            } else {
+                String value = field[0].equals("url") ? urls[random.nextInt(urls.length)] : texts[random.nextInt(texts.length)];
+                json.append(Json.write(value));
+            }
+        }
+        if (random.nextInt(10) == 0) {
+            json.append(json.length() > 1 ? "," : "").append("\"extra\":1");
+        }
+        return json.append('}').toString();
     }
 
     static Stream<Arguments> invalidArticles() {
