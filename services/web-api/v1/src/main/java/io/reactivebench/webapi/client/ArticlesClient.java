@@ -3,6 +3,7 @@ package io.reactivebench.webapi.client;
 import io.reactivebench.articles.api.Article;
 import io.reactivebench.articles.api.NewArticle;
 import io.reactivebench.problem.DownstreamErrors;
+import io.reactivebench.webapi.api.DownstreamPolicy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.ClientErrorException;
 import jakarta.ws.rs.WebApplicationException;
@@ -23,16 +24,18 @@ public class ArticlesClient {
         this.client = client;
     }
 
-    @Timeout(value = 1500, unit = ChronoUnit.MILLIS)
-    @Retry(maxRetries = 1, delay = 0)
-    @CircuitBreaker(requestVolumeThreshold = 20, failureRatio = 0.5, delay = 5, delayUnit = ChronoUnit.SECONDS)
+    @Timeout(value = DownstreamPolicy.ARTICLES_READ_TIMEOUT_MS, unit = ChronoUnit.MILLIS)
+    @Retry(maxRetries = DownstreamPolicy.ARTICLES_READ_RETRIES, delay = 0)
+    @CircuitBreaker(requestVolumeThreshold = DownstreamPolicy.BREAKER_WINDOW, failureRatio = DownstreamPolicy.BREAKER_FAILURE_RATIO,
+            delay = DownstreamPolicy.BREAKER_DELAY_MS, delayUnit = ChronoUnit.MILLIS)
     @Fallback(fallbackMethod = "newestUnavailable")
     public List<Article> findNewest(int amount) {
         return client.findNewest(amount);
     }
 
-    @Timeout(value = 3, unit = ChronoUnit.SECONDS)
-    @CircuitBreaker(requestVolumeThreshold = 20, failureRatio = 0.5, delay = 5, delayUnit = ChronoUnit.SECONDS,
+    @Timeout(value = DownstreamPolicy.ARTICLES_WRITE_TIMEOUT_MS, unit = ChronoUnit.MILLIS)
+    @CircuitBreaker(requestVolumeThreshold = DownstreamPolicy.BREAKER_WINDOW, failureRatio = DownstreamPolicy.BREAKER_FAILURE_RATIO,
+            delay = DownstreamPolicy.BREAKER_DELAY_MS, delayUnit = ChronoUnit.MILLIS,
             skipOn = ClientErrorException.class)
     @Fallback(fallbackMethod = "createUnavailable", skipOn = ClientErrorException.class)
     public Article create(NewArticle article) {

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.reactivebench.authors.api.Author;
 import io.reactivebench.problem.DownstreamErrors;
+import io.reactivebench.webapi.api.DownstreamPolicy;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.temporal.ChronoUnit;
@@ -26,8 +27,9 @@ public class AuthorsClient {
         this.fallbacks = registry.counter("webapi.author.lookup.fallbacks");
     }
 
-    @Timeout(value = 1, unit = ChronoUnit.SECONDS)
-    @CircuitBreaker(requestVolumeThreshold = 20, failureRatio = 0.5, delay = 5, delayUnit = ChronoUnit.SECONDS)
+    @Timeout(value = DownstreamPolicy.AUTHORS_TIMEOUT_MS, unit = ChronoUnit.MILLIS)
+    @CircuitBreaker(requestVolumeThreshold = DownstreamPolicy.BREAKER_WINDOW, failureRatio = DownstreamPolicy.BREAKER_FAILURE_RATIO,
+            delay = DownstreamPolicy.BREAKER_DELAY_MS, delayUnit = ChronoUnit.MILLIS)
     @Fallback(fallbackMethod = "lookupFailed")
     public Uni<Author> findByName(String name) {
         return client.findByName(name)
