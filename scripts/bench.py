@@ -76,25 +76,38 @@ def peak_rss_mib(pid):
 
 # ---------- what the services counted (Prometheus text from /q/metrics)
 
-def served(url, method, uri):
+def scrape(url):
+    """A service's Prometheus text from /q/metrics (one request per service and snapshot)."""
+    return urllib.request.urlopen(f"{url}/q/metrics", timeout=10).read().decode()
+
+
+def served(metrics, method, uri):
     """How many requests a service has answered for one method and route, whatever the status."""
-    text = urllib.request.urlopen(f"{url}/q/metrics", timeout=10).read().decode()
     total = 0.0
-    for line in text.splitlines():
+    for line in metrics.splitlines():
         if line.startswith("http_server_requests_seconds_count{") and f'uri="{uri}"' in line \
                 and f'method="{method}"' in line:
             total += float(line.rsplit(" ", 1)[1])
     return total
 
 
-def counter(url, name):
-    """A counter's value from a service's /q/metrics (0 when it was never incremented)."""
-    text = urllib.request.urlopen(f"{url}/q/metrics", timeout=10).read().decode()
-    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+def counter(metrics, name):
+    """A counter's value (0 when it was never incremented)."""
+    return sum(float(line.rsplit(" ", 1)[1]) for line in metrics.splitlines()
                if line.startswith(name + " ") or line.startswith(name + "{"))
 
 
 FALLBACKS = "webapi_author_lookup_fallbacks_total"
+
+
+def requests_served(version, metrics):
+    """The requests each service of a build has served so far, and web-api's author fall-backs."""
+    return {
+        "web-api": served(metrics["web-api"], "GET", f"/{version}/articles"),
+        "articles": served(metrics["articles"], "GET", f"/{version}/articles"),
+        "authors": served(metrics["authors"], "GET", f"/{version}/authors"),
+        "fallbacks": counter(metrics["web-api"], FALLBACKS),
+    }
 
 
 class Build:
@@ -118,12 +131,7 @@ class Build:
         pass
 
     def snapshot(self):
-        counts = {
-            "web-api": served(self.services["web-api"]["url"], "GET", f"/{self.version}/articles"),
-            "articles": served(self.services["articles"]["url"], "GET", f"/{self.version}/articles"),
-            "authors": served(self.services["authors"]["url"], "GET", f"/{self.version}/authors"),
-            "fallbacks": counter(self.services["web-api"]["url"], FALLBACKS),
-        }
+        counts = requests_served(self.version, {name: scrape(service["url"]) for name, service in self.services.items()})
         ticks = {name: cpu_ticks(service["pid"]) for name, service in self.services.items()}
         ticks["postgres"] = postgres_ticks(self.postgres)
         ticks["kafka"] = cpu_ticks(self.kafka)

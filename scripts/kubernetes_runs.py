@@ -8,7 +8,7 @@ import re
 import subprocess
 import time
 
-from bench import FALLBACKS, ROOT, counter, info, served
+from bench import ROOT, info, requests_served, scrape
 
 HELM = os.environ.get("HELM", "helm")
 SUMMARY_BEGIN = "----- k6 summary json -----"
@@ -58,12 +58,7 @@ class KubernetesBuild:
         return self.forwards["web-api"].url
 
     def snapshot(self):
-        requests = {
-            "web-api": served(self.forwards["web-api"].url, "GET", f"/{self.version}/articles"),
-            "articles": served(self.forwards["articles"].url, "GET", f"/{self.version}/articles"),
-            "authors": served(self.forwards["authors"].url, "GET", f"/{self.version}/authors"),
-            "fallbacks": counter(self.forwards["web-api"].url, FALLBACKS),
-        }
+        requests = requests_served(self.version, {name: scrape(forward.url) for name, forward in self.forwards.items()})
         usage = {name: cgroup_value(self.namespace, target, "cpu.stat", "usage_usec") or 0
                  for name, target in {**self.targets, **self.PODS}.items()}
         return {"time": time.monotonic(), "requests": requests,
