@@ -11,11 +11,7 @@ source "$(dirname "$0")/lib.sh"
 
 readonly K6="${K6:?K6 must name the k6 binary (the Makefile sets it)}"
 readonly WORK="$LOCAL_DIR/work"
-passed=0
-failed=0
 
-pass() { passed=$((passed + 1)); printf '    \033[32mPASS\033[0m %s\n' "$1"; }
-fail() { failed=$((failed + 1)); printf '    \033[31mFAIL\033[0m %s\n' "$1"; }
 expect() { # expect DESCRIPTION COMMAND…
   local what=$1
   shift
@@ -101,5 +97,4 @@ leftovers() {
 }
 expect "down leaves no process and no open port behind" leftovers
 
-echo "e2e: $passed passed, $failed failed"
-((failed == 0))
+summary e2e

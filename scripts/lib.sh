@@ -34,6 +34,16 @@ warn() { printf '\033[33m!!\033[0m  %s\n' "$*" >&2; }
 die() { printf '\033[31mxx\033[0m  %s\n' "$*" >&2; exit 1; }
 elapsed() { printf '%ds' $((SECONDS - SECONDS_AT_START)); }
 
+# Test outcomes for the shell test suites (e2e, kube-validate), closed by `summary NAME`.
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); printf '    \033[32mPASS\033[0m %s\n' "$1"; }
+fail() { failed=$((failed + 1)); printf '    \033[31mFAIL\033[0m %s\n' "$1"; }
+summary() { # prints "NAME: N passed, N failed" and fails when anything failed
+  echo "$1: $passed passed, $failed failed"
+  ((failed == 0))
+}
+
 # service_dir web-api-v1 -> services/web-api/v1
 service_dir() { echo "$ROOT/services/${1%-v*}/${1##*-}"; }
 service_url() { echo "http://127.0.0.1:${SERVICE_PORT[$1]}"; }

@@ -15,11 +15,7 @@ readonly ZALANDO_MODULE="github.com/zalando/postgres-operator@v1.15.1"
 readonly KUBE_VERSION="1.36.3"
 readonly WORK="$LOCAL_DIR/kube-validate"
 readonly NS=reactive-bench
-passed=0
-failed=0
 
-pass() { passed=$((passed + 1)); printf '    \033[32mPASS\033[0m %s\n' "$1"; }
-fail() { failed=$((failed + 1)); printf '    \033[31mFAIL\033[0m %s\n' "$1"; }
 expect() { local what=$1; shift; if "$@" >"$WORK/last.log" 2>&1; then pass "$what"; else fail "$what"; sed 's/^/      /' "$WORK/last.log" | tail -5; fi; }
 expect_rejected() { # expect_rejected DESCRIPTION PATTERN FILE: the apiserver must refuse FILE, saying PATTERN
   local what=$1 pattern=$2 file=$3
@@ -200,5 +196,4 @@ k6_job_runs() {
 }
 expect "the k6 Job is created and its pod is scheduled and started" k6_job_runs
 
-echo "kube-validate: $passed passed, $failed failed"
-((failed == 0))
+summary kube-validate
