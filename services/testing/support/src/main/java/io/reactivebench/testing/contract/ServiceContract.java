@@ -52,6 +52,13 @@ public abstract class ServiceContract {
                 .then().statusCode(200).body(containsString("\"" + path() + "\""));
     }
 
+    @Test
+    void rejectsABodyOverTheLimitBeforeReadingIt() {
+        String huge = "{\"title\":\"" + "x".repeat(20 * 1024) + "\"}"; // the limit is 16 KiB (edge.max-body-size)
+        assertProblem(given().contentType("application/json").body(huge).post(path()).then(), 413)
+                .body("detail", containsString("16384 bytes"));
+    }
+
     /** Asserts an RFC 9457 problem answer with that status. */
     public static ValidatableResponse assertProblem(ValidatableResponse response, int status) {
         return response.statusCode(status)

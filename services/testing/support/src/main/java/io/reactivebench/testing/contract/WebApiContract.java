@@ -17,13 +17,21 @@ import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -116,6 +124,33 @@ public abstract class WebApiContract extends ServiceContract {
         assertTrue(took.compareTo(Duration.ofSeconds(8)) < 0, "took " + took + ": the articles timeout did not apply");
     }
 
+    /** Requests beyond the in-flight limit (20 in the test profile) are turned away at once, not queued. */
+    @Test
+    void turnsAwayRequestsBeyondTheInFlightLimitWithRetryAfter() {
+        int limit = 20;
+        int extra = 10;
+        articles.on("GET", articlesPath(), request -> Reply.json(200, Json.write(Fixtures.newestArticles()))
+                .after(Duration.ofSeconds(1))); // every admitted request stays in flight while the others arrive
+        double shedBefore = metric("edge_requests_rejected_total{reason=\"overload\"");
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(RestAssured.baseURI + ":" + RestAssured.port + path())).build();
+
+        List<HttpResponse<String>> answers = IntStream.range(0, limit + extra)
+                .mapToObj(i -> client.sendAsync(request, HttpResponse.BodyHandlers.ofString()))
+                .toList().stream().map(CompletableFuture::join).toList();
+
+        Map<Integer, Long> byStatus = answers.stream()
+                .collect(Collectors.groupingBy(HttpResponse::statusCode, TreeMap::new, Collectors.counting()));
+        assertEquals(Map.of(200, (long) limit, 503, (long) extra), byStatus);
+        for (HttpResponse<String> shed : answers.stream().filter(a -> a.statusCode() == 503).toList()) {
+            assertEquals(Optional.of("1"), shed.headers().firstValue("Retry-After"));
+            assertEquals(Optional.of(PROBLEM_JSON), shed.headers().firstValue("Content-Type"));
+            assertEquals(503, JsonPath.from(shed.body()).getInt("status"));
+        }
+        assertEquals(shedBefore + extra, metric("edge_requests_rejected_total{reason=\"overload\""));
+        assertEquals(0, metric("edge_requests_in_flight"), "admitted requests still counted after their answers");
+    }
+
     @Test
     void forwardsANewArticleToArticles() {
         String stored = "{\"id\":77,\"title\":\"Forwarded\",\"url\":\"https://example.org/f\",\"author\":\"Ada Lovelace\","
@@ -198,8 +233,13 @@ public abstract class WebApiContract extends ServiceContract {
     }
 
     private static double fallbacks() {
+        return metric("webapi_author_lookup_fallbacks_total");
+    }
+
+    /** The sum of the Prometheus samples whose line starts with {@code prefix}. */
+    private static double metric(String prefix) {
         return given().get("/q/metrics").then().statusCode(200).extract().asString().lines()
-                .filter(line -> line.startsWith("webapi_author_lookup_fallbacks_total"))
+                .filter(line -> line.startsWith(prefix))
                 .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
                 .sum();
     }

@@ -1,0 +1,30 @@
+package io.reactivebench.edge;
+
+import io.quarkus.runtime.configuration.MemorySize;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+
+/** The limits at the HTTP edge of a build (application.properties, prefix {@code edge}). */
+@ConfigMapping(prefix = "edge")
+public interface EdgeConfig {
+    /**
+     * API requests in flight above which new ones are turned away with 503 at once, instead of queueing
+     * behind the others: under overload the accepted requests keep a bounded latency (Little's law: at most
+     * this many ahead of each) and the memory of the waiting ones stays bounded. Health, metrics and
+     * streams do not count.
+     */
+    @WithDefault("200")
+    int maxInFlight();
+
+    /** The Retry-After of a request turned away for overload. */
+    @WithDefault("1S")
+    Duration retryAfter();
+
+    /**
+     * The largest request body, checked on its Content-Length before it is read. A chunked body has no
+     * length up front; quarkus.http.limits.max-body-size (set to the same value) stops it while it arrives.
+     */
+    @WithDefault("16K")
+    MemorySize maxBodySize();
+}
