@@ -52,6 +52,10 @@ help: ## Show this help.
 demo: build k6 ## Build, start the local stack, load v1 then v2 with k6, write results/<time>/report.html, stop.
 	@scripts/demo.sh
 
+.PHONY: chaos
+chaos: build k6 ## Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a fresh local stack, v1 and v2; writes results/chaos-<time>/chaos.html.
+	@scripts/demo.sh chaos
+
 .PHONY: up
 up: build ## Start the local stack (PostgreSQL, Kafka, six services) for manual calls; see make status.
 	@scripts/stack.sh up

@@ -12,6 +12,8 @@ import { Counter, Trend } from 'k6/metrics';
  *   closed  the original 2020 study: 100 VUs x 300 iterations, no think time (30,000 requests)
  *   open    constant arrival rate: requests keep coming however slow the answers are, so latency is
  *           not hidden by coordinated omission; requests k6 could not start count as dropped_iterations
+ *   steady  a modest constant arrival rate (RATE, default 50/s) for the fault-injection suite, which
+ *           reads each request's outcome over time from k6's CSV output (request_outcomes)
  *
  * Environment: VERSION (v1|v2), BASE_URL, SCENARIO, VUS, ITERATIONS, WARMUP_ITERATIONS, RATE, DURATION,
  * MAX_VUS, MAX_DURATION, SUMMARY_FILE.
@@ -45,6 +47,14 @@ const SCENARIOS = {
     preAllocatedVUs: number('VUS', 100),
     maxVUs: number('MAX_VUS', 1000),
   },
+  steady: {
+    executor: 'constant-arrival-rate',
+    rate: number('RATE', 50),
+    timeUnit: '1s',
+    duration: __ENV.DURATION || '30s',
+    preAllocatedVUs: number('VUS', 20),
+    maxVUs: number('MAX_VUS', 200),
+  },
 };
 if (!SCENARIOS[SCENARIO]) {
   throw new Error(`SCENARIO must be one of ${Object.keys(SCENARIOS).join(', ')}, not ${SCENARIO}`);
@@ -54,6 +64,10 @@ if (!SCENARIOS[SCENARIO]) {
 // so that a fast fallback never passes for a successful answer.
 const degradedResponses = new Counter('degraded_responses');
 const responseBytes = new Trend('response_bytes');
+// One sample per request, tagged with what the client got: complete, degraded (200 with null author
+// details), shed (turned away by the in-flight limit), unavailable (other 503), error (other 5xx),
+// rejected (4xx) or failed (no answer).
+const requestOutcomes = new Counter('request_outcomes');
 
 export const options = {
   scenarios: { [SCENARIO]: { ...SCENARIOS[SCENARIO], tags: { version: VERSION } } },
@@ -80,6 +94,7 @@ export default function () {
     'ten articles': () => Array.isArray(articles) && articles.length === 10,
     'author fields present': () => complete,
   });
+  requestOutcomes.add(1, { outcome: outcome(response, complete) });
   if (response.status === 200) {
     if (complete) {
       responseBytes.add(response.body.length); // the equal-work check compares complete answers only
@@ -87,6 +102,14 @@ export default function () {
       degradedResponses.add(1);
     }
   }
+}
+
+function outcome(response, complete) {
+  if (response.status === 200) return complete ? 'complete' : 'degraded';
+  if (response.status === 503) return /Too many requests in flight/.test(response.body) ? 'shed' : 'unavailable';
+  if (response.status >= 500) return 'error';
+  if (response.status >= 400) return 'rejected';
+  return 'failed';
 }
 
 // SUMMARY_FILE=- puts the JSON into the log between markers: a Kubernetes Job has no file to collect.

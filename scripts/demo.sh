@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# make demo: the whole comparison on one machine. Starts the local stack, loads web-api v1 then v2
-# with k6, writes the report, and stops what it started, also on Ctrl-C or failure.
+# make demo / make chaos: the whole comparison on one machine. Starts the local stack, then
+#   demo.sh        loads web-api v1 then v2 with k6 and writes the report (results/<time>/report.html)
+#   demo.sh chaos  injects every fault into v1 and v2 under load (results/chaos-<time>/chaos.html)
+# and stops what it started, also on Ctrl-C or failure.
 # RUNS=N repeats every measured run; RATE, DURATION, WARMUP_ITERATIONS, … tune k6 (k6/articles.js).
 set -euo pipefail
+readonly MODE="${1:-bench}"
 # A stack of its own, started with fresh data (the seed: one request = one articles call and five
-# author look-ups), so that every demo measures the same thing. DEMO_DIR overrides where it lives.
-LOCAL_DIR="${DEMO_DIR:-$(cd "$(dirname "$0")/.." && pwd)/.local/demo}"
+# author look-ups), so that every run measures the same thing. DEMO_DIR overrides where it lives.
+LOCAL_DIR="${DEMO_DIR:-$(cd "$(dirname "$0")/.." && pwd)/.local/$MODE}"
 export LOCAL_DIR
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 readonly K6="${K6:?K6 must name the k6 binary (the Makefile sets it)}"
-RESULTS="$ROOT/results/$(date -u +%Y%m%dT%H%M%SZ)"
+RESULTS="$ROOT/results/$([[ $MODE == chaos ]] && echo chaos-)$(date -u +%Y%m%dT%H%M%SZ)"
 readonly RESULTS
 
 started_stack=false
@@ -28,6 +31,15 @@ rm -rf "$LOCAL_DIR"
 started_stack=true
 "$ROOT/scripts/stack.sh" up
 
-python3 "$ROOT/scripts/bench.py" --results "$RESULTS" --k6 "$K6" --runs "${RUNS:-1}"
-python3 "$ROOT/scripts/report.py" "$RESULTS"
-step "Done in $(elapsed). Open $RESULTS/report.html (or read report.md)."
+case $MODE in
+  bench)
+    python3 "$ROOT/scripts/bench.py" --results "$RESULTS" --k6 "$K6" --runs "${RUNS:-1}"
+    python3 "$ROOT/scripts/report.py" "$RESULTS"
+    step "Done in $(elapsed). Open $RESULTS/report.html (or read report.md)."
+    ;;
+  chaos)
+    python3 "$ROOT/scripts/chaos.py" --results "$RESULTS" --k6 "$K6"
+    step "Done in $(elapsed). Open $RESULTS/chaos.html (or read chaos.md)."
+    ;;
+  *) die "usage: $0 [bench|chaos]" ;;
+esac

@@ -13,6 +13,8 @@ readonly TOOLS_DIR="$ROOT/.tools/bin"
 # Loopback ports of the local stack; v2 = v1 + 10.
 readonly POSTGRES_PORT="${POSTGRES_PORT:-15432}"
 readonly KAFKA_PORT="${KAFKA_PORT:-19092}"
+# The infrastructure's control port: stops and starts PostgreSQL and Kafka for the fault-injection suite.
+readonly CONTROL_PORT="${CONTROL_PORT:-19099}"
 declare -rA SERVICE_PORT=(
   ["web-api-v1"]=8080 ["articles-v1"]=8081 ["authors-v1"]=8082
   ["web-api-v2"]=8090 ["articles-v2"]=8091 ["authors-v2"]=8092

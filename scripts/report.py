@@ -248,8 +248,6 @@ def render(results):
     table = aggregate(runs)
     work_rows, work_passed = equal_work(table)
     svgs = charts(table)
-    for name, svg in svgs.items():
-        (results / f"{name}.svg").write_text(svg)
 
     verdict = "PASS: v1 and v2 did the same work" if work_passed else "FAIL: v1 and v2 did NOT do the same work"
     sections = [("Results", READING, [(f"Scenario: {s}", results_table(s, d)) for s, d in table.items()]),
@@ -260,31 +258,38 @@ def render(results):
                 ("Environment", f"Measured on: {environment.get('where', '')}.", [("", environment_rows(environment))])]
 
     title = "reactive-bench: v1 (imperative) vs v2 (reactive)"
-    md = [f"# {title}", "", f"{environment.get('timestamp', '')}, commit {environment.get('git_commit', '')}", ""]
+    subtitle = f"{environment.get('timestamp', '')}, commit {environment.get('git_commit', '')}"
+    write_documents(results, "report", title, subtitle, sections, {"Results": svgs})
+    return work_passed
+
+
+def write_documents(directory, stem, title, subtitle, sections, charts_after):
+    """Writes <stem>.md and a self-contained <stem>.html: sections = [(heading, text, [(sub, rows)])];
+    charts_after = {heading: {name: svg}} puts those charts (also written as <name>.svg) after that section."""
+    for svgs in charts_after.values():
+        for name, svg in svgs.items():
+            (directory / f"{name}.svg").write_text(svg)
+    md = [f"# {title}", "", subtitle, ""]
     for heading, text, tables in sections:
         md += [f"## {heading}", "", text, ""]
         for sub, rows in tables:
             md += ([f"### {sub}", ""] if sub else []) + [markdown_table(rows), ""]
-        if heading == "Results":
-            md += [f"![{name}]({name}.svg)" for name in svgs] + [""]
-    (results / "report.md").write_text("\n".join(md))
+        md += [f"![{name}]({name}.svg)" for name in charts_after.get(heading, {})] + [""]
+    (directory / f"{stem}.md").write_text("\n".join(md))
 
-    body = [f"<h1>{html.escape(title)}</h1>",
-            f"<p>{html.escape(environment.get('timestamp', ''))}, commit {html.escape(environment.get('git_commit', ''))}</p>"]
+    body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(subtitle)}</p>"]
     for heading, text, tables in sections:
-        body += [f"<h2>{heading}</h2>", f"<p>{html.escape(text)}</p>"]
+        body += [f"<h2>{html.escape(heading)}</h2>", f"<p>{html.escape(text)}</p>"]
         for sub, rows in tables:
             body += ([f"<h3>{html.escape(sub)}</h3>"] if sub else []) + [html_table(rows)]
-        if heading == "Results":
-            body += [f'<div class="chart">{svg}</div>' for svg in svgs.values()]
+        body += [f'<div class="chart">{svg}</div>' for svg in charts_after.get(heading, {}).values()]
     style = ("body{font-family:sans-serif;max-width:960px;margin:2em auto;color:#222}"
              "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
              "td:first-child,th:first-child{text-align:left}.pass{color:#1a7f37;font-weight:bold}"
              ".fail{color:#cf222e;font-weight:bold}.chart{margin:1em 0}")
-    (results / "report.html").write_text(
+    (directory / f"{stem}.html").write_text(
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
         f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n")
-    return work_passed
 
 
 def main():

@@ -3,6 +3,8 @@
 #   stack.sh up       start what is not running yet, wait until everything is ready
 #   stack.sh down     stop everything the stack started (also after a crash)
 #   stack.sh status   what runs, where, and whether it is ready
+#   stack.sh stop|start NAME     one part, for fault injection: a service (authors-v1, …), postgres or kafka
+#   stack.sh pause|resume NAME   freeze a service (SIGSTOP: it accepts connections and never answers) and thaw it
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -40,7 +42,7 @@ start_infrastructure() {
   # shellcheck disable=SC2086 # the classpath file holds one colon-separated line
   nohup "$JAVA" -Xmx256m -cp "$SUPPORT/classes:$(<"$SUPPORT/classpath.txt")" \
     -Dkafka.broker.lib="$ROOT/services/testing/kafka-broker/target/lib" \
-    io.reactivebench.testing.LocalInfrastructure "$INFRA_DIR" "$POSTGRES_PORT" "$KAFKA_PORT" \
+    io.reactivebench.testing.LocalInfrastructure "$INFRA_DIR" "$POSTGRES_PORT" "$KAFKA_PORT" "$CONTROL_PORT" \
     >>"$LOG_DIR/infrastructure.log" 2>&1 &
   echo $! >"$PID_DIR/infrastructure.pid"
   wait_for "PostgreSQL :$POSTGRES_PORT and Kafka :$KAFKA_PORT ready" 120 \
@@ -87,8 +89,8 @@ write_inventory() {
       first=false
       printf '\n    "%s": {"pid": %s, "url": "%s"}' "$name" "$(pid_of "$name")" "$(service_url "$name")"
     done
-    printf '\n  },\n  "postgres": {"pid": %s, "port": %s},' "$(head -1 "$INFRA_DIR/postgres/postmaster.pid")" "$POSTGRES_PORT"
-    printf '\n  "kafka": {"pid": %s, "port": %s}\n}\n' "$(<"$INFRA_DIR/kafka/broker.pid")" "$KAFKA_PORT"
+    printf '\n  },\n  "postgres": {"pid": %s, "port": %s},' "$(head -1 "$INFRA_DIR/postgres/postmaster.pid" 2>/dev/null || echo null)" "$POSTGRES_PORT"
+    printf '\n  "kafka": {"pid": %s, "port": %s}\n}\n' "$(cat "$INFRA_DIR/kafka/broker.pid" 2>/dev/null || echo null)" "$KAFKA_PORT"
   } >"$LOCAL_DIR/stack.json"
 }
 
@@ -141,9 +143,56 @@ status() {
   done
 }
 
+is_service() { [[ -n "${SERVICE_PORT[$1]:-}" ]]; }
+
+control() { # control postgres|kafka stop|start: asks the infrastructure JVM, which answers when done
+  curl -fsS --max-time 120 -X POST "http://127.0.0.1:$CONTROL_PORT/$1/$2" >/dev/null ||
+    die "the infrastructure could not $2 $1; see $LOG_DIR/infrastructure.log"
+}
+
+stop_part() {
+  local name=$1
+  case $name in
+    postgres | kafka) control "$name" stop ;;
+    *)
+      is_service "$name" || die "unknown part: $name (a service, postgres or kafka)"
+      local pid
+      pid=$(pid_of "$name")
+      [[ -z "$pid" ]] || stop_pid "$name" "$pid"
+      rm -f "$PID_DIR/$name.pid"
+      ;;
+  esac
+}
+
+start_part() {
+  local name=$1
+  case $name in
+    postgres | kafka) control "$name" start ;;
+    *)
+      is_service "$name" || die "unknown part: $name (a service, postgres or kafka)"
+      start_service "$name"
+      wait_for "$name ready on :${SERVICE_PORT[$name]}" 180 is_ready "$name" ||
+        die "$name did not become ready; see $LOG_DIR/$name.log"
+      ;;
+  esac
+  write_inventory # new process ids, for the harness's CPU and memory readings
+}
+
+signal_part() { # signal_part STOP|CONT NAME
+  is_service "$2" || die "only a service can be paused: $2"
+  local pid
+  pid=$(pid_of "$2")
+  [[ -n "$pid" ]] || die "$2 is not running"
+  kill "-$1" "$pid"
+}
+
 case "${1:-}" in
   up) up ;;
   down) down ;;
   status) status ;;
-  *) die "usage: $0 up|down|status" ;;
+  stop) stop_part "${2:?which part}" ;;
+  start) start_part "${2:?which part}" ;;
+  pause) signal_part STOP "${2:?which service}" ;;
+  resume) signal_part CONT "${2:?which service}" ;;
+  *) die "usage: $0 up|down|status|stop NAME|start NAME|pause NAME|resume NAME" ;;
 esac

@@ -28,6 +28,7 @@ public final class DownstreamErrors {
 
     /** 503: a downstream service failed, timed out or its circuit is open; the caller may retry later. */
     public static ServiceUnavailableException unavailable(String service) {
-        return new ServiceUnavailableException("The " + service + " service is unavailable");
+        return new ServiceUnavailableException("The " + service + " service is unavailable",
+                Long.valueOf(Problem.RETRY_AFTER_SECONDS));
     }
 }

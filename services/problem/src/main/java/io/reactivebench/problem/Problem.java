@@ -1,6 +1,7 @@
 package io.reactivebench.problem;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.List;
@@ -18,7 +19,19 @@ public record Problem(String title, int status, String detail, List<Violation> v
         return new Problem(status.getReasonPhrase(), status.getStatusCode(), detail, null);
     }
 
+    /** The seconds a client should wait before it retries a 503 (the Retry-After header). */
+    public static final String RETRY_AFTER_SECONDS = "1";
+
     public Response toResponse() {
         return Response.status(status).type(MediaType.valueOf(MEDIA_TYPE)).entity(this).build();
+    }
+
+    /** The same, with a Retry-After header (none when {@code retryAfterSeconds} is null). */
+    public Response toResponse(String retryAfterSeconds) {
+        Response.ResponseBuilder answer = Response.status(status).type(MediaType.valueOf(MEDIA_TYPE)).entity(this);
+        if (retryAfterSeconds != null) {
+            answer.header(HttpHeaders.RETRY_AFTER, retryAfterSeconds);
+        }
+        return answer.build();
     }
 }

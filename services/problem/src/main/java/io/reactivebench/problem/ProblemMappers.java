@@ -10,6 +10,7 @@ import jakarta.validation.ConstraintViolationException;
 import jakarta.validation.Path;
 import jakarta.ws.rs.NotSupportedException;
 import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.Response.Status;
 import java.util.Comparator;
@@ -53,11 +54,17 @@ public class ProblemMappers {
             return e.getResponse();
         }
         Response.StatusType status = e.getResponse().getStatusInfo();
-        return new Problem(status.getReasonPhrase(), status.getStatusCode(), e.getMessage(), null).toResponse();
+        return new Problem(status.getReasonPhrase(), status.getStatusCode(), e.getMessage(), null)
+                .toResponse(e.getResponse().getHeaderString(HttpHeaders.RETRY_AFTER));
     }
 
     @ServerExceptionMapper
     public Response unexpected(Exception e) {
+        if (DatabaseErrors.isUnavailable(e)) {
+            LOG.warnf("The database is unavailable: %s", e.toString()); // expected while it restarts: no stack trace
+            return Problem.of(Status.SERVICE_UNAVAILABLE, "The database is unavailable; retry shortly")
+                    .toResponse(Problem.RETRY_AFTER_SECONDS);
+        }
         LOG.error("Unexpected error", e);
         return Problem.of(Status.INTERNAL_SERVER_ERROR, "An unexpected error occurred").toResponse();
     }

@@ -2,10 +2,13 @@ package io.reactivebench.testing;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.Future;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -13,6 +16,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.LongSerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -46,10 +50,19 @@ public final class ArticleEvents {
     }
 
     public static void publish(long key, String json) {
+        publishAll(Map.of(key, json));
+    }
+
+    /** Sends every event (key → JSON) as one burst from one producer, and waits until all are acknowledged. */
+    public static void publishAll(Map<Long, String> events) {
         Properties config = new Properties();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         try (KafkaProducer<Long, String> producer = new KafkaProducer<>(config, new LongSerializer(), new StringSerializer())) {
-            producer.send(new ProducerRecord<>(TOPIC, key, json)).get();
+            List<Future<RecordMetadata>> sent = new ArrayList<>();
+            events.forEach((key, json) -> sent.add(producer.send(new ProducerRecord<>(TOPIC, key, json))));
+            for (Future<RecordMetadata> acknowledged : sent) {
+                acknowledged.get();
+            }
         } catch (Exception e) {
             throw new IllegalStateException("could not publish to " + TOPIC, e);
         }

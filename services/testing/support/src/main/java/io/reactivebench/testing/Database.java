@@ -13,8 +13,8 @@ public final class Database {
     private Database() {
     }
 
-    public static long count(String table) {
-        return query("SELECT count(*) FROM " + Postgres.identifier(table), result -> result.getLong(1));
+    public static long articleCount() {
+        return firstRow("SELECT count(*) FROM articles", result -> result.getLong(1));
     }
 
     /** Runs test-owned SQL (fixtures, ANALYZE); never built from user input. */
@@ -26,9 +26,9 @@ public final class Database {
         }
     }
 
-    /** PostgreSQL's plan for a query, as text. */
-    public static String plan(String sql) {
-        return query("EXPLAIN " + sql, result -> {
+    /** PostgreSQL's plan, as text, for an {@code EXPLAIN …} statement. */
+    public static String plan(String explain) {
+        return firstRow(explain, result -> {
             StringBuilder plan = new StringBuilder(result.getString(1));
             while (result.next()) {
                 plan.append('\n').append(result.getString(1));
@@ -41,7 +41,7 @@ public final class Database {
         T read(ResultSet firstRow) throws SQLException;
     }
 
-    private static <T> T query(String sql, Reader<T> reader) {
+    private static <T> T firstRow(String sql, Reader<T> reader) {
         try (Connection connection = connect();
                 Statement statement = connection.createStatement();
                 ResultSet result = statement.executeQuery(sql)) {

@@ -35,7 +35,14 @@ public final class KafkaBroker implements AutoCloseable {
         return "127.0.0.1:" + port;
     }
 
+    public boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
     public KafkaBroker start() {
+        if (isRunning()) {
+            return this;
+        }
         try {
             Path config = writeConfig();
             run("kafka.tools.StorageTool", "format", "--ignore-formatted", "-t", clusterId(), "-c", config.toString())

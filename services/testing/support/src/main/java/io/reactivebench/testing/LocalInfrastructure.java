@@ -1,57 +1,131 @@
 package io.reactivebench.testing;
 
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * The local stack's infrastructure, for `make up` and `make demo`: a real PostgreSQL (the databases
- * articles and authors, each with its owner) and a real Kafka broker, on fixed loopback ports, with their
- * data under one directory. Runs until it is stopped (SIGTERM), then stops both.
+ * The local stack's infrastructure, for `make up`, `make demo` and `make chaos`: a real PostgreSQL (the
+ * databases articles and authors, each with its owner) and a real Kafka broker, on fixed loopback ports,
+ * with their data under one directory. Runs until it is stopped (SIGTERM), then stops both.
  *
- * <p>Arguments: {@code <directory> <postgres port> <kafka port>}.
+ * <p>A control port on loopback lets the fault-injection suite stop and start either server while the
+ * services run: {@code POST /postgres/stop}, {@code /postgres/start}, {@code /kafka/stop},
+ * {@code /kafka/start}. Data survive a restart.
+ *
+ * <p>Arguments: {@code <directory> <postgres port> <kafka port> <control port>}.
  */
 public final class LocalInfrastructure {
-    private LocalInfrastructure() {
+    private final Path postgresData;
+    private final int postgresPort;
+    private final KafkaBroker kafka;
+    private EmbeddedPostgres postgres;
+
+    private LocalInfrastructure(Path directory, int postgresPort, int kafkaPort) throws IOException {
+        this.postgresData = Files.createDirectories(directory.resolve("postgres"));
+        this.postgresPort = postgresPort;
+        this.kafka = new KafkaBroker(directory.resolve("kafka"), kafkaPort);
     }
 
     public static void main(String[] args) throws IOException, InterruptedException {
-        if (args.length != 3) {
-            System.err.println("usage: LocalInfrastructure <directory> <postgres port> <kafka port>");
+        if (args.length != 4) {
+            System.err.println("usage: LocalInfrastructure <directory> <postgres port> <kafka port> <control port>");
             System.exit(2);
         }
-        Path directory = Path.of(args[0]).toAbsolutePath();
-        int postgresPort = Integer.parseInt(args[1]);
-        int kafkaPort = Integer.parseInt(args[2]);
+        LocalInfrastructure infrastructure = new LocalInfrastructure(Path.of(args[0]).toAbsolutePath(),
+                Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+        infrastructure.startPostgres();
+        Postgres.createDatabase(infrastructure.postgres, "articles");
+        Postgres.createDatabase(infrastructure.postgres, "authors");
+        infrastructure.startKafka();
+        HttpServer control = infrastructure.control(Integer.parseInt(args[3]));
 
-        Path postgresData = Files.createDirectories(directory.resolve("postgres"));
-        EmbeddedPostgres postgres = EmbeddedPostgres.builder()
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            control.stop(0);
+            infrastructure.stopKafka();
+            infrastructure.stopPostgres();
+            stopped.countDown();
+        }));
+        System.out.println("infrastructure ready");
+        stopped.await();
+    }
+
+    private synchronized void startPostgres() throws IOException {
+        if (postgres != null) {
+            return;
+        }
+        postgres = EmbeddedPostgres.builder()
                 .setPort(postgresPort)
                 .setDataDirectory(postgresData)
                 .setCleanDataDirectory(false)
                 // Room for both builds' pools (2 × 20 per service) and the tests' own connections.
                 .setServerConfig("max_connections", "300")
                 .start();
-        Postgres.createDatabase(postgres, "articles");
-        Postgres.createDatabase(postgres, "authors");
         System.out.println("postgres ready on 127.0.0.1:" + postgresPort);
+    }
 
-        KafkaBroker kafka = new KafkaBroker(directory.resolve("kafka"), kafkaPort).start();
+    private synchronized void stopPostgres() {
+        if (postgres == null) {
+            return;
+        }
+        try {
+            postgres.close(); // a fast shutdown: sessions are ended, as in a failover or a restart
+            System.out.println("postgres stopped");
+        } catch (IOException e) {
+            System.err.println("could not stop PostgreSQL: " + e.getMessage());
+        } finally {
+            postgres = null;
+        }
+    }
+
+    private synchronized void startKafka() {
+        kafka.start();
         System.out.println("kafka ready on " + kafka.bootstrapServers());
+    }
 
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            kafka.close();
-            try {
-                postgres.close();
-            } catch (IOException e) {
-                System.err.println("could not stop PostgreSQL: " + e.getMessage());
+    private synchronized void stopKafka() {
+        kafka.close();
+        System.out.println("kafka stopped");
+    }
+
+    private HttpServer control(int port) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 10);
+        server.createContext("/postgres/stop", exchange -> act(exchange, this::stopPostgres));
+        server.createContext("/postgres/start", exchange -> act(exchange, this::startPostgres));
+        server.createContext("/kafka/stop", exchange -> act(exchange, this::stopKafka));
+        server.createContext("/kafka/start", exchange -> act(exchange, this::startKafka));
+        server.start();
+        System.out.println("control ready on 127.0.0.1:" + port);
+        return server;
+    }
+
+    private interface Action {
+        void run() throws IOException;
+    }
+
+    /** Runs the action and answers once it is done: 204, or 500 with the reason. */
+    private static void act(HttpExchange exchange, Action action) throws IOException {
+        try (exchange) {
+            if (!exchange.getRequestMethod().equals("POST")) {
+                exchange.sendResponseHeaders(405, -1);
+                return;
             }
-            stopped.countDown();
-        }));
-        System.out.println("infrastructure ready");
-        stopped.await();
+            try {
+                action.run();
+                exchange.sendResponseHeaders(204, -1);
+            } catch (IOException | RuntimeException e) {
+                byte[] reason = String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8);
+                exchange.sendResponseHeaders(500, reason.length);
+                exchange.getResponseBody().write(reason);
+            }
+        }
     }
 }

@@ -40,13 +40,20 @@ public final class Postgres {
     public static String createDatabase(EmbeddedPostgres on, String name) {
         try (Connection admin = on.getPostgresDatabase().getConnection();
                 PreparedStatement lookup = admin.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?");
+                // DDL takes no bind parameters: PostgreSQL itself quotes the name (%I) and password (%L).
+                PreparedStatement quote = admin.prepareStatement(
+                        "SELECT format('CREATE ROLE %I LOGIN PASSWORD %L', ?, ?), format('CREATE DATABASE %I OWNER %I', ?, ?)");
                 Statement statement = admin.createStatement()) {
-            lookup.setString(1, name);
+            lookup.setString(1, identifier(name));
             ResultSet existing = lookup.executeQuery();
             if (!existing.next()) {
-                // DDL takes no bind parameters: the names are checked to be plain identifiers instead.
-                statement.execute("CREATE ROLE " + identifier(name) + " LOGIN PASSWORD '" + identifier(name) + "'");
-                statement.execute("CREATE DATABASE " + identifier(name) + " OWNER " + identifier(name));
+                for (int parameter = 1; parameter <= 4; parameter++) {
+                    quote.setString(parameter, name);
+                }
+                ResultSet ddl = quote.executeQuery();
+                ddl.next();
+                statement.execute(ddl.getString(1));
+                statement.execute(ddl.getString(2));
             }
         } catch (SQLException e) {
             throw new IllegalStateException("could not create database " + name, e);

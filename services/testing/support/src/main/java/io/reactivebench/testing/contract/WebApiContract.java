@@ -23,6 +23,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +34,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -111,7 +114,7 @@ public abstract class WebApiContract extends ServiceContract {
     @Test
     void answersServiceUnavailableWhenArticlesFail() {
         articles.on("GET", articlesPath(), request -> Reply.problem(500, "Boom"));
-        assertProblem(given().get(path()).then(), 503);
+        assertProblem(given().get(path()).then(), 503).header("Retry-After", "1");
         assertEquals(0, authors.requests("GET", authorsPath()).size());
     }
 
@@ -124,6 +127,21 @@ public abstract class WebApiContract extends ServiceContract {
         assertTrue(took.compareTo(Duration.ofSeconds(8)) < 0, "took " + took + ": the articles timeout did not apply");
     }
 
+    /**
+     * As many requests as the in-flight limit admits (20 in the test profile), each waiting for its five
+     * author look-ups, all complete: the look-ups never wait for the threads that wait for them (v1's test
+     * profile has fewer worker threads than the limit).
+     */
+    @Test
+    void answersEveryAdmittedRequestWhileAllWaitForTheirLookUps() {
+        authors.on("GET", authorsPath(), request -> authorReply(request.query("name")).after(AUTHOR_DELAY));
+        List<HttpResponse<String>> answers = sendTogether(20);
+        assertEquals(Map.of(200, 20L), statuses(answers));
+        for (HttpResponse<String> answer : answers) {
+            assertEquals(expectedViews(List.of()), JsonPath.from(answer.body()).getList("$"));
+        }
+    }
+
     /** Requests beyond the in-flight limit (20 in the test profile) are turned away at once, not queued. */
     @Test
     void turnsAwayRequestsBeyondTheInFlightLimitWithRetryAfter() {
@@ -132,16 +150,10 @@ public abstract class WebApiContract extends ServiceContract {
         articles.on("GET", articlesPath(), request -> Reply.json(200, Json.write(Fixtures.newestArticles()))
                 .after(Duration.ofSeconds(1))); // every admitted request stays in flight while the others arrive
         double shedBefore = metric("edge_requests_rejected_total{reason=\"overload\"");
-        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        HttpRequest request = HttpRequest.newBuilder(URI.create(RestAssured.baseURI + ":" + RestAssured.port + path())).build();
 
-        List<HttpResponse<String>> answers = IntStream.range(0, limit + extra)
-                .mapToObj(i -> client.sendAsync(request, HttpResponse.BodyHandlers.ofString()))
-                .toList().stream().map(CompletableFuture::join).toList();
+        List<HttpResponse<String>> answers = sendTogether(limit + extra);
 
-        Map<Integer, Long> byStatus = answers.stream()
-                .collect(Collectors.groupingBy(HttpResponse::statusCode, TreeMap::new, Collectors.counting()));
-        assertEquals(Map.of(200, (long) limit, 503, (long) extra), byStatus);
+        assertEquals(Map.of(200, (long) limit, 503, (long) extra), statuses(answers));
         for (HttpResponse<String> shed : answers.stream().filter(a -> a.statusCode() == 503).toList()) {
             assertEquals(Optional.of("1"), shed.headers().firstValue("Retry-After"));
             assertEquals(Optional.of(PROBLEM_JSON), shed.headers().firstValue("Content-Type"));
@@ -206,6 +218,28 @@ public abstract class WebApiContract extends ServiceContract {
         }
     }
 
+    /** Events that arrive faster than a client reads them are queued for it, not dropped (nor the client). */
+    @Test
+    void streamsABurstOfEventsWithoutDroppingAny() throws InterruptedException {
+        int burst = 300;
+        String title = "Burst " + UUID.randomUUID();
+        try (SseClient client = new SseClient(streamUrl())) {
+            long first = JsonPath.from(awaitStreamed(client, title + " ready")).getLong("id") + 1;
+            Map<Long, String> events = new LinkedHashMap<>();
+            for (long id = first; id < first + burst; id++) {
+                events.put(id, event(id, title));
+            }
+            ArticleEvents.publishAll(events);
+            Set<Long> received = new HashSet<>();
+            while (received.size() < burst) {
+                String data = client.await(line -> line.contains(title), Duration.ofSeconds(10))
+                        .orElseThrow(() -> new AssertionError("streamed " + received.size() + " of " + burst));
+                received.add(JsonPath.from(data).getLong("id"));
+            }
+            assertEquals(LongStream.range(first, first + burst).boxed().collect(Collectors.toSet()), received);
+        }
+    }
+
     /**
      * Publishes an article-created event until the client receives it, and returns its data line. The
      * stream's consumer reads from the topic's end once assigned, and the client may still be connecting:
@@ -230,6 +264,20 @@ public abstract class WebApiContract extends ServiceContract {
     private static String event(long id, String title) {
         return "{\"id\":" + id + ",\"title\":\"" + title + "\",\"url\":\"https://example.org/s\",\"author\":\"Ada Lovelace\","
                 + "\"creationDate\":\"2026-01-01T00:00:00Z\"}";
+    }
+
+    /** Sends {@code count} GET requests at once, each on a connection of its own; none may take over 15 s. */
+    private List<HttpResponse<String>> sendTogether(int count) {
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(RestAssured.baseURI + ":" + RestAssured.port + path()))
+                .timeout(Duration.ofSeconds(15)).build();
+        return IntStream.range(0, count)
+                .mapToObj(i -> client.sendAsync(request, HttpResponse.BodyHandlers.ofString()))
+                .toList().stream().map(CompletableFuture::join).toList();
+    }
+
+    private static Map<Integer, Long> statuses(List<HttpResponse<String>> answers) {
+        return answers.stream().collect(Collectors.groupingBy(HttpResponse::statusCode, TreeMap::new, Collectors.counting()));
     }
 
     private static double fallbacks() {

@@ -4,16 +4,24 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Named;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
-import org.eclipse.microprofile.context.ManagedExecutor;
-import org.eclipse.microprofile.context.ThreadContext;
 import org.jboss.logging.Logger;
 
 /**
  * The bounded executor on which v1 runs its author look-ups in parallel: each look-up holds one of its
  * threads while it waits. At most {@code web-api.author-lookups.max-concurrency} run at once; the rest
- * queue. The queue needs no bound of its own: worker threads bound the requests in flight, and each
- * request queues at most ten look-ups.
+ * queue (at most ten per admitted request, and the edge bounds the requests in flight).
+ *
+ * <p>Its threads are its own. A ManagedExecutor from {@code ManagedExecutor.builder()} would run the
+ * look-ups on Quarkus' worker pool, the pool whose threads wait for them: with every worker thread
+ * holding a request that waits for look-ups queued behind it, nothing moves again. The chaos suite's
+ * overload run found exactly that deadlock.
  */
 @ApplicationScoped
 public class AuthorLookupExecutor {
@@ -23,17 +31,21 @@ public class AuthorLookupExecutor {
     @Produces
     @ApplicationScoped
     @Named(NAME)
-    ManagedExecutor authorLookups(@ConfigProperty(name = "web-api.author-lookups.max-concurrency") int maxConcurrency) {
-        LOG.infof("Author look-ups run on up to %d threads", maxConcurrency);
-        return ManagedExecutor.builder()
-                .maxAsync(maxConcurrency)
-                .maxQueued(-1)
-                .propagated(ThreadContext.NONE)
-                .cleared(ThreadContext.ALL_REMAINING)
-                .build();
+    ExecutorService authorLookups(@ConfigProperty(name = "web-api.author-lookups.max-concurrency") int maxConcurrency) {
+        LOG.infof("Author look-ups run on up to %d threads of their own", maxConcurrency);
+        AtomicInteger created = new AtomicInteger();
+        ThreadFactory threads = task -> {
+            Thread thread = new Thread(task, NAME + "-" + created.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(maxConcurrency, maxConcurrency, 60, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), threads);
+        executor.allowCoreThreadTimeOut(true); // idle, it holds no threads
+        return executor;
     }
 
-    void shutdown(@Disposes @Named(NAME) ManagedExecutor executor) {
+    void shutdown(@Disposes @Named(NAME) ExecutorService executor) {
         executor.shutdown();
     }
 }

@@ -14,8 +14,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.Optional;
-import org.eclipse.microprofile.context.ManagedExecutor;
 
 @ApplicationScoped
 public class ArticleService {
@@ -23,10 +23,10 @@ public class ArticleService {
 
     private final ArticlesClient articles;
     private final AuthorsClient authors;
-    private final ManagedExecutor lookups;
+    private final ExecutorService lookups;
 
     public ArticleService(ArticlesClient articles, AuthorsClient authors,
-            @Named(AuthorLookupExecutor.NAME) ManagedExecutor lookups) {
+            @Named(AuthorLookupExecutor.NAME) ExecutorService lookups) {
         this.articles = articles;
         this.authors = authors;
         this.lookups = lookups;
@@ -37,7 +37,7 @@ public class ArticleService {
         List<Article> newest = articles.findNewest(NEWEST);
         Map<String, CompletableFuture<Optional<Author>>> pending = new LinkedHashMap<>();
         for (Article article : newest) {
-            pending.computeIfAbsent(article.author(), name -> lookups.supplyAsync(() -> authors.findByName(name)));
+            pending.computeIfAbsent(article.author(), name -> CompletableFuture.supplyAsync(() -> authors.findByName(name), lookups));
         }
         Map<String, Author> authorsByName = new HashMap<>();
         pending.forEach((name, lookup) -> authorsByName.put(name, lookup.join().orElse(null)));

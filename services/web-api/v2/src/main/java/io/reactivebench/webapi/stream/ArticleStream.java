@@ -14,6 +14,12 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 public class ArticleStream {
     static final String CONNECTED = "connected";
     private static final int REMEMBERED_IDS = 10_000;
+    /**
+     * Events queued for one client that has not asked for more yet (its previous write is still going
+     * out). Without a buffer, BroadcastProcessor fails such a subscriber at the next event and the client
+     * loses the stream; the chaos suite caught that. A client 1,000 events behind is dropped: memory stays bounded.
+     */
+    private static final int CLIENT_BUFFER = 1_000;
 
     private final SeenArticles seen = new SeenArticles(REMEMBERED_IDS);
 
@@ -22,7 +28,7 @@ public class ArticleStream {
     public Multi<OutboundSseEvent> subscribe(Sse sse) {
         // A comment first: it sends the response headers now, so the client knows it is connected.
         Multi<OutboundSseEvent> connected = Multi.createFrom().item(sse.newEventBuilder().comment(CONNECTED).build());
-        return Multi.createBy().concatenating().streams(connected, articles.map(article -> sse.newEventBuilder()
+        return Multi.createBy().concatenating().streams(connected, articles.onOverflow().buffer(CLIENT_BUFFER).map(article -> sse.newEventBuilder()
                 .id(String.valueOf(article.id())).name("article-created")
                 .mediaType(MediaType.APPLICATION_JSON_TYPE).data(Article.class, article).build()));
     }

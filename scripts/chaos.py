@@ -1,0 +1,491 @@
+#!/usr/bin/env python3
+"""Fault injection on the real local stack: for each fault and each build, k6 reads GET /vN/articles at a
+steady rate, a writer POSTs new articles, an SSE client follows /vN/articles/stream, and the real process
+(authors, articles, PostgreSQL, Kafka) is stopped or frozen, then brought back. Counts every outcome,
+every event produced and delivered, and the time to recover; checks each against what the build
+promises; writes chaos.json, chaos.md and chaos.html. Exits 1 if any expectation failed.
+
+The local stack must be up (scripts/stack.sh up); faults are injected with scripts/stack.sh.
+"""
+import argparse
+import csv
+import datetime
+import http.client
+import json
+import os
+import pathlib
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from bench import peak_rss_mib, reset_peak_rss, scrape, step, info  # noqa: E402
+import report  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+LOCAL_DIR = pathlib.Path(os.environ.get("LOCAL_DIR", ROOT / ".local"))
+OUTCOMES = ("complete", "degraded", "shed", "unavailable", "error", "rejected", "failed")
+OUTCOME_COLORS = {"complete": "#59a14f", "degraded": "#edc948", "shed": "#76b7b2", "unavailable": "#f28e2b",
+                  "error": "#e15759", "rejected": "#b07aa1", "failed": "#333333"}
+
+
+class Fault:
+    """A part of the stack taken away (inject) and given back (restore), and what a build must keep doing."""
+
+    def __init__(self, name, part, inject, restore, reads_stay_ok, story):
+        self.name, self.part, self.inject, self.restore = name, part, inject, restore
+        self.reads_stay_ok = reads_stay_ok  # every read still answers 200 (maybe degraded) while it lasts
+        self.story = story
+
+    def target(self, version):
+        return self.part if self.part in ("postgres", "kafka") else f"{self.part}-{version}"
+
+
+FAULTS = [
+    Fault("authors stopped", "authors", "stop", "start", True,
+          "authors' process ends; web-api answers 200 with null author details, the circuit opens, "
+          "and closes again once authors is back"),
+    Fault("authors frozen", "authors", "pause", "resume", True,
+          "authors is frozen (SIGSTOP): connections are accepted and never answered, the slow case; "
+          "web-api's 1 s timeout and the circuit keep answers coming"),
+    Fault("articles stopped", "articles", "stop", "start", False,
+          "articles' process ends; web-api answers 503 problem JSON at once (no pile-up), new articles "
+          "cannot be stored, and everything recovers by itself once articles is back"),
+    Fault("postgres restarted", "postgres", "stop", "start", False,
+          "PostgreSQL stops (fast shutdown, every session ended) and starts again; no service is restarted"),
+    Fault("kafka stopped", "kafka", "stop", "start", True,
+          "the Kafka broker stops and starts again; reads are untouched, writes still answer 201, and every "
+          "event of every 201 is streamed once the broker is back (transactional outbox)"),
+]
+QUICK = ("authors stopped", "kafka stopped")
+
+
+def stack(action, part):
+    subprocess.run([str(ROOT / "scripts" / "stack.sh"), action, part], check=True,
+                   stdout=subprocess.DEVNULL, env={**os.environ, "LOCAL_DIR": str(LOCAL_DIR)})
+
+
+# ---------- clients: the writer and the stream reader
+
+class Writer(threading.Thread):
+    """POSTs a new article through web-api every 1/rate s, and remembers what each answer was."""
+
+    def __init__(self, url, rate, tag):
+        super().__init__(daemon=True)
+        self.url, self.period, self.tag = url, 1 / rate, tag
+        self.sent = []  # (time, status, id or None, title)
+        self.done = threading.Event()
+
+    def run(self):
+        n = 0
+        next_at = time.time()
+        while not self.done.is_set():
+            n += 1
+            title = f"{self.tag} #{n}"
+            body = json.dumps({"title": title, "url": f"https://example.org/chaos/{n}", "author": "Ada Lovelace"})
+            request = urllib.request.Request(self.url, data=body.encode(), method="POST",
+                                             headers={"Content-Type": "application/json"})
+            status, article_id = 0, None
+            try:
+                with urllib.request.urlopen(request, timeout=10) as answer:
+                    status = answer.status
+                    article_id = json.loads(answer.read()).get("id")
+            except urllib.error.HTTPError as error:
+                status = error.code
+            except (urllib.error.URLError, OSError):
+                status = 0
+            self.sent.append((time.time(), status, article_id, title))
+            next_at += self.period
+            self.done.wait(max(0, next_at - time.time()))
+
+
+class StreamReader(threading.Thread):
+    """Follows web-api's server-sent events and records each article event: (time, id, title)."""
+
+    def __init__(self, base_url, path):
+        super().__init__(daemon=True)
+        host, port = base_url.removeprefix("http://").split(":")
+        self.connection = http.client.HTTPConnection(host, int(port), timeout=None)
+        self.path = path
+        self.events = []
+        self.connected = threading.Event()
+        self.error = None
+
+    def run(self):
+        try:
+            self.connection.request("GET", self.path, headers={"Accept": "text/event-stream"})
+            answer = self.connection.getresponse()
+            self.connected.set()
+            while True:
+                line = answer.fp.readline()
+                if not line:
+                    break
+                if line.startswith(b"data:"):
+                    event = json.loads(line[5:])
+                    self.events.append((time.time(), event.get("id"), event.get("title")))
+        except (OSError, ValueError, http.client.HTTPException) as error:
+            self.error = error
+        finally:
+            self.connected.set()
+
+    def stop(self):
+        try:
+            self.connection.sock.shutdown(socket.SHUT_RDWR)
+        except (OSError, AttributeError):
+            pass
+
+
+# ---------- k6 and what it saw
+
+def run_k6(k6, version, base_url, scenario, settings, work):
+    """Runs k6/articles.js; returns (per-request samples from its CSV, its summary)."""
+    samples_file, summary_file = work / "k6.csv", work / "k6-summary.json"
+    env = {**os.environ, "VERSION": version, "BASE_URL": base_url, "SCENARIO": scenario,
+           "SUMMARY_FILE": str(summary_file), "K6_CSV_TIME_FORMAT": "unix_milli", "K6_NO_USAGE_REPORT": "true",
+           **{k: str(v) for k, v in settings.items()}}
+    result = subprocess.run([k6, "run", "--quiet", "--no-color", "--out", f"csv={samples_file}",
+                             str(ROOT / "k6" / "articles.js")], env=env, capture_output=True, text=True)
+    # 99: thresholds crossed, which a fault is expected to do; anything else is a broken run.
+    if result.returncode not in (0, 99):
+        sys.exit(f"k6 failed ({result.returncode}):\n{result.stderr[-2000:]}")
+    return read_samples(samples_file), json.loads(summary_file.read_text())
+
+
+def read_samples(path):
+    """[(time s, outcome)] and [(time s, duration ms, status)] from k6's CSV output."""
+    outcomes, durations = [], []
+    with open(path, newline="") as file:
+        for row in csv.DictReader(file):
+            at = int(row["timestamp"]) / 1000
+            if row["metric_name"] == "request_outcomes":
+                tag = re.search(r"outcome=(\w+)", row.get("extra_tags") or "")
+                outcomes.append((at, tag.group(1) if tag else "failed"))
+            elif row["metric_name"] == "http_req_duration":
+                durations.append((at, float(row["metric_value"]), row["status"]))
+    return outcomes, durations
+
+
+def percentile(values, p):
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def circuit_openings(metrics_text):
+    """How often web-api's circuit breakers opened (SmallRye Fault Tolerance's metrics)."""
+    return sum(float(line.rsplit(" ", 1)[1]) for line in metrics_text.splitlines()
+               if line.startswith("ft_circuitbreaker_opened_total"))
+
+
+# ---------- one fault against one build
+
+def complete_answer(url):
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            articles = json.loads(answer.read())
+        return len(articles) == 10 and all(a["authorBlog"] is not None for a in articles)
+    except (OSError, ValueError):
+        return False
+
+
+def await_healthy(web_api, version, timeout=60):
+    """Until three answers in a row are complete: every part is back and every circuit closed."""
+    deadline, streak = time.time() + timeout, 0
+    while streak < 3:
+        if time.time() > deadline:
+            sys.exit(f"{version} did not answer completely within {timeout} s before the next fault")
+        streak = streak + 1 if complete_answer(f"{web_api}/{version}/articles") else 0
+        time.sleep(0.3 if streak else 1)
+
+
+def run_fault(fault, version, services, k6, timing, work):
+    web_api = services[f"web-api-{version}"]["url"]
+    await_healthy(web_api, version)
+    tag = f"chaos {fault.name} {version} {time.time_ns()}"
+    reader = StreamReader(web_api, f"/{version}/articles/stream")
+    reader.start()
+    if not reader.connected.wait(10) or reader.error:
+        sys.exit(f"could not follow {web_api}/{version}/articles/stream: {reader.error}")
+    openings_before = circuit_openings(scrape(f"{web_api}/q/metrics"))
+
+    duration = timing["before"] + timing["fault"] + timing["after"]
+    k6_result = {}
+    load = threading.Thread(target=lambda: k6_result.update(zip(("samples", "summary"), run_k6(
+        k6, version, web_api, "steady", {"RATE": timing["rate"], "DURATION": f"{duration}s"}, work))))
+    writer = Writer(f"{web_api}/{version}/articles", timing["writes"], tag)
+    load.start()
+    writer.start()
+    started = time.time()
+
+    time.sleep(timing["before"])
+    injected = time.time()
+    stack(fault.inject, fault.target(version))
+    time.sleep(max(0, injected + timing["fault"] - time.time()))
+    restoring = time.time()
+    stack(fault.restore, fault.target(version))
+    restored = time.time()  # a restarted service is ready; a restarted server accepts connections
+    load.join()
+    writer.done.set()
+    writer.join()
+    ended = time.time()
+
+    created = {article_id: title for _, status, article_id, title in writer.sent if status == 201}
+    deadline = time.time() + timing["drain"]
+    while time.time() < deadline and not set(created) <= {e[1] for e in reader.events}:
+        time.sleep(0.2)
+    reader.stop()
+    reader.join(5)
+    openings = circuit_openings(scrape(f"{web_api}/q/metrics")) - openings_before
+
+    outcomes, durations = k6_result["samples"]
+    return assess(fault, version, {
+        "started": started, "injected": injected, "restoring": restoring, "restored": restored, "ended": ended,
+        "outcomes": outcomes, "durations": durations, "writes": writer.sent, "created": created,
+        "events": [e for e in reader.events if e[2] and e[2].startswith(tag)], "circuit_openings": openings,
+    })
+
+
+def assess(fault, version, run):
+    counts = {o: sum(1 for _, outcome in run["outcomes"] if outcome == o) for o in OUTCOMES}
+    bad = [at for at, outcome in run["outcomes"] if outcome != "complete"]
+    bad_after = [at for at in bad if at >= run["restoring"]]
+    tail = max((at for at, _ in run["outcomes"]), default=run["ended"])
+    recovered = not bad_after or tail - max(bad_after) >= 3  # at least 3 s of complete answers at the end
+    recovery = max(0.0, max(bad_after) - run["restoring"]) if bad_after else 0.0
+    errors_outside = [at for at in bad if at < run["injected"]]
+    during = [ms for at, ms, _ in run["durations"] if run["injected"] <= at < run["restoring"]]
+
+    delivered_ids = [e[1] for e in run["events"]]
+    lost = sorted(set(run["created"]) - set(delivered_ids))
+    duplicates = len(delivered_ids) - len(set(delivered_ids))
+    # Stored although the client saw no 201 (it timed out first): an event nobody was promised.
+    unconfirmed = len(set(delivered_ids) - set(run["created"]))
+    last_event = max((at for at, *_ in run["events"]), default=None)
+    write_statuses = {}
+    for _, status, *_ in run["writes"]:
+        write_statuses[str(status)] = write_statuses.get(str(status), 0) + 1
+    writes = {"sent": len(run["writes"]), "created": len(run["created"]), "statuses": write_statuses}
+
+    checks = {
+        "no errors before the fault": not errors_outside,
+        "never 500: a failure is 503 problem JSON": counts["error"] == 0 and not any(
+            status not in ("0", "201", "503") for status in write_statuses),
+        "recovered, without restarting web-api": recovered,
+        "events lost = 0": not lost,
+        "no event streamed twice": duplicates == 0,
+    }
+    if fault.reads_stay_ok:
+        checks["every read answered 200 during the fault"] = \
+            counts["shed"] + counts["unavailable"] + counts["error"] + counts["rejected"] + counts["failed"] == 0
+    else:
+        checks["errors fast: p99 during the fault < 3.5 s"] = (percentile(during, 99) or 0) < 3500
+    if fault.name == "kafka stopped":
+        checks["every write answered 201"] = writes["created"] == writes["sent"] > 0
+    if fault.part == "authors":
+        checks["the circuit opened"] = run["circuit_openings"] > 0
+
+    summary = {
+        "fault": fault.name, "version": version, "requests": len(run["outcomes"]), "outcomes": counts,
+        "fault_seconds": round(run["restoring"] - run["injected"], 1),
+        "restore_seconds": round(run["restored"] - run["restoring"], 1),
+        "recovery_seconds": round(recovery, 1) if recovered else None,
+        "p99_ms_during_fault": percentile(during, 99), "max_ms_during_fault": max(during, default=None),
+        "writes": writes, "events": {"created": len(run["created"]), "delivered": len(set(delivered_ids) & set(run["created"])),
+                                     "lost": len(lost), "duplicates": duplicates, "unconfirmed": unconfirmed,
+                                     "last_delivered_after_restore_s":
+                                         round(last_event - run["restoring"], 1) if last_event else None},
+        "circuit_openings": run["circuit_openings"], "checks": checks, "passed": all(checks.values()),
+        "timeline": timeline(run),
+    }
+    mark = "PASS" if summary["passed"] else "FAIL"
+    info(f"{mark} {fault.name} {version}: {counts}, recovery {summary['recovery_seconds']} s, "
+         f"events {summary['events']['delivered']}/{summary['events']['created']}, lost {len(lost)}"
+         + "".join(f"\n        FAIL {name}" for name, ok in checks.items() if not ok))
+    return summary
+
+
+def timeline(run):
+    """Outcomes per second since the start, with the fault's window, for the chart."""
+    seconds = {}
+    for at, outcome in run["outcomes"]:
+        second = int(at - run["started"])
+        seconds.setdefault(second, dict.fromkeys(OUTCOMES, 0))[outcome] += 1
+    return {"per_second": [seconds.get(s, dict.fromkeys(OUTCOMES, 0)) for s in range(max(seconds, default=-1) + 1)],
+            "injected": run["injected"] - run["started"], "restoring": run["restoring"] - run["started"]}
+
+
+# ---------- overload: twice what the build sustains
+
+def run_overload(version, services, k6, timing, work):
+    web_api = services[f"web-api-{version}"]["url"]
+    step(f"overload {version}: measuring what it sustains (closed model, {timing['probe_vus']} VUs)")
+    _, probe = run_k6(k6, version, web_api, "closed",
+                      {"VUS": timing["probe_vus"], "ITERATIONS": timing["probe_iterations"]}, work)
+    capacity = probe["metrics"]["http_reqs"]["values"]["rate"]
+    rate = int(2 * capacity)
+    info(f"{version} sustains {capacity:.0f} req/s; offering {rate}/s for {timing['overload']} s")
+    pid = services[f"web-api-{version}"]["pid"]
+    reset_peak_rss(pid)
+    (outcomes, durations), summary = run_k6(k6, version, web_api, "open", {
+        "RATE": rate, "DURATION": f"{timing['overload']}s", "VUS": 200, "MAX_VUS": 600}, work)
+    ready = urllib.request.urlopen(f"{web_api}/q/health/ready", timeout=5).status == 200
+    accepted = [ms for _, ms, status in durations if status == "200"]
+    counts = {o: sum(1 for _, outcome in outcomes if outcome == o) for o in OUTCOMES}
+    peak = peak_rss_mib(pid)
+    checks = {
+        "still up and ready afterwards": ready,
+        "excess turned away with 503 + Retry-After": counts["shed"] > 0,
+        "accepted requests: p99 < 1 s": (percentile(accepted, 99) or 0) < 1000,
+        "memory bounded: peak RSS < 1 GiB": peak is not None and peak < 1024,
+        "no request without an answer": counts["failed"] == 0,
+    }
+    result = {"fault": "overload (2x capacity)", "version": version, "capacity_rps": round(capacity),
+              "offered_rps": rate, "achieved_rps": round(summary["metrics"]["http_reqs"]["values"]["rate"]),
+              "dropped_by_k6": summary["metrics"].get("dropped_iterations", {}).get("values", {}).get("count", 0),
+              "requests": len(outcomes), "outcomes": counts, "accepted_p50_ms": percentile(accepted, 50),
+              "accepted_p99_ms": percentile(accepted, 99), "peak_rss_mib": round(peak) if peak else None,
+              "checks": checks, "passed": all(checks.values())}
+    mark = "PASS" if result["passed"] else "FAIL"
+    info(f"{mark} overload {version}: {counts}, accepted p99 {result['accepted_p99_ms']} ms, peak RSS {result['peak_rss_mib']} MiB"
+         + "".join(f"\n        FAIL {name}" for name, ok in checks.items() if not ok))
+    return result
+
+
+# ---------- the report
+
+def timeline_chart(title, entry):
+    """Stacked bars of outcomes per second, the fault's window shaded."""
+    width, height, left, bottom, top = 640, 200, 40, 30, 40
+    per_second = entry["timeline"]["per_second"]
+    peak = max((sum(s.values()) for s in per_second), default=1) or 1
+    slot = (width - left - 10) / max(len(per_second), 1)
+    x_of = lambda second: left + second * slot  # noqa: E731
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
+             f'font-size="11" role="img" aria-label="{title}">',
+             f'<text x="{left}" y="16" font-size="13" font-weight="bold">{title}</text>',
+             f'<rect x="{x_of(entry["timeline"]["injected"]):.1f}" y="{top}" height="{height - top - bottom}" '
+             f'width="{(entry["timeline"]["restoring"] - entry["timeline"]["injected"]) * slot:.1f}" fill="#eee"/>']
+    for second, counts in enumerate(per_second):
+        y = height - bottom
+        for outcome in OUTCOMES:
+            h = (height - top - bottom) * counts[outcome] / peak
+            if h:
+                y -= h
+                parts.append(f'<rect x="{x_of(second):.1f}" y="{y:.1f}" width="{max(slot - 1, 1):.1f}" height="{h:.1f}" '
+                             f'fill="{OUTCOME_COLORS[outcome]}"><title>{second} s: {counts[outcome]} {outcome}</title></rect>')
+    parts.append(f'<text x="{left}" y="{height - 8}">0 s</text>'
+                 f'<text x="{width - 10}" y="{height - 8}" text-anchor="end">{len(per_second)} s</text>')
+    for i, outcome in enumerate(OUTCOMES):
+        parts.append(f'<rect x="{left + 200 + i * 68}" y="26" width="10" height="10" fill="{OUTCOME_COLORS[outcome]}"/>'
+                     f'<text x="{left + 213 + i * 68}" y="35">{outcome}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def render(results, directory):
+    faults = [r for r in results if "timeline" in r]
+    overloads = [r for r in results if "timeline" not in r]
+    mark = lambda ok: "PASS" if ok else "FAIL"  # noqa: E731
+    fault_rows = [["fault", "build", "requests", "complete", "degraded", "503", "500", "no answer", "p99 during fault ms",
+                   "recovery s", "writes 201 / sent", "events delivered / created", "events lost", "circuit opened",
+                   "verdict"]]
+    for r in faults:
+        o, e, w = r["outcomes"], r["events"], r["writes"]
+        fault_rows.append([r["fault"], r["version"], r["requests"], o["complete"], o["degraded"],
+                           o["shed"] + o["unavailable"], o["error"], o["failed"], f"{r['p99_ms_during_fault'] or 0:.0f}",
+                           "not recovered" if r["recovery_seconds"] is None else f"{r['recovery_seconds']:.1f}",
+                           f"{w['created']} / {w['sent']}", f"{e['delivered']} / {e['created']}", e["lost"],
+                           f"{r['circuit_openings']:.0f}×", mark(r["passed"])])
+    overload_rows = [["build", "sustains req/s", "offered req/s", "answered req/s", "complete", "shed 503",
+                      "other errors", "accepted p50 ms", "accepted p99 ms", "web-api peak RSS MiB", "verdict"]]
+    for r in overloads:
+        o = r["outcomes"]
+        overload_rows.append([r["version"], r["capacity_rps"], r["offered_rps"], r["achieved_rps"], o["complete"],
+                              o["shed"], o["unavailable"] + o["error"] + o["failed"] + o["rejected"],
+                              f"{r['accepted_p50_ms'] or 0:.1f}", f"{r['accepted_p99_ms'] or 0:.0f}",
+                              r["peak_rss_mib"], mark(r["passed"])])
+    check_rows = [["fault", "build", "expectation", "verdict"]]
+    for r in results:
+        check_rows += [[r["fault"], r["version"], name, mark(ok)] for name, ok in r["checks"].items()]
+    passed = all(r["passed"] for r in results)
+
+    sections = [("Faults", "Each fault against each build, with the load on: k6 reads at a steady rate, a writer "
+                 "POSTs new articles, an SSE client follows the stream. 'complete' answers have every author "
+                 "detail; 'degraded' ones are 200 with null author details (a look-up fell back); '503' "
+                 "are problem JSON answers with Retry-After, '500' would be unexpected errors; 'no answer' are requests that got nothing. Recovery is the time from "
+                 "giving the part back (restart command issued) to the last answer that was not complete. "
+                 "An event is delivered when the SSE client saw it; every 201 must be delivered.",
+                 [("", fault_rows)])]
+    if overloads:
+        sections.append(("Overload", "An open-model arrival rate of twice what the build sustained in a short "
+                         "closed-model probe just before. Beyond 200 requests in flight web-api turns requests away "
+                         "at once with 503 + Retry-After, so those it accepts keep a bounded latency and memory.",
+                         [("", overload_rows)]))
+    sections.append(("Expectations", "PASS: every expectation held." if passed else "FAIL: see below.",
+                     [("", check_rows)]))
+    charts = {f"chaos-{r['fault'].replace(' ', '-')}-{r['version']}": timeline_chart(f"{r['fault']}, {r['version']}", r)
+              for r in faults}
+    subtitle = f"{datetime.datetime.now().isoformat(timespec='seconds')}, commit {git_commit()}"
+    report.write_documents(directory, "chaos", "reactive-bench: faults, v1 vs v2", subtitle, sections,
+                           {"Faults": charts})
+    (directory / "chaos.json").write_text(json.dumps(results, indent=2, default=str))
+    return passed
+
+
+def git_commit():
+    return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--k6", default=os.environ.get("K6", "k6"))
+    parser.add_argument("--results", type=pathlib.Path,
+                        default=ROOT / "results" / ("chaos-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
+    parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}, shorter (for make test)")
+    parser.add_argument("--faults", help="comma-separated fault names (default: all, and the overload)")
+    parser.add_argument("--versions", default="v1,v2")
+    parser.add_argument("--no-overload", action="store_true")
+    args = parser.parse_args()
+
+    # before: k6 needs about 2 s to start sending, which leaves a few seconds of normal service before the fault.
+    timing = {"rate": 40, "writes": 4, "before": 6, "fault": 8, "after": 18, "drain": 30,
+              "warmup_vus": 20, "warmup_iterations": 100,
+              "probe_vus": 50, "probe_iterations": 100, "overload": 20}
+    chosen = [f for f in FAULTS if f.name in (args.faults.split(",") if args.faults else
+                                               QUICK if args.quick else [f.name for f in FAULTS])]
+    if args.quick:
+        timing.update(fault=6, after=14)
+    services = json.loads((LOCAL_DIR / "stack.json").read_text())["services"]
+    args.results.mkdir(parents=True, exist_ok=True)
+    work = args.results / "work"
+    work.mkdir(exist_ok=True)
+
+    for version in args.versions.split(","):
+        step(f"warming up {version} (the same {timing['warmup_vus']} × {timing['warmup_iterations']} requests for each build)")
+        run_k6(args.k6, version, services[f"web-api-{version}"]["url"], "warmup",
+               {"VUS": timing["warmup_vus"], "WARMUP_ITERATIONS": timing["warmup_iterations"]}, work)
+    results = []
+    for fault in chosen:
+        for version in args.versions.split(","):
+            step(f"{fault.name}, {version}: {fault.story}")
+            results.append(run_fault(fault, version, services, args.k6, timing, work))
+            services = json.loads((LOCAL_DIR / "stack.json").read_text())["services"]  # new pids after restarts
+    if not (args.quick or args.no_overload or args.faults):
+        for version in args.versions.split(","):
+            results.append(run_overload(version, services, args.k6, timing, work))
+    passed = render(results, args.results)
+    print(f"Chaos report: {args.results / 'chaos.md'} and {args.results / 'chaos.html'}")
+    if not passed:
+        sys.exit("Some expectation failed under a fault: see the report's Expectations section")
+
+
+if __name__ == "__main__":
+    main()
