@@ -107,7 +107,12 @@ build: ## Build the six services (v1 and v2 of articles, authors, web-api) witho
 	@$(MVNW) install -DskipTests >$(CURDIR)/$(BUILD_LOG) 2>&1 || { tail -30 $(CURDIR)/$(BUILD_LOG); exit 1; }
 
 .PHONY: test
-test: test-services test-e2e test-k8s ## Run every test: contract suites, end-to-end on the local stack, manifests offline.
+test: test-static test-services test-e2e test-k8s ## Run every test: source audit, contract suites, end-to-end and faults on the local stack, manifests offline.
+
+.PHONY: test-static
+test-static: ## Source audit: no SQL built at run time anywhere (scripts/check_sql.py, which first proves it bites).
+	@python3 scripts/check_sql.py --self-test
+	@python3 scripts/check_sql.py
 
 .PHONY: test-services
 test-services: ## The contract suites of all six builds, on real PostgreSQL and Kafka (Maven).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end tests on the real local stack (part of make test): both builds answer with byte-identical
 # JSON, k6's smoke scenario passes its thresholds for each, a POST reaches the SSE stream within 5 s,
-# the report generator produces every section, no Vert.x thread was blocked, and `down` leaves nothing.
+# the report generator produces every section, two faults under load are survived (make chaos --quick),
+# no Vert.x thread was blocked, and `down` leaves nothing.
 set -euo pipefail
 # A stack of its own, with fresh data: the seed articles, so one request means five author look-ups.
 LOCAL_DIR="$(cd "$(dirname "$0")/.." && pwd)/.local/e2e"
@@ -80,6 +81,11 @@ stream_delivers() { # stream_delivers VERSION: a client connected before the POS
 for version in v1 v2; do
   expect "$version: the created article arrives as a server-sent event within 5 s" stream_delivers "$version"
 done
+
+step "Faults under load: the quick subset of make chaos"
+expect "authors and Kafka stopped under load, v1 and v2: every expectation held (events lost = 0)" \
+  python3 "$ROOT/scripts/chaos.py" --quick --results "$WORK/chaos" --k6 "$K6"
+expect "the chaos report has its table" grep -qF "| authors stopped | v2 |" "$WORK/chaos/chaos.md"
 
 step "Logs"
 expect "no Vert.x thread was blocked in any service (v1 and v2)" \

@@ -54,8 +54,16 @@ public class ProblemMappers {
             return e.getResponse();
         }
         Response.StatusType status = e.getResponse().getStatusInfo();
-        return new Problem(status.getReasonPhrase(), status.getStatusCode(), e.getMessage(), null)
-                .toResponse(e.getResponse().getHeaderString(HttpHeaders.RETRY_AFTER));
+        Response answer = new Problem(status.getReasonPhrase(), status.getStatusCode(), e.getMessage(), null).toResponse();
+        // Keep the headers that belong to the status: Allow for 405, Retry-After for 503.
+        Response.ResponseBuilder withHeaders = Response.fromResponse(answer);
+        for (String header : List.of(HttpHeaders.ALLOW, HttpHeaders.RETRY_AFTER)) {
+            String value = e.getResponse().getHeaderString(header);
+            if (value != null) {
+                withHeaders.header(header, value);
+            }
+        }
+        return withHeaders.build();
     }
 
     @ServerExceptionMapper
@@ -70,14 +78,12 @@ public class ProblemMappers {
     }
 
     private static Problem.Violation violation(ConstraintViolation<?> violation) {
-        String field = null;
-        String in = "body";
+        // method → parameter for a query parameter; method → parameter → property for a field of the body
+        Path.Node leaf = null;
         for (Path.Node node : violation.getPropertyPath()) {
-            field = node.getName();
-            if (node.getKind() == jakarta.validation.ElementKind.PARAMETER) {
-                in = "query";
-            }
+            leaf = node;
         }
-        return new Problem.Violation(field, in, violation.getMessage());
+        String in = leaf != null && leaf.getKind() == jakarta.validation.ElementKind.PARAMETER ? "query" : "body";
+        return new Problem.Violation(leaf == null ? null : leaf.getName(), in, violation.getMessage());
     }
 }

@@ -25,6 +25,9 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** v2: non-blocking endpoints; the event loop is free while the database works. */
@@ -45,6 +48,8 @@ public class ArticleResource {
     @APIResponse(responseCode = "400", description = "amount is not between 1 and 100")
     // amount is a String, validated: JAX-RS answers 404, not 400, when a query parameter fails to convert to int.
     public Uni<List<Article>> findNewest(
+            @Parameter(description = "How many articles; empty or absent means 10", allowEmptyValue = true,
+                    schema = @Schema(type = SchemaType.INTEGER, minimum = "1", maximum = "100", defaultValue = "10"))
             @QueryParam("amount") @DefaultValue("10") @Pattern(regexp = "\\d{1,3}", message = "must be a whole number") @Min(1) @Max(100) String amount) {
         return service.findNewest(Integer.parseInt(amount));
     }

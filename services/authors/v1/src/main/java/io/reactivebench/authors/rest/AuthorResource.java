@@ -1,9 +1,12 @@
 package io.reactivebench.authors.rest;
 
 import io.reactivebench.authors.api.Author;
+import io.reactivebench.authors.api.AuthorNames;
 import io.reactivebench.authors.service.AuthorService;
 import io.smallrye.common.annotation.Blocking;
 import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Size;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.Path;
@@ -27,9 +30,10 @@ public class AuthorResource {
     @GET
     @Operation(summary = "Finds an author by name")
     @APIResponse(responseCode = "200", description = "The author")
-    @APIResponse(responseCode = "400", description = "No name given")
+    @APIResponse(responseCode = "400", description = "No name given, too long, or with control characters")
     @APIResponse(responseCode = "404", description = "No author of that name")
-    public Author findByName(@QueryParam("name") @NotBlank String name) {
+    public Author findByName(@QueryParam("name") @NotBlank @Size(max = AuthorNames.MAX_LENGTH)
+            @Pattern(regexp = AuthorNames.PRINTABLE, message = AuthorNames.NOT_PRINTABLE) String name) {
         return service.findByName(name)
                 .orElseThrow(() -> new NotFoundException("No author named " + name));
     }

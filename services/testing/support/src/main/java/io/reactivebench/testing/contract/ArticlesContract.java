@@ -2,6 +2,7 @@ package io.reactivebench.testing.contract;
 
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.hasItems;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -61,7 +62,9 @@ public abstract class ArticlesContract extends ServiceContract {
     @ParameterizedTest
     @ValueSource(strings = { "0", "101", "-1", "abc", "1.5", "99999999999" })
     void rejectsAmountOutsideOneToAHundred(String amount) {
-        assertProblem(given().queryParam("amount", amount).get(path()).then(), 400);
+        assertProblem(given().queryParam("amount", amount).get(path()).then(), 400)
+                .body("violations[0].field", equalTo("amount"))
+                .body("violations[0].in", equalTo("query"));
     }
 
     /**
@@ -232,7 +235,8 @@ public abstract class ArticlesContract extends ServiceContract {
     void rejectsInvalidArticleNamingEachBadFieldAndStoresNothing(String body, List<String> badFields) {
         long before = Database.articleCount();
         assertProblem(given().contentType(ContentType.JSON).body(body).post(path()).then(), 400)
-                .body("violations.field", hasItems(badFields.toArray(String[]::new)));
+                .body("violations.field", hasItems(badFields.toArray(String[]::new)))
+                .body("violations.in", everyItem(equalTo("body")));
         assertEquals(before, Database.articleCount());
     }
 

@@ -48,6 +48,19 @@ public abstract class AuthorsContract extends ServiceContract {
         assertProblem(given().queryParam("name", name).get(path()).then(), 400);
     }
 
+    /** Found by schemathesis: a NUL in the name reached PostgreSQL ("invalid byte sequence") and answered 500. */
+    @ParameterizedTest
+    @ValueSource(strings = { "Ada\u0000Lovelace", "Ada\nLovelace", "Ada\u007fLovelace" })
+    void rejectsControlCharactersInTheName(String name) {
+        assertProblem(given().queryParam("name", name).get(path()).then(), 400)
+                .body("violations[0].field", equalTo("name"));
+    }
+
+    @Test
+    void rejectsANameLongerThanTheColumn() {
+        assertProblem(given().queryParam("name", "a".repeat(101)).get(path()).then(), 400);
+    }
+
     @Test
     void rejectsMissingName() {
         assertProblem(given().get(path()).then(), 400);
