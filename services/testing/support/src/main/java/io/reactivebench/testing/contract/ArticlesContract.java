@@ -245,6 +245,9 @@ public abstract class ArticlesContract extends ServiceContract {
             "{not json",
             "[]",
             "{\"title\":{\"nested\":1},\"url\":\"https://example.org/a\",\"author\":\"Ada Lovelace\"}",
+            "{\"title\":\"Title\",\"url\":\"https://example.org/a\",\"author\":false}",
+            "{\"title\":42,\"url\":\"https://example.org/a\",\"author\":\"Ada Lovelace\"}",
+            "{\"title\":\"Title\",\"url\":\"https://example.org/a\",\"author\":1.5}",
             "{\"title\":\"Title\",\"url\":\"https://example.org/a\",\"author\":\"Ada Lovelace\",\"admin\":true}" })
     void rejectsMalformedJsonAndStoresNothing(String body) {
         long before = Database.articleCount();

@@ -19,6 +19,7 @@ import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
 import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** v1: blocking endpoints; each request holds a worker thread until articles and authors answered. */
@@ -55,6 +56,8 @@ public class ArticleResource {
     @Path("stream")
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @Operation(summary = "Server-sent events: every article created after the client connected")
+    @APIResponse(responseCode = "200", description = "A comment (:connected), then one article-created event per article",
+            content = @Content(mediaType = MediaType.SERVER_SENT_EVENTS))
     public void stream(@Context SseEventSink sink, @Context Sse sse) {
         stream.subscribe(sink, sse);
     }

@@ -21,6 +21,7 @@ import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.OutboundSseEvent;
 import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** v2: non-blocking endpoints; the event loop is free while articles and authors work. */
@@ -57,6 +58,8 @@ public class ArticleResource {
     @Path("stream")
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @Operation(summary = "Server-sent events: every article created after the client connected")
+    @APIResponse(responseCode = "200", description = "A comment (:connected), then one article-created event per article",
+            content = @Content(mediaType = MediaType.SERVER_SENT_EVENTS))
     public Multi<OutboundSseEvent> stream(@Context Sse sse) {
         return stream.subscribe(sse);
     }
