@@ -28,7 +28,6 @@ public class Admission {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final int maxInFlight;
     private final long maxBodyBytes;
-    private final String retryAfterSeconds;
     private final Buffer overloaded;
     private final Buffer tooLarge;
     private final Counter shed;
@@ -37,9 +36,8 @@ public class Admission {
     public Admission(EdgeConfig config, ObjectMapper json, MeterRegistry registry) throws JsonProcessingException {
         this.maxInFlight = config.maxInFlight();
         this.maxBodyBytes = config.maxBodySize().asLongValue();
-        this.retryAfterSeconds = Long.toString(Math.max(1, config.retryAfter().toSeconds()));
         this.overloaded = problem(json, 503, "Service Unavailable",
-                "Too many requests in flight (limit " + maxInFlight + "); retry after " + retryAfterSeconds + " s");
+                "Too many requests in flight (limit " + maxInFlight + "); retry after " + Problem.RETRY_AFTER_SECONDS + " s");
         this.tooLarge = problem(json, 413, "Content Too Large",
                 "The body is larger than the limit of " + maxBodyBytes + " bytes");
         this.shed = Counter.builder("edge.requests.rejected").tag("reason", "overload")
@@ -77,7 +75,7 @@ public class Admission {
         if (inFlight.incrementAndGet() > maxInFlight) {
             inFlight.decrementAndGet();
             shed.increment();
-            context.response().putHeader(HttpHeaders.RETRY_AFTER, retryAfterSeconds);
+            context.response().putHeader(HttpHeaders.RETRY_AFTER, Problem.RETRY_AFTER_SECONDS);
             answer(context, 503, overloaded);
             return;
         }

@@ -3,7 +3,6 @@ package io.reactivebench.edge;
 import io.quarkus.runtime.configuration.MemorySize;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
-import java.time.Duration;
 
 /** The limits at the HTTP edge of a build (application.properties, prefix {@code edge}). */
 @ConfigMapping(prefix = "edge")
@@ -16,10 +15,6 @@ public interface EdgeConfig {
      */
     @WithDefault("200")
     int maxInFlight();
-
-    /** The Retry-After of a request turned away for overload. */
-    @WithDefault("1S")
-    Duration retryAfter();
 
     /**
      * The largest request body, checked on its Content-Length before it is read. A chunked body has no

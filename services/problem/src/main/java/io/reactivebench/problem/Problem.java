@@ -19,11 +19,11 @@ public record Problem(String title, int status, String detail, List<Violation> v
         return new Problem(status.getReasonPhrase(), status.getStatusCode(), detail, null);
     }
 
-    /** The seconds a client should wait before it retries a 503 (the Retry-After header). */
+    /** The seconds a client should wait before it retries a 503 (the Retry-After header), wherever a build answers one. */
     public static final String RETRY_AFTER_SECONDS = "1";
 
     public Response toResponse() {
-        return Response.status(status).type(MediaType.valueOf(MEDIA_TYPE)).entity(this).build();
+        return toResponse(null);
     }
 
     /** The same, with a Retry-After header (none when {@code retryAfterSeconds} is null). */

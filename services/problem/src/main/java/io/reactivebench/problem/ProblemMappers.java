@@ -54,16 +54,9 @@ public class ProblemMappers {
             return e.getResponse();
         }
         Response.StatusType status = e.getResponse().getStatusInfo();
-        Response answer = new Problem(status.getReasonPhrase(), status.getStatusCode(), e.getMessage(), null).toResponse();
-        // Keep the headers that belong to the status: Allow for 405, Retry-After for 503.
-        Response.ResponseBuilder withHeaders = Response.fromResponse(answer);
-        for (String header : List.of(HttpHeaders.ALLOW, HttpHeaders.RETRY_AFTER)) {
-            String value = e.getResponse().getHeaderString(header);
-            if (value != null) {
-                withHeaders.header(header, value);
-            }
-        }
-        return withHeaders.build();
+        // A 503 keeps its Retry-After (DownstreamErrors.unavailable sets one).
+        return new Problem(status.getReasonPhrase(), status.getStatusCode(), e.getMessage(), null)
+                .toResponse(e.getResponse().getHeaderString(HttpHeaders.RETRY_AFTER));
     }
 
     @ServerExceptionMapper
