@@ -16,6 +16,11 @@ SCHEMATHESIS_VERSION ?= 4.32.5
 KUBE_VERSION ?= v1.36.3
 ETCD_VERSION ?= v3.6.8
 KWOK_VERSION ?= v0.8.0
+# The real node of make test-cluster: kubelet and kube-proxy of KUBE_VERSION, CoreDNS, and the
+# container runtime from Debian's packages (versions of Debian 12, bookworm).
+COREDNS_VERSION ?= v1.12.4
+NODE_DEB_PACKAGES ?= containerd=1.6.20~ds1-1+deb12u3 runc=1.1.5+ds1-1+deb12u1 \
+  containernetworking-plugins=1.1.1+ds1-3+b5 buildah=1.28.2+ds1-3+deb12u1+b3 iptables=1.8.9-2 conntrack=1:1.4.7-1+b2
 # Stamped in as a release build would be: helm checks the charts' kubeVersion against it.
 KUBE_LDFLAGS = -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) -X k8s.io/component-base/version.gitMajor=1 \
   -X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION))) -X k8s.io/component-base/version.gitTreeState=clean
@@ -38,7 +43,12 @@ ETCD ?= $(LOCALBIN)/etcd-$(ETCD_VERSION)
 KUBE_CONTROLLER_MANAGER ?= $(LOCALBIN)/kube-controller-manager-$(KUBE_VERSION)
 KUBE_SCHEDULER ?= $(LOCALBIN)/kube-scheduler-$(KUBE_VERSION)
 KWOK ?= $(LOCALBIN)/kwok-$(KWOK_VERSION)
-export K6 SCHEMATHESIS HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
+KUBELET ?= $(LOCALBIN)/kubelet-$(KUBE_VERSION)
+KUBE_PROXY ?= $(LOCALBIN)/kube-proxy-$(KUBE_VERSION)
+COREDNS ?= $(LOCALBIN)/coredns-$(COREDNS_VERSION)
+PAUSE ?= $(LOCALBIN)/pause-$(KUBE_VERSION)
+export K6 K6_VERSION SCHEMATHESIS HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
+export KUBELET KUBE_PROXY COREDNS PAUSE KUBE_VERSION
 MVNW := cd services && ./mvnw -B -ntp
 BUILD_LOG := .local/logs/build.log
 
@@ -127,11 +137,17 @@ test-e2e: k6 schemathesis ## End-to-end on the real local stack: equal bytes, k6
 	@scripts/e2e-test.sh
 
 .PHONY: test-k8s
-test-k8s: helm shellcheck kube-tools ## Lint the charts and scripts; validate every manifest on a real (offline) kube-apiserver.
+test-k8s: helm shellcheck kube-tools ## Lint the charts and scripts; check the CPU/memory budget; validate every manifest on a real (offline) kube-apiserver.
 	@echo "==> helm lint --strict, shellcheck"
 	@for chart in charts/*/; do $(HELM) lint --strict --quiet $$chart --kube-version $(KUBE_VERSION:v%=%) >/dev/null || { $(HELM) lint --strict $$chart; exit 1; }; done
-	@$(SHELLCHECK) scripts/*.sh scripts/kube-validate/*.sh
+	@$(SHELLCHECK) scripts/*.sh scripts/kube-validate/*.sh scripts/test-cluster/*.sh scripts/test-cluster/operator-standins/*.sh
+	@python3 scripts/check_budget.py --self-test
+	@python3 scripts/check_budget.py
 	@scripts/kube-validate/validate.sh
+
+.PHONY: test-cluster
+test-cluster: build node-tools ## A real single-node Kubernetes here (containerd, runc, kubelet): deploy-v1, deploy-v2, bench, undeploy, as a user would (root).
+	@scripts/test-cluster/test.sh
 
 .PHONY: clean
 clean: down ## Stop the local stack and remove build output and local state (results/ stays).
@@ -178,10 +194,27 @@ $(SHELLCHECK):
 
 .PHONY: kube-tools
 kube-tools: $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(ETCD) $(KWOK) ## Build the offline cluster: kube-apiserver, controller-manager, scheduler, etcd, kwok (10+ minutes the first time).
+
+.PHONY: node-tools
+node-tools: kube-tools $(KUBELET) $(KUBE_PROXY) $(COREDNS) $(PAUSE) k6 helm ## The real node of make test-cluster: the above, kubelet, kube-proxy, CoreDNS, pause; containerd, runc, CNI, buildah from Debian.
+	@scripts/test-cluster/install-packages.sh $(NODE_DEB_PACKAGES)
 $(LOCALBIN)/kube-%-$(KUBE_VERSION):
 	@echo "==> Building kube-$* $(KUBE_VERSION) from the Go module proxy (several minutes the first time)"
 	@mkdir -p $(LOCALBIN)
 	@cd scripts/kube-validate && go build -o $@ -ldflags "$(KUBE_LDFLAGS)" k8s.io/kubernetes/cmd/kube-$*
+$(KUBELET):
+	@echo "==> Building kubelet $(KUBE_VERSION) from the Go module proxy (several minutes the first time)"
+	@mkdir -p $(LOCALBIN)
+	@cd scripts/kube-validate && go build -o $@ -ldflags "$(KUBE_LDFLAGS)" k8s.io/kubernetes/cmd/kubelet
+# Static: it is the only file of the pause image.
+$(PAUSE):
+	@mkdir -p $(LOCALBIN)
+	@cd scripts/kube-validate && CGO_ENABLED=0 go build -o $@ ./pause
+$(COREDNS):
+	@echo "==> Building CoreDNS $(COREDNS_VERSION) with go install (a few minutes the first time)"
+	@mkdir -p $(LOCALBIN)
+	@GOBIN=$(LOCALBIN) go install github.com/coredns/coredns@$(COREDNS_VERSION)
+	@mv $(LOCALBIN)/coredns $(COREDNS)
 $(ETCD):
 	@mkdir -p $(LOCALBIN)
 	@cd scripts/kube-validate && go build -o $(ETCD) ./etcd

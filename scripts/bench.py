@@ -145,6 +145,12 @@ class Build:
     def peaks(self):
         return {name: peak_rss_mib(service["pid"]) for name, service in self.services.items()}
 
+    def memory(self):
+        return None  # peaks() is the figure here: each process's peak RSS (VmHWM), reset before the run
+
+    def restarts(self, before, after):
+        return None  # processes of the local stack are not restarted by anything
+
 
 # ---------- one k6 run
 
@@ -197,6 +203,8 @@ def measure(build, scenario, runs_dir, run):
         "cpu_seconds": {k: after["cpu_seconds"][k] - before["cpu_seconds"][k] for k in before["cpu_seconds"]},
         "k6_cpu_seconds": k6_cpu,
         "peak_rss_mib": build.peaks(),
+        "memory_mib": build.memory(),
+        "restarts": build.restarts(before, after),
     }
     (runs_dir / f"{name}.cost.json").write_text(json.dumps(cost, indent=2))
 

@@ -2,10 +2,23 @@
 # The Kubernetes side of reactive-bench.
 #   k8s.sh check             kubectl is there and a cluster answers (every Makefile target asks this first)
 #   k8s.sh minikube          start the minikube profile of minikube/profile.env
-#   k8s.sh deploy v1|v2      operators (if missing), the platform, the build's images and chart; waits for rollout
+#   k8s.sh deploy v1|v2      namespace, operators, the platform, the build's images and chart; waits for rollout
 #   k8s.sh bench             k6 Jobs against every deployed build, one after the other; then the report
 #   k8s.sh undeploy          remove both builds, the platform and the namespace (operators stay)
-# Idempotent: every step can be rerun. Tool versions come from the Makefile (HELM, chart versions).
+# Idempotent: every step can be rerun, also after an undeploy. Tool versions come from the Makefile.
+#
+# Switches (environment), for clusters other than minikube; the defaults are what `make deploy-vN` does:
+#   PLATFORM=operators|external  operators: Strimzi and Zalando install Kafka and PostgreSQL (default).
+#                                external: skip both; the objects the operators would create must exist
+#                                (Services bench-postgres and bench-kafka-kafka-bootstrap, the credentials
+#                                Secrets), and undeploy leaves them and the namespace alone.
+#   IMAGES=minikube|containerd|registry
+#                                minikube: `minikube image build` (default). containerd: buildah builds, then
+#                                `ctr images import` into CONTAINERD_ADDRESS. registry: buildah builds and
+#                                pushes to IMAGE_REPOSITORY (e.g. registry.example.com/reactive-bench).
+#   BASE_IMAGE                   the JRE image Dockerfile.jvm builds on (its default otherwise).
+#   VALUES                       extra values files for the build's chart, space-separated (sizing of a
+#                                cluster other than minikube's profile).
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -18,6 +31,11 @@ readonly STRIMZI_CHART_VERSION="${STRIMZI_CHART_VERSION:?set by the Makefile}"
 readonly ZALANDO_CHART_REPO="https://opensource.zalando.com/postgres-operator/charts/postgres-operator"
 readonly ZALANDO_CHART_VERSION="${ZALANDO_CHART_VERSION:?set by the Makefile}"
 readonly NS="$BENCH_NAMESPACE"
+readonly PLATFORM="${PLATFORM:-operators}"
+readonly IMAGES="${IMAGES:-minikube}"
+readonly BUILD_SERVICES=(web-api articles authors)
+# The names the platform chart gives (and the operators derive their objects' names from).
+readonly POSTGRES_CLUSTER=bench-postgres KAFKA_CLUSTER=bench-kafka
 
 require_tool() { # require_tool NAME HOW-TO-GET-IT
   command -v "$1" >/dev/null 2>&1 || die "$1 is not installed: $2"
@@ -27,6 +45,8 @@ require_cluster() {
   require_tool kubectl "see https://kubernetes.io/docs/tasks/tools/"
   kubectl cluster-info --request-timeout=5s >/dev/null 2>&1 ||
     die "No reachable Kubernetes cluster (context: $(kubectl config current-context 2>/dev/null || echo none)); start one with 'make minikube'"
+  [[ "$PLATFORM" == operators || "$PLATFORM" == external ]] || die "PLATFORM must be operators or external, not $PLATFORM"
+  [[ "$IMAGES" =~ ^(minikube|containerd|registry)$ ]] || die "IMAGES must be minikube, containerd or registry, not $IMAGES"
 }
 
 start_minikube() {
@@ -37,36 +57,135 @@ start_minikube() {
   minikube profile "$MINIKUBE_PROFILE"
 }
 
+ensure_namespace() {
+  # First of all: the Strimzi chart binds its operator into this namespace, which must therefore exist.
+  kubectl create namespace "$NS" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+}
+
 install_operators() {
-  if ! kubectl get deployment -n strimzi strimzi-cluster-operator >/dev/null 2>&1; then
-    step "Installing the Strimzi operator $STRIMZI_CHART_VERSION (official chart)"
-    "$HELM" upgrade --install strimzi "$STRIMZI_CHART" --version "$STRIMZI_CHART_VERSION" \
-      --namespace strimzi --create-namespace --set "watchNamespaces={$NS}" --wait --timeout 10m
-  fi
-  if ! kubectl get deployment -n postgres-operator postgres-operator >/dev/null 2>&1; then
-    step "Installing the Zalando postgres-operator $ZALANDO_CHART_VERSION (official chart)"
-    "$HELM" upgrade --install postgres-operator postgres-operator --repo "$ZALANDO_CHART_REPO" \
-      --version "$ZALANDO_CHART_VERSION" --namespace postgres-operator --create-namespace --wait --timeout 10m
-  fi
+  # Every time, not only when missing: `helm upgrade --install` puts back what an undeploy removed with
+  # the namespace (Strimzi's RoleBindings in it) and is a no-op otherwise. Resources are set here so
+  # that the CPU and memory budget (minikube/profile.env) holds by design, not by the charts' defaults.
+  step "Strimzi operator $STRIMZI_CHART_VERSION (official chart), watching namespace $NS"
+  "$HELM" upgrade --install strimzi "$STRIMZI_CHART" --version "$STRIMZI_CHART_VERSION" \
+    --namespace strimzi --create-namespace --set "watchNamespaces={$NS}" \
+    --set resources.requests.cpu="$STRIMZI_OPERATOR_CPU" --set resources.requests.memory="$STRIMZI_OPERATOR_MEMORY" \
+    --set resources.limits.memory="$STRIMZI_OPERATOR_MEMORY" --wait --timeout 10m >/dev/null
+  step "Zalando postgres-operator $ZALANDO_CHART_VERSION (official chart)"
+  "$HELM" upgrade --install postgres-operator postgres-operator --repo "$ZALANDO_CHART_REPO" \
+    --version "$ZALANDO_CHART_VERSION" --namespace postgres-operator --create-namespace \
+    --set resources.requests.cpu="$ZALANDO_OPERATOR_CPU" --set resources.requests.memory="$ZALANDO_OPERATOR_MEMORY" \
+    --set resources.limits.memory="$ZALANDO_OPERATOR_MEMORY" --wait --timeout 10m >/dev/null
+  # What the Strimzi operator needs in the namespace, checked rather than assumed.
+  kubectl auth can-i create pods -n "$NS" --as=system:serviceaccount:strimzi:strimzi-cluster-operator >/dev/null ||
+    die "the Strimzi operator may not create pods in $NS: kubectl -n $NS get rolebindings"
+}
+
+# wait_until DESCRIPTION SECONDS COMMAND…: like wait_for, but fails with a diagnosis of the namespace.
+wait_until() {
+  local what=$1 seconds=$2
+  shift 2
+  wait_for "$what" "$seconds" "$@" && return 0
+  warn "$what: not after ${seconds}s. What the namespace shows:"
+  kubectl -n "$NS" get pods -o wide >&2 || true
+  kubectl -n "$NS" get events --sort-by=.lastTimestamp 2>/dev/null | tail -10 >&2 || true
+  die "$what timed out"
 }
 
 deploy_platform() {
   step "Kafka (KRaft, one node) and PostgreSQL (one instance) through their operators"
-  kubectl create namespace "$NS" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
   "$HELM" upgrade --install platform "$ROOT/charts/platform" --namespace "$NS" >/dev/null
-  kubectl -n "$NS" wait kafka/bench-kafka --for=condition=Ready --timeout=15m >/dev/null
-  info "Kafka ready ($(elapsed))"
-  wait_for "PostgreSQL running" 900 bash -c \
-    "[[ \$(kubectl -n '$NS' get postgresql bench-postgres -o jsonpath='{.status.PostgresClusterStatus}') == Running ]]" ||
-    die "PostgreSQL did not start: kubectl -n $NS describe postgresql bench-postgres"
+  watch_scheduling "Kafka and PostgreSQL" 900 bash -c \
+    "kubectl -n '$NS' wait kafka/$KAFKA_CLUSTER --for=condition=Ready --timeout=5s &&
+     [[ \$(kubectl -n '$NS' get postgresql $POSTGRES_CLUSTER -o jsonpath='{.status.PostgresClusterStatus}') == Running ]]"
 }
 
-build_images() { # build_images VERSION TAG: the three images of one build, inside minikube
-  local version=$1 tag=$2 service
-  for service in web-api articles authors; do
-    step "Building image reactive-bench/$service-$version:$tag in minikube"
-    minikube -p "$MINIKUBE_PROFILE" image build -t "reactive-bench/$service-$version:$tag" \
-      -f Dockerfile.jvm --build-opt="build-arg=SERVICE=$service/$version" "$ROOT/services" >/dev/null
+require_platform() { # PLATFORM=external: what the operators would have created must be there
+  step "Using the existing platform in $NS (PLATFORM=external)"
+  local missing=() object user
+  for object in "service/$POSTGRES_CLUSTER" "service/$KAFKA_CLUSTER-kafka-bootstrap"; do
+    kubectl -n "$NS" get "$object" >/dev/null 2>&1 || missing+=("$object")
+  done
+  for user in articles authors; do
+    object="secret/$user.$POSTGRES_CLUSTER.credentials.postgresql.acid.zalan.do"
+    kubectl -n "$NS" get "$object" >/dev/null 2>&1 || missing+=("$object")
+  done
+  ((${#missing[@]} == 0)) || die "PLATFORM=external, but $NS lacks: ${missing[*]}"
+}
+
+# watch_scheduling WHAT SECONDS COMMAND…: waits for COMMAND to succeed, and stops at once, saying why,
+# when a pod in the namespace cannot be scheduled or its image cannot be had: waiting would not help.
+watch_scheduling() {
+  local what=$1 seconds=$2
+  shift 2
+  local deadline=$((SECONDS + seconds)) stuck
+  until "$@" >/dev/null 2>&1; do
+    stuck=$(pods_that_cannot_start)
+    [[ -z "$stuck" ]] || die "$what cannot start: $stuck"
+    ((SECONDS < deadline)) || wait_until "$what" 0 false
+    sleep 2
+  done
+  info "$what ready ($(elapsed))"
+}
+
+pods_that_cannot_start() { # one line per pod that is unschedulable, or waits for an image it cannot get
+  kubectl -n "$NS" get pods -o json | python3 -c '
+import json, sys
+for pod in json.load(sys.stdin)["items"]:
+    name, status = pod["metadata"]["name"], pod.get("status", {})
+    for condition in status.get("conditions", []):
+        if condition["type"] == "PodScheduled" and condition.get("reason") == "Unschedulable":
+            print("pod", name, "is unschedulable:", condition.get("message", ""))
+    for container in status.get("containerStatuses", []):
+        reason = container.get("state", {}).get("waiting", {}).get("reason", "")
+        if reason in ("ErrImageNeverPull", "ImagePullBackOff", "ErrImagePull", "InvalidImageName"):
+            print("pod", name, "has no image", container["image"], "(" + reason + ")")'
+}
+
+build_images() { # build_images VERSION TAG: the three images of one build, where the cluster finds them
+  local version=$1 tag=$2 service image arg
+  for service in "${BUILD_SERVICES[@]}"; do
+    image="$(image_repository)/$service-$version:$tag"
+    local build_args=("SERVICE=$service/$version") minikube_args=() buildah_args=()
+    [[ -z "${BASE_IMAGE:-}" ]] || build_args+=("BASE_IMAGE=$BASE_IMAGE")
+    for arg in "${build_args[@]}"; do minikube_args+=("--build-opt=build-arg=$arg"); buildah_args+=("--build-arg=$arg"); done
+    step "Image $image ($IMAGES)"
+    case $IMAGES in
+      minikube)
+        minikube -p "$MINIKUBE_PROFILE" image build -t "$image" -f Dockerfile.jvm \
+          "${minikube_args[@]}" "$ROOT/services" >/dev/null
+        ;;
+      containerd | registry)
+        require_tool buildah "apt-get install buildah (daemonless image builds)"
+        buildah build --quiet --pull-never --layers "${buildah_args[@]}" \
+          -t "$image" -f "$ROOT/services/Dockerfile.jvm" "$ROOT/services" >/dev/null
+        if [[ $IMAGES == registry ]]; then
+          buildah push --quiet "$image" "docker://$image" >/dev/null
+        else
+          local archive="$LOCAL_DIR/images/$service-$version.tar"
+          mkdir -p "$(dirname "$archive")" && rm -f "$archive"
+          buildah push --quiet "$image" "docker-archive:$archive:$image" >/dev/null
+          ctr --address "${CONTAINERD_ADDRESS:?IMAGES=containerd needs CONTAINERD_ADDRESS}" -n k8s.io images import "$archive" >/dev/null
+          rm -f "$archive"
+        fi
+        ;;
+    esac
+  done
+}
+
+image_repository() {
+  case $IMAGES in
+    minikube) echo reactive-bench ;;
+    containerd) echo docker.io/reactive-bench ;; # the name containerd gives reactive-bench/… anyway
+    registry) echo "${IMAGE_REPOSITORY:?IMAGES=registry needs IMAGE_REPOSITORY, e.g. registry.example.com/reactive-bench}" ;;
+  esac
+}
+
+values_files() { # the --values options of VALUES
+  local file
+  for file in ${VALUES:-}; do
+    [[ -f "$file" ]] || die "VALUES names $file, which does not exist"
+    printf -- '--values\n%s\n' "$file"
   done
 }
 
@@ -74,14 +193,29 @@ deploy() {
   local version=$1
   [[ "$version" == v1 || "$version" == v2 ]] || die "usage: $0 deploy v1|v2"
   require_cluster
-  install_operators
-  deploy_platform
-  local tag
+  ensure_namespace
+  if [[ $PLATFORM == operators ]]; then
+    install_operators
+    deploy_platform
+  else
+    require_platform
+  fi
+  local tag values=()
   tag="$(git -C "$ROOT" rev-parse --short HEAD)-$(date +%s)"
   build_images "$version" "$tag"
+  mapfile -t values < <(values_files)
   step "helm upgrade --install bench-$version (waits for the rollout)"
-  "$HELM" upgrade --install "bench-$version" "$ROOT/charts/reactive-bench" --namespace "$NS" \
-    --set build="$version" --set image.tag="$tag" --wait --timeout 10m
+  # helm waits for the rollout; meanwhile a pod that cannot be scheduled, or has no image, stops it at once.
+  local outcome="$LOCAL_DIR/helm-bench-$version"
+  mkdir -p "$LOCAL_DIR" && rm -f "$outcome".*
+  ( "$HELM" upgrade --install "bench-$version" "$ROOT/charts/reactive-bench" --namespace "$NS" "${values[@]}" \
+      --set build="$version" --set image.repository="$(image_repository)" --set image.tag="$tag" \
+      --set image.pullPolicy="$([[ $IMAGES == registry ]] && echo IfNotPresent || echo Never)" \
+      --wait --timeout 10m >/dev/null 2>"$outcome.err"
+    echo $? >"$outcome.rc" ) &
+  watch_scheduling "bench-$version" 660 test -f "$outcome.rc"
+  wait
+  [[ $(<"$outcome.rc") == 0 ]] || die "helm upgrade --install bench-$version failed: $(tail -3 "$outcome.err")"
   step "bench-$version ready in $(elapsed): kubectl -n $NS port-forward svc/bench-$version-web-api 8080:8080"
 }
 
@@ -95,19 +229,49 @@ bench() {
   kubectl -n "$NS" create configmap k6-script --from-file="$ROOT/k6/articles.js" --dry-run=client -o yaml |
     kubectl apply -f - >/dev/null
   local results
-  results="$ROOT/results/$(date -u +%Y%m%dT%H%M%SZ)-minikube"
+  results="${RESULTS:-$ROOT/results/$(date -u +%Y%m%dT%H%M%SZ)-kubernetes}"
   python3 "$ROOT/scripts/bench.py" --kubernetes "$NS" --results "$results" --versions "$(IFS=,; echo "${versions[*]}")" \
-    --runs "${RUNS:-1}" --where "Kubernetes ($(kubectl config current-context))"
+    --runs "${RUNS:-1}" --scenarios "${SCENARIOS:-closed,open}" ${NO_WARMUP:+--no-warmup} \
+    --where "Kubernetes ($(kubectl config current-context))"
   python3 "$ROOT/scripts/report.py" "$results"
 }
 
+# gone KIND NAME…: true when none of them exists any more
+gone() { local kind=$1; shift; ! kubectl -n "$NS" get "$kind" "$@" -o name 2>/dev/null | grep -q .; }
+
 undeploy() {
   require_cluster
-  step "Removing both builds, the platform and namespace $NS (the operators stay)"
-  for release in bench-v1 bench-v2 platform; do
-    "$HELM" uninstall "$release" --namespace "$NS" --wait >/dev/null 2>&1 || true
+  kubectl get namespace "$NS" >/dev/null 2>&1 || { info "namespace $NS does not exist: nothing to remove"; return; }
+  step "Removing the builds and the k6 Jobs"
+  local release
+  for release in $("$HELM" list --namespace "$NS" --short); do
+    [[ $release == platform ]] || "$HELM" uninstall "$release" --namespace "$NS" --wait --timeout 2m >/dev/null
   done
-  kubectl delete namespace "$NS" --ignore-not-found --wait=true >/dev/null
+  kubectl -n "$NS" delete configmap k6-script --ignore-not-found >/dev/null
+  wait_until "the builds' pods gone" 120 gone pods -l app.kubernetes.io/part-of=reactive-bench,app.kubernetes.io/managed-by=Helm
+  if [[ $PLATFORM == external ]]; then
+    step "The platform and namespace $NS stay (PLATFORM=external): $(elapsed)"
+    return
+  fi
+  # In dependency order: the topic while its topic operator (part of Kafka) can still remove its
+  # finalizer, then Kafka and PostgreSQL, then the namespace. Every wait is bounded and says what is stuck.
+  if kubectl get crd kafkatopics.kafka.strimzi.io >/dev/null 2>&1; then
+    step "Removing the KafkaTopic, then Kafka and PostgreSQL"
+    kubectl -n "$NS" delete kafkatopics --all --wait=false >/dev/null
+    wait_until "KafkaTopics removed by the topic operator" 120 gone kafkatopics
+  fi
+  if "$HELM" status platform --namespace "$NS" >/dev/null 2>&1; then
+    "$HELM" uninstall platform --namespace "$NS" --wait --timeout 5m >/dev/null
+  fi
+  wait_until "Kafka and PostgreSQL pods gone" 300 gone pods
+  step "Removing namespace $NS"
+  if ! kubectl delete namespace "$NS" --timeout=3m >/dev/null 2>&1; then
+    warn "namespace $NS is still terminating; objects left, with their finalizers:"
+    kubectl api-resources --verbs=list --namespaced -o name 2>/dev/null |
+      xargs -n 1 kubectl -n "$NS" get --ignore-not-found -o custom-columns=KIND:.kind,NAME:.metadata.name,FINALIZERS:.metadata.finalizers --no-headers 2>/dev/null >&2 || true
+    die "namespace $NS did not go away in 3 minutes"
+  fi
+  step "Removed in $(elapsed) (the operators stay)"
 }
 
 case "${1:-}" in

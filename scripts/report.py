@@ -102,9 +102,20 @@ def aggregate(runs):
                                 for k in mine[0]["cpu_seconds"]},
                 "k6_cpu_seconds": median_and_spread([run.get("k6_cpu_seconds") for run in mine])[0],
                 "peak_rss_mib": {k: max((run["peak_rss_mib"].get(k) or 0) for run in mine)
-                                 for k in mine[0]["peak_rss_mib"]},
+                                 for k in (mine[0].get("peak_rss_mib") or {})},
+                # Kubernetes: per service, each memory figure named for what it is (None: not readable here)
+                "memory_mib": {service: {label: max_or_none(run["memory_mib"][service][label] for run in mine)
+                                         for label in figures}
+                               for service, figures in (mine[0].get("memory_mib") or {}).items()},
+                "restarts": [f"{container}: {r['restarts']}x ({r['last_reason'] or 'unknown reason'})"
+                             for run in mine for container, r in (run.get("restarts") or {}).items()],
             }
     return table
+
+
+def max_or_none(values):
+    values = [v for v in values if v is not None]
+    return max(values) if values else None
 
 
 def ratio(v1, v2):
@@ -161,12 +172,30 @@ def cost_rows(table):
         for process in d1["cpu_seconds"]:
             a, b = d1["cpu_seconds"][process], d2["cpu_seconds"].get(process)
             rows.append([scenario, f"CPU s, {process}", f"{a:.1f}", f"{b:.1f}", ratio(a, b)])
-        rows.append([scenario, "CPU s, k6 (the load generator)", f"{d1['k6_cpu_seconds'] or 0:.1f}",
-                     f"{d2['k6_cpu_seconds'] or 0:.1f}", "–"])
+        if d1["k6_cpu_seconds"] is not None:  # in Kubernetes k6 has a pod and a CPU limit of its own
+            rows.append([scenario, "CPU s, k6 (the load generator)", f"{d1['k6_cpu_seconds']:.1f}",
+                         f"{d2['k6_cpu_seconds'] or 0:.1f}", "–"])
         for service in d1["peak_rss_mib"]:
             a, b = d1["peak_rss_mib"][service], d2["peak_rss_mib"].get(service)
             rows.append([scenario, f"peak RSS MiB, {service}", f"{a:.0f}", f"{b:.0f}", ratio(a, b)])
+        for service, figures in d1["memory_mib"].items():
+            for label, a in figures.items():
+                b = d2["memory_mib"].get(service, {}).get(label)
+                rows.append([scenario, f"MiB, {service}: {label}", mib(a), mib(b), ratio(a, b)])
+        if d1["memory_mib"]:  # Kubernetes: pods can be restarted under the run
+            rows.append([scenario, "pod restarts during the run (OOM kills say OOMKilled)",
+                         "; ".join(d1["restarts"]) or "none", "; ".join(d2["restarts"]) or "none", "–"])
     return rows
+
+
+def mib(value):
+    return "not readable on this kernel" if value is None else f"{value:.0f}"
+
+
+def restart_warnings(table):
+    """A line per scenario and build whose pods restarted mid-run: such a run is not comparable."""
+    return [f"WARNING: {version} {scenario}: pods restarted during the run ({'; '.join(data[version]['restarts'])})"
+            for scenario, data in table.items() for version in data if data[version]["restarts"]]
 
 
 def bar_chart(title, unit, groups):
@@ -217,6 +246,17 @@ degraded answers (an author look-up fell back to nulls). Every measured run was 
 warm-up; with RUNS > 1 each figure is the median, ± half the spread between runs."""
 
 
+COST_LOCAL = ("CPU used by each process during the run (from /proc), and the most memory each service held "
+              "(peak RSS, reset before each run). The whole system is the build's three services, PostgreSQL and "
+              "Kafka; k6 is shown apart.")
+COST_KUBERNETES = ("CPU used by each container during the run, from its own cgroup (cpu.stat or cpuacct.usage); "
+                   "memory from the same cgroup, each figure named for what it is: the cgroup's peak counts page "
+                   "cache and runs from the container's start (a container cannot reset it), the anonymous memory "
+                   "is the JVM's own at the end of the run. The whole system is the build's three pods, "
+                   "PostgreSQL and Kafka; k6 runs in its own pod with its own CPU limit. Restarts are counted "
+                   "from the pods' status; a run with one is flagged above the results.")
+
+
 def markdown_table(rows):
     lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows[1:]]
@@ -250,11 +290,12 @@ def render(results):
     svgs = charts(table)
 
     verdict = "PASS: v1 and v2 did the same work" if work_passed else "FAIL: v1 and v2 did NOT do the same work"
-    sections = [("Results", READING, [(f"Scenario: {s}", results_table(s, d)) for s, d in table.items()]),
+    warnings = restart_warnings(table)
+    reading = "\n\n".join(warnings + [READING])
+    sections = [("Results", reading, [(f"Scenario: {s}", results_table(s, d)) for s, d in table.items()]),
                 ("Equal work", verdict, [("", work_rows)]),
-                ("Cost", "CPU used by each process during the run (from /proc), and the most memory each service "
-                         "held (peak RSS, reset before each run). The whole system is the build's three services, "
-                         "PostgreSQL and Kafka; k6 is shown apart.", [("", cost_rows(table))]),
+                ("Cost", COST_KUBERNETES if any(r.get("memory_mib") for r in runs) else COST_LOCAL,
+                 [("", cost_rows(table))]),
                 ("Environment", f"Measured on: {environment.get('where', '')}.", [("", environment_rows(environment))])]
 
     title = "reactive-bench: v1 (imperative) vs v2 (reactive)"

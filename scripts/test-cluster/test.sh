@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# make test-cluster: the user's commands against a real node on this machine. Starts the node
+# (node.sh), builds and loads every image (images.sh), proves the node is real (a container under runc
+# with its cgroup limits, DNS for Service names, a ClusterIP Service between pods), puts up the stand-ins
+# for what the operators would create, then runs `make deploy-v1`, `make deploy-v2`, `make bench` (short),
+# `make undeploy` and a second `make deploy-v1` exactly as a user would, with PLATFORM=external and
+# IMAGES=containerd. Tears the node down at the end, also on failure or Ctrl-C, and checks that nothing
+# of it is left. Ends with "test-cluster: N passed, N failed".
+set -euo pipefail
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
+
+export NODE_DIR="$LOCAL_DIR/test-cluster"
+readonly HERE="$ROOT/scripts/test-cluster"
+readonly NS=reactive-bench
+readonly CHECK_NS=node-check
+PAUSE_IMAGE="" K6_IMAGE="" BASE_IMAGE=""
+eval "$("$HERE/images.sh" refs)"
+export KUBECONFIG="$NODE_DIR/kubeconfig"
+# What make deploy-vN, bench and undeploy get on this node: everything else is as on minikube.
+export PLATFORM=external IMAGES=containerd BASE_IMAGE CONTAINERD_ADDRESS="$NODE_DIR/containerd/containerd.sock"
+export VALUES="$HERE/values.yaml" K6_IMAGE K6_IMAGE_PULL_POLICY=Never K6_CPU_REQUEST=250m
+export CONTAINERS_STORAGE_CONF="$NODE_DIR/buildah/storage.conf"
+
+expect() { local what=$1; shift; if "$@" >"$NODE_DIR/last.log" 2>&1; then pass "$what"; else fail "$what"; sed 's/^/      /' "$NODE_DIR/last.log" | tail -15; fi; }
+
+teardown() {
+  "$HERE/node.sh" down || true
+}
+trap teardown EXIT
+trap 'exit 130' INT TERM
+
+"$HERE/node.sh" down >/dev/null 2>&1 || true
+rm -rf "$NODE_DIR"
+mkdir -p "$NODE_DIR"
+
+"$HERE/images.sh" base
+"$HERE/images.sh" node
+"$HERE/node.sh" up "$PAUSE_IMAGE" "$NODE_DIR/images/$(echo "${PAUSE_IMAGE#*/}" | tr '/:' '__').tar"
+"$HERE/images.sh" load "$NODE_DIR"/images/*.tar
+
+step "The node is real"
+kubectl create namespace "$CHECK_NS" >/dev/null
+kubectl -n "$CHECK_NS" apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Pod
+metadata: {name: probe, labels: {app: probe}}
+spec:
+  automountServiceAccountToken: false
+  containers:
+    - name: web
+      image: $BASE_IMAGE
+      imagePullPolicy: Never
+      # The JDK's own little web server (module jdk.httpserver) serves /tmp.
+      command: [java, -Xmx32m, -m, jdk.httpserver, -b, 0.0.0.0, -p, "8000", -d, /tmp]
+      resources: {limits: {cpu: 500m, memory: 128Mi}}
+      ports: [{containerPort: 8000}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: probe}
+spec: {selector: {app: probe}, ports: [{port: 80, targetPort: 8000}]}
+EOF
+expect "a pod starts from an image built here (no pull)" kubectl -n "$CHECK_NS" wait pod/probe --for=condition=Ready --timeout=120s
+container_id=$(kubectl -n "$CHECK_NS" get pod probe -o jsonpath='{.status.containerStatuses[0].containerID}')
+expect "its container runs under runc (runc state: running)" bash -c \
+  "runc --root /run/containerd/runc/k8s.io state '${container_id#containerd://}' | grep -q '\"status\": \"running\"'"
+cgroup_limits() {
+  local memory quota
+  memory=$(kubectl -n "$CHECK_NS" exec probe -- cat /sys/fs/cgroup/memory/memory.limit_in_bytes)
+  quota=$(kubectl -n "$CHECK_NS" exec probe -- sh -c 'cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us 2>/dev/null || cat /sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us')
+  echo "memory.limit_in_bytes=$memory cpu.cfs_quota_us=$quota"
+  [[ $memory == 134217728 && $quota == 50000 ]]
+}
+expect "the container's own cgroup holds its limits (128 MiB, 0.5 CPU)" cgroup_limits
+dns_and_cluster_ip() { # from a k6 pod: the Service's name resolves through CoreDNS and its ClusterIP routes
+  kubectl -n "$CHECK_NS" run client --image="$K6_IMAGE" --image-pull-policy=Never --restart=Never -i --quiet \
+    --overrides='{"spec":{"automountServiceAccountToken":false}}' -- run --quiet - <<'JS'
+import http from 'k6/http';
+export default function () {
+  const response = http.get('http://probe.node-check.svc.cluster.local/');
+  if (response.status !== 200) throw new Error(`probe answered ${response.status} ${response.error}`);
+}
+JS
+}
+expect "a pod reaches another through a Service name (CoreDNS) and its ClusterIP (kube-proxy)" dns_and_cluster_ip
+kubectl delete namespace "$CHECK_NS" --timeout=60s >/dev/null
+
+step "Stand-ins for what the operators would create (Kafka, PostgreSQL, Secrets)"
+standins() {
+  kubectl create namespace "$NS" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+  local user
+  for user in articles authors; do
+    kubectl -n "$NS" create secret generic "$user.bench-postgres.credentials.postgresql.acid.zalan.do" \
+      --from-literal=username="$user" --from-literal=password="$(openssl rand -hex 16)" >/dev/null
+  done
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=bench-postgres -keyout "$NODE_DIR/tls.key" \
+    -out "$NODE_DIR/tls.crt" 2>/dev/null
+  kubectl -n "$NS" create secret tls bench-postgres-tls --cert="$NODE_DIR/tls.crt" --key="$NODE_DIR/tls.key" >/dev/null
+  kubectl -n "$NS" apply -f "$HERE/operator-standins/manifests.yaml" >/dev/null
+  kubectl -n "$NS" rollout status statefulset/bench-postgres --timeout=180s >/dev/null
+  kubectl -n "$NS" rollout status statefulset/bench-kafka-dual-role --timeout=180s >/dev/null
+}
+expect "PostgreSQL (TLS only) and Kafka (with its topic) ready" standins
+
+make_target() { (cd "$ROOT" && make --no-print-directory "$@"); }
+step "make deploy-v1, make deploy-v2"
+expect "make deploy-v1" make_target deploy-v1
+expect "make deploy-v2" make_target deploy-v2
+
+step "make bench (smoke, then a short closed run)"
+export RESULTS="$NODE_DIR/results" SCENARIOS=smoke,closed NO_WARMUP=1 VUS=20 ITERATIONS=50
+expect "make bench writes a report" make_target bench
+expect "the report finds equal work" grep -qF "PASS: v1 and v2 did the same work" "$RESULTS/report.md"
+expect "CPU and memory come from real cgroups" bash -c \
+  "grep -q 'cgroup peak since start' '$RESULTS/report.md' && grep -qE 'CPU s, web-api \\| [0-9.]+ \\| [0-9.]+' '$RESULTS/report.md'"
+expect "no pod restarted during the runs" grep -qE "pod restarts during the run .*\\| none \\| none \\|" "$RESULTS/report.md"
+
+step "make undeploy, then a second make deploy-v1"
+expect "make undeploy" make_target undeploy
+expect "nothing of the builds or the k6 Jobs is left" bash -c \
+  "[[ -z \$(kubectl -n $NS get all,configmaps -l app.kubernetes.io/managed-by=Helm -o name) && -z \$('${HELM:?}' list -n $NS -q) ]]"
+expect "a second make deploy-v1 works" make_target deploy-v1
+expect "make undeploy again" make_target undeploy
+
+step "Tearing the node down"
+trap - EXIT
+"$HERE/node.sh" down
+leftovers() {
+  local found=0
+  pgrep -f "$NODE_DIR" && found=1
+  findmnt -rn -o TARGET | grep -F "$NODE_DIR" && found=1
+  ip link show rbnode0 2>/dev/null && found=1
+  ip -o link show type veth | grep . && found=1
+  iptables-save | grep -E 'KUBE-|RB-NODE' && found=1
+  return $found
+}
+expect "no process, mount, interface or iptables rule of the node is left" leftovers
+
+summary test-cluster
