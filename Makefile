@@ -121,7 +121,7 @@ build: ## Build the six services (v1 and v2 of articles, authors, web-api) witho
 	@$(MVNW) install -DskipTests >$(CURDIR)/$(BUILD_LOG) 2>&1 || { tail -30 $(CURDIR)/$(BUILD_LOG); exit 1; }
 
 .PHONY: test
-test: test-static test-services test-e2e test-k8s ## Run every test: source audit, contract suites, end-to-end and faults on the local stack, manifests offline.
+test: test-static test-services test-e2e test-k8s test-cluster ## Run every test: source audit, contract suites, end-to-end and faults on the local stack, manifests offline, a real node.
 
 .PHONY: test-static
 test-static: ## Source audit: no SQL built at run time anywhere (scripts/check_sql.py, which first proves it bites).

@@ -29,8 +29,17 @@ rm -rf "$LOCAL_DIR" && mkdir -p "$WORK"
 "$ROOT/scripts/stack.sh" up
 
 step "Same bytes from v1 and v2"
-curl -fsS "$(service_url web-api-v1)/v1/articles" >"$WORK/v1.json"
-curl -fsS "$(service_url web-api-v2)/v2/articles" >"$WORK/v2.json"
+complete_answer() { # complete_answer VERSION FILE: the first answer without a fallen-back author look-up
+  local version=$1 file=$2 attempt
+  for attempt in 1 2 3 4 5 6 7 8 9 10; do
+    # A just-started JVM can miss the 1 s look-up time-out on its first requests (a degraded answer).
+    curl -fsS "$(service_url "web-api-$version")/$version/articles" >"$file"
+    grep -q '"authorBlog":null' "$file" || return 0
+    info "$version: answer $attempt was degraded (a cold look-up timed out); asking again"
+  done
+}
+complete_answer v1 "$WORK/v1.json"
+complete_answer v2 "$WORK/v2.json"
 expect "GET /v1/articles and GET /v2/articles answer byte-identical JSON ($(wc -c <"$WORK/v1.json") bytes)" \
   cmp -s "$WORK/v1.json" "$WORK/v2.json"
 expect "the answer holds the ten seed articles of five authors" python3 -c '

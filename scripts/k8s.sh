@@ -128,18 +128,8 @@ watch_scheduling() {
   info "$what ready ($(elapsed))"
 }
 
-pods_that_cannot_start() { # one line per pod that is unschedulable, or waits for an image it cannot get
-  kubectl -n "$NS" get pods -o json | python3 -c '
-import json, sys
-for pod in json.load(sys.stdin)["items"]:
-    name, status = pod["metadata"]["name"], pod.get("status", {})
-    for condition in status.get("conditions", []):
-        if condition["type"] == "PodScheduled" and condition.get("reason") == "Unschedulable":
-            print("pod", name, "is unschedulable:", condition.get("message", ""))
-    for container in status.get("containerStatuses", []):
-        reason = container.get("state", {}).get("waiting", {}).get("reason", "")
-        if reason in ("ErrImageNeverPull", "ImagePullBackOff", "ErrImagePull", "InvalidImageName"):
-            print("pod", name, "has no image", container["image"], "(" + reason + ")")'
+pods_that_cannot_start() { # why pods of the namespace cannot start (unschedulable, no image), or nothing
+  PYTHONPATH="$ROOT/scripts" python3 -c 'import sys, kubernetes_runs; print(kubernetes_runs.unschedulable(sys.argv[1]))' "$NS"
 }
 
 build_images() { # build_images VERSION TAG: the three images of one build, where the cluster finds them

@@ -86,9 +86,10 @@ def restarts_between(before, after):
     return changed
 
 
-def unschedulable(namespace, selector):
-    """Why the pods of a selector cannot start (unschedulable, no image), or an empty string."""
-    pods = json.loads(kubectl(namespace, "get", "pods", "-l", selector, "-o", "json"))["items"]
+def unschedulable(namespace, selector=None):
+    """Why the pods (of a selector) cannot start: unschedulable, or no image. An empty string if none.
+    Also used by scripts/k8s.sh while helm waits for a rollout."""
+    pods = json.loads(kubectl(namespace, "get", "pods", *(["-l", selector] if selector else []), "-o", "json"))["items"]
     reasons = []
     for pod in pods:
         for condition in pod.get("status", {}).get("conditions", []):

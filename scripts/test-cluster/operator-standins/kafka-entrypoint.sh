@@ -1,6 +1,7 @@
 #!/bin/sh
-# What Strimzi would provide, for the test node: one KRaft node (broker and controller) that clients reach
-# as <cluster>-kafka-bootstrap:9092 (ADVERTISED_HOST), and the topic its topic operator would create.
+# What Strimzi would provide, for the test node: one KRaft node (broker and controller) that clients find
+# through <cluster>-kafka-bootstrap:9092 and then reach under its pod's own name (ADVERTISED_HOST), and the
+# topic its topic operator would create.
 set -eu
 data=/var/lib/kafka
 # Not ready (an empty marker) until the topic exists; the image has sh, cat and sleep, not rm.
