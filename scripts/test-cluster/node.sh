@@ -63,6 +63,34 @@ write_kubeconfig() { # write_kubeconfig FILE USER TOKEN
 
 # ---------- up
 
+remove_stale_node() {
+  # A node whose processes were killed without node.sh down (a session or a CI machine that stopped
+  # mid-run, a node directory deleted by hand) leaves its network behind, and a later snapshot would
+  # record its rules as the host's own. Recognised by the bridge or the guard chain, which only this
+  # script makes, and only when no kubelet runs on the host: then its rules, bridge and empty network
+  # namespaces are removed before anything is recorded.
+  ip link show "$BRIDGE" >/dev/null 2>&1 || iptables -nL "$IPTABLES_GUARD" >/dev/null 2>&1 || return 0
+  if pgrep -x kubelet >/dev/null || pgrep -f "^[^ ]*kubelet-v" >/dev/null; then
+    die "a kubelet already runs on this host (node.sh status; or the other checkout's node.sh down)"
+  fi
+  warn "an earlier test node was not stopped: removing its bridge, iptables rules and network namespaces"
+  local link netns tool
+  for link in $(ip -o link show master "$BRIDGE" 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
+    ip link del "$link" 2>/dev/null || true
+  done
+  ip link del "$BRIDGE" 2>/dev/null || true
+  for tool in iptables ip6tables; do
+    "$tool-save" | grep -vE 'KUBE-|RB-NODE' | "$tool-restore"
+  done
+  for netns in $(find /var/run/netns -maxdepth 1 -mindepth 1 -name 'cni-*' -printf '%f\n' 2>/dev/null); do
+    if [[ -z "$(ip netns pids "$netns" 2>/dev/null)" ]]; then
+      umount -l "/var/run/netns/$netns" 2>/dev/null || true
+      rm -f "/var/run/netns/$netns"
+    fi
+  done
+  find /var/log/containers -maxdepth 1 -xtype l -delete 2>/dev/null || true
+}
+
 prepare_host() {
   [[ $EUID -eq 0 ]] || die "the test node needs root (cgroups, mounts, network namespaces)"
   local tool
@@ -72,6 +100,7 @@ prepare_host() {
   mkdir -p "$NODE_DIR"/{pids,logs,pki,cni/net.d,containerd,kubelet,pod-logs,etcd}
   # What the node changes on the host, recorded once so that down puts it back exactly.
   if [[ ! -f "$NODE_DIR/host-before.env" ]]; then
+    remove_stale_node
     {
       echo "ip_forward=$(sysctl -n net.ipv4.ip_forward)"
       echo "bridge_nf=$(sysctl -n net.bridge.bridge-nf-call-iptables)"
