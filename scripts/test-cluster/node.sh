@@ -82,12 +82,12 @@ remove_stale_node() {
   for tool in iptables ip6tables; do
     "$tool-save" | grep -vE 'KUBE-|RB-NODE' | "$tool-restore"
   done
-  for netns in $(find /var/run/netns -maxdepth 1 -mindepth 1 -name 'cni-*' -printf '%f\n' 2>/dev/null); do
-    if [[ -z "$(ip netns pids "$netns" 2>/dev/null)" ]]; then
+  while read -r netns; do
+    if [[ -n "$netns" && -z "$(ip netns pids "$netns" 2>/dev/null)" ]]; then
       umount -l "/var/run/netns/$netns" 2>/dev/null || true
       rm -f "/var/run/netns/$netns"
     fi
-  done
+  done < <(find /var/run/netns -maxdepth 1 -mindepth 1 -name 'cni-*' -printf '%f\n' 2>/dev/null)
   find /var/log/containers -maxdepth 1 -xtype l -delete 2>/dev/null || true
 }
 
