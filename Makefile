@@ -38,6 +38,9 @@ HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 SHELLCHECK ?= $(LOCALBIN)/shellcheck-$(SHELLCHECK_VERSION)
 SCHEMATHESIS_VENV := $(CURDIR)/.tools/schemathesis-$(SCHEMATHESIS_VERSION)
 SCHEMATHESIS ?= $(SCHEMATHESIS_VENV)/bin/st
+# The benchmark harness (scripts/benchkit) runs on a virtualenv of its pinned requirements.
+BENCHKIT_VENV := $(CURDIR)/.tools/benchkit
+BENCHKIT_PYTHON ?= $(BENCHKIT_VENV)/bin/python
 KUBE_APISERVER ?= $(LOCALBIN)/kube-apiserver-$(KUBE_VERSION)
 ETCD ?= $(LOCALBIN)/etcd-$(ETCD_VERSION)
 KUBE_CONTROLLER_MANAGER ?= $(LOCALBIN)/kube-controller-manager-$(KUBE_VERSION)
@@ -47,7 +50,7 @@ KUBELET ?= $(LOCALBIN)/kubelet-$(KUBE_VERSION)
 KUBE_PROXY ?= $(LOCALBIN)/kube-proxy-$(KUBE_VERSION)
 COREDNS ?= $(LOCALBIN)/coredns-$(COREDNS_VERSION)
 PAUSE ?= $(LOCALBIN)/pause-$(KUBE_VERSION)
-export K6 K6_VERSION SCHEMATHESIS HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
+export K6 K6_VERSION SCHEMATHESIS BENCHKIT_PYTHON HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
 export KUBELET KUBE_PROXY COREDNS PAUSE KUBE_VERSION
 MVNW := cd services && ./mvnw -B -ntp
 BUILD_LOG := .local/logs/build.log
@@ -63,12 +66,16 @@ help: ## Show this help.
 ##@ Run on this machine (no Docker, no Kubernetes)
 
 .PHONY: demo
-demo: build k6 ## Build, start the local stack, load v1 then v2 with k6, write results/<time>/report.html, stop.
+demo: build k6 benchkit ## Build, start the local stack, load v1 then v2 with k6, write results/<time>/report.html, stop.
 	@scripts/demo.sh
 
 .PHONY: chaos
-chaos: build k6 ## Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a fresh local stack, v1 and v2; writes results/chaos-<time>/chaos.html.
+chaos: build k6 benchkit ## Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a fresh local stack, v1 and v2; writes results/chaos-<time>/chaos.html.
 	@scripts/demo.sh chaos
+
+.PHONY: sweep
+sweep: build k6 benchkit ## Each build at its best: its concurrency settings (threads, pools, event loops) one at a time on a fresh local stack; writes results/sweep-<time>/sweep.html (about 25 min).
+	@scripts/demo.sh sweep
 
 .PHONY: up
 up: build ## Start the local stack (PostgreSQL, Kafka, six services) for manual calls; see make status.
@@ -103,7 +110,7 @@ deploy-v2: ## Deploy v2 the same way (v1 and v2 can run side by side).
 .PHONY: bench
 bench: ## k6 Jobs in the cluster against each deployed build, one after the other, then the report.
 	@scripts/k8s.sh check
-	@$(MAKE) helm
+	@$(MAKE) helm benchkit
 	@scripts/k8s.sh bench
 
 .PHONY: undeploy
@@ -124,16 +131,17 @@ build: ## Build the six services (v1 and v2 of articles, authors, web-api) witho
 test: test-static test-services test-e2e test-k8s test-cluster ## Run every test: source audit, contract suites, end-to-end and faults on the local stack, manifests offline, a real node.
 
 .PHONY: test-static
-test-static: ## Source audit: no SQL built at run time anywhere (scripts/check_sql.py, which first proves it bites).
+test-static: benchkit ## Source audit (no SQL built at run time: scripts/check_sql.py, which first proves it bites); the harness's unit tests (pytest).
 	@python3 scripts/check_sql.py --self-test
 	@python3 scripts/check_sql.py
+	@cd scripts && $(BENCHKIT_PYTHON) -m pyflakes . && $(BENCHKIT_PYTHON) -m pytest -q -p no:cacheprovider benchkit/tests
 
 .PHONY: test-services
 test-services: ## The contract suites of all six builds, on real PostgreSQL and Kafka (Maven).
 	$(MVNW) install
 
 .PHONY: test-e2e
-test-e2e: k6 schemathesis ## End-to-end on the real local stack: equal bytes, k6 smoke, SSE, the report (needs a build).
+test-e2e: k6 schemathesis benchkit ## End-to-end on the real local stack: equal bytes, k6 smoke, SSE, the report (needs a build).
 	@scripts/e2e-test.sh
 
 .PHONY: test-k8s
@@ -146,7 +154,7 @@ test-k8s: helm shellcheck kube-tools ## Lint the charts and scripts; check the C
 	@scripts/kube-validate/validate.sh
 
 .PHONY: test-cluster
-test-cluster: build node-tools ## A real single-node Kubernetes here (containerd, runc, kubelet): deploy-v1, deploy-v2, bench, undeploy, as a user would (root).
+test-cluster: build node-tools benchkit ## A real single-node Kubernetes here (containerd, runc, kubelet): deploy-v1, deploy-v2, bench, undeploy, as a user would (root).
 	@scripts/test-cluster/test.sh
 
 .PHONY: clean
@@ -180,6 +188,14 @@ $(SCHEMATHESIS): scripts/fuzz-requirements.txt
 	@echo "==> Installing schemathesis $(SCHEMATHESIS_VERSION) from PyPI into $(SCHEMATHESIS_VENV)"
 	@python3 -m venv $(SCHEMATHESIS_VENV)
 	@$(SCHEMATHESIS_VENV)/bin/pip install -q --disable-pip-version-check -r $<
+	@touch $@
+
+.PHONY: benchkit
+benchkit: $(BENCHKIT_VENV)/.installed ## Install the harness's pinned Python dependencies (matplotlib, pytest, pyflakes: scripts/benchkit/requirements.txt) into .tools/benchkit.
+$(BENCHKIT_VENV)/.installed: scripts/benchkit/requirements.txt
+	@echo "==> Installing the harness's dependencies from PyPI into $(BENCHKIT_VENV)"
+	@python3 -m venv $(BENCHKIT_VENV)
+	@$(BENCHKIT_VENV)/bin/pip install -q --disable-pip-version-check -r $<
 	@touch $@
 
 .PHONY: shellcheck

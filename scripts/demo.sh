@@ -2,6 +2,7 @@
 # make demo / make chaos: the whole comparison on one machine. Starts the local stack, then
 #   demo.sh        loads web-api v1 then v2 with k6 and writes the report (results/<time>/report.html)
 #   demo.sh chaos  injects every fault into v1 and v2 under load (results/chaos-<time>/chaos.html)
+#   demo.sh sweep  each build's concurrency settings, one at a time (results/sweep-<time>/sweep.html)
 # and stops what it started, also on Ctrl-C or failure.
 # RUNS=N repeats every measured run; RATE, DURATION, WARMUP_ITERATIONS, … tune k6 (k6/articles.js).
 set -euo pipefail
@@ -14,7 +15,7 @@ export LOCAL_DIR
 source "$(dirname "$0")/lib.sh"
 
 readonly K6="${K6:?K6 must name the k6 binary (the Makefile sets it)}"
-RESULTS="$ROOT/results/$([[ $MODE == chaos ]] && echo chaos-)$(date -u +%Y%m%dT%H%M%SZ)"
+RESULTS="$ROOT/results/$([[ $MODE != bench ]] && echo "$MODE-")$(date -u +%Y%m%dT%H%M%SZ)"
 readonly RESULTS
 
 started_stack=false
@@ -33,13 +34,17 @@ started_stack=true
 
 case $MODE in
   bench)
-    python3 "$ROOT/scripts/bench.py" --results "$RESULTS" --k6 "$K6" --runs "${RUNS:-1}"
-    python3 "$ROOT/scripts/report.py" "$RESULTS"
+    benchkit bench --results "$RESULTS" --k6 "$K6" --runs "${RUNS:-1}" ${SCENARIOS:+--scenarios "$SCENARIOS"}
+    benchkit report "$RESULTS"
     step "Done in $(elapsed). Open $RESULTS/report.html (or read report.md)."
     ;;
   chaos)
-    python3 "$ROOT/scripts/chaos.py" --results "$RESULTS" --k6 "$K6"
+    benchkit chaos --results "$RESULTS" --k6 "$K6"
     step "Done in $(elapsed). Open $RESULTS/chaos.html (or read chaos.md)."
     ;;
-  *) die "usage: $0 [bench|chaos]" ;;
+  sweep)
+    benchkit sweep --results "$RESULTS" --k6 "$K6" ${SWEEP_ONLY:+--only "$SWEEP_ONLY"}
+    step "Done in $(elapsed). Open $RESULTS/sweep.html (or read sweep.md)."
+    ;;
+  *) die "usage: $0 [bench|chaos|sweep]" ;;
 esac

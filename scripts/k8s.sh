@@ -129,7 +129,7 @@ watch_scheduling() {
 }
 
 pods_that_cannot_start() { # why pods of the namespace cannot start (unschedulable, no image), or nothing
-  PYTHONPATH="$ROOT/scripts" python3 -c 'import sys, kubernetes_runs; print(kubernetes_runs.unschedulable(sys.argv[1]))' "$NS"
+  BENCHKIT_PYTHON=python3 benchkit unschedulable "$NS"
 }
 
 build_images() { # build_images VERSION TAG: the three images of one build, where the cluster finds them
@@ -220,14 +220,20 @@ bench() {
     kubectl apply -f - >/dev/null
   local results
   results="${RESULTS:-$ROOT/results/$(date -u +%Y%m%dT%H%M%SZ)-kubernetes}"
-  python3 "$ROOT/scripts/bench.py" --kubernetes "$NS" --results "$results" --versions "$(IFS=,; echo "${versions[*]}")" \
-    --runs "${RUNS:-1}" --scenarios "${SCENARIOS:-closed,open}" ${NO_WARMUP:+--no-warmup} \
+  benchkit bench --kubernetes "$NS" --results "$results" --versions "$(IFS=,; echo "${versions[*]}")" \
+    --runs "${RUNS:-1}" ${SCENARIOS:+--scenarios "$SCENARIOS"} ${NO_WARMUP:+--no-warmup} \
     --where "Kubernetes ($(kubectl config current-context))"
-  python3 "$ROOT/scripts/report.py" "$results"
+  benchkit report "$results"
 }
 
 # gone KIND NAME…: true when none of them exists any more
-gone() { local kind=$1; shift; ! kubectl -n "$NS" get "$kind" "$@" -o name 2>/dev/null | grep -q .; }
+# (A kubectl that fails, say an apiserver too busy to answer, proves nothing: only an empty list is gone.)
+gone() {
+  local kind=$1 names
+  shift
+  names=$(kubectl -n "$NS" --request-timeout=20s get "$kind" "$@" -o name 2>/dev/null) || return 1
+  [[ -z $names ]]
+}
 
 undeploy() {
   require_cluster

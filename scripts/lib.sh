@@ -34,6 +34,9 @@ step() { printf '\033[36m==>\033[0m %s\n' "$*"; }
 info() { printf '    %s\n' "$*"; }
 warn() { printf '\033[33m!!\033[0m  %s\n' "$*" >&2; }
 die() { printf '\033[31mxx\033[0m  %s\n' "$*" >&2; exit 1; }
+# The benchmark harness, on the interpreter make benchkit installs (matplotlib, pytest); the system's
+# python3 is enough for what needs the standard library only (unschedulable).
+benchkit() { (cd "$ROOT/scripts" && "${BENCHKIT_PYTHON:-python3}" -m benchkit "$@"); }
 elapsed() { printf '%ds' $((SECONDS - SECONDS_AT_START)); }
 
 # Test outcomes for the shell test suites (e2e, kube-validate), closed by `summary NAME`.

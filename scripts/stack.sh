@@ -5,6 +5,8 @@
 #   stack.sh status   what runs, where, and whether it is ready
 #   stack.sh stop|start NAME     one part, for fault injection: a service (authors-v1, …), postgres or kafka
 #   stack.sh pause|resume NAME   freeze a service (SIGSTOP: it accepts connections and never answers) and thaw it
+# SERVICE_SETTINGS="KEY=VALUE …" adds configuration (Quarkus environment variables) to the services it
+# starts: the sweep restarts a build with each candidate setting this way.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -58,7 +60,7 @@ start_service() {
     return
   fi
   # shellcheck disable=SC2046,SC2086 # one word per variable and per JVM flag, on purpose
-  env $(service_env "$name") nohup "$JAVA" $SERVICE_JAVA_OPTS -jar "$jar" >"$LOG_DIR/$name.log" 2>&1 &
+  env $(service_env "$name") ${SERVICE_SETTINGS:-} nohup "$JAVA" $SERVICE_JAVA_OPTS -jar "$jar" >"$LOG_DIR/$name.log" 2>&1 &
   echo $! >"$PID_DIR/$name.pid"
 }
 
@@ -79,7 +81,7 @@ up() {
   step "Local stack ready: web-api v1 on $(service_url web-api-v1), v2 on $(service_url web-api-v2)"
 }
 
-# .local/stack.json: what runs where, for the benchmark harness (scripts/bench.py).
+# .local/stack.json: what runs where, for the benchmark harness (scripts/benchkit).
 write_inventory() {
   local name first=true
   {

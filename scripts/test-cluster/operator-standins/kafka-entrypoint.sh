@@ -30,12 +30,14 @@ run kafka.tools.StorageTool format --ignore-formatted -t "$CLUSTER_ID" -c "$data
 run kafka.Kafka "$data/server.properties" &
 broker=$!
 trap 'kill -TERM $broker' TERM INT
-# The topic operator's part: the topic, once the broker answers.
-until run org.apache.kafka.tools.TopicCommand --bootstrap-server localhost:9092 --create --if-not-exists \
-  --topic "$TOPIC" --partitions 1 --replication-factor 1 >/dev/null 2>&1; do
-  kill -0 $broker 2>/dev/null || exit 1
-  sleep 1
+# The topic operator's part: the topics (one per build), once the broker answers.
+for topic in $TOPICS; do
+  until run org.apache.kafka.tools.TopicCommand --bootstrap-server localhost:9092 --create --if-not-exists \
+    --topic "$topic" --partitions 1 --replication-factor 1 >/dev/null 2>&1; do
+    kill -0 $broker 2>/dev/null || exit 1
+    sleep 1
+  done
+  echo "topic $topic ready"
 done
-echo "$TOPIC" >"$data/topic-ready"
-echo "topic $TOPIC ready"
+echo "$TOPICS" >"$data/topic-ready"
 wait $broker

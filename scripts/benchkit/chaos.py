@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Fault injection on the real local stack: for each fault and each build, k6 reads GET /vN/articles at a
 steady rate, a writer POSTs new articles, an SSE client follows /vN/articles/stream, and the real process
 (authors, articles, PostgreSQL, Kafka) is stopped or frozen, then brought back. Counts every outcome,
@@ -8,13 +7,11 @@ promises; writes chaos.json, chaos.md and chaos.html. Exits 1 if any expectation
 The local stack must be up (scripts/stack.sh up); faults are injected with scripts/stack.sh.
 """
 import argparse
-import csv
 import datetime
 import http.client
 import json
 import os
 import pathlib
-import re
 import socket
 import statistics
 import subprocess
@@ -24,15 +21,13 @@ import time
 import urllib.error
 import urllib.request
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from bench import peak_rss_mib, reset_peak_rss, scrape, step, info  # noqa: E402
-import report  # noqa: E402
+from . import LOCAL_DIR, MAX_IN_FLIGHT, ROOT, charts, documents, info, k6, step
+from .procfs import peak_rss_mib, reset_peak_rss
+from .prometheus import circuit_openings, scrape
+from .stats import percentile
+from .targets import git_commit
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-LOCAL_DIR = pathlib.Path(os.environ.get("LOCAL_DIR", ROOT / ".local"))
-OUTCOMES = ("complete", "degraded", "shed", "unavailable", "error", "rejected", "failed")
-OUTCOME_COLORS = {"complete": "#59a14f", "degraded": "#edc948", "shed": "#76b7b2", "unavailable": "#f28e2b",
-                  "error": "#e15759", "rejected": "#b07aa1", "failed": "#333333"}
+OUTCOMES = k6.OUTCOMES
 
 
 class Fault:
@@ -64,7 +59,6 @@ FAULTS = [
           "event of every 201 is streamed once the broker is back (transactional outbox)"),
 ]
 QUICK = ("authors stopped", "kafka stopped")
-MAX_IN_FLIGHT = 200  # edge.max-in-flight of every build (application.properties)
 
 
 def stack(action, part):
@@ -144,45 +138,11 @@ class StreamReader(threading.Thread):
 
 # ---------- k6 and what it saw
 
-def run_k6(k6, version, base_url, scenario, settings, work):
-    """Runs k6/articles.js; returns (per-request samples from its CSV, its summary)."""
-    samples_file, summary_file = work / "k6.csv", work / "k6-summary.json"
-    env = {**os.environ, "VERSION": version, "BASE_URL": base_url, "SCENARIO": scenario,
-           "SUMMARY_FILE": str(summary_file), "K6_CSV_TIME_FORMAT": "unix_milli", "K6_NO_USAGE_REPORT": "true",
-           **{k: str(v) for k, v in settings.items()}}
-    result = subprocess.run([k6, "run", "--quiet", "--no-color", "--out", f"csv={samples_file}",
-                             str(ROOT / "k6" / "articles.js")], env=env, capture_output=True, text=True)
-    # 99: thresholds crossed, which a fault is expected to do; anything else is a broken run.
-    if result.returncode not in (0, 99):
-        sys.exit(f"k6 failed ({result.returncode}):\n{result.stderr[-2000:]}")
-    return read_samples(samples_file), json.loads(summary_file.read_text())
-
-
-def read_samples(path):
-    """[(time s, outcome)] and [(time s, duration ms, status)] from k6's CSV output."""
-    outcomes, durations = [], []
-    with open(path, newline="") as file:
-        for row in csv.DictReader(file):
-            at = int(row["timestamp"]) / 1000
-            if row["metric_name"] == "request_outcomes":
-                tag = re.search(r"outcome=(\w+)", row.get("extra_tags") or "")
-                outcomes.append((at, tag.group(1) if tag else "failed"))
-            elif row["metric_name"] == "http_req_duration":
-                durations.append((at, float(row["metric_value"]), row["status"]))
-    return outcomes, durations
-
-
-def percentile(values, p):
-    if not values:
-        return None
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
-
-
-def circuit_openings(metrics_text):
-    """How often web-api's circuit breakers opened (SmallRye Fault Tolerance's metrics)."""
-    return sum(float(line.rsplit(" ", 1)[1]) for line in metrics_text.splitlines()
-               if line.startswith("ft_circuitbreaker_opened_total"))
+def run_k6(k6_binary, version, base_url, scenario, settings, work):
+    """One k6 run; returns (per-request samples from its CSV, its summary)."""
+    samples, summary = work / "k6.csv", work / "k6-summary.json"
+    k6.run(k6_binary, version, scenario, base_url, summary, settings, samples=samples)
+    return k6.read_samples(samples), json.loads(summary.read_text())
 
 
 # ---------- one fault against one build
@@ -385,32 +345,8 @@ def answers_ready(url):
 # ---------- the report
 
 def timeline_chart(title, entry):
-    """Stacked bars of outcomes per second, the fault's window shaded."""
-    width, height, left, bottom, top = 640, 200, 40, 30, 40
-    per_second = entry["timeline"]["per_second"]
-    peak = max((sum(s.values()) for s in per_second), default=1) or 1
-    slot = (width - left - 10) / max(len(per_second), 1)
-    x_of = lambda second: left + second * slot  # noqa: E731
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
-             f'font-size="11" role="img" aria-label="{title}">',
-             f'<text x="{left}" y="16" font-size="13" font-weight="bold">{title}</text>',
-             f'<rect x="{x_of(entry["timeline"]["injected"]):.1f}" y="{top}" height="{height - top - bottom}" '
-             f'width="{(entry["timeline"]["restoring"] - entry["timeline"]["injected"]) * slot:.1f}" fill="#eee"/>']
-    for second, counts in enumerate(per_second):
-        y = height - bottom
-        for outcome in OUTCOMES:
-            h = (height - top - bottom) * counts[outcome] / peak
-            if h:
-                y -= h
-                parts.append(f'<rect x="{x_of(second):.1f}" y="{y:.1f}" width="{max(slot - 1, 1):.1f}" height="{h:.1f}" '
-                             f'fill="{OUTCOME_COLORS[outcome]}"><title>{second} s: {counts[outcome]} {outcome}</title></rect>')
-    parts.append(f'<text x="{left}" y="{height - 8}">0 s</text>'
-                 f'<text x="{width - 10}" y="{height - 8}" text-anchor="end">{len(per_second)} s</text>')
-    for i, outcome in enumerate(OUTCOMES):
-        parts.append(f'<rect x="{left + 200 + i * 68}" y="26" width="10" height="10" fill="{OUTCOME_COLORS[outcome]}"/>'
-                     f'<text x="{left + 213 + i * 68}" y="35">{outcome}</text>')
-    parts.append("</svg>")
-    return "\n".join(parts)
+    line = entry["timeline"]
+    return charts.outcome_timeline(title, line["per_second"], line["injected"], line["restoring"], OUTCOMES)
 
 
 def render(results, directory):
@@ -457,29 +393,26 @@ def render(results, directory):
     charts = {f"chaos-{r['fault'].replace(' ', '-')}-{r['version']}": timeline_chart(f"{r['fault']}, {r['version']}", r)
               for r in faults}
     subtitle = f"{datetime.datetime.now().isoformat(timespec='seconds')}, commit {git_commit()}"
-    report.write_documents(directory, "chaos", "reactive-bench: faults, v1 vs v2", subtitle, sections,
+    documents.write(directory, "chaos", "reactive-bench: faults, v1 vs v2", subtitle, sections,
                            {"Faults": charts})
     (directory / "chaos.json").write_text(json.dumps(results, indent=2, default=str))
     return passed
 
 
-def git_commit():
-    return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True).stdout.strip()
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="benchkit chaos", description=__doc__.splitlines()[0])
     parser.add_argument("--k6", default=os.environ.get("K6", "k6"))
     parser.add_argument("--results", type=pathlib.Path,
                         default=ROOT / "results" / ("chaos-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
     parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}, shorter (for make test)")
     parser.add_argument("--faults", help="comma-separated fault names, 'overload' among them (default: all)")
     parser.add_argument("--versions", default="v1,v2")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     # before: k6 needs about 2 s to start sending, which leaves a few seconds of normal service before the fault.
-    timing = {"rate": 40, "writes": 4, "before": 6, "fault": 8, "after": 18, "drain": 30,
+    # after: a restarted service's JVM took up to 10 s to start on two busy cores, then web-api's circuit
+    # closes 5 s later at the earliest; recovery must fit in the window with room to spare.
+    timing = {"rate": 40, "writes": 4, "before": 6, "fault": 8, "after": 24, "drain": 30,
               "warmup_vus": 20, "warmup_iterations": 100,
               "probe_vus": 50, "probe_iterations": 100, "overload": 20}
     names = args.faults.split(",") if args.faults else QUICK if args.quick else [f.name for f in FAULTS] + ["overload"]
@@ -488,7 +421,7 @@ def main():
         sys.exit(f"unknown faults: {', '.join(sorted(unknown))}; known: {', '.join(f.name for f in FAULTS)}, overload")
     chosen = [f for f in FAULTS if f.name in names]
     if args.quick:
-        timing.update(fault=6, after=14)
+        timing.update(fault=6, after=20)
     services = json.loads((LOCAL_DIR / "stack.json").read_text())["services"]
     args.results.mkdir(parents=True, exist_ok=True)
     work = args.results / "work"
@@ -512,6 +445,3 @@ def main():
     if not passed:
         sys.exit("Some expectation failed under a fault: see the report's Expectations section")
 
-
-if __name__ == "__main__":
-    main()

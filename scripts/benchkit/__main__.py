@@ -1,0 +1,20 @@
+"""python -m benchkit COMMAND [ARGS…]: bench | report | sweep | chaos | unschedulable NAMESPACE"""
+import importlib
+import sys
+
+COMMANDS = ("bench", "report", "sweep", "chaos")
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] not in (*COMMANDS, "unschedulable"):
+        sys.exit(__doc__)
+    command, args = sys.argv[1], sys.argv[2:]
+    if command == "unschedulable":  # for scripts/k8s.sh while helm waits; the standard library is enough
+        from .kube import unschedulable
+        print(unschedulable(args[0]))
+        return
+    # imported on demand: only the reports need matplotlib
+    importlib.import_module(f"{__package__}.{command}").main(args)
+
+
+main()

@@ -1,0 +1,175 @@
+"""The measured runs: the same warm-up for every build, then each scenario RUNS times, one build at a
+time, the builds' order turned round every other round; the open model's rate follows what the closed
+runs measured here unless RATE is given. Each run records the k6 summary, what every process of the build used, and the downstream calls the
+services themselves counted: results/<time>/runs/<version>-<scenario>-<run>.json and .cost.json, which
+`python -m benchkit report` renders. The local stack must be up (scripts/stack.sh up), or, with
+--kubernetes, the builds deployed (make deploy-v1, make deploy-v2)."""
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import time
+import urllib.request
+
+from . import LOCAL_DIR, calibration, curve, info, k6, step, targets
+
+
+# A hop alone: the closed model against one downstream service of the build, to tell data access from
+# the fan-out (k6 scenario, target service).
+HOPS = {"articles-alone": ("closed", "articles"), "authors-alone": ("closed", "authors")}
+
+
+def probe(build):
+    """One request through web-api: what it must cost downstream (one articles call, one call per distinct
+    author it shows), and those authors' names, for the authors-alone hop."""
+    url = f"{build.web_api_url()}/{build.version}/articles"
+    articles = json.loads(urllib.request.urlopen(url, timeout=10).read())
+    names = sorted({article["authorName"] for article in articles})
+    return {"articles": 1, "authors": len(names)}, names
+
+
+def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, label=None):
+    """One measured run of a scenario (label: what the run is called in the results, if not the scenario)."""
+    name = f"{build.version}-{label or scenario}-{run}"
+    k6_scenario, target = HOPS.get(scenario, ("open" if curve.rate_of(scenario) else scenario, "web-api"))
+    expected, names = probe(build)
+    settings = {**(settings or {}), **({"AUTHOR_NAMES": ",".join(names)} if target == "authors" else {})}
+    time.sleep(1)  # the look-ups of that request are counted by authors a moment after web-api answered
+    build.reset_peaks()
+    before = build.snapshot()
+    code, k6_cpu = build.run(k6_scenario, runs_dir / f"{name}.json", settings, target)
+    time.sleep(1)  # and so are the last look-ups of the run
+    after = build.snapshot()
+    cost = {
+        "version": build.version, "scenario": label or scenario, "target": target, "run": run, "k6_exit_code": code,
+        "seconds": after["time"] - before["time"], "settings": settings,
+        "requests_served": {k: after["requests"][k] - before["requests"][k] for k in before["requests"]},
+        "expected_calls_per_request": expected,
+        "cpu_seconds": {k: after["cpu_seconds"][k] - before["cpu_seconds"][k] for k in before["cpu_seconds"]},
+        "k6_cpu_seconds": k6_cpu,
+        "idle_cpu_seconds": after["idle_cpu_seconds"] - before["idle_cpu_seconds"],
+        "memory_mib": build.memory(before, after),
+        "restarts": build.restarts(before, after),
+        **(round_facts or {}),
+    }
+    (runs_dir / f"{name}.cost.json").write_text(json.dumps(cost, indent=2))
+    return k6.metrics(json.loads((runs_dir / f"{name}.json").read_text()))
+
+
+# A warm-up with more than this share of degraded or failed answers did not warm the look-up path: a cold
+# first look-up timed out, the circuit opened, and the rest fell back at once without calling authors.
+WARMUP_CLEAN_SHARE = 0.01
+WARMUP_ATTEMPTS = 3
+BREAKER_DELAY_SECONDS = 6  # web-api's circuit breakers close again after 5 s (DownstreamPolicy)
+
+
+def warm_up(version, build, runs_dir, iterations=None):
+    """The same warm-up for every build, repeated (up to WARMUP_ATTEMPTS) until its answers were complete:
+    only then has it run the code the measured runs run. Returns each attempt's share of incomplete answers."""
+    iterations = iterations or os.environ.get("WARMUP_ITERATIONS", "900")
+    shares = []
+    for attempt in range(1, WARMUP_ATTEMPTS + 1):
+        step(f"{version}: warm-up {attempt} ({os.environ.get('VUS', '100')} VUs x {iterations} requests, not measured)")
+        summary = runs_dir / f"{version}-warmup-{attempt}.json"
+        build.run("warmup", summary, {"WARMUP_ITERATIONS": str(iterations)})
+        figures = k6.metrics(json.loads(summary.read_text()))
+        shares.append(round(1 - figures["complete"] / figures["requests"], 4) if figures["requests"] else 1.0)
+        if shares[-1] <= WARMUP_CLEAN_SHARE:
+            break
+        info(f"{shares[-1]:.0%} of the warm-up's answers were degraded or failed: warming up again once the circuit"
+             f" has closed ({BREAKER_DELAY_SECONDS} s)")
+        time.sleep(BREAKER_DELAY_SECONDS)
+    return shares
+
+
+def order(versions, run):
+    """The builds' order in one round: as given in odd rounds, reversed in even ones, so that neither
+    always runs first (on a warmer or a quieter machine)."""
+    return list(versions) if run % 2 else list(reversed(versions))
+
+
+def open_rate(closed_rates):
+    """The open model's arrival rate when RATE is not given: 80 % of what the slowest build sustained
+    (complete answers per second, median of its closed runs) on this machine, in this bench, so that
+    every build can carry it and latency is compared at the same load. None without closed runs."""
+    if not closed_rates:
+        return None
+    slowest = min(statistics.median(rates) for rates in closed_rates.values())
+    return max(10, int(0.8 * slowest / 10) * 10)
+
+
+def run_curve(builds, versions, closed_rates, runs_dir, environment, results):
+    """The open model at each rate of the ladder, every build at each step (their order turned round every
+    other step), each step CURVE_STEP_DURATION long (default 20s)."""
+    if not closed_rates:
+        raise SystemExit("the curve's rates follow the closed model's maximum: run it after closed (SCENARIOS=closed,curve)")
+    fastest = max(statistics.median(rates) for rates in closed_rates.values())
+    rates = curve.ladder(fastest)
+    duration = os.environ.get("CURVE_STEP_DURATION", "20s")
+    environment["curve"] = {"fastest_closed_complete_per_s": round(fastest, 1), "rates": rates, "step": duration}
+    (results / "environment.json").write_text(json.dumps(environment, indent=2))
+    for index, rate in enumerate(rates, start=1):
+        for version in order(versions, index):
+            step(f"{version}: curve step {index}/{len(rates)}, {rate} requests/s for {duration}")
+            measure(builds[version], curve.label(rate), runs_dir, 1,
+                    {"RATE": rate, "DURATION": duration, "MAX_VUS": max(200, rate)})
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="benchkit bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--results", type=pathlib.Path, required=True)
+    parser.add_argument("--versions", default="v1,v2")
+    parser.add_argument("--scenarios", default="closed,open,curve," + ",".join(HOPS),
+                        help="closed, open, curve (the latency-versus-load ladder, after closed), smoke, and the "
+                             "hops alone: " + ", ".join(HOPS))
+    parser.add_argument("--runs", type=int, default=int(os.environ.get("RUNS", "1")))
+    parser.add_argument("--no-warmup", action="store_true", help="skip the warm-up (smoke runs only)")
+    parser.add_argument("--k6", default=os.environ.get("K6", "k6"))
+    parser.add_argument("--stack", type=pathlib.Path, default=LOCAL_DIR / "stack.json")
+    parser.add_argument("--where", default="local stack (one machine, loopback)")
+    parser.add_argument("--kubernetes", metavar="NAMESPACE", help="run k6 as Jobs in this namespace instead")
+    args = parser.parse_args(argv)
+
+    runs_dir = args.results / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    versions = args.versions.split(",")
+    if args.kubernetes:
+        builds = {version: targets.KubernetesBuild(args.kubernetes, version, versions) for version in versions}
+        environment = targets.kubernetes_environment(args.kubernetes, args)
+    else:
+        stack = json.loads(args.stack.read_text())
+        builds = {version: targets.LocalBuild(stack, version, args.k6) for version in versions}
+        environment = targets.local_environment(args.k6, stack, args)
+    (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
+
+    closed_rates = {}
+    try:
+        if not args.no_warmup:
+            environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}
+            (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
+        for scenario in args.scenarios.split(","):
+            if scenario == "curve":
+                run_curve(builds, versions, closed_rates, runs_dir, environment, args.results)
+                continue
+            settings = {}
+            if scenario == "open" and "RATE" not in os.environ:
+                rate = open_rate(closed_rates)
+                if rate:
+                    settings["RATE"] = rate
+                    environment["open_rate"] = f"{rate}/s: 80 % of the slowest build's closed-model complete answers/s"
+                    (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
+            for run in range(1, args.runs + 1):
+                seconds = calibration.measure()
+                info(f"round {run}: the calibration job took {seconds:.2f} s (the machine's speed now)")
+                for position, version in enumerate(order(versions, run)):
+                    step(f"{version}: {scenario} run {run}/{args.runs}" +
+                         (f" at {settings['RATE']} requests/s" if "RATE" in settings else ""))
+                    figures = measure(builds[version], scenario, runs_dir, run, settings,
+                                      {"calibration_seconds": seconds, "position": position + 1})
+                    if scenario == "closed":
+                        closed_rates.setdefault(version, []).append(figures["ok_rps"])
+    finally:
+        for build in builds.values():
+            build.close()
+    step(f"Raw results in {args.results}")

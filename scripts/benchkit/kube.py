@@ -1,0 +1,167 @@
+"""Kubernetes through kubectl and helm: pod states, the cgroup readings of a container, port-forwards,
+and k6 as a Job of the k6-job chart."""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+from . import ROOT, info, k6
+
+HELM = os.environ.get("HELM", "helm")
+
+
+def kubectl(namespace, *args, check=True):
+    return subprocess.run(["kubectl", "-n", namespace, *args], capture_output=True, text=True, check=check).stdout
+
+
+# The cgroup files a container sees, v2 (unified) first, then v1's per-controller hierarchies. Read with
+# sh and cat only, which every image here has (the services' JRE images, Spilo, Strimzi's, k6's).
+CGROUP_FILES = ("cpu.stat", "memory.peak", "memory.stat", "memory.events", "cpuacct/cpuacct.usage",
+                "cpu,cpuacct/cpuacct.usage", "memory/memory.max_usage_in_bytes", "memory/memory.stat",
+                "memory/memory.oom_control")
+READ_CGROUP = ("for f in " + " ".join(f"/sys/fs/cgroup/{name}" for name in CGROUP_FILES) +
+               '; do if [ -r "$f" ]; then echo "==> $f"; cat "$f"; fi; done; true')
+
+
+def parse_cgroup(text):
+    """CPU seconds and memory from what READ_CGROUP printed, v2 or v1; None for a figure not there."""
+    files = {}
+    for block in text.split("==> /sys/fs/cgroup/")[1:]:
+        name, _, content = block.partition("\n")
+        files[name.strip()] = content
+
+    def stat(name, key):
+        match = re.search(rf"^{key} (\d+)$", files.get(name, ""), re.MULTILINE)
+        return int(match.group(1)) if match else None
+
+    def number(name):
+        text = files.get(name, "").strip()
+        return int(text) if text.isdigit() else None
+
+    if "cpu.stat" in files:  # cgroup v2
+        usage = stat("cpu.stat", "usage_usec")
+        return {"cgroup": "v2", "cpu_seconds": usage / 1e6 if usage is not None else None,
+                "peak_bytes": number("memory.peak"), "peak_source": "memory.peak",
+                "anonymous_bytes": stat("memory.stat", "anon"), "oom_kills": stat("memory.events", "oom_kill")}
+    usage = number("cpuacct/cpuacct.usage")
+    usage = usage if usage is not None else number("cpu,cpuacct/cpuacct.usage")
+    return {"cgroup": "v1", "cpu_seconds": usage / 1e9 if usage is not None else None,
+            "peak_bytes": number("memory/memory.max_usage_in_bytes"), "peak_source": "memory.max_usage_in_bytes",
+            "anonymous_bytes": stat("memory/memory.stat", "total_rss"),
+            "oom_kills": stat("memory/memory.oom_control", "oom_kill")}
+
+
+def cgroup_readings(namespace, target):
+    """One container's own cgroup. Fails loudly when a figure cannot be read: a missing value must never
+    pass for 0."""
+    text = kubectl(namespace, "exec", target, "--", "sh", "-c", READ_CGROUP, check=False)
+    reading = parse_cgroup(text)
+    if reading["cpu_seconds"] is None or reading["anonymous_bytes"] is None:
+        raise SystemExit(f"Could not read the cgroup of {target} (CPU {reading['cpu_seconds']}, anonymous memory"
+                         f" {reading['anonymous_bytes']}); kubectl exec printed: {text[:300]!r}")
+    return reading
+
+
+def pod_states(namespace):
+    """Restarts and the last termination reason of every container in the namespace, per pod."""
+    pods = json.loads(kubectl(namespace, "get", "pods", "-o", "json"))["items"]
+    states = {}
+    for pod in pods:
+        for status in pod.get("status", {}).get("containerStatuses", []):
+            last = status.get("lastState", {}).get("terminated", {})
+            states[f"{pod['metadata']['name']}/{status['name']}"] = {
+                "restarts": status.get("restartCount", 0), "last_reason": last.get("reason")}
+    return states
+
+
+def restarts_between(before, after):
+    """The containers that restarted between two pod_states, how often, and whether one was OOM-killed."""
+    changed = {}
+    for container, state in after.items():
+        restarts = state["restarts"] - before.get(container, {}).get("restarts", 0)
+        if restarts > 0:
+            changed[container] = {"restarts": restarts, "last_reason": state["last_reason"]}
+    return changed
+
+
+def unschedulable(namespace, selector=None):
+    """Why the pods (of a selector) cannot start: unschedulable, or no image. An empty string if none.
+    Also used by scripts/k8s.sh while helm waits for a rollout."""
+    pods = json.loads(kubectl(namespace, "get", "pods", *(["-l", selector] if selector else []), "-o", "json"))["items"]
+    reasons = []
+    for pod in pods:
+        for condition in pod.get("status", {}).get("conditions", []):
+            if condition["type"] == "PodScheduled" and condition.get("reason") == "Unschedulable":
+                reasons.append(f"{pod['metadata']['name']} is unschedulable: {condition.get('message', '')}")
+        for status in pod.get("status", {}).get("containerStatuses", []):
+            waiting = status.get("state", {}).get("waiting", {}).get("reason", "")
+            if waiting in ("ErrImageNeverPull", "ImagePullBackOff", "ErrImagePull", "InvalidImageName"):
+                reasons.append(f"{pod['metadata']['name']} has no image {status['image']} ({waiting})")
+    return "; ".join(reasons)
+
+
+class PortForward:
+    def __init__(self, namespace, service):
+        self.process = subprocess.Popen(["kubectl", "-n", namespace, "port-forward", f"svc/{service}", ":8080"],
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        line = self.process.stdout.readline()
+        match = re.search(r"127\.0\.0\.1:(\d+)", line)
+        if not match:
+            self.process.kill()
+            raise SystemExit(f"port-forward to {service} failed: {line}")
+        self.url = f"http://127.0.0.1:{match.group(1)}"
+
+    def close(self):
+        self.process.terminate()
+
+
+def helm_escaped(value):
+    """helm's --set splits at commas: a list value (AUTHOR_NAMES) keeps them escaped."""
+    return str(value).replace(",", "\\,")
+
+
+def run_k6_job(namespace, version, scenario, summary, settings, base_url):
+    """k6/articles.js as a Job of the k6-job chart (the script from its ConfigMap), against the build's
+    Service at base_url; its summary is read from the Job's log. Returns the k6 exit code (0 or 99)."""
+    release = f"k6-{version}-{scenario}-{settings.get('TARGET', 'web-api')}-{int(time.time())}"
+    image = [arg for key, value in (("image", os.environ.get("K6_IMAGE")),
+                                    ("imagePullPolicy", os.environ.get("K6_IMAGE_PULL_POLICY")),
+                                    ("resources.requests.cpu", os.environ.get("K6_CPU_REQUEST"))) if value
+             for arg in ("--set", f"{key}={value}")]
+    installed = subprocess.run([
+        HELM, "upgrade", "--install", release, str(ROOT / "charts" / "k6-job"), "-n", namespace,
+        "--set", f"build={version}", "--set", f"scenario={scenario}",
+        "--set", f"baseUrl={base_url}", *image,
+        *[arg for key, value in settings.items() for arg in ("--set-string", f"env.{key}={helm_escaped(value)}")]],
+        capture_output=True, text=True)
+    if installed.returncode:
+        raise SystemExit(f"could not install the k6 Job {release}: {installed.stderr.strip()}")
+    started = time.monotonic()
+    code = None
+    try:
+        while code is None:
+            status = json.loads(kubectl(namespace, "get", f"job/{release}", "-o", "json"))["status"]
+            if status.get("succeeded"):
+                code = 0
+            elif status.get("failed"):
+                code = k6.THRESHOLDS_CROSSED
+            else:
+                stuck = unschedulable(namespace, f"app.kubernetes.io/instance={release}")
+                if stuck:  # waiting out the Job's deadline would not help
+                    raise SystemExit(f"k6 Job {release} cannot start: {stuck}")
+                time.sleep(5)
+                if int(time.monotonic() - started) % 30 < 5:
+                    info(f"… {version} {scenario}: {time.monotonic() - started:.0f}s")
+        log = kubectl(namespace, "logs", f"job/{release}", check=False)
+        summary.with_suffix(".log").write_text(log)
+        found = k6.summary_from_log(log)
+        if found is None:
+            raise SystemExit(f"k6 Job {release} left no summary (exit {code}); see {summary.with_suffix('.log')}")
+        summary.write_text(found)
+        sys.stdout.write(k6.console_tail(log.split(k6.SUMMARY_BEGIN, 1)[0]))
+    finally:
+        subprocess.run([HELM, "uninstall", release, "-n", namespace, "--wait", "--timeout", "2m"],
+                       capture_output=True)
+    return code

@@ -1,0 +1,44 @@
+"""CPU and memory of the local stack's processes, from /proc."""
+import os
+import pathlib
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid):
+    """user + system CPU of a process, and of its children that ended."""
+    try:
+        fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return 0.0
+    return sum(int(fields[i]) for i in (11, 12, 13, 14)) / CLOCK_TICKS
+
+
+def tree_cpu_seconds(parent):
+    """A process and its direct children, as PostgreSQL runs (one backend per connection)."""
+    total = cpu_seconds(parent)
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+        if int(text.rsplit(")", 1)[1].split()[1]) == parent:
+            total += cpu_seconds(int(stat.parent.name))
+    return total
+
+
+def reset_peak_rss(pid):
+    try:
+        pathlib.Path(f"/proc/{pid}/clear_refs").write_text("5")  # 5 resets VmHWM, the peak RSS
+    except OSError:
+        pass
+
+
+def peak_rss_mib(pid):
+    try:
+        for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except FileNotFoundError:
+        pass
+    return None

@@ -1,0 +1,207 @@
+"""Each build at its best (python -m benchkit sweep): the few settings that size a build's concurrency,
+varied one at a time on the local stack, each candidate measured in the closed model after the same
+warm-up, the candidates' order turned round between repeats. A setting keeps its current value unless
+another one answers clearly more (MARGIN); the next setting is swept from what was chosen. The build is
+left running with the chosen values, and sweep.json, sweep.md and sweep.html say what was measured."""
+import argparse
+import dataclasses
+import json
+import os
+import pathlib
+import re
+import statistics
+import subprocess
+
+from . import LOCAL_DIR, ROOT, SERVICES, documents, info, step, targets
+from .bench import measure, warm_up
+
+
+@dataclasses.dataclass(frozen=True)
+class Setting:
+    name: str
+    property: str  # the Quarkus property, as in application.properties
+    services: tuple  # the services of the build it applies to
+    candidates: tuple
+    default: int  # Quarkus' own value, when application.properties does not set one
+
+    @property
+    def variable(self):
+        """The environment variable that overrides the property (Quarkus' rule: non-alphanumerics to _)."""
+        return re.sub(r"[^A-Za-z0-9]", "_", self.property).upper()
+
+    def current(self, version):
+        """The value the build ships with: its application.properties (any service it applies to), else
+        Quarkus' default."""
+        for service in self.services:
+            properties = ROOT / "services" / service / version / "src/main/resources/application.properties"
+            for line in properties.read_text().splitlines():
+                if line.startswith(self.property + "="):
+                    return int(line.split("=", 1)[1])
+        return self.default
+
+
+DATA = ("articles", "authors")
+CORES = os.cpu_count() or 1
+SETTINGS = {
+    "v1": (
+        # Quarkus' default is max(200, 8 x cores); each blocked request holds one.
+        Setting("worker threads", "quarkus.thread-pool.max-threads", SERVICES, (16, 50, 200), max(200, 8 * CORES)),
+        Setting("JDBC pool", "quarkus.datasource.jdbc.max-size", DATA, (5, 10, 20, 50), 50),
+        Setting("look-up threads", "web-api.author-lookups.max-concurrency", ("web-api",), (10, 25, 50, 100), 100),
+    ),
+    "v2": (
+        # Quarkus' default is 2 x cores event loops.
+        Setting("event loops", "quarkus.vertx.event-loops-pool-size", SERVICES, (1, 2, 4, 8), 2 * CORES),
+        Setting("reactive pool", "quarkus.datasource.reactive.max-size", DATA, (5, 10, 20, 50), 20),
+        # 1 = no pipelining: each query waits for the answer to the one before on its connection.
+        Setting("pipelining limit", "quarkus.datasource.reactive.postgresql.pipelining-limit", DATA, (1, 256), 256),
+    ),
+}
+# A candidate replaces the current value only when it answers this much more: on a shared machine
+# smaller differences are noise, and the value the build ships with needs no defence.
+MARGIN = 0.05
+
+
+def choose(measured, current):
+    """measured: {value: [complete answers/s, …]}. The value with the highest median, if it beats the
+    current value's median by more than MARGIN; else the current value."""
+    medians = {value: statistics.median(rates) for value, rates in measured.items() if rates}
+    best = max(medians, key=medians.get)
+    if current in medians and medians[best] <= medians[current] * (1 + MARGIN):
+        return current
+    return best
+
+
+def environment_of(settings, chosen, service):
+    """SERVICE_SETTINGS for one service: the chosen value of every setting that applies to it."""
+    return " ".join(f"{s.variable}={chosen[s.name]}" for s in settings if service in s.services)
+
+
+class Stack:
+    """Restarts services of the local stack with other settings (scripts/stack.sh stop/start)."""
+
+    def __init__(self, k6_binary):
+        self.k6 = k6_binary
+        self.running = {}  # service name -> SERVICE_SETTINGS it was started with ("" = as shipped)
+
+    def apply(self, version, settings, chosen):
+        for service in SERVICES:
+            name, wanted = f"{service}-{version}", environment_of(settings, chosen, service)
+            if self.running.get(name, "") == wanted:
+                continue
+            info(f"restarting {name} with {wanted or 'its own settings'}")
+            stack = str(ROOT / "scripts" / "stack.sh")
+            subprocess.run([stack, "stop", name], check=True, stdout=subprocess.DEVNULL)
+            subprocess.run([stack, "start", name], check=True, stdout=subprocess.DEVNULL,
+                           env={**os.environ, "SERVICE_SETTINGS": wanted})
+            self.running[name] = wanted
+        return targets.LocalBuild(json.loads((LOCAL_DIR / "stack.json").read_text()), version, self.k6)
+
+
+def sweep_build(version, stack, runs_dir, repeats, duration, warmup):
+    settings = SETTINGS[version]
+    chosen = {s.name: s.current(version) for s in settings}
+    shipped = dict(chosen)
+    rows = []
+    for setting in settings:
+        measured = {value: [] for value in setting.candidates}
+        measured.setdefault(chosen[setting.name], [])
+        values = sorted(measured)
+        for repeat in range(1, repeats + 1):
+            for value in (values if repeat % 2 else list(reversed(values))):
+                trial = {**chosen, setting.name: value}
+                step(f"{version}: {setting.name} = {value} (repeat {repeat}/{repeats}; "
+                     + ", ".join(f"{k} {v}" for k, v in trial.items() if k != setting.name) + ")")
+                build = stack.apply(version, settings, trial)
+                label = f"{setting.variable.lower()}-{value}"
+                warm_up(version, build, runs_dir, warmup)
+                figures = measure(build, "closed", runs_dir, repeat, {"DURATION": duration}, label=f"sweep-{label}")
+                measured[value].append(figures["ok_rps"])
+                rows.append({"version": version, "setting": setting.name, "property": setting.property,
+                             "value": value, "repeat": repeat, "context": {k: v for k, v in trial.items()
+                                                                            if k != setting.name},
+                             "complete_per_s": figures["ok_rps"], "p50": figures["p50"], "p99": figures["p99"],
+                             "failed_pct": figures["error_pct"], "degraded": figures["degraded"]})
+        chosen[setting.name] = choose(measured, chosen[setting.name])
+        info(f"{version}: {setting.name} -> {chosen[setting.name]} "
+             f"(medians: {', '.join(f'{v}: {statistics.median(r):.0f}/s' for v, r in sorted(measured.items()))})")
+    stack.apply(version, settings, chosen)  # left at its best, for whatever is measured next
+    return {"shipped": shipped, "chosen": chosen, "runs": rows,
+            "properties": {s.name: s.property for s in settings}}
+
+
+def rows_of(result):
+    """The sweep table of one build: each candidate's median complete answers/s, p99 and failures."""
+    table = [["setting", "value", "complete answers/s (each repeat)", "median", "p99 ms (median)", "failed %",
+              "verdict"]]
+    by_candidate = {}
+    for run in result["runs"]:
+        by_candidate.setdefault((run["setting"], run["value"]), []).append(run)
+    for (setting, value), runs in by_candidate.items():
+        rates = [run["complete_per_s"] for run in runs]
+        verdict = []
+        if value == result["chosen"][setting]:
+            verdict.append("chosen")
+        if value == result["shipped"][setting]:
+            verdict.append("shipped")
+        table.append([f"{setting} ({result['properties'][setting]})", str(value),
+                      ", ".join(f"{rate:.0f}" for rate in rates), f"{statistics.median(rates):.0f}",
+                      f"{statistics.median(run['p99'] for run in runs):.1f}",
+                      f"{statistics.median(run['failed_pct'] for run in runs):.2f}", " and ".join(verdict)])
+    return table
+
+
+EXPLANATION = ("Each build's few concurrency settings, one at a time: every candidate runs on the same local stack, "
+               "after the same warm-up, in the closed model (k6's VUS virtual users, each sending its next request "
+               "when the last one answered), the candidates' order turned round between repeats. A setting keeps the "
+               f"value the build ships with unless another answers more than {MARGIN:.0%} more complete answers per "
+               "second (the median of its repeats); the next setting is swept with the values chosen before it. "
+               "\"At its best\" means this: the highest throughput each build reaches on this machine by its own "
+               "sizing, nothing else changed.")
+
+
+def render(results, sweep):
+    sections = [("Each build at its best", EXPLANATION, [])]
+    for version, result in sweep.items():
+        changed = [f"{result['properties'][name]}={value}" for name, value in result["chosen"].items()
+                   if value != result["shipped"][name]]
+        text = (f"Chosen: {', '.join(f'{name} {value}' for name, value in result['chosen'].items())}. " +
+                (f"Differs from what {version} ships with: {', '.join(changed)}." if changed
+                 else f"The same as {version} ships with."))
+        sections.append((f"{version}", text, [("", rows_of(result))]))
+    environment = json.loads((results / "environment.json").read_text())
+    sections.append(("Environment", "", [("", documents.key_value_rows(environment))]))
+    documents.write(results, "sweep", "reactive-bench: each build at its best",
+                    f"{environment.get('timestamp', '')}, commit {environment.get('git_commit', '')}", sections, {})
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="benchkit sweep", description=__doc__.splitlines()[0])
+    parser.add_argument("--results", type=pathlib.Path, required=True)
+    parser.add_argument("--versions", default=",".join(SETTINGS))
+    parser.add_argument("--repeats", type=int, default=int(os.environ.get("SWEEP_REPEATS", "2")))
+    parser.add_argument("--duration", default=os.environ.get("SWEEP_DURATION", "15s"))
+    # Each candidate restarts its services: a shorter warm-up than the demo's, the same for every candidate.
+    parser.add_argument("--warmup", type=int, default=int(os.environ.get("SWEEP_WARMUP_ITERATIONS", "300")),
+                        help="warm-up requests per virtual user after each restart")
+    parser.add_argument("--only", help="sweep only these settings (comma-separated names), e.g. for a quick check")
+    parser.add_argument("--k6", default=os.environ.get("K6", "k6"))
+    args = parser.parse_args(argv)
+
+    runs_dir = args.results / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    stack = json.loads((LOCAL_DIR / "stack.json").read_text())
+    environment = targets.local_environment(args.k6, stack, argparse.Namespace(
+        where="local stack (one machine, loopback)", runs=args.repeats, no_warmup=False))
+    (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
+    if args.only:
+        wanted = set(args.only.split(","))
+        for version in SETTINGS:
+            SETTINGS[version] = tuple(s for s in SETTINGS[version] if s.name in wanted)
+    restarter = Stack(args.k6)
+    sweep = {}
+    for version in args.versions.split(","):
+        sweep[version] = sweep_build(version, restarter, runs_dir, args.repeats, args.duration, args.warmup)
+        (args.results / "sweep.json").write_text(json.dumps(sweep, indent=2))
+    render(args.results, sweep)
+    step(f"Sweep: {args.results / 'sweep.md'} and {args.results / 'sweep.html'}")

@@ -1,0 +1,204 @@
+"""Where a build runs, behind one interface the measured runs use:
+
+    web_api_url()          where to send the first request of a run (the expected-work probe)
+    run(scenario, summary, settings, target)  one k6 run against one service of the build (web-api unless
+                           a hop is measured alone; settings: k6 environment beyond the user's); returns
+                           (exit code, k6's CPU seconds or None)
+    snapshot()             counters and CPU seconds now: {"time", "requests", "cpu_seconds",
+                           "idle_cpu_seconds" (the other builds' services, idle meanwhile), …}
+    reset_peaks()          start a new memory peak where the platform can
+    memory(before, after)  {service: {figure named for what it is: MiB or None}}
+    restarts(before, after) containers restarted between two snapshots (None where nothing restarts)
+    close()
+
+LocalBuild is the local stack (processes on this machine, k6 a child process); KubernetesBuild is a
+release bench-<version> with k6 as a Job and every figure from the pods' own cgroups."""
+import datetime
+import json
+import os
+import pathlib
+import platform
+import re
+import subprocess
+import time
+
+from . import ROOT, SERVICES, k6, kube, procfs, prometheus
+
+
+class LocalBuild:
+    """The processes of one version on the local stack: its three services, and the PostgreSQL and
+    Kafka they share (.local/stack.json says what runs where)."""
+
+    def __init__(self, stack, version, k6_binary):
+        self.version = version
+        self.k6 = k6_binary
+        self.services = {name: stack["services"][f"{name}-{version}"] for name in SERVICES}
+        self.idle = [service["pid"] for key, service in stack["services"].items() if not key.endswith(f"-{version}")]
+        self.postgres = stack["postgres"]["pid"]
+        self.kafka = stack["kafka"]["pid"]
+
+    def web_api_url(self):
+        return self.services["web-api"]["url"]
+
+    def run(self, scenario, summary, settings=None, target="web-api"):
+        dashboard = summary.with_suffix(".k6.html") if scenario != "warmup" else None
+        code, cpu = k6.run(self.k6, self.version, scenario, self.services[target]["url"], summary,
+                           {**k6.settings_from_environment(), **(settings or {}), "TARGET": target},
+                           dashboard=dashboard)
+        print(k6.console_tail(summary.with_suffix(".log").read_text()), end="")
+        return code, cpu
+
+    def snapshot(self):
+        counts = prometheus.requests_served(
+            self.version, {name: prometheus.scrape(service["url"]) for name, service in self.services.items()})
+        cpu = {name: procfs.cpu_seconds(service["pid"]) for name, service in self.services.items()}
+        cpu["postgres"] = procfs.tree_cpu_seconds(self.postgres)
+        cpu["kafka"] = procfs.cpu_seconds(self.kafka)
+        return {"time": time.monotonic(), "requests": counts, "cpu_seconds": cpu,
+                "idle_cpu_seconds": sum(procfs.cpu_seconds(pid) for pid in self.idle)}
+
+    def reset_peaks(self):
+        for service in self.services.values():
+            procfs.reset_peak_rss(service["pid"])
+
+    def memory(self, before, after):
+        return {name: {"peak RSS during the run (VmHWM, reset before it)": procfs.peak_rss_mib(service["pid"])}
+                for name, service in self.services.items()}
+
+    def restarts(self, before, after):
+        return None  # nothing restarts the local stack's processes
+
+    def close(self):
+        pass
+
+
+class KubernetesBuild:
+    """One deployed build (release bench-<version>) and the PostgreSQL and Kafka pods."""
+
+    PODS = {"postgres": "pod/bench-postgres-0", "kafka": "pod/bench-kafka-dual-role-0"}
+
+    def __init__(self, namespace, version, deployed):
+        self.namespace = namespace
+        self.version = version
+        self.targets = {name: f"deploy/bench-{version}-{name}" for name in SERVICES}
+        self.idle = [f"deploy/bench-{other}-{name}" for other in deployed if other != version for name in SERVICES]
+        self.forwards = {name: kube.PortForward(namespace, f"bench-{version}-{name}") for name in self.targets}
+
+    def web_api_url(self):
+        return self.forwards["web-api"].url
+
+    def run(self, scenario, summary, settings=None, target="web-api"):
+        # The Job's own CPU is bounded by its limit (recorded in the environment), not measured per run.
+        return kube.run_k6_job(self.namespace, self.version, scenario, summary,
+                               {**k6.settings_from_environment(), **(settings or {}), "TARGET": target},
+                               f"http://bench-{self.version}-{target}:8080"), None
+
+    def snapshot(self):
+        requests = prometheus.requests_served(
+            self.version, {name: prometheus.scrape(forward.url) for name, forward in self.forwards.items()})
+        readings = {name: kube.cgroup_readings(self.namespace, target)
+                    for name, target in {**self.targets, **self.PODS}.items()}
+        return {"time": time.monotonic(), "requests": requests, "pods": kube.pod_states(self.namespace),
+                "readings": readings, "cpu_seconds": {name: r["cpu_seconds"] for name, r in readings.items()},
+                "idle_cpu_seconds": sum(kube.cgroup_readings(self.namespace, target)["cpu_seconds"]
+                                        for target in self.idle)}
+
+    def reset_peaks(self):
+        pass  # a container cannot reset its cgroup's peak: the report names it "since the pod started"
+
+    def memory(self, before, after):
+        """Per service: the cgroup's peak (page cache included, since the container started) and its
+        anonymous memory at the end of the run (the JVM's heap and native memory, without cache)."""
+        figures = {}
+        for name in self.targets:
+            reading = after["readings"][name]
+            peak = reading["peak_bytes"]
+            figures[name] = {
+                f"cgroup peak since start, page cache included ({reading['peak_source']})":
+                    peak / 2**20 if peak is not None else None,
+                "anonymous memory at the end (memory.stat)": reading["anonymous_bytes"] / 2**20,
+            }
+        return figures
+
+    def restarts(self, before, after):
+        return kube.restarts_between(before["pods"], after["pods"])
+
+    def close(self):
+        for forward in self.forwards.values():
+            forward.close()
+
+
+# ---------- the environment each report states
+
+def command_output(*command):
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=30)
+        return result.stdout + result.stderr
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+def git_commit():
+    return command_output("git", "-C", str(ROOT), "rev-parse", "--short", "HEAD").strip()
+
+
+def now():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def build_settings():
+    """The pool and executor sizes each build runs with, from its application.properties."""
+    wanted = re.compile(r"^(quarkus\.thread-pool\.max-threads|"
+                        r"quarkus\.datasource\.(jdbc|reactive)\.max-size|quarkus\.datasource\.reactive\.[a-z.-]+|"
+                        r"web-api\.author-lookups\.max-concurrency|quarkus\.rest-client\.[a-z]+\.connection-pool-size)=")
+    settings = {}
+    for properties in sorted(ROOT.glob("services/*/v[0-9]/src/main/resources/application.properties")):
+        build = f"{properties.parents[3].parent.name}-{properties.parents[3].name}"
+        settings[build] = [line for line in properties.read_text().splitlines() if wanted.match(line)]
+    return settings
+
+
+def local_environment(k6_binary, stack, args):
+    cpu = next((line.split(":", 1)[1].strip() for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor())
+    java = pathlib.Path(os.readlink(f"/proc/{stack['services']['web-api-v1']['pid']}/exe"))  # what the services run on
+    pom = (ROOT / "services" / "pom.xml").read_text()
+    return {
+        "timestamp": now(), "where": args.where,
+        "cpu": cpu, "cores": os.cpu_count(),
+        "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+        "kernel": platform.release(),
+        "jdk": command_output(str(java), "-version").splitlines()[0] if java.exists() else "unknown",
+        "quarkus": re.search(r"<quarkus.platform.version>([^<]+)<", pom).group(1),
+        "k6": command_output(k6_binary, "version").strip().splitlines()[0],
+        "git_commit": git_commit(),
+        "java_opts": stack.get("java_opts", ""),
+        "k6_settings": k6.settings_from_environment(),
+        "runs": args.runs, "warmup": not args.no_warmup,
+        "builds": build_settings(),
+    }
+
+
+def kubernetes_environment(namespace, args):
+    node = json.loads(subprocess.run(["kubectl", "get", "nodes", "-o", "json"], capture_output=True, text=True,
+                                     check=True).stdout)["items"][0]
+    values = (ROOT / "charts" / "k6-job" / "values.yaml").read_text()
+    return {
+        "timestamp": now(), "where": args.where,
+        "node_allocatable_cpu": node["status"]["allocatable"]["cpu"],
+        "node_allocatable_memory": node["status"]["allocatable"]["memory"],
+        "kubernetes": node["status"]["nodeInfo"]["kubeletVersion"],
+        "k6_job": os.environ.get("K6_IMAGE") or re.search(r"^image: (.+)$", values, re.MULTILINE).group(1),
+        "k6_job_resources": "see charts/k6-job/values.yaml: the load generator shares the node with the services",
+        "node_cpu": node["status"]["capacity"]["cpu"],
+        "container_runtime": node["status"]["nodeInfo"]["containerRuntimeVersion"],
+        "kernel": node["status"]["nodeInfo"]["kernelVersion"],
+        "java_opts": next((line.split(":", 1)[1].strip().strip('"') for line in
+                           (ROOT / "charts" / "reactive-bench" / "values.yaml").read_text().splitlines()
+                           if line.startswith("javaOpts:")), ""),
+        "git_commit": git_commit(),
+        "k6_settings": k6.settings_from_environment(),
+        "runs": args.runs, "warmup": not args.no_warmup,
+        "namespace": namespace,
+        "builds": build_settings(),
+    }

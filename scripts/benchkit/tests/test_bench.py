@@ -1,0 +1,14 @@
+from benchkit import bench
+
+
+def test_the_order_turns_round_every_other_round():
+    assert [bench.order(["v1", "v2"], run) for run in (1, 2, 3)] == [["v1", "v2"], ["v2", "v1"], ["v1", "v2"]]
+    assert bench.order(["v1", "v2", "v3"], 2) == ["v3", "v2", "v1"]
+
+
+def test_the_open_rate_follows_the_slowest_build():
+    # v1 sustained about 735 complete answers/s on a slower machine: 80 % of it, not a fixed 800
+    assert bench.open_rate({"v1": [735.0, 720.0, 750.0], "v2": [865.0]}) == 580
+    assert bench.open_rate({"v1": [973.0], "v2": [1689.6]}) == 770
+    assert bench.open_rate({"v1": [3.0]}) == 10
+    assert bench.open_rate({}) is None

@@ -1,0 +1,47 @@
+from benchkit import k6
+
+
+def summary(requests=1000, failed_rate=0.0, degraded=0, shed=0, seconds=10):
+    return {"state": {"testRunDurationMs": seconds * 1000}, "metrics": {
+        "http_reqs": {"values": {"count": requests, "rate": requests / seconds}},
+        "http_req_failed": {"values": {"rate": failed_rate}},
+        "degraded_responses": {"values": {"count": degraded}},
+        "request_outcomes{outcome:shed}": {"values": {"count": shed}},
+        "http_req_duration": {"values": {"avg": 5, "med": 4, "p(90)": 8, "p(95)": 9, "p(99)": 12, "max": 30}},
+        "response_bytes": {"values": {"min": 1997, "max": 1997, "avg": 1997}},
+    }}
+
+
+def test_complete_answers_leave_out_failed_and_degraded():
+    figures = k6.metrics(summary(requests=1000, failed_rate=0.1, degraded=50, shed=80))
+    assert figures["failed"] == 100 and figures["degraded"] == 50 and figures["shed"] == 80
+    assert figures["complete"] == 850
+    assert figures["ok_rps"] == 85.0 and figures["rps"] == 100.0
+    assert figures["p50"] == 4 and figures["p99"] == 12
+
+
+def test_missing_metrics_read_as_zero():
+    figures = k6.metrics({"metrics": {}})
+    assert figures["requests"] == 0 and figures["ok_rps"] == 0.0 and figures["dropped"] == 0
+
+
+def test_summary_from_a_job_log():
+    log = f"text summary\n{k6.SUMMARY_BEGIN}\n{{\"metrics\": {{}}}}\n{k6.SUMMARY_END}\n"
+    assert k6.summary_from_log(log).strip() == '{"metrics": {}}'
+    assert k6.summary_from_log("no summary here") is None
+
+
+def test_the_script_and_the_harness_share_the_markers_and_outcomes():
+    script = k6.SCRIPT.read_text()
+    assert f"'{k6.SUMMARY_BEGIN}'" in script and f"'{k6.SUMMARY_END}'" in script
+    assert "const OUTCOMES = [" + ", ".join(f"'{o}'" for o in k6.OUTCOMES) + "];" in script
+
+
+def test_read_samples(tmp_path):
+    csv = tmp_path / "k6.csv"
+    csv.write_text("metric_name,timestamp,metric_value,status,extra_tags\n"
+                   "http_req_duration,1700000000000,12.5,200,\n"
+                   "request_outcomes,1700000000500,1,,outcome=degraded\n")
+    outcomes, durations = k6.read_samples(csv)
+    assert outcomes == [(1700000000.5, "degraded")]
+    assert durations == [(1700000000.0, 12.5, "200")]

@@ -1,0 +1,22 @@
+from benchkit import prometheus
+
+METRICS = """# TYPE http_server_requests_seconds_count counter
+http_server_requests_seconds_count{method="GET",outcome="SUCCESS",status="200",uri="/v1/articles"} 40.0
+http_server_requests_seconds_count{method="GET",outcome="SERVER_ERROR",status="503",uri="/v1/articles"} 2.0
+http_server_requests_seconds_count{method="POST",outcome="SUCCESS",status="201",uri="/v1/articles"} 7.0
+webapi_author_lookup_fallbacks_total{author="x"} 3.0
+webapi_author_lookup_fallbacks_total{author="y"} 1.0
+ft_circuitbreaker_opened_total{method="a"} 2.0
+"""
+
+
+def test_served_counts_every_status_of_one_route_and_method():
+    assert prometheus.served(METRICS, "GET", "/v1/articles") == 42.0
+    assert prometheus.served(METRICS, "POST", "/v1/articles") == 7.0
+    assert prometheus.served(METRICS, "GET", "/v2/articles") == 0.0
+
+
+def test_counters_sum_their_labels():
+    assert prometheus.counter(METRICS, prometheus.FALLBACKS) == 4.0
+    assert prometheus.circuit_openings(METRICS) == 2.0
+    assert prometheus.counter(METRICS, "absent_total") == 0

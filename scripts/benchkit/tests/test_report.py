@@ -1,0 +1,92 @@
+import json
+
+from benchkit import report
+from benchkit.tests.test_k6 import summary
+
+
+def write_run(runs, version, scenario, run=1, authors=5000, requests=1000, memory=None, restarts=None,
+              calibration_seconds=2.0):
+    name = f"{version}-{scenario}-{run}"
+    (runs / f"{name}.json").write_text(json.dumps(summary(requests=requests)))
+    (runs / f"{name}.cost.json").write_text(json.dumps({
+        "version": version, "scenario": scenario, "run": run, "k6_exit_code": 0, "seconds": 10,
+        "requests_served": {"web-api": requests, "articles": requests, "authors": authors, "fallbacks": 0},
+        "expected_calls_per_request": {"articles": 1, "authors": 5},
+        "cpu_seconds": {"web-api": 1.0, "articles": 0.5, "authors": 0.5, "postgres": 0.2, "kafka": 0.05},
+        "k6_cpu_seconds": 0.3, "idle_cpu_seconds": 0.0225,
+        "memory_mib": memory or {"web-api": {"peak RSS during the run (VmHWM, reset before it)": 300}},
+        "restarts": restarts,
+        "calibration_seconds": calibration_seconds, "position": 1 if (version == "v1") == (run % 2 == 1) else 2,
+    }))
+
+
+def results(tmp_path, **v2):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (tmp_path / "environment.json").write_text(json.dumps({"timestamp": "t", "git_commit": "abc", "where": "here",
+                                                           "builds": {"web-api-v1": ["x=1"]}}))
+    for run in (1, 2):
+        write_run(runs, "v1", "closed", run)
+        write_run(runs, "v2", "closed", run, **v2)
+    return tmp_path
+
+
+def test_a_report_of_equal_work(tmp_path):
+    directory = results(tmp_path)
+    assert report.render(directory)
+    md = (directory / "report.md").read_text()
+    assert "PASS: the builds did the same work for every complete answer" in md
+    assert "| CPU ms per web-api request, whole system | 2.250 | 2.250 | 1.00× |" in md
+    assert "| CPU ms per web-api request, k6 (the load generator) | 0.300 | 0.300 | 1.00× |" in md
+    assert "| throughput (req/s) | 100.0 | 100.0 | 1.00× |" in md
+    assert "| CPU s of the other builds, idle meanwhile (share of the measured build's) | 0.02 (1.0 %) | 0.02 (1.0 %) | – |" in md
+    html = (directory / "report.html").read_text()
+    assert html.count("<svg") == 2  # latency of the one scenario, throughput
+    assert 'src="http' not in html and 'href="http' not in html
+    assert (directory / "latency-closed.svg").exists()
+
+
+def test_one_extra_call_per_request_fails(tmp_path):
+    directory = results(tmp_path, authors=6000)
+    assert not report.render(directory)
+    assert "FAIL: the builds did NOT do the same work" in (directory / "report.md").read_text()
+
+
+def test_restarts_are_flagged(tmp_path):
+    directory = results(tmp_path, restarts={"bench-v2-web-api-x/web-api": {"restarts": 1, "last_reason": "OOMKilled"}})
+    report.render(directory)
+    md = (directory / "report.md").read_text()
+    assert "WARNING: v2 closed: pods restarted during the run (bench-v2-web-api-x/web-api: 1x (OOMKilled)" in md
+
+
+def test_rounds_show_the_order_and_leave_out_a_round_where_the_machine_moved(tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (tmp_path / "environment.json").write_text(json.dumps({}))
+    for run, seconds, v2_requests in ((1, 2.0, 1500), (2, 2.1, 1600), (3, 2.6, 3000)):
+        write_run(runs, "v1", "closed", run, calibration_seconds=seconds)
+        write_run(runs, "v2", "closed", run, requests=v2_requests, authors=5 * v2_requests, calibration_seconds=seconds)
+    assert report.render(tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    assert "| 1 | v1 → v2 | 2.00 |" in md and "| 2 | v2 → v1 | 2.10 |" in md
+    assert "| 3 | v1 → v2 | 2.60 (moved +24%: not used) |" in md
+    assert "closed: v2 / v1 complete answers/s over the 2 rounds that passed: 1.55× (±3 %)" in md
+
+
+def test_the_curve_comes_first_with_each_builds_knee(tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (tmp_path / "environment.json").write_text(json.dumps({}))
+    write_run(runs, "v1", "closed")
+    write_run(runs, "v2", "closed")
+    for rate in (50, 100, 150):
+        # over 10 s: v1 carries 50/s and 100/s, not 150/s (1,200 of 1,500); v2 carries all three
+        write_run(runs, "v1", f"curve-{rate}", requests=min(rate, 120) * 10, authors=5 * min(rate, 120) * 10)
+        write_run(runs, "v2", f"curve-{rate}", requests=rate * 10, authors=5 * rate * 10)
+    assert report.render(tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    assert md.index("## Latency versus load") < md.index("## Results")
+    assert "v1: knee at 100 requests/s" in md and "v2: knee at 150 requests/s" in md
+    assert "| curve (all steps) | authors calls per complete answer" in md
+    assert "Scenario: curve-50" not in md  # the steps are in the curve's table, not a table each
+    assert (tmp_path / "latency-curve.svg").exists()

@@ -1,0 +1,37 @@
+from benchkit import sweep
+
+
+def test_a_candidate_replaces_the_shipped_value_only_when_clearly_better():
+    assert sweep.choose({16: [900, 1000], 50: [1040, 1020], 200: [1000, 980]}, current=200) == 200  # +3 %: noise
+    assert sweep.choose({16: [900, 1000], 50: [1200, 1100], 200: [1000, 980]}, current=200) == 50
+    assert sweep.choose({1: [500], 256: [520]}, current=256) == 256
+    assert sweep.choose({1: [700], 256: [520]}, current=256) == 1  # a worse shipped value is replaced
+
+
+def test_each_setting_reaches_the_services_it_applies_to_as_quarkus_environment_variables():
+    threads, pool, lookups = sweep.SETTINGS["v1"]
+    assert threads.variable == "QUARKUS_THREAD_POOL_MAX_THREADS"
+    assert lookups.variable == "WEB_API_AUTHOR_LOOKUPS_MAX_CONCURRENCY"
+    chosen = {"worker threads": 50, "JDBC pool": 10, "look-up threads": 25}
+    assert sweep.environment_of(sweep.SETTINGS["v1"], chosen, "web-api") == \
+        "QUARKUS_THREAD_POOL_MAX_THREADS=50 WEB_API_AUTHOR_LOOKUPS_MAX_CONCURRENCY=25"
+    assert sweep.environment_of(sweep.SETTINGS["v1"], chosen, "authors") == \
+        "QUARKUS_THREAD_POOL_MAX_THREADS=50 QUARKUS_DATASOURCE_JDBC_MAX_SIZE=10"
+
+
+def test_the_shipped_values_come_from_application_properties_or_quarkus_defaults():
+    current = {s.name: s.current("v1") for s in sweep.SETTINGS["v1"]}
+    assert current["look-up threads"] > 0 and current["JDBC pool"] > 0
+    event_loops = sweep.SETTINGS["v2"][0]
+    assert event_loops.current("v2") == event_loops.default  # v2 leaves them to Quarkus
+
+
+def test_the_sweep_table_marks_the_chosen_and_the_shipped_value():
+    run = {"setting": "JDBC pool", "p99": 20.0, "failed_pct": 0.0}
+    result = {"shipped": {"JDBC pool": 20}, "chosen": {"JDBC pool": 10},
+              "properties": {"JDBC pool": "quarkus.datasource.jdbc.max-size"},
+              "runs": [{**run, "value": 10, "complete_per_s": 1100}, {**run, "value": 10, "complete_per_s": 1000},
+                       {**run, "value": 20, "complete_per_s": 900}]}
+    rows = sweep.rows_of(result)
+    assert rows[1][:4] == ["JDBC pool (quarkus.datasource.jdbc.max-size)", "10", "1100, 1000", "1050"]
+    assert rows[1][-1] == "chosen" and rows[2][-1] == "shipped"
