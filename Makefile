@@ -74,7 +74,7 @@ chaos: build k6 benchkit ## Fault injection under load (stop authors, articles, 
 	@scripts/demo.sh chaos
 
 .PHONY: sweep
-sweep: build k6 benchkit ## Each build at its best: its concurrency settings (threads, pools, event loops) one at a time on a fresh local stack; writes results/sweep-<time>/sweep.html (about 25 min).
+sweep: build k6 benchkit ## Each build at its best: its concurrency settings (threads, pools, event loops) one at a time on a fresh local stack; writes results/sweep-<time>/sweep.html (about an hour on two cores).
 	@scripts/demo.sh sweep
 
 .PHONY: up

@@ -92,6 +92,7 @@ write_inventory() {
       printf '\n    "%s": {"pid": %s, "url": "%s"}' "$name" "$(pid_of "$name")" "$(service_url "$name")"
     done
     printf '\n  },\n  "postgres": {"pid": %s, "port": %s},' "$(head -1 "$INFRA_DIR/postgres/postmaster.pid" 2>/dev/null || echo null)" "$POSTGRES_PORT"
+    printf '\n  "control": "http://127.0.0.1:%s",' "$CONTROL_PORT"
     printf '\n  "kafka": {"pid": %s, "port": %s}\n}\n' "$(cat "$INFRA_DIR/kafka/broker.pid" 2>/dev/null || echo null)" "$KAFKA_PORT"
   } >"$LOCAL_DIR/stack.json"
 }

@@ -37,10 +37,12 @@ def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, lab
     settings = {**(settings or {}), **({"AUTHOR_NAMES": ",".join(names)} if target == "authors" else {})}
     time.sleep(1)  # the look-ups of that request are counted by authors a moment after web-api answered
     build.reset_peaks()
+    build.reset_statements()
     before = build.snapshot()
     code, k6_cpu = build.run(k6_scenario, runs_dir / f"{name}.json", settings, target)
     time.sleep(1)  # and so are the last look-ups of the run
     after = build.snapshot()
+    statements = build.statements()
     cost = {
         "version": build.version, "scenario": label or scenario, "target": target, "run": run, "k6_exit_code": code,
         "seconds": after["time"] - before["time"], "settings": settings,
@@ -51,6 +53,7 @@ def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, lab
         "idle_cpu_seconds": after["idle_cpu_seconds"] - before["idle_cpu_seconds"],
         "memory_mib": build.memory(before, after),
         "restarts": build.restarts(before, after),
+        "sql": statements,
         **(round_facts or {}),
     }
     (runs_dir / f"{name}.cost.json").write_text(json.dumps(cost, indent=2))

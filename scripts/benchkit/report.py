@@ -7,7 +7,7 @@ import json
 import pathlib
 import sys
 
-from . import calibration, charts, curve, documents, k6, work
+from . import calibration, charts, curve, documents, k6, sql, work
 from .stats import max_or_none, median_and_spread, ratio
 
 NAMES = {"v1": "v1 (imperative)", "v2": "v2 (reactive)", "v3": "v3 (virtual threads)"}
@@ -292,11 +292,14 @@ def render(results):
         if rows:
             round_tables.append((f"Scenario: {scenario}", rows))
             round_lines += [f"{scenario}: {line}" for line in lines]
+    parity = sql.rows(runs)
     sections = ([("Latency versus load", "\n\n".join([CURVE] + ladder[1]), [("", ladder[0])])] if ladder else [])
     sections += [("Results", "\n\n".join(restart_warnings(table) + [READING]),
                  [(f"Scenario: {s}", results_table(d)) for s, d in table.items()]),
                 *([("Rounds", "\n\n".join([ROUNDS] + round_lines), round_tables)] if round_tables else []),
                 ("Equal work", verdict + ".\n\n" + work.EXPLANATION, [("", work_rows)]),
+                *([("SQL parity", sql.EXPLANATION, [("", parity)])]
+                  if parity else []),
                 ("Cost", COST_KUBERNETES if kubernetes else COST_LOCAL,
                  [(f"Scenario: {s}", cost_rows(d)) for s, d in table.items()]),
                 ("Environment", f"Measured on: {environment.get('where', '')}.",

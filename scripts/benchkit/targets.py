@@ -9,6 +9,8 @@
     reset_peaks()          start a new memory peak where the platform can
     memory(before, after)  {service: {figure named for what it is: MiB or None}}
     restarts(before, after) containers restarted between two snapshots (None where nothing restarts)
+    reset_statements(), statements()  PostgreSQL's pg_stat_statements for the services' databases:
+                           [{"database", "query", "calls", "rows"}], None where it is not readable
     close()
 
 LocalBuild is the local stack (processes on this machine, k6 a child process); KubernetesBuild is a
@@ -21,6 +23,7 @@ import platform
 import re
 import subprocess
 import time
+import urllib.request
 
 from . import ROOT, SERVICES, k6, kube, procfs, prometheus
 
@@ -36,6 +39,7 @@ class LocalBuild:
         self.idle = [service["pid"] for key, service in stack["services"].items() if not key.endswith(f"-{version}")]
         self.postgres = stack["postgres"]["pid"]
         self.kafka = stack["kafka"]["pid"]
+        self.control = stack.get("control")
 
     def web_api_url(self):
         return self.services["web-api"]["url"]
@@ -67,6 +71,17 @@ class LocalBuild:
 
     def restarts(self, before, after):
         return None  # nothing restarts the local stack's processes
+
+    def reset_statements(self):
+        if self.control:
+            urllib.request.urlopen(urllib.request.Request(f"{self.control}/postgres/statements/reset", method="POST"),
+                                   timeout=30).close()
+
+    def statements(self):
+        if not self.control:
+            return None
+        with urllib.request.urlopen(f"{self.control}/postgres/statements", timeout=30) as answer:
+            return json.loads(answer.read())
 
     def close(self):
         pass
@@ -122,6 +137,12 @@ class KubernetesBuild:
 
     def restarts(self, before, after):
         return kube.restarts_between(before["pods"], after["pods"])
+
+    def reset_statements(self):
+        pass
+
+    def statements(self):
+        return None  # SQL parity is read on the local stack, where one PostgreSQL serves every build
 
     def close(self):
         for forward in self.forwards.values():

@@ -90,3 +90,17 @@ def test_the_curve_comes_first_with_each_builds_knee(tmp_path):
     assert "| curve (all steps) | authors calls per complete answer" in md
     assert "Scenario: curve-50" not in md  # the steps are in the curve's table, not a table each
     assert (tmp_path / "latency-curve.svg").exists()
+
+
+def test_sql_parity_only_with_pg_stat_statements(tmp_path):
+    directory = results(tmp_path)
+    report.render(directory)
+    assert "## SQL parity" not in (directory / "report.md").read_text()
+    for cost_file in (directory / "runs").glob("*.cost.json"):
+        cost = json.loads(cost_file.read_text())
+        cost["sql"] = [{"database": "articles", "query": f"select {cost['version']}", "calls": 1000, "rows": 10}]
+        cost_file.write_text(json.dumps(cost))
+    report.render(directory)
+    md = (directory / "report.md").read_text()
+    assert "## SQL parity" in md
+    assert "| articles | `select v1` | 1.00 | – |" in md

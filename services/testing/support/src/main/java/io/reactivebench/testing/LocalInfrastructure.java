@@ -1,5 +1,6 @@
 package io.reactivebench.testing;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -9,6 +10,14 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -19,6 +28,10 @@ import java.util.concurrent.CountDownLatch;
  * <p>A control port on loopback lets the fault-injection suite stop and start either server while the
  * services run: {@code POST /postgres/stop}, {@code /postgres/start}, {@code /kafka/stop},
  * {@code /kafka/start}. Data survive a restart.
+ *
+ * <p>The benchmark's SQL parity reads what each build sends: PostgreSQL runs with pg_stat_statements;
+ * {@code POST /postgres/statements/reset} empties it, {@code GET /postgres/statements} answers its
+ * entries for the services' databases as JSON ({@code database, query, calls, rows}).
  *
  * <p>Arguments: {@code <directory> <postgres port> <kafka port> <control port>}.
  */
@@ -68,7 +81,14 @@ public final class LocalInfrastructure {
                 .setCleanDataDirectory(false)
                 // Room for both builds' pools (2 × 20 per service) and the tests' own connections.
                 .setServerConfig("max_connections", "300")
+                .setServerConfig("shared_preload_libraries", "pg_stat_statements")
                 .start();
+        try (Connection admin = postgres.getPostgresDatabase().getConnection();
+                Statement statement = admin.createStatement()) {
+            statement.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+        } catch (SQLException e) {
+            throw new IOException("could not create pg_stat_statements", e);
+        }
         System.out.println("postgres ready on 127.0.0.1:" + postgresPort);
     }
 
@@ -100,11 +120,73 @@ public final class LocalInfrastructure {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 10);
         server.createContext("/postgres/stop", exchange -> act(exchange, this::stopPostgres));
         server.createContext("/postgres/start", exchange -> act(exchange, this::startPostgres));
+        server.createContext("/postgres/statements/reset", exchange -> act(exchange, this::resetStatements));
+        server.createContext("/postgres/statements", this::answerStatements);
         server.createContext("/kafka/stop", exchange -> act(exchange, this::stopKafka));
         server.createContext("/kafka/start", exchange -> act(exchange, this::startKafka));
         server.start();
         System.out.println("control ready on 127.0.0.1:" + port);
         return server;
+    }
+
+    private synchronized void resetStatements() throws IOException {
+        requireRunningPostgres();
+        try (Connection admin = postgres.getPostgresDatabase().getConnection();
+                Statement statement = admin.createStatement()) {
+            statement.execute("SELECT pg_stat_statements_reset()");
+        } catch (SQLException e) {
+            throw new IOException("could not reset pg_stat_statements: " + e.getMessage(), e);
+        }
+    }
+
+    private synchronized List<Map<String, Object>> statements() throws IOException {
+        requireRunningPostgres();
+        List<Map<String, Object>> entries = new ArrayList<>();
+        try (Connection admin = postgres.getPostgresDatabase().getConnection();
+                Statement statement = admin.createStatement();
+                ResultSet found = statement.executeQuery("""
+                        SELECT d.datname, s.query, s.calls, s.rows
+                        FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+                        WHERE d.datname IN ('articles', 'authors')
+                        ORDER BY d.datname, s.calls DESC""")) {
+            while (found.next()) {
+                Map<String, Object> entry = new LinkedHashMap<>();
+                entry.put("database", found.getString(1));
+                entry.put("query", found.getString(2));
+                entry.put("calls", found.getLong(3));
+                entry.put("rows", found.getLong(4));
+                entries.add(entry);
+            }
+        } catch (SQLException e) {
+            throw new IOException("could not read pg_stat_statements: " + e.getMessage(), e);
+        }
+        return entries;
+    }
+
+    private void requireRunningPostgres() throws IOException {
+        if (postgres == null) {
+            throw new IOException("PostgreSQL is stopped");
+        }
+    }
+
+    private void answerStatements(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            if (!exchange.getRequestMethod().equals("GET")) {
+                exchange.sendResponseHeaders(405, -1);
+                return;
+            }
+            byte[] body;
+            int status = 200;
+            try {
+                body = new ObjectMapper().writeValueAsBytes(statements());
+                exchange.getResponseHeaders().set("Content-Type", "application/json");
+            } catch (IOException e) {
+                body = String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8);
+                status = 500;
+            }
+            exchange.sendResponseHeaders(status, body.length);
+            exchange.getResponseBody().write(body);
+        }
     }
 
     private interface Action {

@@ -1,0 +1,86 @@
+"""SQL parity: the statements each build sent to PostgreSQL per web-api request, from pg_stat_statements
+(reset before each measured run, read after it). The builds' SQL differs in text (Hibernate ORM writes its
+own, the reactive client sends the project's), so the table shows each statement with its calls per request
+in every build instead of claiming that they match; what should match is the number of statements per
+request in each database.
+
+Every build's outbox relay, measured or idle, polls its outbox a few times a second: those statements
+follow the clock, not the requests, and are summed into one row of their own."""
+import re
+
+EXPLANATION = ("What each build sent to PostgreSQL, from pg_stat_statements (reset before each measured web-api "
+               "run, read after it), in calls per web-api request over all those runs. Statement texts differ "
+               "between builds (Hibernate ORM writes its own SQL; the reactive client sends the project's), so "
+               "each is listed with its own counts; a dash means that build never sent it. The outbox relays' "
+               "polls (every build's, measured or idle, a few times a second) follow the clock, not the "
+               "requests: they are summed into a row of their own; their transactions send most of the BEGIN and "
+               "COMMIT above.")
+QUERY_WIDTH = 110
+
+
+def normalized(query):
+    """A statement's text on one line, shortened for a table (pg_stat_statements already replaced the
+    constants with $1, $2, …)."""
+    text = re.sub(r"\s+", " ", query).strip()
+    return text if len(text) <= QUERY_WIDTH else text[:QUERY_WIDTH - 1] + "…"
+
+
+def per_request(runs):
+    """{version: {(database, statement): calls per web-api request}} over the runs that read web-api and
+    have pg_stat_statements figures; versions without such runs are left out."""
+    found = {}
+    for version in sorted({run["version"] for run in runs}):
+        mine = [run for run in runs if run["version"] == version and run.get("sql") is not None
+                and run.get("target", "web-api") == "web-api"]
+        requests = sum(run["requests_served"].get("web-api") or 0 for run in mine)
+        if not requests:
+            continue
+        calls = {}
+        for run in mine:
+            for entry in run["sql"]:
+                key = (entry["database"], normalized(entry["query"]))
+                calls[key] = calls.get(key, 0) + entry["calls"]
+        found[version] = {key: count / requests for key, count in calls.items()}
+    return found
+
+
+def background(key):
+    """The outbox relays' statements: the only ones that touch the outbox table (article_events) on a
+    read-only load."""
+    return "article_events" in key[1].lower()
+
+
+def control(key):
+    """Transaction control and session settings: listed, but not statements that read or write data (on a
+    read-only load the relays' transactions send most of them)."""
+    return re.match(r"(begin|commit|rollback|set|show)\b", key[1], re.IGNORECASE) is not None
+
+
+TOTAL = "statements that read or write data, per request (the rows above but BEGIN, COMMIT, SET)"
+
+
+def rows(runs):
+    """The SQL parity table (a header and rows), or None without pg_stat_statements figures."""
+    found = per_request(runs)
+    if not found:
+        return None
+    versions = list(found)
+    table = [["database", "statement"] + [f"{v} calls per request" for v in versions]]
+    keys = sorted({key for calls in found.values() for key in calls},
+                  key=lambda key: (key[0], -max(found[v].get(key, 0) for v in versions), key[1]))
+    for database in sorted({key[0] for key in keys}):
+        listed = [key for key in keys if key[0] == database and not background(key)]
+        for key in listed:
+            table.append([database, f"`{key[1]}`"] + [cell(found[v].get(key)) for v in versions])
+        counted = [key for key in listed if not control(key)]
+        table.append([database, f"**{TOTAL}**"] +
+                     [f"**{sum(found[v].get(key, 0) for key in counted):.2f}**" for v in versions])
+        if any(background(key) for key in keys if key[0] == database):
+            table.append([database, "outbox relays' polls, all builds (by the clock, not by request)"] +
+                         [f"{sum(c for key, c in found[v].items() if key[0] == database and background(key)):.3f}"
+                          for v in versions])
+    return table
+
+
+def cell(value):
+    return "–" if value is None else f"{value:.2f}"

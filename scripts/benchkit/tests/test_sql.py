@@ -1,0 +1,43 @@
+from benchkit import sql
+
+
+def run(version, requests, statements, target="web-api"):
+    return {"version": version, "target": target, "requests_served": {"web-api": requests},
+            "sql": [{"database": db, "query": q, "calls": c, "rows": c} for db, q, c in statements]}
+
+
+V1_READ = "select a1_0.id,a1_0.title from articles a1_0 order by a1_0.published_at desc\n  fetch first $1 rows only"
+V2_READ = "SELECT id, title FROM articles ORDER BY published_at DESC LIMIT $1"
+POLL = "SELECT id FROM article_events ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED"
+
+
+def test_each_statement_per_request_with_the_relays_polls_apart():
+    runs = [run("v1", 1000, [("articles", V1_READ, 1000), ("authors", "select … where name=$1", 5000),
+                             ("articles", POLL, 4), ("articles", "BEGIN", 4)]),
+            run("v1", 1000, [("articles", V1_READ, 1000), ("authors", "select … where name=$1", 5000)]),
+            run("v2", 2000, [("articles", V2_READ, 2000), ("authors", "SELECT … WHERE name = $1", 10000),
+                             ("articles", POLL, 6)]),
+            run("v2", 500, [("articles", "SELECT 1", 500)], target="articles")]  # a hop run: not web-api's
+    table = sql.rows(runs)
+    assert table[0] == ["database", "statement", "v1 calls per request", "v2 calls per request"]
+    by_statement = {row[1]: row[2:] for row in table[1:] if row[0] == "articles"}
+    assert by_statement["`" + " ".join(V1_READ.split()) + "`"] == ["1.00", "–"]
+    assert by_statement[f"`{V2_READ}`"] == ["–", "1.00"]
+    assert "`SELECT 1`" not in by_statement
+    assert by_statement["**statements that read or write data, per request (the rows above but BEGIN, COMMIT, SET)**"] == ["**1.00**", "**1.00**"]
+    assert by_statement["outbox relays' polls, all builds (by the clock, not by request)"] == ["0.002", "0.003"]
+    authors = {row[1]: row[2:] for row in table[1:] if row[0] == "authors"}
+    assert not any(name.startswith("outbox") for name in authors)
+    assert authors["**statements that read or write data, per request (the rows above but BEGIN, COMMIT, SET)**"] == ["**5.00**", "**5.00**"]
+
+
+def test_a_build_that_sends_more_shows_it():
+    runs = [run("v1", 100, [("articles", V1_READ, 100), ("articles", "select count(*) from articles", 100)]),
+            run("v2", 100, [("articles", V2_READ, 100)])]
+    totals = [row for row in sql.rows(runs) if row[1].startswith("**statements")][0]
+    assert totals[2:] == ["**2.00**", "**1.00**"]
+
+
+def test_no_figures_no_table():
+    assert sql.rows([{**run("v1", 100, []), "sql": None}]) is None
+    assert sql.normalized("x" * 200).endswith("…") and len(sql.normalized("x" * 200)) == sql.QUERY_WIDTH
