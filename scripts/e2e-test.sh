@@ -48,15 +48,15 @@ articles = json.load(open(sys.argv[1]))
 sys.exit(not (len(articles) == 10 and len({a["authorName"] for a in articles}) == 5))' "$WORK/v1.json"
 
 step "k6 smoke scenario, v1 then v2, and the report"
-expect "k6 smoke passes its thresholds for v1 and v2" \
-  benchkit bench --results "$WORK/results" --scenarios smoke --no-warmup --k6 "$K6"
+expect "k6 smoke passes its thresholds for v1 and v2, and a short profiled run records every service" \
+  benchkit bench --results "$WORK/results" --scenarios smoke,profile --profile-iterations 10 --no-warmup --k6 "$K6"
 expect "the report generator runs and finds equal work" benchkit report "$WORK/results"
 for section in "## Results" "## Equal work" "## Cost" "## Environment" \
   "PASS: the builds did the same work for every complete answer" \
   "authors calls per complete answer (allowed; 5 authors each) | 5.00 (5.00–5.00) | 5.00 (5.00–5.00) | PASS" \
   "articles calls per complete answer (allowed) | 1.00 (1.00–1.00) | 1.00 (1.00–1.00) | PASS" \
   "CPU ms per web-api request, whole system" "CPU ms per web-api request, authors" "peak RSS during the run" \
-  "latency p99" "## SQL parity" \
+  "latency p99" "## SQL parity" "## Where the CPU goes" "profiles/v2-articles.svg" \
   "| articles | **statements that read or write data, per request (the rows above but BEGIN, COMMIT, SET)** | **1.00** | **1.00** |" \
   "| authors | **statements that read or write data, per request (the rows above but BEGIN, COMMIT, SET)** | **5.00** | **5.00** |"; do
   expect "report.md has '$section'" grep -qF "$section" "$WORK/results/report.md"

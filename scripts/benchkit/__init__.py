@@ -8,7 +8,9 @@
   bench        the measured runs           report     the report of a bench run
   work         the equal-work check        stats      medians, spreads, percentiles
   documents    Markdown and HTML writer    charts     the charts (matplotlib)
-  chaos        faults under load
+  chaos        faults under load           sweep      each build at its best (its concurrency settings)
+  curve        the load ladder             calibration  the machine's speed per round
+  sql          SQL parity                  profile    JFR recordings, flame graphs, CPU per library
 """
 import os
 import pathlib

@@ -12,7 +12,7 @@ import statistics
 import time
 import urllib.request
 
-from . import LOCAL_DIR, calibration, curve, info, k6, step, targets
+from . import LOCAL_DIR, calibration, curve, info, k6, profile, step, targets
 
 
 # A hop alone: the closed model against one downstream service of the build, to tell data access from
@@ -123,9 +123,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="benchkit bench", description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=pathlib.Path, required=True)
     parser.add_argument("--versions", default="v1,v2")
-    parser.add_argument("--scenarios", default="closed,open,curve," + ",".join(HOPS),
-                        help="closed, open, curve (the latency-versus-load ladder, after closed), smoke, and the "
-                             "hops alone: " + ", ".join(HOPS))
+    parser.add_argument("--scenarios", default="closed,open,curve," + ",".join(HOPS) + ",profile",
+                        help="closed, open, curve (the latency-versus-load ladder, after closed), smoke, the "
+                             "hops alone: " + ", ".join(HOPS) + ", and profile (JFR during one more closed run)")
+    parser.add_argument("--profile-iterations", type=int, default=int(os.environ.get("PROFILE_ITERATIONS", "150")),
+                        help="requests per virtual user of the profiled run")
     parser.add_argument("--runs", type=int, default=int(os.environ.get("RUNS", "1")))
     parser.add_argument("--no-warmup", action="store_true", help="skip the warm-up (smoke runs only)")
     parser.add_argument("--k6", default=os.environ.get("K6", "k6"))
@@ -154,6 +156,11 @@ def main(argv=None):
         for scenario in args.scenarios.split(","):
             if scenario == "curve":
                 run_curve(builds, versions, closed_rates, runs_dir, environment, args.results)
+                continue
+            if scenario == "profile":
+                step("Profiles: JFR in every service during one more closed run per build (not measured)")
+                if profile.record(builds, versions, args.results, args.profile_iterations) is None:
+                    info("not profiled: this platform's JVMs are not reachable with jcmd")
                 continue
             settings = {}
             if scenario == "open" and "RATE" not in os.environ:

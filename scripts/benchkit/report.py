@@ -7,7 +7,7 @@ import json
 import pathlib
 import sys
 
-from . import calibration, charts, curve, documents, k6, sql, work
+from . import calibration, charts, curve, documents, k6, profile, sql, work
 from .stats import max_or_none, median_and_spread, ratio
 
 NAMES = {"v1": "v1 (imperative)", "v2": "v2 (reactive)", "v3": "v3 (virtual threads)"}
@@ -55,6 +55,13 @@ COST_KUBERNETES = ("CPU used by each container during the run, from its own cgro
                    "pods, PostgreSQL and Kafka; k6 runs in its own pod with its own CPU limit. The other builds' pods, "
                    "idle meanwhile, are shown beside. Restarts are counted "
                    "from the pods' status; a run with one is flagged above the results.")
+
+
+PROFILES = ("A JFR recording of every service during one more closed run per build, after the measured ones "
+            "(profiling costs a little, so it is not one of them): the share of CPU samples whose stack passes "
+            "through each library. A sample counts for every library on its stack, so a column does not add "
+            "up to 100 %. Each service's flame graph is linked below; the .folded files beside them are the "
+            "collapsed stacks other flame-graph tools read, the .jfr files open in JDK Mission Control.")
 
 
 def load(results):
@@ -293,6 +300,8 @@ def render(results):
             round_tables.append((f"Scenario: {scenario}", rows))
             round_lines += [f"{scenario}: {line}" for line in lines]
     parity = sql.rows(runs)
+    profiles = results / "profiles" / "profile.json"
+    profiled = json.loads(profiles.read_text()) if profiles.exists() else None
     sections = ([("Latency versus load", "\n\n".join([CURVE] + ladder[1]), [("", ladder[0])])] if ladder else [])
     sections += [("Results", "\n\n".join(restart_warnings(table) + [READING]),
                  [(f"Scenario: {s}", results_table(d)) for s, d in table.items()]),
@@ -300,6 +309,7 @@ def render(results):
                 ("Equal work", verdict + ".\n\n" + work.EXPLANATION, [("", work_rows)]),
                 *([("SQL parity", sql.EXPLANATION, [("", parity)])]
                   if parity else []),
+                *([("Where the CPU goes", PROFILES, [("", profile.rows(profiled))])] if profiled else []),
                 ("Cost", COST_KUBERNETES if kubernetes else COST_LOCAL,
                  [(f"Scenario: {s}", cost_rows(d)) for s, d in table.items()]),
                 ("Environment", f"Measured on: {environment.get('where', '')}.",
@@ -307,6 +317,8 @@ def render(results):
     links = [(f"k6's own report: {version} {scenario} run {i + 1}", f"runs/{name}")
              for scenario, data in table.items() for version, d in data.items()
              for i, name in enumerate(d["dashboards"])]
+    links += [(f"flame graph: {service} {version}", f"profiles/{version}-{service}.svg")
+              for version, services in (profiled or {}).items() for service in services]
     documents.write(results, "report", "reactive-bench: " + " vs ".join(NAMES.get(v, v) for v in
                                                                          sorted({r["version"] for r in runs})),
                     f"{environment.get('timestamp', '')}, commit {environment.get('git_commit', '')}",

@@ -9,6 +9,7 @@
     reset_peaks()          start a new memory peak where the platform can
     memory(before, after)  {service: {figure named for what it is: MiB or None}}
     restarts(before, after) containers restarted between two snapshots (None where nothing restarts)
+    profiled()             {service: pid} of JVMs a JFR recording can be started in (None where not)
     reset_statements(), statements()  PostgreSQL's pg_stat_statements for the services' databases:
                            [{"database", "query", "calls", "rows"}], None where it is not readable
     close()
@@ -71,6 +72,9 @@ class LocalBuild:
 
     def restarts(self, before, after):
         return None  # nothing restarts the local stack's processes
+
+    def profiled(self):
+        return {name: service["pid"] for name, service in self.services.items()}
 
     def reset_statements(self):
         if self.control:
@@ -140,6 +144,9 @@ class KubernetesBuild:
 
     def reset_statements(self):
         pass
+
+    def profiled(self):
+        return None  # the pods' JVMs: not profiled from here
 
     def statements(self):
         return None  # SQL parity is read on the local stack, where one PostgreSQL serves every build

@@ -1,0 +1,69 @@
+import json
+
+from benchkit import profile, report
+from benchkit.tests.test_report import results
+
+
+def sample(*frames):
+    """A jdk.ExecutionSample as `jfr print --json` writes it: frames leaf first."""
+    return {"type": "jdk.ExecutionSample", "values": {"stackTrace": {"truncated": False, "frames": [
+        {"method": {"type": {"name": name.rsplit(".", 1)[0]}, "name": name.rsplit(".", 1)[1]}} for name in frames]}}}
+
+
+EVENTS = [sample("com.fasterxml.jackson.core.JsonGenerator.writeString", "io.vertx.core.http.Handler.handle",
+                 "java.lang.Thread.run")] * 3 + \
+         [sample("org.hibernate.Loader.load", "io.reactivebench.authors.AuthorResource.get", "java.lang.Thread.run")]
+
+
+def test_stacks_are_collapsed_root_first_and_counted():
+    folded = profile.collapse(EVENTS + [{"type": "jdk.ExecutionSample", "values": {"stackTrace": None}}])
+    assert folded == {
+        "java.lang.Thread.run;io.vertx.core.http.Handler.handle;com.fasterxml.jackson.core.JsonGenerator.writeString": 3,
+        "java.lang.Thread.run;io.reactivebench.authors.AuthorResource.get;org.hibernate.Loader.load": 1}
+
+
+def test_shares_count_a_sample_for_every_library_on_its_stack(tmp_path):
+    folded = profile.collapse(EVENTS)
+    found, samples = profile.shares(folded)
+    assert samples == 4
+    assert found["JSON (Jackson)"] == 0.75
+    assert found["HTTP server and client (Vert.x, Netty)"] == 0.75
+    assert found["Hibernate ORM"] == 0.25
+    assert found["the project's own code"] == 0.25
+    assert found["Mutiny"] == 0
+    assert found["Bean Validation (Hibernate Validator)"] == 0
+    path = tmp_path / "x.folded"
+    profile.write_folded(folded, path)
+    assert profile.read_folded(path) == folded
+
+
+def test_hibernate_validator_is_not_hibernate_orm():
+    folded = profile.collapse([sample("org.hibernate.validator.internal.Engine.validate",
+                                      "org.hibernate.validator.Validator.validate", "java.lang.Thread.run"),
+                               sample("org.hibernate.sql.exec.Select.execute",
+                                      "io.quarkus.hibernate.orm.panache.Panache.list", "java.lang.Thread.run")])
+    found, _ = profile.shares(folded)
+    assert found["Bean Validation (Hibernate Validator)"] == 0.5
+    assert found["Hibernate ORM"] == 0.5
+
+
+def test_flame_graph_and_report_section(tmp_path):
+    directory = results(tmp_path)
+    profiles = directory / "profiles"
+    profiles.mkdir()
+    folded = profile.collapse(EVENTS)
+    summary = {}
+    for version in ("v1", "v2"):
+        summary[version] = {}
+        for service in ("web-api", "authors"):
+            profile.flame_graph(folded, profiles / f"{version}-{service}.svg", f"{service} {version}")
+            found, samples = profile.shares(folded)
+            summary[version][service] = {"samples": samples, "shares": found}
+    assert "<svg" in (profiles / "v1-web-api.svg").read_text()
+    (profiles / "profile.json").write_text(json.dumps(summary))
+    report.render(directory)
+    md = (directory / "report.md").read_text()
+    assert "## Where the CPU goes" in md
+    assert "| library | web-api v1 | web-api v2 | authors v1 | authors v2 |" in md
+    assert "| JSON (Jackson) | 75 % | 75 % | 75 % | 75 % |" in md
+    assert "profiles/v2-authors.svg" in md
