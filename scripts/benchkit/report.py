@@ -7,7 +7,7 @@ import json
 import pathlib
 import sys
 
-from . import calibration, charts, curve, documents, k6, profile, sql, work
+from . import calibration, charts, curve, documents, k6, profile, sql, sweep, work
 from .stats import max_or_none, median_and_spread, ratio
 
 NAMES = {"v1": "v1 (imperative)", "v2": "v2 (reactive)", "v3": "v3 (virtual threads)"}
@@ -302,10 +302,12 @@ def render(results):
     parity = sql.rows(runs)
     profiles = results / "profiles" / "profile.json"
     profiled = json.loads(profiles.read_text()) if profiles.exists() else None
+    swept = results / "sweep.json"
     sections = ([("Latency versus load", "\n\n".join([CURVE] + ladder[1]), [("", ladder[0])])] if ladder else [])
     sections += [("Results", "\n\n".join(restart_warnings(table) + [READING]),
                  [(f"Scenario: {s}", results_table(d)) for s, d in table.items()]),
                 *([("Rounds", "\n\n".join([ROUNDS] + round_lines), round_tables)] if round_tables else []),
+                *([sweep.section(json.loads(swept.read_text()))] if swept.exists() else []),
                 ("Equal work", verdict + ".\n\n" + work.EXPLANATION, [("", work_rows)]),
                 *([("SQL parity", sql.EXPLANATION, [("", parity)])]
                   if parity else []),

@@ -160,15 +160,24 @@ EXPLANATION = ("Each build's few concurrency settings, one at a time: every cand
                "sizing, nothing else changed.")
 
 
+def verdict(version, result):
+    changed = [f"{result['properties'][name]}={value}" for name, value in result["chosen"].items()
+               if value != result["shipped"][name]]
+    return (f"{version}: chosen {', '.join(f'{name} {value}' for name, value in result['chosen'].items())}; " +
+            (f"differs from what it was measured with: {', '.join(changed)}." if changed
+             else "the same as it was measured with."))
+
+
+def section(sweep):
+    """The sweep as one section of another report (the bench's, when the demo is given SWEEP=<its results>)."""
+    commit = sweep.get("commit", "")
+    text = "\n\n".join([EXPLANATION + (f" This sweep ran at commit {commit}." if commit else "")] +
+                        [verdict(version, result) for version, result in sweep["builds"].items()])
+    return ("Each build at its best", text, [(version, rows_of(result)) for version, result in sweep["builds"].items()])
+
+
 def render(results, sweep):
-    sections = [("Each build at its best", EXPLANATION, [])]
-    for version, result in sweep.items():
-        changed = [f"{result['properties'][name]}={value}" for name, value in result["chosen"].items()
-                   if value != result["shipped"][name]]
-        text = (f"Chosen: {', '.join(f'{name} {value}' for name, value in result['chosen'].items())}. " +
-                (f"Differs from what {version} ships with: {', '.join(changed)}." if changed
-                 else f"The same as {version} ships with."))
-        sections.append((f"{version}", text, [("", rows_of(result))]))
+    sections = [section(sweep)]
     environment = json.loads((results / "environment.json").read_text())
     sections.append(("Environment", "", [("", documents.key_value_rows(environment))]))
     documents.write(results, "sweep", "reactive-bench: each build at its best",
@@ -201,9 +210,10 @@ def main(argv=None):
         for version in SETTINGS:
             SETTINGS[version] = tuple(s for s in SETTINGS[version] if s.name in wanted)
     restarter = Stack(args.k6)
-    sweep = {}
+    sweep = {"commit": environment.get("git_commit", ""), "builds": {}}
     for version in args.versions.split(","):
-        sweep[version] = sweep_build(version, restarter, runs_dir, args.repeats, args.iterations, args.warmup)
+        sweep["builds"][version] = sweep_build(version, restarter, runs_dir, args.repeats, args.iterations,
+                                               args.warmup)
         (args.results / "sweep.json").write_text(json.dumps(sweep, indent=2))
     render(args.results, sweep)
     step(f"Sweep: {args.results / 'sweep.md'} and {args.results / 'sweep.html'}")

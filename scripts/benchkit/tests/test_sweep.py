@@ -1,3 +1,5 @@
+import json
+
 from benchkit import sweep
 
 
@@ -35,3 +37,18 @@ def test_the_sweep_table_marks_the_chosen_and_the_shipped_value():
     rows = sweep.rows_of(result)
     assert rows[1][:4] == ["JDBC pool (quarkus.datasource.jdbc.max-size)", "10", "1100, 1000", "1050"]
     assert rows[1][-1] == "chosen" and rows[2][-1] == "shipped"
+
+
+def test_the_bench_report_carries_the_sweep_it_is_given(tmp_path):
+    from benchkit import report
+    from benchkit.tests.test_report import results
+    directory = results(tmp_path)
+    run = {"setting": "event loops", "p99": 9.0, "failed_pct": 0.0, "value": 2, "complete_per_s": 1500}
+    (directory / "sweep.json").write_text(json.dumps({"commit": "abc1234", "builds": {"v2": {
+        "shipped": {"event loops": 4}, "chosen": {"event loops": 2},
+        "properties": {"event loops": "quarkus.vertx.event-loops-pool-size"}, "runs": [run]}}}))
+    report.render(directory)
+    md = (directory / "report.md").read_text()
+    assert "## Each build at its best" in md and "This sweep ran at commit abc1234." in md
+    assert "v2: chosen event loops 2; differs from what it was measured with: quarkus.vertx.event-loops-pool-size=2." in md
+    assert "| event loops (quarkus.vertx.event-loops-pool-size) | 2 | 1500 | 1500 | 9.0 | 0.00 | chosen |" in md
