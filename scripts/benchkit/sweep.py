@@ -12,7 +12,7 @@ import re
 import statistics
 import subprocess
 
-from . import LOCAL_DIR, ROOT, SERVICES, documents, info, step, targets
+from . import LOCAL_DIR, ROOT, SERVICES, calibration, documents, info, step, targets
 from .bench import measure, warm_up
 
 
@@ -115,13 +115,15 @@ def sweep_build(version, stack, runs_dir, repeats, iterations, warmup):
                 build = stack.apply(version, settings, trial)
                 label = f"{setting.variable.lower()}-{value}"
                 warm_up(version, build, runs_dir, warmup)
+                speed = calibration.measure()  # the machine's speed right before this candidate's run
                 figures = measure(build, "closed", runs_dir, repeat, {"ITERATIONS": str(iterations)}, label=f"sweep-{label}")
                 measured[value].append(figures["ok_rps"])
                 rows.append({"version": version, "setting": setting.name, "property": setting.property,
                              "value": value, "repeat": repeat, "context": {k: v for k, v in trial.items()
                                                                             if k != setting.name},
                              "complete_per_s": figures["ok_rps"], "p50": figures["p50"], "p99": figures["p99"],
-                             "failed_pct": figures["error_pct"], "degraded": figures["degraded"]})
+                             "failed_pct": figures["error_pct"], "degraded": figures["degraded"],
+                             "calibration_seconds": speed})
         chosen[setting.name] = choose(measured, chosen[setting.name])
         info(f"{version}: {setting.name} -> {chosen[setting.name]} "
              f"(medians: {', '.join(f'{v}: {statistics.median(r):.0f}/s' for v, r in sorted(measured.items()))})")
@@ -133,10 +135,13 @@ def sweep_build(version, stack, runs_dir, repeats, iterations, warmup):
 def rows_of(result):
     """The sweep table of one build: each candidate's median complete answers/s, p99 and failures."""
     table = [["setting", "value", "complete answers/s (each repeat)", "median", "p99 ms (median)", "failed %",
-              "verdict"]]
+              "calibration s (each repeat)", "verdict"]]
     by_candidate = {}
     for run in result["runs"]:
         by_candidate.setdefault((run["setting"], run["value"]), []).append(run)
+    speeds = {index: run["calibration_seconds"] for index, run in enumerate(result["runs"])
+              if "calibration_seconds" in run}
+    drifted_runs = {id(result["runs"][index]) for index in calibration.drifted(speeds)}
     for (setting, value), runs in by_candidate.items():
         rates = [run["complete_per_s"] for run in runs]
         verdict = []
@@ -147,7 +152,10 @@ def rows_of(result):
         table.append([f"{setting} ({result['properties'][setting]})", str(value),
                       ", ".join(f"{rate:.0f}" for rate in rates), f"{statistics.median(rates):.0f}",
                       f"{statistics.median(run['p99'] for run in runs):.1f}",
-                      f"{statistics.median(run['failed_pct'] for run in runs):.2f}", " and ".join(verdict)])
+                      f"{statistics.median(run['failed_pct'] for run in runs):.2f}",
+                      ", ".join(f"{run['calibration_seconds']:.2f}" + (" (drifted)" if id(run) in drifted_runs else "")
+                                for run in runs if "calibration_seconds" in run) or "–",
+                      " and ".join(verdict)])
     return table
 
 
@@ -157,7 +165,9 @@ EXPLANATION = ("Each build's few concurrency settings, one at a time: every cand
                f"value the build ships with unless another answers more than {MARGIN:.0%} more complete answers per "
                "second (the median of its repeats); the next setting is swept with the values chosen before it. "
                "\"At its best\" means this: the highest throughput each build reaches on this machine by its own "
-               "sizing, nothing else changed.")
+               "sizing, nothing else changed. The calibration job (the bench's measure of the machine's speed) runs "
+               "right before each candidate; \"drifted\" marks a candidate measured while the machine was more than "
+               f"{calibration.DRIFT_LIMIT:.0%} faster or slower than the median: weigh its figure accordingly.")
 
 
 def verdict(version, result):

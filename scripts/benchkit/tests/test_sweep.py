@@ -39,6 +39,17 @@ def test_the_sweep_table_marks_the_chosen_and_the_shipped_value():
     assert rows[1][-1] == "chosen" and rows[2][-1] == "shipped"
 
 
+def test_a_candidate_measured_on_a_drifted_machine_is_marked():
+    run = {"setting": "JDBC pool", "p99": 20.0, "failed_pct": 0.0, "complete_per_s": 1000}
+    result = {"shipped": {"JDBC pool": 20}, "chosen": {"JDBC pool": 20},
+              "properties": {"JDBC pool": "quarkus.datasource.jdbc.max-size"},
+              "runs": [{**run, "value": 10, "calibration_seconds": 2.0}, {**run, "value": 20, "calibration_seconds": 2.1},
+                       {**run, "value": 10, "calibration_seconds": 2.0}, {**run, "value": 20, "calibration_seconds": 3.0}]}
+    rows = sweep.rows_of(result)
+    assert rows[1][6] == "2.00, 2.00"
+    assert rows[2][6] == "2.10, 3.00 (drifted)"
+
+
 def test_the_bench_report_carries_the_sweep_it_is_given(tmp_path):
     from benchkit import report
     from benchkit.tests.test_report import results
@@ -51,4 +62,4 @@ def test_the_bench_report_carries_the_sweep_it_is_given(tmp_path):
     md = (directory / "report.md").read_text()
     assert "## Each build at its best" in md and "This sweep ran at commit abc1234." in md
     assert "v2: chosen event loops 2; differs from what it was measured with: quarkus.vertx.event-loops-pool-size=2." in md
-    assert "| event loops (quarkus.vertx.event-loops-pool-size) | 2 | 1500 | 1500 | 9.0 | 0.00 | chosen |" in md
+    assert "| event loops (quarkus.vertx.event-loops-pool-size) | 2 | 1500 | 1500 | 9.0 | 0.00 | – | chosen |" in md
