@@ -45,7 +45,8 @@ case $MODE in
     step "Done in $(elapsed). Open $RESULTS/chaos.html (or read chaos.md)."
     ;;
   sweep)
-    benchkit sweep --results "$RESULTS" --k6 "$K6" ${SWEEP_ONLY:+--only "$SWEEP_ONLY"}
+    benchkit sweep --results "$RESULTS" --k6 "$K6" ${SWEEP_ONLY:+--only "$SWEEP_ONLY"} \
+      ${SWEEP_VERSIONS:+--versions "$SWEEP_VERSIONS"} ${SWEEP_KEEP:+--keep "$SWEEP_KEEP"}
     step "Done in $(elapsed). Open $RESULTS/sweep.html (or read sweep.md)."
     ;;
   *) die "usage: $0 [bench|chaos|sweep]" ;;

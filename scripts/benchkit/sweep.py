@@ -98,7 +98,7 @@ class Stack:
         return targets.LocalBuild(json.loads((LOCAL_DIR / "stack.json").read_text()), version, self.k6)
 
 
-def sweep_build(version, stack, runs_dir, repeats, iterations, warmup):
+def sweep_build(version, stack, runs_dir, repeats, iterations, warmup, commit):
     settings = SETTINGS[version]
     chosen = {s.name: s.current(version) for s in settings}
     shipped = dict(chosen)
@@ -128,7 +128,7 @@ def sweep_build(version, stack, runs_dir, repeats, iterations, warmup):
         info(f"{version}: {setting.name} -> {chosen[setting.name]} "
              f"(medians: {', '.join(f'{v}: {statistics.median(r):.0f}/s' for v, r in sorted(measured.items()))})")
     stack.apply(version, settings, chosen)  # left at its best, for whatever is measured next
-    return {"shipped": shipped, "chosen": chosen, "runs": rows,
+    return {"commit": commit, "shipped": shipped, "chosen": chosen, "runs": rows,
             "properties": {s.name: s.property for s in settings}}
 
 
@@ -173,16 +173,15 @@ EXPLANATION = ("Each build's few concurrency settings, one at a time: every cand
 def verdict(version, result):
     changed = [f"{result['properties'][name]}={value}" for name, value in result["chosen"].items()
                if value != result["shipped"][name]]
-    return (f"{version}: chosen {', '.join(f'{name} {value}' for name, value in result['chosen'].items())}; " +
+    commit = f" (swept at commit {result['commit']})" if result.get("commit") else ""
+    return (f"{version}{commit}: chosen {', '.join(f'{name} {value}' for name, value in result['chosen'].items())}; " +
             (f"differs from what it was measured with: {', '.join(changed)}." if changed
              else "the same as it was measured with."))
 
 
 def section(sweep):
     """The sweep as one section of another report (the bench's, when the demo is given SWEEP=<its results>)."""
-    commit = sweep.get("commit", "")
-    text = "\n\n".join([EXPLANATION + (f" This sweep ran at commit {commit}." if commit else "")] +
-                        [verdict(version, result) for version, result in sweep["builds"].items()])
+    text = "\n\n".join([EXPLANATION] + [verdict(version, result) for version, result in sweep["builds"].items()])
     return ("Each build at its best", text, [(version, rows_of(result)) for version, result in sweep["builds"].items()])
 
 
@@ -206,6 +205,8 @@ def main(argv=None):
     parser.add_argument("--warmup", type=int, default=int(os.environ.get("SWEEP_WARMUP_ITERATIONS", "300")),
                         help="warm-up requests per virtual user after each restart")
     parser.add_argument("--only", help="sweep only these settings (comma-separated names), e.g. for a quick check")
+    parser.add_argument("--keep", type=pathlib.Path,
+                        help="an earlier sweep's results: the builds not swept now keep their results from it")
     parser.add_argument("--k6", default=os.environ.get("K6", "k6"))
     args = parser.parse_args(argv)
 
@@ -220,10 +221,13 @@ def main(argv=None):
         for version in SETTINGS:
             SETTINGS[version] = tuple(s for s in SETTINGS[version] if s.name in wanted)
     restarter = Stack(args.k6)
-    sweep = {"commit": environment.get("git_commit", ""), "builds": {}}
+    sweep = {"builds": {}}
+    if args.keep:
+        kept = json.loads((args.keep / "sweep.json").read_text())["builds"]
+        sweep["builds"] = {version: result for version, result in kept.items() if version not in args.versions.split(",")}
     for version in args.versions.split(","):
         sweep["builds"][version] = sweep_build(version, restarter, runs_dir, args.repeats, args.iterations,
-                                               args.warmup)
+                                               args.warmup, environment.get("git_commit", ""))
         (args.results / "sweep.json").write_text(json.dumps(sweep, indent=2))
     render(args.results, sweep)
     step(f"Sweep: {args.results / 'sweep.md'} and {args.results / 'sweep.html'}")

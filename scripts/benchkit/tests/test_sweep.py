@@ -55,11 +55,11 @@ def test_the_bench_report_carries_the_sweep_it_is_given(tmp_path):
     from benchkit.tests.test_report import results
     directory = results(tmp_path)
     run = {"setting": "event loops", "p99": 9.0, "failed_pct": 0.0, "value": 2, "complete_per_s": 1500}
-    (directory / "sweep.json").write_text(json.dumps({"commit": "abc1234", "builds": {"v2": {
-        "shipped": {"event loops": 4}, "chosen": {"event loops": 2},
+    (directory / "sweep.json").write_text(json.dumps({"builds": {"v2": {
+        "commit": "abc1234", "shipped": {"event loops": 4}, "chosen": {"event loops": 2},
         "properties": {"event loops": "quarkus.vertx.event-loops-pool-size"}, "runs": [run]}}}))
     report.render(directory)
     md = (directory / "report.md").read_text()
-    assert "## Each build at its best" in md and "This sweep ran at commit abc1234." in md
-    assert "v2: chosen event loops 2; differs from what it was measured with: quarkus.vertx.event-loops-pool-size=2." in md
+    assert "## Each build at its best" in md
+    assert "v2 (swept at commit abc1234): chosen event loops 2; differs from what it was measured with: quarkus.vertx.event-loops-pool-size=2." in md
     assert "| event loops (quarkus.vertx.event-loops-pool-size) | 2 | 1500 | 1500 | 9.0 | 0.00 | – | chosen |" in md
