@@ -25,6 +25,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# Earlier results given by path are checked before anything starts, and named absolutely (benchkit runs elsewhere).
+for given in SWEEP SWEEP_KEEP; do
+  if [[ -n ${!given:-} ]]; then
+    [[ -f ${!given}/sweep.json ]] || die "$given=${!given}: no sweep.json there (give a results/sweep-<time> directory)"
+    printf -v "$given" '%s' "$(cd "${!given}" && pwd)"
+  fi
+done
+
 if curl -s -o /dev/null "$(service_url web-api-v1)"; then
   die "The local stack's ports are in use: stop it first (make down)"
 fi
