@@ -24,8 +24,10 @@ def test_each_setting_reaches_the_services_it_applies_to_as_quarkus_environment_
 def test_the_shipped_values_come_from_application_properties_or_quarkus_defaults():
     current = {s.name: s.current("v1") for s in sweep.SETTINGS["v1"]}
     assert current["look-up threads"] > 0 and current["JDBC pool"] > 0
-    event_loops = sweep.SETTINGS["v2"][0]
-    assert event_loops.current("v2") == event_loops.default  # v2 leaves them to Quarkus
+    event_loops, reactive_pool, _ = sweep.SETTINGS["v2"]
+    assert (event_loops.current("v2"), reactive_pool.current("v2")) == (2, 5)  # chosen by the sweep of 2026-11-23
+    unset = sweep.Setting("unset", "no.such.property", ("web-api",), (1, 2), 7)
+    assert unset.current("v2") == 7  # a property the build does not set has Quarkus' default
 
 
 def test_the_sweep_table_marks_the_chosen_and_the_shipped_value():
