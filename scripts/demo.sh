@@ -42,7 +42,7 @@ started_stack=true
 
 case $MODE in
   bench)
-    benchkit bench --results "$RESULTS" --k6 "$K6" --runs "${RUNS:-1}" ${SCENARIOS:+--scenarios "$SCENARIOS"}
+    benchkit bench --results "$RESULTS" --k6 "$K6" --runs "${RUNS:-3}" ${SCENARIOS:+--scenarios "$SCENARIOS"}
     # SWEEP=results/sweep-<time>: the sweep that chose the builds' settings goes into the report.
     if [[ -n ${SWEEP:-} ]]; then cp "$SWEEP/sweep.json" "$RESULTS/"; fi
     benchkit report "$RESULTS"

@@ -128,7 +128,7 @@ def main(argv=None):
                              "hops alone: " + ", ".join(HOPS) + ", and profile (JFR during one more closed run)")
     parser.add_argument("--profile-iterations", type=int, default=int(os.environ.get("PROFILE_ITERATIONS", "150")),
                         help="requests per virtual user of the profiled run")
-    parser.add_argument("--runs", type=int, default=int(os.environ.get("RUNS", "1")))
+    parser.add_argument("--runs", type=int, default=int(os.environ.get("RUNS", "3")))
     parser.add_argument("--no-warmup", action="store_true", help="skip the warm-up (smoke runs only)")
     parser.add_argument("--k6", default=os.environ.get("K6", "k6"))
     parser.add_argument("--stack", type=pathlib.Path, default=LOCAL_DIR / "stack.json")

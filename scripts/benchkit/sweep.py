@@ -171,12 +171,18 @@ EXPLANATION = ("Each build's few concurrency settings, one at a time: every cand
 
 
 def verdict(version, result):
-    changed = [f"{result['properties'][name]}={value}" for name, value in result["chosen"].items()
-               if value != result["shipped"][name]]
+    """What the sweep chose, against what the build shipped with when swept and what it ships with now
+    (its application.properties, the values a bench run measures)."""
+    chosen = result["chosen"]
     commit = f" (swept at commit {result['commit']})" if result.get("commit") else ""
-    return (f"{version}{commit}: chosen {', '.join(f'{name} {value}' for name, value in result['chosen'].items())}; " +
-            (f"differs from what it was measured with: {', '.join(changed)}." if changed
-             else "the same as it was measured with."))
+    text = f"{version}{commit}: chosen {', '.join(f'{name} {value}' for name, value in chosen.items())}"
+    moved = [f"{name} {result['shipped'][name]}" for name, value in chosen.items() if value != result["shipped"][name]]
+    text += f", instead of {', '.join(moved)} then" if moved else ", what it shipped with then"
+    now = {s.name: s.current(version) for s in SETTINGS.get(version, ()) if s.name in chosen}
+    apart = [f"{result['properties'][name]}={now[name]}" for name, value in chosen.items()
+             if name in now and now[name] != value]
+    return text + ("; the build now ships other values: " + ", ".join(apart) + "." if apart
+                   else "; the build ships these values now.")
 
 
 def section(sweep):

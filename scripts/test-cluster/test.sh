@@ -111,7 +111,7 @@ expect "make deploy-v2" make_target deploy-v2
 step "make bench (a short warm-up, smoke, a short closed run)"
 # Short, and gentle enough for 2 cores shared by everything: a warm-up of 300 requests per build first,
 # so that no cold JIT turns author look-ups into time-outs (degraded answers fail the equal-work check).
-export RESULTS="$NODE_DIR/results" SCENARIOS=smoke,closed VUS=10 WARMUP_ITERATIONS=30 ITERATIONS=60
+export RESULTS="$NODE_DIR/results" RUNS=1 SCENARIOS=smoke,closed VUS=10 WARMUP_ITERATIONS=30 ITERATIONS=60
 expect "make bench writes a report" make_target bench
 expect "the report finds equal work" grep -qF "PASS: the builds did the same work" "$RESULTS/report.md"
 expect "CPU and memory come from real cgroups" bash -c \

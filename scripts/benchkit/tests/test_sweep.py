@@ -63,5 +63,12 @@ def test_the_bench_report_carries_the_sweep_it_is_given(tmp_path):
     report.render(directory)
     md = (directory / "report.md").read_text()
     assert "## Each build at its best" in md
-    assert "v2 (swept at commit abc1234): chosen event loops 2; differs from what it was measured with: quarkus.vertx.event-loops-pool-size=2." in md
+    assert "v2 (swept at commit abc1234): chosen event loops 2, instead of event loops 4 then; the build ships these values now." in md
     assert "| event loops (quarkus.vertx.event-loops-pool-size) | 2 | 1500 | 1500 | 9.0 | 0.00 | – | chosen |" in md
+
+
+def test_the_verdict_says_when_the_build_now_ships_other_values():
+    result = {"commit": "abc1234", "shipped": {"event loops": 2}, "chosen": {"event loops": 1},
+              "properties": {"event loops": "quarkus.vertx.event-loops-pool-size"}}
+    assert sweep.verdict("v2", result) == ("v2 (swept at commit abc1234): chosen event loops 1, instead of event loops 2 "
+                                           "then; the build now ships other values: quarkus.vertx.event-loops-pool-size=2.")
