@@ -4,7 +4,8 @@
 #   demo.sh chaos  injects every fault into v1 and v2 under load (results/chaos-<time>/chaos.html)
 #   demo.sh sweep  each build's concurrency settings, one at a time (results/sweep-<time>/sweep.html)
 # and stops what it started, also on Ctrl-C or failure.
-# RUNS=N repeats every measured run; RATE, DURATION, WARMUP_ITERATIONS, … tune k6 (k6/articles.js).
+# RUNS=N repeats every measured run (benchkit bench reads it: 3 when unset); RATE, DURATION,
+# WARMUP_ITERATIONS, … tune k6 (k6/articles.js).
 set -euo pipefail
 readonly MODE="${1:-bench}"
 # A stack of its own, started with fresh data (the seed: one request = one articles call and five
@@ -42,7 +43,7 @@ started_stack=true
 
 case $MODE in
   bench)
-    benchkit bench --results "$RESULTS" --k6 "$K6" --runs "${RUNS:-3}" ${SCENARIOS:+--scenarios "$SCENARIOS"}
+    benchkit bench --results "$RESULTS" --k6 "$K6" ${SCENARIOS:+--scenarios "$SCENARIOS"}
     # SWEEP=results/sweep-<time>: the sweep that chose the builds' settings goes into the report.
     if [[ -n ${SWEEP:-} ]]; then cp "$SWEEP/sweep.json" "$RESULTS/"; fi
     benchkit report "$RESULTS"

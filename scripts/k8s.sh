@@ -221,7 +221,7 @@ bench() {
   local results
   results="${RESULTS:-$ROOT/results/$(date -u +%Y%m%dT%H%M%SZ)-kubernetes}"
   benchkit bench --kubernetes "$NS" --results "$results" --versions "$(IFS=,; echo "${versions[*]}")" \
-    --runs "${RUNS:-3}" ${SCENARIOS:+--scenarios "$SCENARIOS"} ${NO_WARMUP:+--no-warmup} \
+    ${SCENARIOS:+--scenarios "$SCENARIOS"} ${NO_WARMUP:+--no-warmup} \
     --where "Kubernetes ($(kubectl config current-context))"
   benchkit report "$results"
 }
