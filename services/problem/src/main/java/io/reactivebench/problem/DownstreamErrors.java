@@ -5,7 +5,7 @@ import jakarta.ws.rs.ServiceUnavailableException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 
-/** How a service answers for a downstream service's errors, in v1 and v2 alike. */
+/** How a service answers for a downstream service's errors, in every build alike. */
 public final class DownstreamErrors {
     private DownstreamErrors() {
     }

@@ -18,7 +18,7 @@ import java.util.List;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
-/** Turns every error a build can raise into problem JSON, the same way in v1 and v2. */
+/** Turns every error a build can raise into problem JSON, the same way in every build. */
 public class ProblemMappers {
     private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
 

@@ -55,7 +55,13 @@ public final class HttpStandIn implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        // Platform threads: the stand-in is test scaffolding, and its own virtual threads pinning in Jackson's
+        // first serializations would count against the service under test (PinnedThreadGuard).
+        server.setExecutor(Executors.newCachedThreadPool(task -> {
+            Thread thread = new Thread(task, "http-stand-in");
+            thread.setDaemon(true);
+            return thread;
+        }));
         server.createContext("/", this::handle);
         server.start();
     }

@@ -4,7 +4,7 @@ package io.reactivebench.articles.api;
 public final class ArticleLimits {
     public static final int TITLE = 200;
     public static final int URL = 500;
-    public static final int AUTHOR = 100;
+    public static final int AUTHOR = io.reactivebench.authors.api.AuthorNames.MAX_LENGTH;
     public static final int DEFAULT_AMOUNT = 10;
     public static final int MAX_AMOUNT = 100;
 

@@ -1,12 +1,15 @@
 package io.reactivebench.articles.api;
 
+import static io.reactivebench.authors.api.AuthorNames.NOT_VISIBLE_TEXT;
+import static io.reactivebench.authors.api.AuthorNames.VISIBLE_TEXT;
+
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 /**
- * What a client sends to create an article. The same rules hold in articles and in web-api, v1 and v2.
+ * What a client sends to create an article. The same rules hold in articles and in web-api, in every build.
  * No other field is accepted (quarkus.jackson.fail-on-unknown-properties), and the OpenAPI document says so.
  */
 @Schema(additionalProperties = Schema.False.class)
@@ -14,14 +17,6 @@ public record NewArticle(
         @NotNull @Size(max = ArticleLimits.TITLE) @Pattern(regexp = VISIBLE_TEXT, message = NOT_VISIBLE_TEXT) String title,
         @NotNull @Size(max = ArticleLimits.URL) @Pattern(regexp = HTTP_URL, message = NOT_HTTP_URL) String url,
         @NotNull @Size(max = ArticleLimits.AUTHOR) @Pattern(regexp = VISIBLE_TEXT, message = NOT_VISIBLE_TEXT) String author) {
-
-    /**
-     * Not blank (at least one character that Java's Character.isWhitespace does not count as space) and no
-     * control character: PostgreSQL text cannot hold NUL, and no title or name needs a tab or a line break.
-     * One pattern in hexadecimal escapes, so that the OpenAPI document's JSON Schema says exactly what is accepted.
-     */
-    static final String VISIBLE_TEXT = "[^\\x00-\\x1F\\x7F]*[^\\x00-\\x20\\x7F\\u1680\\u2000-\\u200A\\u2028\\u2029\\u205F\\u3000][^\\x00-\\x1F\\x7F]*";
-    static final String NOT_VISIBLE_TEXT = "must contain a visible character and no control characters";
 
     /**
      * An http(s) URL in ASCII (anything else percent-encoded, as RFC 3986 has it): a host name or address,

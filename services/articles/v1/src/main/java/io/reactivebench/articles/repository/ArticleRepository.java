@@ -15,11 +15,15 @@ public class ArticleRepository {
     // Matches the index articles_newest_idx: PostgreSQL reads it backwards and stops after amount rows.
     private static final Sort NEWEST_FIRST = Sort.descending("creationDate", "id");
 
+    // Reads run in a transaction of their own: the session lives as long as it does (request-scoped sessions
+    // are off), and the entities are turned into answers before it ends.
+    @Transactional
     public List<Article> findNewest(int amount) {
         return ArticleEntity.<ArticleEntity>findAll(NEWEST_FIRST).page(0, amount)
-                .stream().map(ArticleEntity::toArticle).toList();
+                .list().stream().map(ArticleEntity::toArticle).toList();
     }
 
+    @Transactional
     public Optional<Article> findById(long id) {
         return ArticleEntity.<ArticleEntity>findByIdOptional(id).map(ArticleEntity::toArticle);
     }

@@ -1,6 +1,7 @@
 package io.reactivebench.articles.rest;
 
 import io.reactivebench.articles.api.Article;
+import io.reactivebench.articles.api.ArticleLimits;
 import io.reactivebench.articles.api.NewArticle;
 import io.reactivebench.articles.service.ArticleService;
 import io.smallrye.common.annotation.Blocking;
@@ -29,11 +30,10 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
-/** v1: blocking endpoints; each request holds a worker thread until the database answers. */
-@Path("/v1/articles")
+/** Blocking endpoints: each request holds its thread (a worker thread in v1, a virtual one in v3) until the database answers. */
+@Path("/articles")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
-@Blocking
 public class ArticleResource {
     private final ArticleService service;
 
@@ -44,12 +44,14 @@ public class ArticleResource {
     @GET
     @Operation(summary = "Lists the newest articles, newest first")
     @APIResponse(responseCode = "200", description = "Up to amount articles")
-    @APIResponse(responseCode = "400", description = "amount is not between 1 and 100")
+    @APIResponse(responseCode = "400", description = "amount is not between 1 and " + ArticleLimits.MAX_AMOUNT)
     // amount is a String, validated: JAX-RS answers 404, not 400, when a query parameter fails to convert to int.
     public List<Article> findNewest(
-            @Parameter(description = "How many articles; empty or absent means 10", allowEmptyValue = true,
-                    schema = @Schema(type = SchemaType.INTEGER, minimum = "1", maximum = "100", defaultValue = "10"))
-            @QueryParam("amount") @DefaultValue("10") @Pattern(regexp = "\\d{1,3}", message = "must be a whole number") @Min(1) @Max(100) String amount) {
+            @Parameter(description = "How many articles; empty or absent means " + ArticleLimits.DEFAULT_AMOUNT, allowEmptyValue = true,
+                    schema = @Schema(type = SchemaType.INTEGER, minimum = "1", maximum = "" + ArticleLimits.MAX_AMOUNT,
+                            defaultValue = "" + ArticleLimits.DEFAULT_AMOUNT))
+            @QueryParam("amount") @DefaultValue("" + ArticleLimits.DEFAULT_AMOUNT) @Pattern(regexp = "\\d{1,3}", message = "must be a whole number")
+            @Min(1) @Max(ArticleLimits.MAX_AMOUNT) String amount) {
         return service.findNewest(Integer.parseInt(amount));
     }
 
@@ -63,6 +65,9 @@ public class ArticleResource {
     }
 
     @POST
+    // @Blocking: Quarkus REST 3.37 treats an application-wide @RunOnVirtualThread (v3) as non-blocking for a method
+    // that reads a body, and would call it on the event loop; this keeps it on a worker thread in v1 and v3 alike.
+    @Blocking
     @Operation(summary = "Stores an article and announces it on the articles.created topic")
     @APIResponse(responseCode = "201", description = "The stored article; Location is its URL")
     @APIResponse(responseCode = "400", description = "Invalid article; nothing was stored")

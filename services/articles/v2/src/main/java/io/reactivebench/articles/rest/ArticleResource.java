@@ -1,6 +1,7 @@
 package io.reactivebench.articles.rest;
 
 import io.reactivebench.articles.api.Article;
+import io.reactivebench.articles.api.ArticleLimits;
 import io.reactivebench.articles.api.NewArticle;
 import io.reactivebench.articles.service.ArticleService;
 import io.smallrye.common.annotation.NonBlocking;
@@ -31,7 +32,7 @@ import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** v2: non-blocking endpoints; the event loop is free while the database works. */
-@Path("/v2/articles")
+@Path("/articles")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 @NonBlocking
@@ -45,12 +46,14 @@ public class ArticleResource {
     @GET
     @Operation(summary = "Lists the newest articles, newest first")
     @APIResponse(responseCode = "200", description = "Up to amount articles")
-    @APIResponse(responseCode = "400", description = "amount is not between 1 and 100")
+    @APIResponse(responseCode = "400", description = "amount is not between 1 and " + ArticleLimits.MAX_AMOUNT)
     // amount is a String, validated: JAX-RS answers 404, not 400, when a query parameter fails to convert to int.
     public Uni<List<Article>> findNewest(
-            @Parameter(description = "How many articles; empty or absent means 10", allowEmptyValue = true,
-                    schema = @Schema(type = SchemaType.INTEGER, minimum = "1", maximum = "100", defaultValue = "10"))
-            @QueryParam("amount") @DefaultValue("10") @Pattern(regexp = "\\d{1,3}", message = "must be a whole number") @Min(1) @Max(100) String amount) {
+            @Parameter(description = "How many articles; empty or absent means " + ArticleLimits.DEFAULT_AMOUNT, allowEmptyValue = true,
+                    schema = @Schema(type = SchemaType.INTEGER, minimum = "1", maximum = "" + ArticleLimits.MAX_AMOUNT,
+                            defaultValue = "" + ArticleLimits.DEFAULT_AMOUNT))
+            @QueryParam("amount") @DefaultValue("" + ArticleLimits.DEFAULT_AMOUNT) @Pattern(regexp = "\\d{1,3}", message = "must be a whole number")
+            @Min(1) @Max(ArticleLimits.MAX_AMOUNT) String amount) {
         return service.findNewest(Integer.parseInt(amount));
     }
 

@@ -1,5 +1,5 @@
 package io.reactivebench.authors.api;
 
-/** An author as the authors service answers it, in v1 and v2 alike. */
+/** An author as the authors service answers it, in every build alike. */
 public record Author(String name, String twitter, String blog) {
 }

@@ -3,7 +3,6 @@ package io.reactivebench.authors.rest;
 import io.reactivebench.authors.api.Author;
 import io.reactivebench.authors.api.AuthorNames;
 import io.reactivebench.authors.service.AuthorService;
-import io.smallrye.common.annotation.Blocking;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
@@ -16,10 +15,9 @@ import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
-/** v1: a blocking endpoint; each request holds a worker thread until the database answers. */
-@Path("/v1/authors")
+/** A blocking endpoint: each request holds its thread (a worker thread in v1, a virtual one in v3) until the database answers. */
+@Path("/authors")
 @Produces(MediaType.APPLICATION_JSON)
-@Blocking
 public class AuthorResource {
     private final AuthorService service;
 

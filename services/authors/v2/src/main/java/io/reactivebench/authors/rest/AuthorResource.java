@@ -18,7 +18,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** v2: a non-blocking endpoint; the event loop is free while the database works. */
-@Path("/v2/authors")
+@Path("/authors")
 @Produces(MediaType.APPLICATION_JSON)
 @NonBlocking
 public class AuthorResource {

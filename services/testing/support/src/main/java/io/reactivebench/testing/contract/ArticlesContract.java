@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The articles API, the same for v1 and v2. Tests add articles, so none relies on exact seed positions. */
+/** The articles API, the same for every build. Tests add articles, so none relies on exact seed positions. */
 public abstract class ArticlesContract extends ServiceContract {
     private static final Duration OUTAGE = Duration.ofSeconds(12);
     private static final Set<String> ARTICLE_FIELDS = Set.of("id", "title", "url", "author", "creationDate");

@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** The authors API, the same for v1 and v2. */
+/** The authors API, the same for every build. */
 public abstract class AuthorsContract extends ServiceContract {
 
     protected AuthorsContract(String version) {

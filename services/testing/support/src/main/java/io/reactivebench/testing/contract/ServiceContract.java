@@ -8,16 +8,18 @@ import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.emptyOrNullString;
 
 import io.reactivebench.testing.EventLoopGuard;
+import io.reactivebench.testing.PinnedThreadGuard;
 import io.restassured.response.ValidatableResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * What every build of every service promises, whatever its paradigm: health, metrics, OpenAPI, and
- * problem JSON for errors. A subclass names the build's version prefix (v1 or v2); the assertions are
- * the same for both. No Vert.x thread may be blocked while a contract runs.
+ * problem JSON for errors. A subclass names the build's version prefix (v1, v2 or v3); the assertions are
+ * the same for all. No Vert.x thread may be blocked and no virtual thread may pin its carrier while a
+ * contract runs.
  */
-@ExtendWith(EventLoopGuard.class)
+@ExtendWith({EventLoopGuard.class, PinnedThreadGuard.class})
 public abstract class ServiceContract {
     public static final String PROBLEM_JSON = "application/problem+json";
 

@@ -1,8 +1,8 @@
 package io.reactivebench.webapi.api;
 
 /**
- * How web-api treats articles and authors, the same in v1 and v2: the values of the fault-tolerance
- * annotations on both builds' clients. Each can be overridden through MicroProfile config, e.g.
+ * How web-api treats articles and authors, the same in every build: the values of the fault-tolerance
+ * annotations on every build's clients. Each can be overridden through MicroProfile config, e.g.
  * {@code io.reactivebench.webapi.client.AuthorsClient/findByName/Timeout/value=1000} (milliseconds).
  */
 public final class DownstreamPolicy {

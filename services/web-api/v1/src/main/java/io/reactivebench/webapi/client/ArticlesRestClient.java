@@ -10,7 +10,7 @@ import jakarta.ws.rs.QueryParam;
 import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
 
 /** The articles service's API, blocking: the calling thread waits for the answer. */
-@Path("/v1/articles")
+@Path("/articles")
 @RegisterRestClient(configKey = "articles")
 public interface ArticlesRestClient {
 

@@ -8,7 +8,7 @@ import jakarta.ws.rs.QueryParam;
 import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
 
 /** The authors service's API, blocking: the calling thread waits for the answer. */
-@Path("/v1/authors")
+@Path("/authors")
 @RegisterRestClient(configKey = "authors")
 public interface AuthorsRestClient {
 

@@ -3,6 +3,7 @@ package io.reactivebench.webapi.config;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
+import io.reactivebench.webapi.service.ArticleViewService;
 import jakarta.inject.Named;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -25,17 +26,16 @@ import org.jboss.logging.Logger;
  */
 @ApplicationScoped
 public class AuthorLookupExecutor {
-    public static final String NAME = "author-lookups";
     private static final Logger LOG = Logger.getLogger(AuthorLookupExecutor.class);
 
     @Produces
     @ApplicationScoped
-    @Named(NAME)
+    @Named(ArticleViewService.AUTHOR_LOOKUPS)
     ExecutorService authorLookups(@ConfigProperty(name = "web-api.author-lookups.max-concurrency") int maxConcurrency) {
         LOG.infof("Author look-ups run on up to %d threads of their own", maxConcurrency);
         AtomicInteger created = new AtomicInteger();
         ThreadFactory threads = task -> {
-            Thread thread = new Thread(task, NAME + "-" + created.incrementAndGet());
+            Thread thread = new Thread(task, ArticleViewService.AUTHOR_LOOKUPS + "-" + created.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         };
@@ -45,7 +45,7 @@ public class AuthorLookupExecutor {
         return executor;
     }
 
-    void shutdown(@Disposes @Named(NAME) ExecutorService executor) {
+    void shutdown(@Disposes @Named(ArticleViewService.AUTHOR_LOOKUPS) ExecutorService executor) {
         executor.shutdown();
     }
 }

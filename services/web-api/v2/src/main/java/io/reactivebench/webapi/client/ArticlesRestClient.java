@@ -11,7 +11,7 @@ import jakarta.ws.rs.QueryParam;
 import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
 
 /** The articles service's API, reactive: the Uni completes when the answer arrives, no thread waits. */
-@Path("/v2/articles")
+@Path("/articles")
 @RegisterRestClient(configKey = "articles")
 public interface ArticlesRestClient {
 

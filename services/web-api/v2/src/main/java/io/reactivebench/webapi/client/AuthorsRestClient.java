@@ -8,7 +8,7 @@ import jakarta.ws.rs.QueryParam;
 import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
 
 /** The authors service's API, reactive: the Uni completes when the answer arrives, no thread waits. */
-@Path("/v2/authors")
+@Path("/authors")
 @RegisterRestClient(configKey = "authors")
 public interface AuthorsRestClient {
 

@@ -1,12 +1,12 @@
 package io.reactivebench.webapi.service;
 
 import io.reactivebench.articles.api.Article;
+import io.reactivebench.articles.api.ArticleLimits;
 import io.reactivebench.articles.api.NewArticle;
 import io.reactivebench.authors.api.Author;
 import io.reactivebench.webapi.api.ArticleView;
 import io.reactivebench.webapi.client.ArticlesClient;
 import io.reactivebench.webapi.client.AuthorsClient;
-import io.reactivebench.webapi.config.AuthorLookupExecutor;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Named;
 import java.util.HashMap;
@@ -14,19 +14,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
 import java.util.Optional;
 
 @ApplicationScoped
-public class ArticleService {
-    static final int NEWEST = 10;
+public class ArticleViewService {
+    /** The executor of the author look-ups: a bounded pool of platform threads in v1, virtual threads in v3. */
+    public static final String AUTHOR_LOOKUPS = "author-lookups";
 
     private final ArticlesClient articles;
     private final AuthorsClient authors;
-    private final ExecutorService lookups;
+    private final Executor lookups;
 
-    public ArticleService(ArticlesClient articles, AuthorsClient authors,
-            @Named(AuthorLookupExecutor.NAME) ExecutorService lookups) {
+    public ArticleViewService(ArticlesClient articles, AuthorsClient authors,
+            @Named(AUTHOR_LOOKUPS) Executor lookups) {
         this.articles = articles;
         this.authors = authors;
         this.lookups = lookups;
@@ -34,7 +35,7 @@ public class ArticleService {
 
     /** The newest articles with their authors: every distinct author looked up once, all in parallel. */
     public List<ArticleView> findNewest() {
-        List<Article> newest = articles.findNewest(NEWEST);
+        List<Article> newest = articles.findNewest(ArticleLimits.DEFAULT_AMOUNT);
         Map<String, CompletableFuture<Optional<Author>>> pending = new LinkedHashMap<>();
         for (Article article : newest) {
             pending.computeIfAbsent(article.author(), name -> CompletableFuture.supplyAsync(() -> authors.findByName(name), lookups));

@@ -2,7 +2,7 @@ package io.reactivebench.webapi.rest;
 
 import io.reactivebench.articles.api.NewArticle;
 import io.reactivebench.webapi.api.ArticleView;
-import io.reactivebench.webapi.service.ArticleService;
+import io.reactivebench.webapi.service.ArticleViewService;
 import io.reactivebench.webapi.stream.ArticleStream;
 import io.smallrye.common.annotation.Blocking;
 import jakarta.validation.Valid;
@@ -22,15 +22,14 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
-/** v1: blocking endpoints; each request holds a worker thread until articles and authors answered. */
-@Path("/v1/articles")
+/** Blocking endpoints: each request holds its thread (a worker thread in v1, a virtual one in v3) until articles and authors answered. */
+@Path("/articles")
 @Produces(MediaType.APPLICATION_JSON)
-@Blocking
-public class ArticleResource {
-    private final ArticleService service;
+public class ArticleViewResource {
+    private final ArticleViewService service;
     private final ArticleStream stream;
 
-    public ArticleResource(ArticleService service, ArticleStream stream) {
+    public ArticleViewResource(ArticleViewService service, ArticleStream stream) {
         this.service = service;
         this.stream = stream;
     }
@@ -44,6 +43,9 @@ public class ArticleResource {
     }
 
     @POST
+    // @Blocking: Quarkus REST 3.37 treats an application-wide @RunOnVirtualThread (v3) as non-blocking for a method
+    // that reads a body, and would call it on the event loop; this keeps it on a worker thread in v1 and v3 alike.
+    @Blocking
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(summary = "Creates an article through the articles service")
     @APIResponse(responseCode = "201", description = "The stored article")

@@ -2,7 +2,7 @@ package io.reactivebench.webapi.rest;
 
 import io.reactivebench.articles.api.NewArticle;
 import io.reactivebench.webapi.api.ArticleView;
-import io.reactivebench.webapi.service.ArticleService;
+import io.reactivebench.webapi.service.ArticleViewService;
 import io.reactivebench.webapi.stream.ArticleStream;
 import io.smallrye.common.annotation.NonBlocking;
 import io.smallrye.mutiny.Multi;
@@ -25,14 +25,14 @@ import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** v2: non-blocking endpoints; the event loop is free while articles and authors work. */
-@Path("/v2/articles")
+@Path("/articles")
 @Produces(MediaType.APPLICATION_JSON)
 @NonBlocking
-public class ArticleResource {
-    private final ArticleService service;
+public class ArticleViewResource {
+    private final ArticleViewService service;
     private final ArticleStream stream;
 
-    public ArticleResource(ArticleService service, ArticleStream stream) {
+    public ArticleViewResource(ArticleViewService service, ArticleStream stream) {
         this.service = service;
         this.stream = stream;
     }
