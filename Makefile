@@ -53,6 +53,8 @@ PAUSE ?= $(LOCALBIN)/pause-$(KUBE_VERSION)
 export K6 K6_VERSION SCHEMATHESIS BENCHKIT_PYTHON HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
 export KUBELET KUBE_PROXY COREDNS PAUSE KUBE_VERSION
 MVNW := cd services && ./mvnw -B -ntp
+# The builds: services/builds.conf is the one list of them (v1 v2 v3).
+BUILDS := $(shell sed -n 's/^\(v[0-9][0-9]*\) .*/\1/p' services/builds.conf)
 BUILD_LOG := .local/logs/build.log
 
 ##@ General
@@ -66,11 +68,11 @@ help: ## Show this help.
 ##@ Run on this machine (no Docker, no Kubernetes)
 
 .PHONY: demo
-demo: build k6 benchkit ## Build, start the local stack, load v1 then v2 with k6, write results/<time>/report.html, stop.
+demo: build k6 benchkit ## Build, start the local stack, load each build in turn with k6, write results/<time>/report.html, stop.
 	@scripts/demo.sh
 
 .PHONY: chaos
-chaos: build k6 benchkit ## Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a fresh local stack, v1 and v2; writes results/chaos-<time>/chaos.html.
+chaos: build k6 benchkit ## Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a fresh local stack, every build; writes results/chaos-<time>/chaos.html.
 	@scripts/demo.sh chaos
 
 .PHONY: sweep
@@ -78,7 +80,7 @@ sweep: build k6 benchkit ## Each build at its best: its concurrency settings (th
 	@scripts/demo.sh sweep
 
 .PHONY: up
-up: build ## Start the local stack (PostgreSQL, Kafka, six services) for manual calls; see make status.
+up: build ## Start the local stack (PostgreSQL, Kafka, three services per build) for manual calls; see make status.
 	@scripts/stack.sh up
 
 .PHONY: down
@@ -95,17 +97,14 @@ status: ## Show what the local stack runs, where, and whether it is ready (logs 
 minikube: ## Start the minikube profile (pinned Kubernetes, CPUs and memory sized for the benchmark).
 	@scripts/k8s.sh minikube
 
-.PHONY: deploy-v1
+.PHONY: $(addprefix deploy-,$(BUILDS))
 deploy-v1: ## Deploy v1: operators if missing, Kafka + PostgreSQL, images built in minikube, helm upgrade --install.
+deploy-v2: ## Deploy v2 the same way (the builds can run side by side).
+deploy-v3: ## Deploy v3 the same way.
+$(addprefix deploy-,$(BUILDS)): deploy-%:
 	@scripts/k8s.sh check
 	@$(MAKE) build helm
-	@scripts/k8s.sh deploy v1
-
-.PHONY: deploy-v2
-deploy-v2: ## Deploy v2 the same way (v1 and v2 can run side by side).
-	@scripts/k8s.sh check
-	@$(MAKE) build helm
-	@scripts/k8s.sh deploy v2
+	@scripts/k8s.sh deploy $*
 
 .PHONY: bench
 bench: ## k6 Jobs in the cluster against each deployed build, one after the other, then the report.
@@ -114,7 +113,7 @@ bench: ## k6 Jobs in the cluster against each deployed build, one after the othe
 	@scripts/k8s.sh bench
 
 .PHONY: undeploy
-undeploy: ## Remove both builds, Kafka, PostgreSQL and the namespace (the operators stay).
+undeploy: ## Remove every build, Kafka, PostgreSQL and the namespace (the operators stay).
 	@scripts/k8s.sh check
 	@$(MAKE) helm
 	@scripts/k8s.sh undeploy
@@ -122,9 +121,9 @@ undeploy: ## Remove both builds, Kafka, PostgreSQL and the namespace (the operat
 ##@ Build and test
 
 .PHONY: build
-build: ## Build the six services (v1 and v2 of articles, authors, web-api) without running tests.
+build: ## Build every build of articles, authors and web-api (services/builds.conf) without running tests.
 	@mkdir -p $(dir $(BUILD_LOG))
-	@echo "==> Building the six services with Maven (about 1 min; log in $(BUILD_LOG))"
+	@echo "==> Building $(words $(BUILDS)) builds of three services with Maven (about 2 min; log in $(BUILD_LOG))"
 	@$(MVNW) install -DskipTests >$(CURDIR)/$(BUILD_LOG) 2>&1 || { tail -30 $(CURDIR)/$(BUILD_LOG); exit 1; }
 
 .PHONY: test
@@ -137,7 +136,7 @@ test-static: benchkit ## Source audit (no SQL built at run time: scripts/check_s
 	@cd scripts && $(BENCHKIT_PYTHON) -m pyflakes . && $(BENCHKIT_PYTHON) -m pytest -q -p no:cacheprovider benchkit/tests
 
 .PHONY: test-services
-test-services: ## The contract suites of all six builds, on real PostgreSQL and Kafka (Maven).
+test-services: ## The contract suites of every build, on real PostgreSQL and Kafka (Maven).
 	$(MVNW) install
 
 .PHONY: test-e2e
@@ -154,7 +153,7 @@ test-k8s: helm shellcheck kube-tools ## Lint the charts and scripts; check the C
 	@scripts/kube-validate/validate.sh
 
 .PHONY: test-cluster
-test-cluster: build node-tools benchkit ## A real single-node Kubernetes here (containerd, runc, kubelet): deploy-v1, deploy-v2, bench, undeploy, as a user would (root).
+test-cluster: build node-tools benchkit ## A real single-node Kubernetes here (containerd, runc, kubelet): deploy every build, bench, undeploy, as a user would (root).
 	@scripts/test-cluster/test.sh
 
 .PHONY: clean

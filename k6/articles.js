@@ -8,19 +8,20 @@ import { Counter, Trend } from 'k6/metrics';
  *
  * SCENARIO picks the load model:
  *   smoke   a few requests, for the tests
- *   warmup  the JIT warm-up that precedes every measured run, the same for v1 and v2; not measured
+ *   warmup  the JIT warm-up that precedes every measured run, the same for every build; not measured
  *   closed  the original 2020 study: 100 VUs x 300 iterations, no think time (30,000 requests)
  *   open    constant arrival rate: requests keep coming however slow the answers are, so latency is
  *           not hidden by coordinated omission; requests k6 could not start count as dropped_iterations
  *   steady  a modest constant arrival rate (RATE, default 50/s) for the fault-injection suite, which
  *           reads each request's outcome over time from k6's CSV output (request_outcomes)
  *
- * Environment: VERSION (v1|v2), BASE_URL, TARGET (web-api|articles|authors), AUTHOR_NAMES, SCENARIO, VUS,
+ * Environment: VERSION (v1, v2, v3: services/builds.conf), BASE_URL, TARGET (web-api|articles|authors), AUTHOR_NAMES, SCENARIO, VUS,
  * ITERATIONS, WARMUP_ITERATIONS, RATE, DURATION, MAX_VUS, MAX_DURATION, SUMMARY_FILE.
  */
 
 const VERSION = __ENV.VERSION || 'v1';
-const BASE_URL = __ENV.BASE_URL || (VERSION === 'v2' ? 'http://127.0.0.1:8090' : 'http://127.0.0.1:8080');
+// The local stack's ports: web-api v1 on 8080, v2 on 8090, v3 on 8100 (scripts/lib.sh)
+const BASE_URL = __ENV.BASE_URL || `http://127.0.0.1:${8080 + 10 * (Number(VERSION.slice(1)) - 1)}`;
 const SCENARIO = __ENV.SCENARIO || 'smoke';
 const number = (name, fallback) => (__ENV[name] ? Number(__ENV[name]) : fallback);
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks that everything `make deploy-v1`, `make deploy-v2` and `make bench` place on minikube fits the
+"""Checks that everything `make deploy-vN` (every build) and `make bench` place on minikube fits the
 profile's node (part of make test). The scheduler places a pod only where its requests fit: summed here
 are the requests of both builds' pods, the platform's (from the Kafka, KafkaNodePool and postgresql
 resources the operators turn into pods), a k6 Job, one rolling update's surge pods, and the known requests
@@ -19,6 +19,9 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+# The builds, from services/builds.conf (the one list of them)
+BUILDS = [line.split(" ", 1)[0] for line in (ROOT / "services/builds.conf").read_text().splitlines()
+          if line.strip() and not line.startswith("#")]
 HELM = os.environ.get("HELM", "helm")
 KUBE_VERSION = os.environ.get("KUBE_VERSION", "v1.36.3").lstrip("v")
 
@@ -95,7 +98,7 @@ def budget(extra_settings=(), operator_cpu=None):
             n = doc["spec"]["numberOfInstances"]
             items.append((f"PostgreSQL x {n}", c * n, m * n))
     surge = (0, 0)
-    for build in ("v1", "v2"):
+    for build in BUILDS:
         surge_cpu = surge_memory = 0
         for doc in documents(render("reactive-bench", f"bench-{build}", f"build={build}", *extra_settings)):
             if doc["kind"] != "Deployment":
@@ -137,7 +140,7 @@ def main():
             sys.exit("check_budget.py does not bite: the old sizing was reported to fit")
         print("    the check bites")
         return
-    print("==> CPU and memory budget of minikube/profile.env: deploy-v1 + deploy-v2 + bench, requests")
+    print(f"==> CPU and memory budget of minikube/profile.env: {' + '.join('deploy-' + b for b in BUILDS)} + bench, requests")
     if not report(*budget()):
         sys.exit("The requests do not fit the minikube profile: pods would stay Pending (see minikube/profile.env)")
 

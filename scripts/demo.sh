@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make demo / make chaos: the whole comparison on one machine. Starts the local stack, then
-#   demo.sh        loads web-api v1 then v2 with k6 and writes the report (results/<time>/report.html)
-#   demo.sh chaos  injects every fault into v1 and v2 under load (results/chaos-<time>/chaos.html)
+#   demo.sh        loads each build's web-api in turn with k6 and writes the report (results/<time>/report.html)
+#   demo.sh chaos  injects every fault into every build under load (results/chaos-<time>/chaos.html)
 #   demo.sh sweep  each build's concurrency settings, one at a time (results/sweep-<time>/sweep.html)
 # and stops what it started, also on Ctrl-C or failure.
 # RUNS=N repeats every measured run (benchkit bench reads it: 3 when unset); RATE, DURATION,

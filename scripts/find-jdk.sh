@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Prints the home of a JDK 21 or newer: $JAVA_HOME if it is one, else the `java` on PATH, else the
-# newest under /usr/lib/jvm. The services target Java 21; the default `java` here may be older.
+# Prints the home of a JDK 24 or newer: $JAVA_HOME if it is one, else the `java` on PATH, else the
+# newest under /usr/lib/jvm. The services compile for Java 21 and run on 24+ (JEP 491: virtual threads do not pin
+# on synchronized); the default `java` here may be older.
 set -euo pipefail
 
-readonly MIN_VERSION=21
+readonly MIN_VERSION=24
 
 feature_version() { # $1 = a JDK home; prints its feature version (17, 21, 25, …) or nothing
   local release="$1/release"
@@ -27,5 +28,5 @@ for home in "${candidates[@]}"; do
   fi
 done
 echo "No JDK $MIN_VERSION or newer found (looked at JAVA_HOME, java on PATH, /usr/lib/jvm)." >&2
-echo "Install one (e.g. 'apt-get install openjdk-21-jdk-headless' or Temurin 21/25) or point JAVA_HOME at it." >&2
+echo "Install one (e.g. 'apt-get install openjdk-25-jdk-headless' or Temurin 25) or point JAVA_HOME at it." >&2
 exit 1

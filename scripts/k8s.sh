@@ -2,9 +2,9 @@
 # The Kubernetes side of reactive-bench.
 #   k8s.sh check             kubectl is there and a cluster answers (every Makefile target asks this first)
 #   k8s.sh minikube          start the minikube profile of minikube/profile.env
-#   k8s.sh deploy v1|v2      namespace, operators, the platform, the build's images and chart; waits for rollout
+#   k8s.sh deploy VERSION    namespace, operators, the platform, the build's images and chart; waits for rollout
 #   k8s.sh bench             k6 Jobs against every deployed build, one after the other; then the report
-#   k8s.sh undeploy          remove both builds, the platform and the namespace (operators stay)
+#   k8s.sh undeploy          remove every build, the platform and the namespace (operators stay)
 # Idempotent: every step can be rerun, also after an undeploy. Tool versions come from the Makefile.
 #
 # Switches (environment), for clusters other than minikube; the defaults are what `make deploy-vN` does:
@@ -181,7 +181,7 @@ values_files() { # the --values options of VALUES
 
 deploy() {
   local version=$1
-  [[ "$version" == v1 || "$version" == v2 ]] || die "usage: $0 deploy v1|v2"
+  [[ " ${BUILDS[*]} " == *" $version "* ]] || die "usage: $0 deploy VERSION (one of ${BUILDS[*]}: services/builds.conf)"
   require_cluster
   ensure_namespace
   if [[ $PLATFORM == operators ]]; then
@@ -212,10 +212,10 @@ deploy() {
 bench() {
   require_cluster
   local versions=()
-  for version in v1 v2; do
+  for version in "${BUILDS[@]}"; do
     if "$HELM" status "bench-$version" --namespace "$NS" >/dev/null 2>&1; then versions+=("$version"); fi
   done
-  ((${#versions[@]} > 0)) || die "Nothing deployed: run 'make deploy-v1' and/or 'make deploy-v2' first"
+  ((${#versions[@]} > 0)) || die "Nothing deployed: run 'make deploy-v1' (or any of ${BUILDS[*]}) first"
   kubectl -n "$NS" create configmap k6-script --from-file="$ROOT/k6/articles.js" --dry-run=client -o yaml |
     kubectl apply -f - >/dev/null
   local results
@@ -276,5 +276,5 @@ case "${1:-}" in
   deploy) deploy "${2:-}" ;;
   bench) bench ;;
   undeploy) undeploy ;;
-  *) die "usage: $0 check | minikube | deploy v1|v2 | bench | undeploy" ;;
+  *) die "usage: $0 check | minikube | deploy VERSION | bench | undeploy" ;;
 esac

@@ -10,19 +10,26 @@ readonly LOG_DIR="$LOCAL_DIR/logs"
 readonly PID_DIR="$LOCAL_DIR/pids"
 readonly TOOLS_DIR="$ROOT/.tools/bin"
 
-# Loopback ports of the local stack; v2 = v1 + 10.
+# The builds (services/builds.conf, the one list of them): v1 v2 v3
+mapfile -t BUILDS < <(sed -n 's/^\(v[0-9][0-9]*\) .*/\1/p' "$ROOT/services/builds.conf")
+readonly BUILDS
+
+# Loopback ports of the local stack: web-api, articles, authors of v1 on 8080-8082, v2 on 8090-8092, v3 on 8100-8102.
 readonly POSTGRES_PORT="${POSTGRES_PORT:-15432}"
 readonly KAFKA_PORT="${KAFKA_PORT:-19092}"
 # The infrastructure's control port: stops and starts PostgreSQL and Kafka for the fault-injection suite.
 readonly CONTROL_PORT="${CONTROL_PORT:-19099}"
-declare -rA SERVICE_PORT=(
-  ["web-api-v1"]=8080 ["articles-v1"]=8081 ["authors-v1"]=8082
-  ["web-api-v2"]=8090 ["articles-v2"]=8091 ["authors-v2"]=8092
-)
-# Start order: each service's dependencies first.
-readonly SERVICES=(authors-v1 articles-v1 web-api-v1 authors-v2 articles-v2 web-api-v2)
+declare -A SERVICE_PORT=()
+SERVICES=() # start order: each service's dependencies first
+for ((i = 0; i < ${#BUILDS[@]}; i++)); do
+  SERVICE_PORT["web-api-${BUILDS[i]}"]=$((8080 + 10 * i))
+  SERVICE_PORT["articles-${BUILDS[i]}"]=$((8081 + 10 * i))
+  SERVICE_PORT["authors-${BUILDS[i]}"]=$((8082 + 10 * i))
+  SERVICES+=("authors-${BUILDS[i]}" "articles-${BUILDS[i]}" "web-api-${BUILDS[i]}")
+done
+readonly SERVICE_PORT SERVICES
 
-# The same JVM flags for every service of both builds (recorded in every report).
+# The same JVM flags for every service of every build (recorded in every report).
 readonly SERVICE_JAVA_OPTS="${SERVICE_JAVA_OPTS:--Xms256m -Xmx512m -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError}"
 
 JAVA_HOME="${JAVA_HOME:-$("$ROOT/scripts/find-jdk.sh")}"

@@ -27,8 +27,8 @@ service_env() { # the environment of one service: standard Quarkus variables onl
       echo "QUARKUS_DATASOURCE_PASSWORD=$db"
       ;;
     web-api-*)
-      echo "QUARKUS_REST_CLIENT_ARTICLES_URL=$(service_url "articles-$version")"
-      echo "QUARKUS_REST_CLIENT_AUTHORS_URL=$(service_url "authors-$version")"
+      echo "QUARKUS_REST_CLIENT_ARTICLES_URL=$(service_url "articles-$version")/$version"
+      echo "QUARKUS_REST_CLIENT_AUTHORS_URL=$(service_url "authors-$version")/$version"
       ;;
   esac
   echo "KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:$KAFKA_PORT"
@@ -78,7 +78,9 @@ up() {
     }
   done
   write_inventory
-  step "Local stack ready: web-api v1 on $(service_url web-api-v1), v2 on $(service_url web-api-v2)"
+  local version ready="Local stack ready: web-api"
+  for version in "${BUILDS[@]}"; do ready+=" $version on $(service_url "web-api-$version"),"; done
+  step "${ready%,}"
 }
 
 # .local/stack.json: what runs where, for the benchmark harness (scripts/benchkit).

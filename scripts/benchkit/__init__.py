@@ -17,19 +17,36 @@ import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LOCAL_DIR = pathlib.Path(os.environ.get("LOCAL_DIR", ROOT / ".local"))
-VERSIONS = ("v1", "v2")
 SERVICES = ("web-api", "articles", "authors")
 
 
+def builds(conf=ROOT / "services" / "builds.conf"):
+    """{version: what it is} from services/builds.conf, the one list of the builds, in its order."""
+    found = {}
+    for line in conf.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            version, description = line.split(" ", 1)
+            found[version] = description
+    return found
+
+
+BUILDS = builds()
+VERSIONS = tuple(BUILDS)
+# "v1 (imperative)", "v3 (virtual threads)": what a report's columns are called
+NAMES = {version: f"{version} ({description.split(':', 1)[0]})" for version, description in BUILDS.items()}
+
+
 def edge_max_in_flight():
-    """How many requests every build's edge admits at once (edge.max-in-flight, one value for all)."""
-    values = set()
-    for properties in ROOT.glob("services/*/v[0-9]/src/main/resources/application.properties"):
-        values |= {line.split("=", 1)[1].strip() for line in properties.read_text().splitlines()
-                   if line.startswith("edge.max-in-flight=")}
-    if len(values) != 1:
-        raise SystemExit(f"edge.max-in-flight differs between the builds: {sorted(values)}")
-    return int(values.pop())
+    """How many requests every build's edge admits at once (edge.max-in-flight, set once for all builds in the
+    edge module; no build may set its own)."""
+    shared = ROOT / "services/edge/src/main/resources/META-INF/microprofile-config.properties"
+    values = [line.split("=", 1)[1].strip() for line in shared.read_text().splitlines()
+              if line.startswith("edge.max-in-flight=")]
+    overrides = [str(p.relative_to(ROOT)) for p in ROOT.glob("services/*/v[0-9]*/src/main/resources/application.properties")
+                 if any(line.startswith("edge.max-in-flight=") for line in p.read_text().splitlines())]
+    if len(values) != 1 or overrides:
+        raise SystemExit(f"edge.max-in-flight must be set once, in the edge module: {values}, overridden in {overrides}")
+    return int(values[0])
 
 
 MAX_IN_FLIGHT = edge_max_in_flight()

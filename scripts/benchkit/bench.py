@@ -12,7 +12,7 @@ import statistics
 import time
 import urllib.request
 
-from . import LOCAL_DIR, calibration, curve, info, k6, profile, step, targets
+from . import LOCAL_DIR, VERSIONS, calibration, curve, info, k6, profile, step, targets
 
 
 # A hop alone: the closed model against one downstream service of the build, to tell data access from
@@ -122,7 +122,7 @@ def run_curve(builds, versions, closed_rates, runs_dir, environment, results):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="benchkit bench", description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=pathlib.Path, required=True)
-    parser.add_argument("--versions", default="v1,v2")
+    parser.add_argument("--versions", default=",".join(VERSIONS))
     parser.add_argument("--scenarios", default="closed,open,curve," + ",".join(HOPS) + ",profile",
                         help="closed, open, curve (the latency-versus-load ladder, after closed), smoke, the "
                              "hops alone: " + ", ".join(HOPS) + ", and profile (JFR during one more closed run)")

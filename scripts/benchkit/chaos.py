@@ -21,7 +21,7 @@ import time
 import urllib.error
 import urllib.request
 
-from . import LOCAL_DIR, MAX_IN_FLIGHT, ROOT, charts, documents, info, k6, step
+from . import LOCAL_DIR, MAX_IN_FLIGHT, ROOT, VERSIONS, charts, documents, info, k6, step
 from .procfs import peak_rss_mib, reset_peak_rss
 from .prometheus import circuit_openings, scrape
 from .stats import percentile
@@ -393,7 +393,8 @@ def render(results, directory):
     charts = {f"chaos-{r['fault'].replace(' ', '-')}-{r['version']}": timeline_chart(f"{r['fault']}, {r['version']}", r)
               for r in faults}
     subtitle = f"{datetime.datetime.now().isoformat(timespec='seconds')}, commit {git_commit()}"
-    documents.write(directory, "chaos", "reactive-bench: faults, v1 vs v2", subtitle, sections,
+    versions = list(dict.fromkeys(r["version"] for r in results))
+    documents.write(directory, "chaos", "reactive-bench: faults, " + " vs ".join(versions), subtitle, sections,
                            {"Faults": charts})
     (directory / "chaos.json").write_text(json.dumps(results, indent=2, default=str))
     return passed
@@ -406,7 +407,7 @@ def main(argv=None):
                         default=ROOT / "results" / ("chaos-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
     parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}, shorter (for make test)")
     parser.add_argument("--faults", help="comma-separated fault names, 'overload' among them (default: all)")
-    parser.add_argument("--versions", default="v1,v2")
+    parser.add_argument("--versions", default=",".join(VERSIONS))
     args = parser.parse_args(argv)
 
     # before: k6 needs about 2 s to start sending, which leaves a few seconds of normal service before the fault.

@@ -75,6 +75,29 @@ def read(recording):
     return collapse(json.loads(printed)["recording"]["events"])
 
 
+JDK_POLLER = "sun.nio.ch.Poller"
+
+
+def pinned(events):
+    """jdk.VirtualThreadPinned events as `jfr print --json` writes them: how many pinned a carrier, where
+    (the innermost frames of the first few), and how many were the JDK's own I/O pollers (not the application's)."""
+    found, pollers = [], 0
+    for event in events:
+        frames = [frame_name(frame) for frame in ((event["values"].get("stackTrace") or {}).get("frames") or [])]
+        if any(frame.startswith(JDK_POLLER) for frame in frames):
+            pollers += 1
+        else:
+            found.append(" < ".join(frames[:4]) or "(no stack trace)")
+    return {"count": len(found), "where": found[:5], "jdk_pollers": pollers}
+
+
+def pins(recording):
+    """The recording's pinned virtual threads (the profile settings record those of 20 ms and longer)."""
+    printed = subprocess.run([jdk_tool("jfr"), "print", "--json", "--events", "jdk.VirtualThreadPinned", str(recording)],
+                             check=True, capture_output=True, text=True).stdout
+    return pinned(json.loads(printed)["recording"]["events"])
+
+
 def shares(folded):
     """{library: share of samples with one of its frames on the stack}, and the number of samples."""
     total = sum(folded.values())
@@ -179,7 +202,7 @@ def record(builds, versions, results, iterations):
             write_folded(folded, recording.with_suffix(".folded"))
             flame_graph(folded, recording.with_suffix(".svg"), f"{service} {version}")
             found, samples = shares(folded)
-            summary[version][service] = {"samples": samples, "shares": found}
+            summary[version][service] = {"samples": samples, "shares": found, "pins": pins(recording)}
     (directory / "profile.json").write_text(json.dumps(summary, indent=2))
     return summary
 
@@ -191,6 +214,8 @@ def rows(summary):
     table.append(["CPU samples"] + [str(summary[v][s]["samples"]) for s, v in columns])
     for name, _ in LIBRARIES:
         table.append([name] + [share(summary[v][s]["shares"].get(name)) for s, v in columns])
+    table.append(["virtual threads that pinned their carrier (JFR, 20 ms and longer)"] +
+                 [str(summary[v][s].get("pins", {}).get("count", "–")) for s, v in columns])
     return table
 
 

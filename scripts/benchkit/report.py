@@ -7,10 +7,9 @@ import json
 import pathlib
 import sys
 
-from . import calibration, charts, curve, documents, k6, profile, sql, sweep, work
+from . import NAMES, calibration, charts, curve, documents, k6, profile, sql, sweep, work
 from .stats import max_or_none, median_and_spread, ratio
 
-NAMES = {"v1": "v1 (imperative)", "v2": "v2 (reactive)", "v3": "v3 (virtual threads)"}
 # (key, label, format): the results table, one row each
 ROWS = [
     ("requests", "requests", "{:.0f}"),

@@ -19,9 +19,13 @@ QUERY_WIDTH = 110
 
 
 def normalized(query):
-    """A statement's text on one line, shortened for a table (pg_stat_statements already replaced the
-    constants with $1, $2, …)."""
-    text = re.sub(r"\s+", " ", query).strip()
+    """A statement's text on one line (pg_stat_statements already replaced the constants with $1, $2, …):
+    what statements are told apart and classified by."""
+    return re.sub(r"\s+", " ", query).strip()
+
+
+def shortened(text):
+    """A statement as a table shows it: cut at QUERY_WIDTH."""
     return text if len(text) <= QUERY_WIDTH else text[:QUERY_WIDTH - 1] + "…"
 
 
@@ -71,7 +75,7 @@ def rows(runs):
     for database in sorted({key[0] for key in keys}):
         listed = [key for key in keys if key[0] == database and not background(key)]
         for key in listed:
-            table.append([database, f"`{key[1]}`"] + [cell(found[v].get(key)) for v in versions])
+            table.append([database, f"`{shortened(key[1])}`"] + [cell(found[v].get(key)) for v in versions])
         counted = [key for key in listed if not control(key)]
         table.append([database, f"**{TOTAL}**"] +
                      [f"**{sum(found[v].get(key, 0) for key in counted):.2f}**" for v in versions])

@@ -30,13 +30,14 @@ class Setting:
         return re.sub(r"[^A-Za-z0-9]", "_", self.property).upper()
 
     def current(self, version):
-        """The value the build ships with: its application.properties (any service it applies to), else
-        Quarkus' default."""
+        """The value the build ships with: its application.properties (any service it applies to), else what
+        every build of that service shares (its config module), else Quarkus' default."""
         for service in self.services:
-            properties = ROOT / "services" / service / version / "src/main/resources/application.properties"
-            for line in properties.read_text().splitlines():
-                if line.startswith(self.property + "="):
-                    return int(line.split("=", 1)[1])
+            for properties in (ROOT / "services" / service / version / "src/main/resources/application.properties",
+                               ROOT / "services" / service / "config/src/main/resources/META-INF/microprofile-config.properties"):
+                for line in properties.read_text().splitlines():
+                    if line.startswith(self.property + "="):
+                        return int(line.split("=", 1)[1])
         return self.default
 
 
@@ -55,6 +56,12 @@ SETTINGS = {
         Setting("reactive pool", "quarkus.datasource.reactive.max-size", DATA, (5, 10, 20), 20),
         # 1 = no pipelining: each query waits for the answer to the one before on its connection.
         Setting("pipelining limit", "quarkus.datasource.reactive.postgresql.pipelining-limit", DATA, (1, 256), 256),
+    ),
+    "v3": (
+        # No thread pool to size: a virtual thread per request and per look-up. What bounds v3 is its
+        # connections: to PostgreSQL, and to authors (the look-ups wait for one of as many permits).
+        Setting("JDBC pool", "quarkus.datasource.jdbc.max-size", DATA, (5, 10, 20), 50),
+        Setting("authors connections", "quarkus.rest-client.authors.connection-pool-size", ("web-api",), (25, 50, 100), 50),
     ),
 }
 # A candidate replaces the current value only when it answers this much more: on a shared machine

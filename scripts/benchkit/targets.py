@@ -55,7 +55,7 @@ class LocalBuild:
 
     def snapshot(self):
         counts = prometheus.requests_served(
-            self.version, {name: prometheus.scrape(service["url"]) for name, service in self.services.items()})
+            {name: prometheus.scrape(service["url"]) for name, service in self.services.items()})
         cpu = {name: procfs.cpu_seconds(service["pid"]) for name, service in self.services.items()}
         cpu["postgres"] = procfs.tree_cpu_seconds(self.postgres)
         cpu["kafka"] = procfs.cpu_seconds(self.kafka)
@@ -114,7 +114,7 @@ class KubernetesBuild:
 
     def snapshot(self):
         requests = prometheus.requests_served(
-            self.version, {name: prometheus.scrape(forward.url) for name, forward in self.forwards.items()})
+            {name: prometheus.scrape(forward.url) for name, forward in self.forwards.items()})
         readings = {name: kube.cgroup_readings(self.namespace, target)
                     for name, target in {**self.targets, **self.PODS}.items()}
         return {"time": time.monotonic(), "requests": requests, "pods": kube.pod_states(self.namespace),

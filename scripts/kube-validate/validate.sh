@@ -3,7 +3,7 @@
 # etcd) gets the Strimzi and Zalando CRDs, then every rendered object is applied with server-side
 # dry-run and strict field validation. Manifests broken on purpose must be rejected: the check bites.
 # Then a rollout on simulated nodes: kube-controller-manager, kube-scheduler and kwok (which plays the
-# kubelets) let `helm install --wait` of v1 and v2 roll out, Services select the pods, the k6 Job runs.
+# kubelets) let `helm install --wait` of every build roll out, Services select the pods, the k6 Job runs.
 # Needs HELM, KUBE_APISERVER, ETCD, KUBE_CONTROLLER_MANAGER, KUBE_SCHEDULER, KWOK (make kube-tools).
 set -euo pipefail
 # shellcheck source=../lib.sh
@@ -86,8 +86,10 @@ wait_for "CRDs established" 60 kubectl wait --for=condition=Established crd --al
 dry_run() { kubectl apply --server-side --dry-run=server --validate=strict --field-manager=validate -n "$NS" -f "$1"; }
 
 step "Rendering the charts"
-"$HELM" template bench-v1 "$ROOT/charts/reactive-bench" -n "$NS" --kube-version "$KUBE_VERSION" --set build=v1 >"$WORK/manifests/bench-v1.yaml"
-"$HELM" template bench-v2 "$ROOT/charts/reactive-bench" -n "$NS" --kube-version "$KUBE_VERSION" --set build=v2 >"$WORK/manifests/bench-v2.yaml"
+for version in "${BUILDS[@]}"; do
+  "$HELM" template "bench-$version" "$ROOT/charts/reactive-bench" -n "$NS" --kube-version "$KUBE_VERSION" --set build="$version" \
+    >"$WORK/manifests/bench-$version.yaml"
+done
 "$HELM" template platform "$ROOT/charts/platform" -n "$NS" --kube-version "$KUBE_VERSION" >"$WORK/manifests/platform.yaml"
 for scenario in warmup closed open; do
   "$HELM" template "k6-v2-$scenario" "$ROOT/charts/k6-job" -n "$NS" --kube-version "$KUBE_VERSION" \
@@ -165,8 +167,8 @@ metadata:
     kubernetes.io/os: linux
     kubernetes.io/arch: amd64
 status:
-  allocatable: {cpu: "6", memory: 12Gi, pods: "110"}
-  capacity: {cpu: "6", memory: 12Gi, pods: "110"}
+  allocatable: {cpu: "7", memory: 13Gi, pods: "110"}
+  capacity: {cpu: "7", memory: 14Gi, pods: "110"}
 NODE
 wait_for "simulated node ready" 60 bash -c \
   "[[ \$(kubectl get node kwok-node-0 -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}') == True ]]" ||
@@ -186,7 +188,7 @@ rolls_out() { # rolls_out VERSION: helm install --wait, and each Service has a r
     }
   done
 }
-for version in v1 v2; do
+for version in "${BUILDS[@]}"; do
   expect "bench-$version rolls out (helm install --wait) and its three Services select ready pods" rolls_out "$version"
 done
 k6_job_runs() {

@@ -67,3 +67,12 @@ def test_flame_graph_and_report_section(tmp_path):
     assert "| library | web-api v1 | web-api v2 | authors v1 | authors v2 |" in md
     assert "| JSON (Jackson) | 75 % | 75 % | 75 % | 75 % |" in md
     assert "profiles/v2-authors.svg" in md
+
+
+def test_pinned_virtual_threads_are_counted_but_the_jdks_own_pollers_apart():
+    events = [sample("java.lang.VirtualThread.parkOnCarrierThread", "com.example.Slow.<clinit>", "java.lang.Thread.run"),
+              sample("java.lang.VirtualThread.park", "sun.nio.ch.Poller.poll", "java.lang.Thread.run")]
+    found = profile.pinned(events)
+    assert found["count"] == 1 and found["jdk_pollers"] == 1
+    assert "com.example.Slow.<clinit>" in found["where"][0]
+    assert profile.pinned([]) == {"count": 0, "where": [], "jdk_pollers": 0}

@@ -40,4 +40,13 @@ def test_a_build_that_sends_more_shows_it():
 
 def test_no_figures_no_table():
     assert sql.rows([{**run("v1", 100, []), "sql": None}]) is None
-    assert sql.normalized("x" * 200).endswith("…") and len(sql.normalized("x" * 200)) == sql.QUERY_WIDTH
+    assert sql.shortened("x" * 200).endswith("…") and len(sql.shortened("x" * 200)) == sql.QUERY_WIDTH
+
+
+def test_a_long_relay_statement_is_told_by_its_whole_text_not_the_shown_part():
+    # One JOIN FETCH names the outbox table (article_events) only after the articles' columns.
+    relay = "select " + ", ".join(f"a1_0.column_{i}" for i in range(20)) + " from article_events e1_0 join articles a1_0"
+    runs = [run("v1", 100, [("articles", V1_READ, 100), ("articles", relay, 40)]),
+            run("v2", 100, [("articles", V2_READ, 100)])]
+    totals = [row for row in sql.rows(runs) if row[1].startswith("**statements")][0]
+    assert totals[2:] == ["**1.00**", "**1.00**"]

@@ -1,0 +1,41 @@
+"""services/builds.conf is the one list of the builds; what cannot read it (JSON schemas, chart values, the
+Makefile's help lines, the Maven modules) is checked against it here."""
+import json
+import re
+
+from benchkit import BUILDS, NAMES, ROOT, SERVICES, VERSIONS, builds
+
+
+def test_builds_conf_lists_the_builds_in_order_with_what_they_are(tmp_path):
+    conf = tmp_path / "builds.conf"
+    conf.write_text("# comment\nv1 imperative: threads\n\nv2 reactive: loops\n")
+    assert builds(conf) == {"v1": "imperative: threads", "v2": "reactive: loops"}
+    assert VERSIONS[0] == "v1" and list(VERSIONS) == list(BUILDS)
+    assert NAMES["v1"] == "v1 (imperative)" and all(NAMES[v].startswith(v + " (") for v in VERSIONS)
+
+
+def test_the_charts_allow_exactly_the_builds():
+    for chart in ("reactive-bench", "k6-job"):
+        schema = json.loads((ROOT / "charts" / chart / "values.schema.json").read_text())
+        assert schema["properties"]["build"]["enum"] == list(VERSIONS), chart
+    platform = re.search(r"^builds: \[(.*)\]$", (ROOT / "charts/platform/values.yaml").read_text(), re.M)
+    assert [b.strip() for b in platform.group(1).split(",")] == list(VERSIONS)
+
+
+def test_every_build_has_every_service_as_a_maven_module():
+    modules = re.findall(r"<module>(.*)</module>", (ROOT / "services/pom.xml").read_text())
+    for version in VERSIONS:
+        for service in SERVICES:
+            assert f"{service}/{version}" in modules
+            assert (ROOT / "services" / service / version / "pom.xml").is_file()
+
+
+def test_make_help_names_a_deploy_target_for_every_build():
+    makefile = (ROOT / "Makefile").read_text()
+    assert sorted(re.findall(r"^deploy-(v\d+): ##", makefile, re.M)) == sorted(VERSIONS)
+
+
+def test_the_test_nodes_kafka_has_a_topic_per_build():
+    manifests = (ROOT / "scripts/test-cluster/operator-standins/manifests.yaml").read_text()
+    topics = re.search(r"name: TOPICS, value: ([^}]*)}", manifests).group(1).split()
+    assert topics == [f"articles.created.{v}" for v in VERSIONS]
