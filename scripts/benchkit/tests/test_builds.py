@@ -1,5 +1,6 @@
 """services/builds.conf is the one list of the builds; what cannot read it (JSON schemas, chart values, the
 Makefile's help lines, the Maven modules) is checked against it here."""
+import fnmatch
 import json
 import re
 
@@ -39,3 +40,11 @@ def test_the_test_nodes_kafka_has_a_topic_per_build():
     manifests = (ROOT / "scripts/test-cluster/operator-standins/manifests.yaml").read_text()
     topics = re.search(r"name: TOPICS, value: ([^}]*)}", manifests).group(1).split()
     assert topics == [f"articles.created.{v}" for v in VERSIONS]
+
+
+def test_the_image_context_lets_every_builds_application_in():
+    # services/.dockerignore: everything is left out but what a pattern lets in again
+    allowed = [line[1:] for line in (ROOT / "services/.dockerignore").read_text().splitlines() if line.startswith("!")]
+    for version in VERSIONS:
+        path = f"web-api/{version}/target/quarkus-app/lib/x.jar"
+        assert any(fnmatch.fnmatch(path, pattern.replace("**", "*")) for pattern in allowed), version

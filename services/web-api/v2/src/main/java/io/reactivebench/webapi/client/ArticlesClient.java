@@ -3,16 +3,13 @@ package io.reactivebench.webapi.client;
 import io.reactivebench.articles.api.Article;
 import io.reactivebench.articles.api.NewArticle;
 import io.reactivebench.problem.DownstreamErrors;
-import io.reactivebench.webapi.api.DownstreamPolicy;
+import io.reactivebench.webapi.api.DownstreamGuards;
+import io.smallrye.faulttolerance.api.ApplyGuard;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.ClientErrorException;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
-import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
 import org.eclipse.microprofile.faulttolerance.Fallback;
-import org.eclipse.microprofile.faulttolerance.Retry;
-import org.eclipse.microprofile.faulttolerance.Timeout;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 
 /** Calls articles with a timeout and a circuit breaker; retries reads only. When articles fails: 503. */
@@ -24,19 +21,13 @@ public class ArticlesClient {
         this.client = client;
     }
 
-    @Timeout(value = DownstreamPolicy.ARTICLES_READ_TIMEOUT_MS, unit = ChronoUnit.MILLIS)
-    @Retry(maxRetries = DownstreamPolicy.ARTICLES_READ_RETRIES, delay = 0)
-    @CircuitBreaker(requestVolumeThreshold = DownstreamPolicy.BREAKER_WINDOW, failureRatio = DownstreamPolicy.BREAKER_FAILURE_RATIO,
-            delay = DownstreamPolicy.BREAKER_DELAY_MS, delayUnit = ChronoUnit.MILLIS)
+    @ApplyGuard(DownstreamGuards.ARTICLES_READS)
     @Fallback(fallbackMethod = "newestUnavailable")
     public Uni<List<Article>> findNewest(int amount) {
         return client.findNewest(amount);
     }
 
-    @Timeout(value = DownstreamPolicy.ARTICLES_WRITE_TIMEOUT_MS, unit = ChronoUnit.MILLIS)
-    @CircuitBreaker(requestVolumeThreshold = DownstreamPolicy.BREAKER_WINDOW, failureRatio = DownstreamPolicy.BREAKER_FAILURE_RATIO,
-            delay = DownstreamPolicy.BREAKER_DELAY_MS, delayUnit = ChronoUnit.MILLIS,
-            skipOn = ClientErrorException.class)
+    @ApplyGuard(DownstreamGuards.ARTICLES_WRITES)
     @Fallback(fallbackMethod = "createUnavailable", skipOn = ClientErrorException.class)
     public Uni<Article> create(NewArticle article) {
         return client.create(article)
