@@ -17,8 +17,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Fails a test class when a virtual thread pinned its carrier while it ran: JFR's {@code jdk.VirtualThreadPinned}
- * events, every one (threshold 0, not JFR's default 20 ms), recorded in this JVM. Pins of the JDK's own I/O
- * poller threads ({@code sun.nio.ch.Poller}) are not the application's and are left out.
+ * events, every one (threshold 0, not JFR's default 20 ms), recorded in this JVM. Left out, as not the
+ * application's: pins of the JDK's own I/O poller threads ({@code sun.nio.ch.Poller}), and a class being loaded
+ * for the first time (the JVM calls the class loader from native code, which pins even on JDK 24+; a cold
+ * service's first requests do that for a few milliseconds).
  */
 public class PinnedThreadGuard implements BeforeAllCallback, AfterAllCallback {
     static final String PINNED = "jdk.VirtualThreadPinned";
@@ -42,7 +44,7 @@ public class PinnedThreadGuard implements BeforeAllCallback, AfterAllCallback {
         stream.enable(PINNED).withThreshold(Duration.ZERO).withStackTrace();
         stream.enable(Checkpoint.class);
         stream.onEvent(PINNED, event -> {
-            if (!isJdkPoller(event)) {
+            if (!isJdkPoller(event) && !isClassLoading(event)) {
                 PINS.add(describe(event));
             }
         });
@@ -74,6 +76,11 @@ public class PinnedThreadGuard implements BeforeAllCallback, AfterAllCallback {
     private static boolean isJdkPoller(RecordedEvent event) {
         return event.getStackTrace() != null && event.getStackTrace().getFrames().stream()
                 .anyMatch(frame -> frame.getMethod().getType().getName().startsWith(JDK_POLLER));
+    }
+
+    private static boolean isClassLoading(RecordedEvent event) {
+        return event.getStackTrace() != null && event.getStackTrace().getFrames().stream()
+                .anyMatch(frame -> frame.getMethod().getName().equals("loadClass"));
     }
 
     private static String describe(RecordedEvent event) {

@@ -21,7 +21,7 @@ public record NewArticle(
     /**
      * An http(s) URL in ASCII (anything else percent-encoded, as RFC 3986 has it): a host name or address,
      * an optional port, then any printable characters. One pattern instead of Hibernate's @URL, whose
-     * java.net.URL parsing no JSON Schema can describe: schemathesis found URLs the document allowed and @URL refused.
+     * java.net.URL parsing no JSON Schema can describe, so that the document allows exactly what is accepted.
      */
     static final String HTTP_URL = "https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?([/?#][\\x21-\\x7E]*)?";
     static final String NOT_HTTP_URL = "must be an http or https URL";

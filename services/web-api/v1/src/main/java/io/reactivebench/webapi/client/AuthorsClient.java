@@ -4,12 +4,14 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.reactivebench.authors.api.Author;
 import io.reactivebench.problem.DownstreamErrors;
-import io.reactivebench.webapi.api.DownstreamGuards;
-import io.smallrye.faulttolerance.api.ApplyGuard;
+import io.reactivebench.webapi.api.DownstreamPolicy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.WebApplicationException;
+import java.time.temporal.ChronoUnit;
 import java.util.Optional;
+import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
 import org.eclipse.microprofile.faulttolerance.Fallback;
+import org.eclipse.microprofile.faulttolerance.Timeout;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 
 /**
@@ -26,7 +28,9 @@ public class AuthorsClient {
         this.fallbacks = registry.counter("webapi.author.lookup.fallbacks");
     }
 
-    @ApplyGuard(DownstreamGuards.AUTHORS)
+    @Timeout(value = DownstreamPolicy.AUTHORS_TIMEOUT_MS, unit = ChronoUnit.MILLIS)
+    @CircuitBreaker(requestVolumeThreshold = DownstreamPolicy.BREAKER_WINDOW, failureRatio = DownstreamPolicy.BREAKER_FAILURE_RATIO,
+            delay = DownstreamPolicy.BREAKER_DELAY_MS, delayUnit = ChronoUnit.MILLIS)
     @Fallback(fallbackMethod = "lookupFailed")
     public Optional<Author> findByName(String name) {
         try {

@@ -21,8 +21,7 @@ import org.jboss.logging.Logger;
  *
  * <p>Its threads are its own. A ManagedExecutor from {@code ManagedExecutor.builder()} would run the
  * look-ups on Quarkus' worker pool, the pool whose threads wait for them: with every worker thread
- * holding a request that waits for look-ups queued behind it, nothing moves again. The chaos suite's
- * overload run found exactly that deadlock.
+ * holding a request that waits for look-ups queued behind it, nothing moves again under overload.
  */
 @ApplicationScoped
 public class AuthorLookupExecutor {
