@@ -18,10 +18,9 @@ import re
 import subprocess
 import sys
 
+from benchkit import VERSIONS as BUILDS  # services/builds.conf, read once by the harness (standard library only)
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-# The builds, from services/builds.conf (the one list of them)
-BUILDS = [line.split(" ", 1)[0] for line in (ROOT / "services/builds.conf").read_text().splitlines()
-          if line.strip() and not line.startswith("#")]
 HELM = os.environ.get("HELM", "helm")
 KUBE_VERSION = os.environ.get("KUBE_VERSION", "v1.36.3").lstrip("v")
 

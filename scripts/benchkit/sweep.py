@@ -43,11 +43,13 @@ class Setting:
 
 DATA = ("articles", "authors")
 CORES = os.cpu_count() or 1
+# v1 and v3 share their JDBC code, and so how its pool is swept
+JDBC_POOL = Setting("JDBC pool", "quarkus.datasource.jdbc.max-size", DATA, (5, 10, 20), 50)
 SETTINGS = {
     "v1": (
         # Quarkus' default is max(200, 8 x cores); each blocked request holds one.
         Setting("worker threads", "quarkus.thread-pool.max-threads", SERVICES, (16, 50, 200), max(200, 8 * CORES)),
-        Setting("JDBC pool", "quarkus.datasource.jdbc.max-size", DATA, (5, 10, 20), 50),
+        JDBC_POOL,
         Setting("look-up threads", "web-api.author-lookups.max-concurrency", ("web-api",), (10, 25, 100), 100),
     ),
     "v2": (
@@ -60,7 +62,7 @@ SETTINGS = {
     "v3": (
         # No thread pool to size: a virtual thread per request and per look-up. What bounds v3 is its
         # connections: to PostgreSQL, and to authors (the look-ups wait for one of as many permits).
-        Setting("JDBC pool", "quarkus.datasource.jdbc.max-size", DATA, (5, 10, 20), 50),
+        JDBC_POOL,
         Setting("authors connections", "quarkus.rest-client.authors.connection-pool-size", ("web-api",), (25, 50, 100), 50),
     ),
 }

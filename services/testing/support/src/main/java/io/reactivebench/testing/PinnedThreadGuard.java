@@ -44,7 +44,7 @@ public class PinnedThreadGuard implements BeforeAllCallback, AfterAllCallback {
         stream.enable(PINNED).withThreshold(Duration.ZERO).withStackTrace();
         stream.enable(Checkpoint.class);
         stream.onEvent(PINNED, event -> {
-            if (!isJdkPoller(event) && !isClassLoading(event)) {
+            if (!notTheApplications(event)) {
                 PINS.add(describe(event));
             }
         });
@@ -73,14 +73,11 @@ public class PinnedThreadGuard implements BeforeAllCallback, AfterAllCallback {
         PINS.clear();
     }
 
-    private static boolean isJdkPoller(RecordedEvent event) {
+    /** A pin of the JDK's own I/O poller, or of the JVM loading a class (see the class comment). */
+    private static boolean notTheApplications(RecordedEvent event) {
         return event.getStackTrace() != null && event.getStackTrace().getFrames().stream()
-                .anyMatch(frame -> frame.getMethod().getType().getName().startsWith(JDK_POLLER));
-    }
-
-    private static boolean isClassLoading(RecordedEvent event) {
-        return event.getStackTrace() != null && event.getStackTrace().getFrames().stream()
-                .anyMatch(frame -> frame.getMethod().getName().equals("loadClass"));
+                .anyMatch(frame -> frame.getMethod().getType().getName().startsWith(JDK_POLLER)
+                        || frame.getMethod().getName().equals("loadClass"));
     }
 
     private static String describe(RecordedEvent event) {
