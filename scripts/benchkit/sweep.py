@@ -29,6 +29,17 @@ class Setting:
         """The environment variable that overrides the property (Quarkus' rule: non-alphanumerics to _)."""
         return re.sub(r"[^A-Za-z0-9]", "_", self.property).upper()
 
+    @property
+    def label(self):
+        return re.sub(r"[^a-z0-9]+", "-", self.property.lower())
+
+    def assignment(self, value):
+        """How a restarted service gets the value: a Quarkus property through its environment variable, a JDK
+        system property (jdk.*, read before Quarkus starts) through JDK_JAVA_OPTIONS, which the java launcher reads."""
+        if self.property.startswith("jdk."):
+            return f"JDK_JAVA_OPTIONS=-D{self.property}={value}"
+        return f"{self.variable}={value}"
+
     def current(self, version):
         """The value the build ships with: its application.properties (any service it applies to), else what
         every build of that service shares (its config module), else Quarkus' default."""
@@ -60,8 +71,11 @@ SETTINGS = {
         Setting("pipelining limit", "quarkus.datasource.reactive.postgresql.pipelining-limit", DATA, (1, 256), 256),
     ),
     "v3": (
-        # No thread pool to size: a virtual thread per request and per look-up. What bounds v3 is its
-        # connections: to PostgreSQL, and to authors (the look-ups wait for one of as many permits).
+        # No thread pool to size: a virtual thread per request and per look-up, run by the JDK's scheduler on
+        # as many carrier threads as cores. A carrier is never taken from a virtual thread that computes, so
+        # the carriers are v3's counterpart of v2's event loops. What else bounds v3 is its connections: to
+        # PostgreSQL, and to authors (the look-ups wait for one of as many permits).
+        Setting("carrier threads", "jdk.virtualThreadScheduler.parallelism", SERVICES, (2, 4, 8), CORES),
         JDBC_POOL,
         Setting("authors connections", "quarkus.rest-client.authors.connection-pool-size", ("web-api",), (25, 50, 100), 50),
     ),
@@ -83,7 +97,7 @@ def choose(measured, current):
 
 def environment_of(settings, chosen, service):
     """SERVICE_SETTINGS for one service: the chosen value of every setting that applies to it."""
-    return " ".join(f"{s.variable}={chosen[s.name]}" for s in settings if service in s.services)
+    return " ".join(s.assignment(chosen[s.name]) for s in settings if service in s.services)
 
 
 class Stack:
@@ -122,7 +136,7 @@ def sweep_build(version, stack, runs_dir, repeats, iterations, warmup, commit):
                 step(f"{version}: {setting.name} = {value} (repeat {repeat}/{repeats}; "
                      + ", ".join(f"{k} {v}" for k, v in trial.items() if k != setting.name) + ")")
                 build = stack.apply(version, settings, trial)
-                label = f"{setting.variable.lower()}-{value}"
+                label = f"{setting.label}-{value}"
                 warm_up(version, build, runs_dir, warmup)
                 speed = calibration.measure()  # the machine's speed right before this candidate's run
                 figures = measure(build, "closed", runs_dir, repeat, {"ITERATIONS": str(iterations)}, label=f"sweep-{label}")

@@ -21,6 +21,17 @@ def test_each_setting_reaches_the_services_it_applies_to_as_quarkus_environment_
         "QUARKUS_THREAD_POOL_MAX_THREADS=50 QUARKUS_DATASOURCE_JDBC_MAX_SIZE=10"
 
 
+def test_a_jdk_system_property_reaches_the_java_launcher_and_the_rest_stays_quarkus_configuration():
+    carriers, pool, connections = sweep.SETTINGS["v3"]
+    assert carriers.current("v3") == sweep.CORES  # the JDK's default: as many carriers as cores
+    chosen = {"carrier threads": 4, "JDBC pool": 10, "authors connections": 50}
+    assert sweep.environment_of(sweep.SETTINGS["v3"], chosen, "web-api") == \
+        "JDK_JAVA_OPTIONS=-Djdk.virtualThreadScheduler.parallelism=4 QUARKUS_REST_CLIENT_AUTHORS_CONNECTION_POOL_SIZE=50"
+    assert sweep.environment_of(sweep.SETTINGS["v3"], chosen, "articles") == \
+        "JDK_JAVA_OPTIONS=-Djdk.virtualThreadScheduler.parallelism=4 QUARKUS_DATASOURCE_JDBC_MAX_SIZE=10"
+    assert carriers.label == "jdk-virtualthreadscheduler-parallelism"
+
+
 def test_the_shipped_values_come_from_application_properties_or_quarkus_defaults():
     current = {s.name: s.current("v1") for s in sweep.SETTINGS["v1"]}
     assert current["look-up threads"] > 0 and current["JDBC pool"] > 0
