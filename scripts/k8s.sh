@@ -199,7 +199,7 @@ deploy() {
   local outcome="$LOCAL_DIR/helm-bench-$version"
   mkdir -p "$LOCAL_DIR" && rm -f "$outcome".*
   ( "$HELM" upgrade --install "bench-$version" "$ROOT/charts/reactive-bench" --namespace "$NS" "${values[@]}" \
-      --set build="$version" --set image.repository="$(image_repository)" --set image.tag="$tag" \
+      --set build="$version" --set-string buildJavaOpts="$(build_java_options "$version")" --set image.repository="$(image_repository)" --set image.tag="$tag" \
       --set image.pullPolicy="$([[ $IMAGES == registry ]] && echo IfNotPresent || echo Never)" \
       --wait --timeout 10m >/dev/null 2>"$outcome.err"
     echo $? >"$outcome.rc" ) &

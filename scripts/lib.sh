@@ -31,6 +31,8 @@ readonly SERVICE_PORT SERVICES
 
 # The same JVM flags for every service of every build (recorded in every report).
 readonly SERVICE_JAVA_OPTS="${SERVICE_JAVA_OPTS:--Xms256m -Xmx512m -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError}"
+# build_java_options v3: the JVM options of one build beyond those (services/builds.conf), or nothing.
+build_java_options() { sed -n "s/^java-options $1: //p" "$ROOT/services/builds.conf"; }
 
 JAVA_HOME="${JAVA_HOME:-$("$ROOT/scripts/find-jdk.sh")}"
 export JAVA_HOME

@@ -14,6 +14,7 @@
 """
 import os
 import pathlib
+import re
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LOCAL_DIR = pathlib.Path(os.environ.get("LOCAL_DIR", ROOT / ".local"))
@@ -24,14 +25,21 @@ def builds(conf=ROOT / "services" / "builds.conf"):
     """{version: what it is} from services/builds.conf, the one list of the builds, in its order."""
     found = {}
     for line in conf.read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
+        if re.match(r"v[0-9]+ ", line):
             version, description = line.split(" ", 1)
             found[version] = description
     return found
 
 
+def java_options(conf=ROOT / "services" / "builds.conf"):
+    """{version: JVM options} of the builds that run with options of their own (builds.conf's java-options lines)."""
+    return dict(re.match(r"java-options (v[0-9]+): (.*)", line).groups() for line in conf.read_text().splitlines()
+                if line.startswith("java-options "))
+
+
 BUILDS = builds()
 VERSIONS = tuple(BUILDS)
+JAVA_OPTIONS = java_options()
 # "v1 (imperative)", "v3 (virtual threads)": what a report's columns are called
 NAMES = {version: f"{version} ({description.split(':', 1)[0]})" for version, description in BUILDS.items()}
 

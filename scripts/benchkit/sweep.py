@@ -12,7 +12,7 @@ import re
 import statistics
 import subprocess
 
-from . import LOCAL_DIR, ROOT, SERVICES, calibration, documents, info, step, targets
+from . import JAVA_OPTIONS, LOCAL_DIR, ROOT, SERVICES, calibration, documents, info, step, targets
 from .bench import measure, warm_up
 
 
@@ -42,7 +42,11 @@ class Setting:
 
     def current(self, version):
         """The value the build ships with: its application.properties (any service it applies to), else what
-        every build of that service shares (its config module), else Quarkus' default."""
+        every build of that service shares (its config module), else Quarkus' default; for a JDK system property,
+        the build's JVM options (services/builds.conf), else the JDK's default."""
+        if self.property.startswith("jdk."):
+            found = re.search(rf"-D{re.escape(self.property)}=(\d+)", JAVA_OPTIONS.get(version, ""))
+            return int(found.group(1)) if found else self.default
         for service in self.services:
             for properties in (ROOT / "services" / service / version / "src/main/resources/application.properties",
                                ROOT / "services" / service / "config/src/main/resources/META-INF/microprofile-config.properties"):

@@ -26,7 +26,7 @@ import subprocess
 import time
 import urllib.request
 
-from . import ROOT, SERVICES, k6, kube, procfs, prometheus
+from . import JAVA_OPTIONS, ROOT, SERVICES, k6, kube, procfs, prometheus
 
 
 class LocalBuild:
@@ -175,7 +175,8 @@ def now():
 
 
 def build_settings():
-    """The pool and executor sizes each build runs with, from its application.properties."""
+    """The pool and executor sizes each build runs with, from its application.properties, and the build's own JVM
+    options (services/builds.conf)."""
     wanted = re.compile(r"^(quarkus\.thread-pool\.max-threads|"
                         r"quarkus\.datasource\.(jdbc|reactive)\.max-size|quarkus\.datasource\.reactive\.[a-z.-]+|"
                         r"web-api\.author-lookups\.max-concurrency|quarkus\.rest-client\.[a-z]+\.connection-pool-size)=")
@@ -183,6 +184,7 @@ def build_settings():
     for properties in sorted(ROOT.glob("services/*/v[0-9]/src/main/resources/application.properties")):
         build = f"{properties.parents[3].parent.name}-{properties.parents[3].name}"
         settings[build] = [line for line in properties.read_text().splitlines() if wanted.match(line)]
+        settings[build] += JAVA_OPTIONS.get(properties.parents[3].name, "").split()
     return settings
 
 

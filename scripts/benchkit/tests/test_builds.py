@@ -4,7 +4,7 @@ import fnmatch
 import json
 import re
 
-from benchkit import BUILDS, NAMES, ROOT, SERVICES, VERSIONS, builds
+from benchkit import BUILDS, JAVA_OPTIONS, NAMES, ROOT, SERVICES, VERSIONS, builds, java_options
 
 
 def test_builds_conf_lists_the_builds_in_order_with_what_they_are(tmp_path):
@@ -13,6 +13,17 @@ def test_builds_conf_lists_the_builds_in_order_with_what_they_are(tmp_path):
     assert builds(conf) == {"v1": "imperative: threads", "v2": "reactive: loops"}
     assert VERSIONS[0] == "v1" and list(VERSIONS) == list(BUILDS)
     assert NAMES["v1"] == "v1 (imperative)" and all(NAMES[v].startswith(v + " (") for v in VERSIONS)
+
+
+def test_a_build_may_have_jvm_options_of_its_own_and_they_are_not_a_build(tmp_path):
+    conf = tmp_path / "builds.conf"
+    conf.write_text("v1 imperative: threads\nv2 reactive: loops\njava-options v2: -Da=1 -Db=2\n")
+    assert list(builds(conf)) == ["v1", "v2"]
+    assert java_options(conf) == {"v2": "-Da=1 -Db=2"}
+    assert set(JAVA_OPTIONS) <= set(VERSIONS)
+    # the Makefile and scripts/lib.sh find the builds with this pattern, and must not take the options for one
+    lines = (ROOT / "services/builds.conf").read_text().splitlines()
+    assert [line.split(" ")[0] for line in lines if re.match(r"v[0-9][0-9]* ", line)] == list(VERSIONS)
 
 
 def test_the_charts_allow_exactly_the_builds():

@@ -23,7 +23,8 @@ def test_each_setting_reaches_the_services_it_applies_to_as_quarkus_environment_
 
 def test_a_jdk_system_property_reaches_the_java_launcher_and_the_rest_stays_quarkus_configuration():
     carriers, pool, connections = sweep.SETTINGS["v3"]
-    assert carriers.current("v3") == sweep.CORES  # the JDK's default: as many carriers as cores
+    assert carriers.current("v3") == 8  # services/builds.conf: java-options v3
+    assert carriers.current("v1") == sweep.CORES  # the JDK's default: as many carriers as cores
     chosen = {"carrier threads": 4, "JDBC pool": 10, "authors connections": 50}
     assert sweep.environment_of(sweep.SETTINGS["v3"], chosen, "web-api") == \
         "JDK_JAVA_OPTIONS=-Djdk.virtualThreadScheduler.parallelism=4 QUARKUS_REST_CLIENT_AUTHORS_CONNECTION_POOL_SIZE=50"
