@@ -32,7 +32,8 @@ service_env() { # the environment of one service: standard Quarkus variables onl
       ;;
   esac
   echo "KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:$KAFKA_PORT"
-  # The build's own JVM options, as its images have them; SERVICE_SETTINGS, which comes after, may replace them.
+  # The build's own JVM options, as make deploy gives them to its pods; SERVICE_SETTINGS, which comes after, may
+  # replace them.
   local options
   options=$(build_java_options "$version")
   [[ -z "$options" ]] || echo "JDK_JAVA_OPTIONS=$options"

@@ -30,13 +30,18 @@ class Setting:
         return re.sub(r"[^A-Za-z0-9]", "_", self.property).upper()
 
     @property
+    def jdk_property(self):
+        """A JDK system property (jdk.*): read when the JVM starts, before Quarkus' configuration."""
+        return self.property.startswith("jdk.")
+
+    @property
     def label(self):
         return re.sub(r"[^a-z0-9]+", "-", self.property.lower())
 
     def assignment(self, value):
         """How a restarted service gets the value: a Quarkus property through its environment variable, a JDK
-        system property (jdk.*, read before Quarkus starts) through JDK_JAVA_OPTIONS, which the java launcher reads."""
-        if self.property.startswith("jdk."):
+        system property through JDK_JAVA_OPTIONS, which the java launcher reads."""
+        if self.jdk_property:
             return f"JDK_JAVA_OPTIONS=-D{self.property}={value}"
         return f"{self.variable}={value}"
 
@@ -44,7 +49,7 @@ class Setting:
         """The value the build ships with: its application.properties (any service it applies to), else what
         every build of that service shares (its config module), else Quarkus' default; for a JDK system property,
         the build's JVM options (services/builds.conf), else the JDK's default."""
-        if self.property.startswith("jdk."):
+        if self.jdk_property:
             found = re.search(rf"-D{re.escape(self.property)}=(\d+)", JAVA_OPTIONS.get(version, ""))
             return int(found.group(1)) if found else self.default
         for service in self.services:
