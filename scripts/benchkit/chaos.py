@@ -23,7 +23,7 @@ import urllib.request
 
 from . import LOCAL_DIR, MAX_IN_FLIGHT, ROOT, VERSIONS, charts, documents, info, k6, step
 from .procfs import peak_rss_mib, reset_peak_rss
-from .prometheus import circuit_openings, scrape
+from .prometheus import answered, circuit_openings, scrape
 from .stats import percentile
 from .targets import git_commit
 
@@ -295,8 +295,11 @@ def run_overload(version, services, k6, timing, work):
     info(f"{version} sustains {capacity:.0f} req/s; offering {rate}/s for {timing['overload']} s")
     pid = services[f"web-api-{version}"]["pid"]
     reset_peak_rss(pid)
+    served_before = answered(scrape(web_api), "GET", "/articles", "200")
     (outcomes, durations), summary = run_k6(k6, version, web_api, "open", {
         "RATE": rate, "DURATION": f"{timing['overload']}s", "VUS": 200, "MAX_VUS": 600}, work)
+    served_after = answered(scrape(web_api), "GET", "/articles", "200")
+    served, served_seconds = (after - before for after, before in zip(served_after, served_before))
     ready = answers_ready(web_api)
     accepted = [ms for _, ms, status in durations if status == "200"]
     counts = {o: sum(1 for _, outcome in outcomes if outcome == o) for o in OUTCOMES}
@@ -307,15 +310,18 @@ def run_overload(version, services, k6, timing, work):
     third = span / 3
     first = [ms for at, ms in accepted_timed if at < accepted_timed[0][0] + third]
     last = [ms for at, ms in accepted_timed if at >= accepted_timed[-1][0] - third]
-    # Little's law: with at most MAX_IN_FLIGHT admitted, the mean time in the service is at most
-    # MAX_IN_FLIGHT / throughput; k6's own side (loopback, scheduling) gets 20 % and 10 ms on top.
-    mean_bound_ms = 1.2 * 1000 * MAX_IN_FLIGHT / accepted_rps + 10
+    # Little's law: with at most MAX_IN_FLIGHT admitted, the mean time an accepted request spends in web-api is at
+    # most MAX_IN_FLIGHT / throughput. Measured where the bound holds, by web-api's own timer (arrival to the end of
+    # the answer); 10 % for the run's edges. What k6 sees on top (its own scheduling when it drives thousands of
+    # requests a second on the same cores, the connection queue ahead of the edge) is the client's mean, reported.
+    little_ms = 1000 * MAX_IN_FLIGHT / accepted_rps
+    server_mean_ms = 1000 * served_seconds / served if served else 0
     mean_ms = statistics.fmean(accepted) if accepted else 0
     checks = {
         "still up and ready afterwards": ready,
         "excess turned away with 503 + Retry-After": counts["shed"] > 0,
-        f"accepted: mean within Little's bound, 200 in flight / {accepted_rps:.0f} req/s ({mean_bound_ms:.0f} ms)":
-            mean_ms <= mean_bound_ms,
+        f"accepted: web-api's mean time within Little's bound, {MAX_IN_FLIGHT} in flight / {accepted_rps:.0f} req/s "
+        f"({little_ms:.0f} ms + 10 %)": server_mean_ms <= 1.1 * little_ms,
         "accepted: p99 does not grow (last third <= 1.5 × first third + 50 ms)":
             (percentile(last, 99) or 0) <= 1.5 * (percentile(first, 99) or 0) + 50,
         "memory bounded: peak RSS < 1 GiB": peak is not None and peak < 1024,
@@ -325,7 +331,8 @@ def run_overload(version, services, k6, timing, work):
               "offered_rps": rate, "achieved_rps": round(summary["metrics"]["http_reqs"]["values"]["rate"]),
               "dropped_by_k6": summary["metrics"].get("dropped_iterations", {}).get("values", {}).get("count", 0),
               "requests": len(outcomes), "outcomes": counts, "accepted_rps": round(accepted_rps),
-              "accepted_mean_ms": round(mean_ms, 1), "accepted_p50_ms": percentile(accepted, 50),
+              "accepted_mean_ms": round(mean_ms, 1), "server_mean_ms": round(server_mean_ms, 1),
+              "little_bound_ms": round(little_ms, 1), "accepted_p50_ms": percentile(accepted, 50),
               "accepted_p99_ms": percentile(accepted, 99), "peak_rss_mib": round(peak) if peak else None,
               "checks": checks, "passed": all(checks.values())}
     mark = "PASS" if result["passed"] else "FAIL"
@@ -364,12 +371,14 @@ def render(results, directory):
                            f"{w['created']} / {w['sent']}", f"{e['delivered']} / {e['created']}", e["lost"],
                            f"{r['circuit_openings']:.0f}×", mark(r["passed"])])
     overload_rows = [["build", "sustains req/s", "offered req/s", "answered req/s", "accepted req/s", "complete",
-                      "shed 503", "other errors", "accepted mean ms", "accepted p99 ms", "web-api peak RSS MiB", "verdict"]]
+                      "shed 503", "other errors", "accepted mean ms (k6)", "in web-api ms", "Little's bound ms",
+                      "accepted p99 ms", "web-api peak RSS MiB", "verdict"]]
     for r in overloads:
         o = r["outcomes"]
         overload_rows.append([r["version"], r["capacity_rps"], r["offered_rps"], r["achieved_rps"], r["accepted_rps"],
                               o["complete"], o["shed"], o["unavailable"] + o["error"] + o["failed"] + o["rejected"],
-                              f"{r['accepted_mean_ms']:.1f}", f"{r['accepted_p99_ms'] or 0:.0f}",
+                              f"{r['accepted_mean_ms']:.1f}", f"{r['server_mean_ms']:.1f}", f"{r['little_bound_ms']:.0f}",
+                              f"{r['accepted_p99_ms'] or 0:.0f}",
                               r["peak_rss_mib"], mark(r["passed"])])
     check_rows = [["fault", "build", "expectation", "verdict"]]
     for r in results:
@@ -386,7 +395,10 @@ def render(results, directory):
     if overloads:
         sections.append(("Overload", "An open-model arrival rate of twice what the build sustained in a short "
                          "closed-model probe just before. Beyond 200 requests in flight web-api turns requests away "
-                         "at once with 503 + Retry-After, so those it accepts keep a bounded latency and memory.",
+                         "at once with 503 + Retry-After, so those it accepts keep a bounded latency and memory: "
+                         "by Little's law their mean time in web-api (its own timer) is at most 200 / the accepted "
+                         "rate. k6's mean adds the client's side: its own scheduling at thousands of requests a "
+                         "second on the same cores, and the connection queue ahead of the edge.",
                          [("", overload_rows)]))
     sections.append(("Expectations", "PASS: every expectation held." if passed else "FAIL: see below.",
                      [("", check_rows)]))

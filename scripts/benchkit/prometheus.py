@@ -9,14 +9,23 @@ def scrape(url):
     return urllib.request.urlopen(f"{url}/q/metrics", timeout=10).read().decode()
 
 
+def _requests(metrics, series, method, uri, status=None):
+    """One series of Quarkus' HTTP server timer (count or sum), for one method and route, summed over the other
+    labels (over every status unless one is given)."""
+    labels = [f'method="{method}"', f'uri="{uri}"'] + ([f'status="{status}"'] if status else [])
+    return sum(float(line.rsplit(" ", 1)[1]) for line in metrics.splitlines()
+               if line.startswith(f"http_server_requests_seconds_{series}{{") and all(l in line for l in labels))
+
+
 def served(metrics, method, uri):
     """How many requests a service has answered for one method and route, whatever the status."""
-    total = 0.0
-    for line in metrics.splitlines():
-        if line.startswith("http_server_requests_seconds_count{") and f'uri="{uri}"' in line \
-                and f'method="{method}"' in line:
-            total += float(line.rsplit(" ", 1)[1])
-    return total
+    return _requests(metrics, "count", method, uri)
+
+
+def answered(metrics, method, uri, status):
+    """(count, seconds): how many requests a service answered with one status, and the time it spent on them,
+    from each request's arrival to the end of its answer."""
+    return _requests(metrics, "count", method, uri, status), _requests(metrics, "sum", method, uri, status)
 
 
 def counter(metrics, name):

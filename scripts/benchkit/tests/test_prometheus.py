@@ -6,6 +6,9 @@ http_server_requests_seconds_count{method="GET",outcome="SERVER_ERROR",status="5
 http_server_requests_seconds_count{method="POST",outcome="SUCCESS",status="201",uri="/articles"} 7.0
 http_server_requests_seconds_count{method="GET",outcome="SUCCESS",status="200",uri="/articles/stream"} 5.0
 http_server_requests_seconds_count{method="GET",outcome="SUCCESS",status="200",uri="/authors"} 9.0
+http_server_requests_seconds_sum{method="GET",outcome="SUCCESS",status="200",uri="/articles"} 6.0
+http_server_requests_seconds_sum{method="GET",outcome="SERVER_ERROR",status="503",uri="/articles"} 0.5
+http_server_requests_seconds_sum{method="GET",outcome="SUCCESS",status="200",uri="/articles/stream"} 300.0
 webapi_author_lookup_fallbacks_total{author="x"} 3.0
 webapi_author_lookup_fallbacks_total{author="y"} 1.0
 ft_circuitbreaker_opened_total{method="a"} 2.0
@@ -28,3 +31,9 @@ def test_counters_sum_their_labels():
     assert prometheus.counter(METRICS, prometheus.FALLBACKS) == 4.0
     assert prometheus.circuit_openings(METRICS) == 2.0
     assert prometheus.counter(METRICS, "absent_total") == 0
+
+
+def test_answered_is_the_count_and_time_of_one_status_of_one_route():
+    assert prometheus.answered(METRICS, "GET", "/articles", "200") == (40.0, 6.0)
+    assert prometheus.answered(METRICS, "GET", "/articles", "503") == (2.0, 0.5)
+    assert prometheus.answered(METRICS, "GET", "/articles", "500") == (0.0, 0.0)
