@@ -14,7 +14,7 @@ def _requests(metrics, series, method, uri, status=None):
     labels (over every status unless one is given)."""
     labels = [f'method="{method}"', f'uri="{uri}"'] + ([f'status="{status}"'] if status else [])
     return sum(float(line.rsplit(" ", 1)[1]) for line in metrics.splitlines()
-               if line.startswith(f"http_server_requests_seconds_{series}{{") and all(l in line for l in labels))
+               if line.startswith(f"http_server_requests_seconds_{series}{{") and all(label in line for label in labels))
 
 
 def served(metrics, method, uri):
