@@ -371,12 +371,12 @@ def render(results, directory):
                            f"{w['created']} / {w['sent']}", f"{e['delivered']} / {e['created']}", e["lost"],
                            f"{r['circuit_openings']:.0f}×", mark(r["passed"])])
     overload_rows = [["build", "sustains req/s", "offered req/s", "answered req/s", "accepted req/s", "complete",
-                      "shed 503", "other errors", "accepted mean ms (k6)", "in web-api ms", "Little's bound ms",
+                      "degraded", "shed 503", "other errors", "accepted mean ms (k6)", "in web-api ms", "Little's bound ms",
                       "accepted p99 ms", "web-api peak RSS MiB", "verdict"]]
     for r in overloads:
         o = r["outcomes"]
         overload_rows.append([r["version"], r["capacity_rps"], r["offered_rps"], r["achieved_rps"], r["accepted_rps"],
-                              o["complete"], o["shed"], o["unavailable"] + o["error"] + o["failed"] + o["rejected"],
+                              o["complete"], o["degraded"], o["shed"], o["unavailable"] + o["error"] + o["failed"] + o["rejected"],
                               f"{r['accepted_mean_ms']:.1f}", f"{r['server_mean_ms']:.1f}", f"{r['little_bound_ms']:.0f}",
                               f"{r['accepted_p99_ms'] or 0:.0f}",
                               r["peak_rss_mib"], mark(r["passed"])])
