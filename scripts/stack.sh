@@ -52,7 +52,7 @@ start_infrastructure() {
     io.reactivebench.testing.LocalInfrastructure "$INFRA_DIR" "$POSTGRES_PORT" "$KAFKA_PORT" "$CONTROL_PORT" \
     >>"$LOG_DIR/infrastructure.log" 2>&1 &
   echo $! >"$PID_DIR/infrastructure.pid"
-  wait_for "PostgreSQL :$POSTGRES_PORT and Kafka :$KAFKA_PORT ready" 120 \
+  wait_for "PostgreSQL :$POSTGRES_PORT and Kafka :$KAFKA_PORT ready" 300 \
     grep -q "infrastructure ready" "$LOG_DIR/infrastructure.log" ||
     die "infrastructure did not start; see $LOG_DIR/infrastructure.log"
 }
@@ -65,7 +65,8 @@ start_service() {
     return
   fi
   # shellcheck disable=SC2046,SC2086 # one word per variable and per JVM flag, on purpose
-  env $(service_env "$name") ${SERVICE_SETTINGS:-} nohup "$JAVA" $SERVICE_JAVA_OPTS -jar "$jar" >"$LOG_DIR/$name.log" 2>&1 &
+  # Appended: a service restarted by a fault or a sweep keeps what its earlier runs logged.
+  env $(service_env "$name") ${SERVICE_SETTINGS:-} nohup "$JAVA" $SERVICE_JAVA_OPTS -jar "$jar" >>"$LOG_DIR/$name.log" 2>&1 &
   echo $! >"$PID_DIR/$name.pid"
 }
 

@@ -11,6 +11,7 @@
   chaos        faults under load           sweep      each build at its best (its concurrency settings)
   curve        the load ladder             calibration  the machine's speed per round
   sql          SQL parity                  profile    JFR recordings, flame graphs, CPU per library
+  blocked      Vert.x's blocked-thread reports in the services' logs, waiting told from busy
 """
 import os
 import pathlib

@@ -1,8 +1,8 @@
-"""python -m benchkit COMMAND [ARGS…]: bench | report | sweep | chaos | unschedulable NAMESPACE"""
+"""python -m benchkit COMMAND [ARGS…]: bench | report | sweep | chaos | blocked LOG… | unschedulable NAMESPACE"""
 import importlib
 import sys
 
-COMMANDS = ("bench", "report", "sweep", "chaos")
+COMMANDS = ("bench", "report", "sweep", "chaos", "blocked")
 
 
 def main():

@@ -59,6 +59,8 @@ FAULTS = [
           "event of every 201 is streamed once the broker is back (transactional outbox)"),
 ]
 QUICK = ("authors stopped", "kafka stopped")
+# The longest a part may take to come back: scripts/stack.sh waits this long for a restarted service.
+RESTORE_LIMIT_SECONDS = 180
 
 
 def stack(action, part):
@@ -138,10 +140,10 @@ class StreamReader(threading.Thread):
 
 # ---------- k6 and what it saw
 
-def run_k6(k6_binary, version, base_url, scenario, settings, work):
-    """One k6 run; returns (per-request samples from its CSV, its summary)."""
+def run_k6(k6_binary, version, base_url, scenario, settings, work, stop=None):
+    """One k6 run (stop: an Event that ends it early); returns (per-request samples from its CSV, its summary)."""
     samples, summary = work / "k6.csv", work / "k6-summary.json"
-    k6.run(k6_binary, version, scenario, base_url, summary, settings, samples=samples)
+    k6.run(k6_binary, version, scenario, base_url, summary, settings, samples=samples, stop=stop)
     return k6.read_samples(samples), json.loads(summary.read_text())
 
 
@@ -156,7 +158,7 @@ def complete_answer(url):
         return False
 
 
-def await_healthy(web_api, version, timeout=60):
+def await_healthy(web_api, version, timeout=180):
     """Until three answers in a row are complete: every part is back and every circuit closed."""
     deadline, streak = time.time() + timeout, 0
     while streak < 3:
@@ -172,14 +174,16 @@ def run_fault(fault, version, services, k6, timing, work):
     tag = f"chaos {fault.name} {version} {time.time_ns()}"
     reader = StreamReader(web_api, f"/{version}/articles/stream")
     reader.start()
-    if not reader.connected.wait(10) or reader.error:
+    if not reader.connected.wait(30) or reader.error:
         sys.exit(f"could not follow {web_api}/{version}/articles/stream: {reader.error}")
     openings_before = circuit_openings(scrape(f"{web_api}/q/metrics"))
 
-    duration = timing["before"] + timing["fault"] + timing["after"]
-    k6_result = {}
+    # The load lasts until `after` seconds once the part is back, however long it took to come back: k6 is
+    # given room for the longest restart the stack waits for, and stopped then.
+    duration = timing["before"] + timing["fault"] + RESTORE_LIMIT_SECONDS + timing["after"]
+    k6_result, enough = {}, threading.Event()
     load = threading.Thread(target=lambda: k6_result.update(zip(("samples", "summary"), run_k6(
-        k6, version, web_api, "steady", {"RATE": timing["rate"], "DURATION": f"{duration}s"}, work))))
+        k6, version, web_api, "steady", {"RATE": timing["rate"], "DURATION": f"{duration}s"}, work, enough))))
     writer = Writer(f"{web_api}/{version}/articles", timing["writes"], tag)
     load.start()
     writer.start()
@@ -192,6 +196,8 @@ def run_fault(fault, version, services, k6, timing, work):
     restoring = time.time()
     stack(fault.restore, fault.target(version))
     restored = time.time()  # a restarted service is ready; a restarted server accepts connections
+    time.sleep(max(0, restored + timing["after"] - time.time()))
+    enough.set()
     load.join()
     writer.done.set()
     writer.join()
@@ -423,11 +429,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     # before: k6 needs about 2 s to start sending, which leaves a few seconds of normal service before the fault.
-    # after: a restarted service's JVM took up to 10 s to start on two busy cores; web-api's circuit tries
-    # again every 5 s, and its first trial against the cold JVM can exceed the time-out (seen in CI: v1's
-    # authors ready 10 s after the restart, the trial 5 s later failed, the next one came after the window).
-    # So: the start, two breaker delays, and the 3 s of complete answers that count as recovered.
-    timing = {"rate": 40, "writes": 4, "before": 6, "fault": 8, "after": 30, "drain": 30,
+    # after: counted from the moment the part is back (a restarted service ready, a server accepting), however
+    # long its start took on that machine. web-api's circuit tries again every 5 s, and its first trial against
+    # a cold JVM can exceed the time-out (seen in CI: the trial 5 s after authors was ready failed). So: two
+    # breaker delays, the 3 s of complete answers that count as recovered, and the headroom of a slower machine.
+    timing = {"rate": 40, "writes": 4, "before": 6, "fault": 8, "after": 30, "drain": 60,
               "warmup_vus": 20, "warmup_iterations": 100,
               "probe_vus": 50, "probe_iterations": 100, "overload": 20}
     names = args.faults.split(",") if args.faults else QUICK if args.quick else [f.name for f in FAULTS] + ["overload"]

@@ -4,6 +4,7 @@ import csv
 import os
 import re
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -18,6 +19,8 @@ SUMMARY_BEGIN = "----- k6 summary json -----"
 SUMMARY_END = "----- end of k6 summary json -----"
 # k6 exits 99 when thresholds are crossed: the summary is still written and the report says why.
 THRESHOLDS_CROSSED = 99
+# k6 exits 105 when a signal stopped it; it still writes its summary and flushes its outputs first.
+STOPPED_BY_SIGNAL = 105
 # What k6/articles.js tags each request with (request_outcomes{outcome:…}).
 OUTCOMES = ("complete", "degraded", "shed", "unavailable", "error", "rejected", "failed")
 
@@ -26,10 +29,11 @@ def settings_from_environment():
     return {key: os.environ[key] for key in SETTINGS if key in os.environ}
 
 
-def run(k6, version, scenario, base_url, summary, settings=None, samples=None, dashboard=None):
+def run(k6, version, scenario, base_url, summary, settings=None, samples=None, dashboard=None, stop=None):
     """Runs k6/articles.js once against base_url. summary: where its summary JSON goes (the console
     output goes beside it, as .log); samples: a CSV of every request, for timelines; dashboard: k6's own
-    HTML report of the run. Returns (exit code, CPU seconds k6 itself used)."""
+    HTML report of the run; stop: a threading.Event that ends the run early (SIGINT, as Ctrl+C does: k6 still
+    writes its summary and samples). Returns (exit code, CPU seconds k6 itself used)."""
     env = {**os.environ, "VERSION": version, "SCENARIO": scenario, "BASE_URL": base_url,
            "SUMMARY_FILE": str(summary), "K6_NO_USAGE_REPORT": "true",
            **{key: str(value) for key, value in (settings or {}).items()}}
@@ -45,18 +49,24 @@ def run(k6, version, scenario, base_url, summary, settings=None, samples=None, d
     with open(log, "w") as output:
         process = subprocess.Popen([k6, "run", "--quiet", "--no-color", *outputs, str(SCRIPT)],
                                    env=env, stdout=output, stderr=subprocess.STDOUT)
+        stopped = False
         try:
-            while True:
-                try:
-                    code = process.wait(timeout=15)
-                    break
-                except subprocess.TimeoutExpired:
+            next_progress = started + 15
+            while (code := process.poll()) is None:
+                if stop is not None and stop.is_set() and not stopped:
+                    process.send_signal(signal.SIGINT)
+                    stopped = True
+                if time.monotonic() >= next_progress:
                     info(f"… {version} {scenario}: {time.monotonic() - started:.0f}s")
+                    next_progress += 15
+                time.sleep(0.2)
         finally:
             if process.poll() is None:  # interrupted or failed: never leave k6 running
                 process.terminate()
                 process.wait(timeout=30)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if stopped and code == STOPPED_BY_SIGNAL:
+        code = 0
     if code not in (0, THRESHOLDS_CROSSED) or not summary.exists():
         sys.exit(f"k6 failed ({code}) for {version} {scenario}; see {log}:\n{log.read_text()[-2000:]}")
     return code, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)

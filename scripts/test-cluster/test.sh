@@ -61,7 +61,7 @@ kind: Service
 metadata: {name: probe}
 spec: {selector: {app: probe}, ports: [{port: 80, targetPort: 8000}]}
 EOF
-expect "a pod starts from an image built here (no pull)" kubectl -n "$CHECK_NS" wait pod/probe --for=condition=Ready --timeout=120s
+expect "a pod starts from an image built here (no pull)" kubectl -n "$CHECK_NS" wait pod/probe --for=condition=Ready --timeout=300s
 container_id=$(kubectl -n "$CHECK_NS" get pod probe -o jsonpath='{.status.containerStatuses[0].containerID}')
 expect "its container runs under runc (runc state: running)" bash -c \
   "runc --root /run/containerd/runc/k8s.io state '${container_id#containerd://}' | grep -q '\"status\": \"running\"'"
@@ -98,8 +98,8 @@ standins() {
     -out "$NODE_DIR/tls.crt" 2>/dev/null
   kubectl -n "$NS" create secret tls bench-postgres-tls --cert="$NODE_DIR/tls.crt" --key="$NODE_DIR/tls.key" >/dev/null
   kubectl -n "$NS" apply -f "$HERE/operator-standins/manifests.yaml" >/dev/null
-  kubectl -n "$NS" rollout status statefulset/bench-postgres --timeout=180s >/dev/null
-  kubectl -n "$NS" rollout status statefulset/bench-kafka-dual-role --timeout=180s >/dev/null
+  kubectl -n "$NS" rollout status statefulset/bench-postgres --timeout=360s >/dev/null
+  kubectl -n "$NS" rollout status statefulset/bench-kafka-dual-role --timeout=360s >/dev/null
 }
 expect "PostgreSQL (TLS only) and Kafka (with its topic) ready" standins
 

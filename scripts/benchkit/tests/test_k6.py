@@ -1,3 +1,8 @@
+import threading
+import time
+
+import pytest
+
 from benchkit import k6
 
 
@@ -45,3 +50,37 @@ def test_read_samples(tmp_path):
     outcomes, durations = k6.read_samples(csv)
     assert outcomes == [(1700000000.5, "degraded")]
     assert durations == [(1700000000.0, 12.5, "200")]
+
+
+# A stand-in for the k6 binary: runs until SIGINT, then writes its summary and exits as k6 does (105).
+STAND_IN = """#!/usr/bin/env python3
+import json, os, signal, sys, time
+def stop(*_):
+    open(os.environ["SUMMARY_FILE"], "w").write(json.dumps({"metrics": {}}))
+    sys.exit(105)
+signal.signal(signal.SIGINT, stop)
+time.sleep(float(os.environ.get("STAND_IN_SECONDS", "30")))
+sys.exit(105)
+"""
+
+
+def stand_in(tmp_path):
+    binary = tmp_path / "k6"
+    binary.write_text(STAND_IN)
+    binary.chmod(0o755)
+    return binary
+
+
+def test_a_run_stopped_on_purpose_ends_at_once_with_its_summary(tmp_path):
+    stop = threading.Event()
+    threading.Timer(0.5, stop.set).start()
+    started = time.monotonic()
+    code, _ = k6.run(stand_in(tmp_path), "v1", "steady", "http://127.0.0.1:1", tmp_path / "summary.json", stop=stop)
+    assert code == 0 and time.monotonic() - started < 10
+    assert (tmp_path / "summary.json").exists()
+
+
+def test_a_run_stopped_by_anyone_else_fails(tmp_path):
+    with pytest.raises(SystemExit, match="k6 failed \\(105\\)"):
+        k6.run(stand_in(tmp_path), "v1", "steady", "http://127.0.0.1:1", tmp_path / "summary.json",
+               {"STAND_IN_SECONDS": "0.1"})

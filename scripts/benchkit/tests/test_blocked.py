@@ -1,0 +1,73 @@
+import pytest
+
+from benchkit import blocked
+
+# As Quarkus logs them (its default console format): the report, then the stack from the warning-exception time on.
+STARTUP = """\
+2026-11-23 20:01:02,114 INFO  [io.quarkus] (main) Installed features: [cdi, rest, smallrye-health]
+2026-11-23 20:01:04,412 WARN  [io.ver.cor.imp.BlockedThreadChecker] (vertx-blocked-thread-checker) Thread Thread[#41,vert.x-eventloop-thread-0,5,main] has been blocked for 2163 ms, time limit is 2000 ms: io.vertx.core.VertxException: Thread blocked
+\tat java.base/java.lang.ClassLoader.defineClass1(Native Method)
+\tat java.base/java.lang.ClassLoader.defineClass(ClassLoader.java:1027)
+\tat io.netty.channel.socket.nio.NioServerSocketChannel.<init>(NioServerSocketChannel.java:97)
+\tat io.vertx.core.net.impl.TCPServerBase.listen(TCPServerBase.java:201)
+2026-11-23 20:01:05,020 INFO  [io.quarkus] (main) web-api-v1 1.0 on JVM (powered by Quarkus 3.37.1) started in 9.871s.
+"""
+SLEEPING = """\
+2026-11-23 20:03:00,001 WARN  [io.ver.cor.imp.BlockedThreadChecker] (vertx-blocked-thread-checker) Thread Thread[#52,vert.x-eventloop-thread-1,5,main] has been blocked for 2004 ms, time limit is 2000 ms: io.vertx.core.VertxException: Thread blocked
+\tat java.base@25.0.3/java.lang.Thread.sleepNanos0(Native Method)
+\tat java.base@25.0.3/java.lang.Thread.sleep(Thread.java:517)
+\tat io.reactivebench.webapi.ArticlesResource.list(ArticlesResource.java:40)
+"""
+READING = """\
+2026-11-23 20:03:00,001 WARN  [io.ver.cor.imp.BlockedThreadChecker] (vertx-blocked-thread-checker) Thread Thread[#52,vert.x-eventloop-thread-1,5,main] has been blocked for 2950 ms, time limit is 2000 ms: io.vertx.core.VertxException: Thread blocked
+\tat java.base/sun.nio.ch.SocketDispatcher.read0(Native Method)
+\tat java.base/sun.nio.ch.SocketDispatcher.read(SocketDispatcher.java:47)
+\tat org.postgresql.core.PGStream.receiveChar(PGStream.java:467)
+"""
+
+
+def busy_for(milliseconds):
+    return (f"2026-11-23 20:04:00,000 WARN  [io.ver.cor.imp.BlockedThreadChecker] (vertx-blocked-thread-checker) Thread "
+            f"Thread[#41,vert.x-eventloop-thread-0,5,main] has been blocked for {milliseconds} ms, time limit is 2000 ms: "
+            "io.vertx.core.VertxException: Thread blocked\n"
+            "\tat java.base/java.lang.Thread.start0(Native Method)\n"
+            "\tat java.base/java.lang.Thread.start(Thread.java:1526)\n")
+
+
+def test_a_cold_jvm_loading_classes_at_start_up_is_left_alone():
+    # the report that failed a fresh machine's make test: nine JVMs starting on two cores, nothing wrong
+    [report] = blocked.reports(STARTUP)
+    assert report["innermost"] == "java.lang.ClassLoader.defineClass1"
+    assert report["blocked_ms"] == 2163 and not report["waiting"] and not report["counts"]
+
+
+@pytest.mark.parametrize("log, innermost", [(SLEEPING, "java.lang.Thread.sleepNanos0"),
+                                            (READING, "sun.nio.ch.SocketDispatcher.read0")])
+def test_an_event_loop_that_waits_counts_at_any_length(log, innermost):
+    [report] = blocked.reports(log)
+    assert report["innermost"] == innermost
+    assert report["waiting"] and report["counts"]
+
+
+def test_a_busy_thread_counts_from_the_long_limit_on():
+    assert not blocked.reports(busy_for(blocked.BUSY_LIMIT_MS - 1))[0]["counts"]
+    assert blocked.reports(busy_for(blocked.BUSY_LIMIT_MS))[0]["counts"]
+
+
+def test_a_report_without_a_stack_is_judged_by_its_length():
+    line = busy_for(2500).splitlines()[0] + "\n2026-11-23 20:04:01,000 INFO  [io.quarkus] (main) next\n"
+    [report] = blocked.reports(line)
+    assert report["innermost"] is None and not report["counts"]
+
+
+def test_the_command_fails_on_a_log_with_a_counted_report_only(tmp_path, capsys):
+    clean, dirty = tmp_path / "web-api-v1.log", tmp_path / "web-api-v2.log"
+    clean.write_text(STARTUP + busy_for(3000))
+    dirty.write_text(STARTUP + SLEEPING)
+    with pytest.raises(SystemExit) as left_alone:
+        blocked.main([str(clean)])
+    assert left_alone.value.code == 0
+    with pytest.raises(SystemExit) as counted:
+        blocked.main([str(clean), str(dirty)])
+    assert counted.value.code == 1
+    assert "web-api-v2.log: Thread[#52,vert.x-eventloop-thread-1,5,main] blocked 2004 ms, waiting" in capsys.readouterr().out
