@@ -144,12 +144,14 @@ test-e2e: k6 schemathesis benchkit ## End-to-end on the real local stack: equal 
 	@scripts/e2e-test.sh
 
 .PHONY: test-k8s
-test-k8s: helm shellcheck kube-tools ## Lint the charts and scripts; check the CPU/memory budget; validate every manifest on a real (offline) kube-apiserver.
+test-k8s: helm shellcheck kube-tools benchkit ## Lint the charts and scripts; check the CPU/memory budget and that every k6 Job of make bench reaches its target behind the NetworkPolicies; validate every manifest on a real (offline) kube-apiserver.
 	@echo "==> helm lint --strict, shellcheck"
 	@for chart in charts/*/; do $(HELM) lint --strict --quiet $$chart --kube-version $(KUBE_VERSION:v%=%) >/dev/null || { $(HELM) lint --strict $$chart; exit 1; }; done
 	@$(SHELLCHECK) scripts/*.sh scripts/kube-validate/*.sh scripts/test-cluster/*.sh scripts/test-cluster/operator-standins/*.sh
 	@python3 scripts/check_budget.py --self-test
 	@python3 scripts/check_budget.py
+	@echo "==> Every k6 Job of make bench reaches its target behind the charts' NetworkPolicies (evaluated offline)"
+	@cd scripts && $(BENCHKIT_PYTHON) -m benchkit reach --self-test
 	@scripts/kube-validate/validate.sh
 
 .PHONY: test-cluster

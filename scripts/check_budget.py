@@ -15,14 +15,12 @@ import math
 import os
 import pathlib
 import re
-import subprocess
 import sys
 
 from benchkit import VERSIONS as BUILDS  # services/builds.conf, read once by the harness (standard library only)
+from benchkit.kube import helm_template
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-HELM = os.environ.get("HELM", "helm")
-KUBE_VERSION = os.environ.get("KUBE_VERSION", "v1.36.3").lstrip("v")
 
 
 def cpu(quantity):
@@ -50,21 +48,8 @@ def profile():
 
 
 def render(chart, release, *settings):
-    command = [HELM, "template", release, str(ROOT / "charts" / chart), "--kube-version", KUBE_VERSION]
-    for setting in settings:
-        command += ["--set", setting]
-    output = subprocess.run(command, capture_output=True, text=True)
-    if output.returncode:
-        raise SystemExit(f"helm template {chart} failed: {output.stderr}")
-    return output.stdout
-
-
-def documents(text):
-    try:
-        import yaml
-    except ImportError:
-        raise SystemExit("check_budget.py reads the rendered manifests with PyYAML: pip install pyyaml")
-    return [doc for doc in yaml.safe_load_all(text) if doc]
+    """The chart's manifests, parsed, with these --set values."""
+    return helm_template(release, chart, *[arg for setting in settings for arg in ("--set", setting)])
 
 
 def requests_of(resources):
@@ -84,7 +69,7 @@ def budget(extra_settings=(), operator_cpu=None):
                   memory(env["MINIKUBE_SYSTEM_MEMORY"])))
     items.append(("Strimzi operator", cpu(operator_cpu or env["STRIMZI_OPERATOR_CPU"]), memory(env["STRIMZI_OPERATOR_MEMORY"])))
     items.append(("Zalando postgres-operator", cpu(env["ZALANDO_OPERATOR_CPU"]), memory(env["ZALANDO_OPERATOR_MEMORY"])))
-    for doc in documents(render("platform", "platform")):
+    for doc in render("platform", "platform"):
         if doc["kind"] == "KafkaNodePool":
             c, m = requests_of(doc["spec"]["resources"])
             items.append((f"Kafka node pool {doc['metadata']['name']} x {doc['spec']['replicas']}",
@@ -99,7 +84,7 @@ def budget(extra_settings=(), operator_cpu=None):
     surge = (0, 0)
     for build in BUILDS:
         surge_cpu = surge_memory = 0
-        for doc in documents(render("reactive-bench", f"bench-{build}", f"build={build}", *extra_settings)):
+        for doc in render("reactive-bench", f"bench-{build}", f"build={build}", *extra_settings):
             if doc["kind"] != "Deployment":
                 continue
             replicas = doc["spec"]["replicas"]
@@ -108,7 +93,7 @@ def budget(extra_settings=(), operator_cpu=None):
             extra = math.ceil(replicas * 0.25)  # a Deployment's default maxSurge: 25 %, rounded up
             surge_cpu, surge_memory = surge_cpu + c * extra, surge_memory + m * extra
         surge = max(surge, (surge_cpu, surge_memory))
-    for doc in documents(render("k6-job", "k6", "scenario=closed")):
+    for doc in render("k6-job", "k6", "scenario=closed"):
         if doc["kind"] == "Job":
             c, m = pod_requests(doc["spec"]["template"]["spec"])
             items.append(("k6 Job (make bench)", c, m))

@@ -12,6 +12,7 @@
   curve        the load ladder             calibration  the machine's speed per round
   sql          SQL parity                  profile    JFR recordings, flame graphs, CPU per library
   blocked      Vert.x's blocked-thread reports in the services' logs, waiting told from busy
+  reach        whether every k6 Job of make bench reaches its target behind the charts' NetworkPolicies
 """
 import os
 import pathlib

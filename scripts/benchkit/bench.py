@@ -18,6 +18,18 @@ from . import LOCAL_DIR, VERSIONS, calibration, curve, info, k6, profile, step, 
 # A hop alone: the closed model against one downstream service of the build, to tell data access from
 # the fan-out (k6 scenario, target service).
 HOPS = {"articles-alone": ("closed", "articles"), "authors-alone": ("closed", "authors")}
+# What make bench runs unless SCENARIOS says otherwise.
+DEFAULT_SCENARIOS = ("closed", "open", "curve", *HOPS, "profile")
+
+
+def k6_scenario_and_target(scenario):
+    """The k6 scenario (k6/articles.js) a bench scenario runs, and the service of the build it loads. The profile
+    and the curve's steps load web-api too (closed, open)."""
+    if scenario in HOPS:
+        return HOPS[scenario]
+    if scenario == "profile":
+        return "closed", "web-api"
+    return ("open" if scenario == "curve" or curve.rate_of(scenario) else scenario), "web-api"
 
 
 def probe(build):
@@ -32,7 +44,7 @@ def probe(build):
 def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, label=None):
     """One measured run of a scenario (label: what the run is called in the results, if not the scenario)."""
     name = f"{build.version}-{label or scenario}-{run}"
-    k6_scenario, target = HOPS.get(scenario, ("open" if curve.rate_of(scenario) else scenario, "web-api"))
+    k6_scenario, target = k6_scenario_and_target(scenario)
     expected, names = probe(build)
     settings = {**(settings or {}), **({"AUTHOR_NAMES": ",".join(names)} if target == "authors" else {})}
     time.sleep(1)  # the look-ups of that request are counted by authors a moment after web-api answered
@@ -57,7 +69,12 @@ def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, lab
         **(round_facts or {}),
     }
     (runs_dir / f"{name}.cost.json").write_text(json.dumps(cost, indent=2))
-    return k6.metrics(json.loads((runs_dir / f"{name}.json").read_text()))
+    figures = k6.metrics(json.loads((runs_dir / f"{name}.json").read_text()))
+    if figures["requests"] and not figures["complete"] + figures["degraded"]:
+        # Nothing the next runs measure could mean anything: stop here, saying where to look.
+        raise SystemExit(f"every request of {name} against {target} failed ({figures['failed']:.0f}, "
+                         f"{figures['shed']:.0f} of them shed); see {runs_dir / name}.log")
+    return figures
 
 
 # A warm-up with more than this share of degraded or failed answers did not warm the look-up path: a cold
@@ -103,12 +120,14 @@ def open_rate(closed_rates):
 
 
 def run_curve(builds, versions, closed_rates, runs_dir, environment, results):
-    """The open model at each rate of the ladder, every build at each step (their order turned round every
-    other step), each step CURVE_STEP_DURATION long (default 20s)."""
+    """The open model at each rate of the ladder (CURVE_SHARES of the fastest build's closed-model maximum, default
+    curve.SHARES), every build at each step (their order turned round every other step), each step
+    CURVE_STEP_DURATION long (default 20s)."""
     if not closed_rates:
         raise SystemExit("the curve's rates follow the closed model's maximum: run it after closed (SCENARIOS=closed,curve)")
     fastest = max(statistics.median(rates) for rates in closed_rates.values())
-    rates = curve.ladder(fastest)
+    shares = os.environ.get("CURVE_SHARES")  # fewer steps, for a short test: e.g. 0.25,1.0
+    rates = curve.ladder(fastest, tuple(float(s) for s in shares.split(",")) if shares else curve.SHARES)
     duration = os.environ.get("CURVE_STEP_DURATION", "20s")
     environment["curve"] = {"fastest_closed_complete_per_s": round(fastest, 1), "rates": rates, "step": duration}
     (results / "environment.json").write_text(json.dumps(environment, indent=2))
@@ -123,7 +142,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="benchkit bench", description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=pathlib.Path, required=True)
     parser.add_argument("--versions", default=",".join(VERSIONS))
-    parser.add_argument("--scenarios", default="closed,open,curve," + ",".join(HOPS) + ",profile",
+    parser.add_argument("--scenarios", default=",".join(DEFAULT_SCENARIOS),
                         help="closed, open, curve (the latency-versus-load ladder, after closed), smoke, the "
                              "hops alone: " + ", ".join(HOPS) + ", and profile (JFR during one more closed run)")
     parser.add_argument("--profile-iterations", type=int, default=int(os.environ.get("PROFILE_ITERATIONS", "150")),

@@ -12,6 +12,22 @@ from . import ROOT, info, k6
 HELM = os.environ.get("HELM", "helm")
 
 
+def helm_template(release, chart, *args, namespace=None):
+    """The manifests of charts/<chart> as helm renders them for KUBE_VERSION (the Makefile's pin), parsed."""
+    kube_version = os.environ.get("KUBE_VERSION") or sys.exit("KUBE_VERSION must name the Kubernetes version to "
+                                                              "render for (the Makefile sets it)")
+    command = [HELM, "template", release, str(ROOT / "charts" / chart), "--kube-version", kube_version, *args]
+    rendered = subprocess.run([*command, *(["--namespace", namespace] if namespace else [])],
+                              capture_output=True, text=True)
+    if rendered.returncode:
+        raise SystemExit(f"helm template {chart} failed: {rendered.stderr.strip()}")
+    try:
+        import yaml
+    except ImportError:
+        raise SystemExit("reading rendered manifests needs PyYAML (make benchkit installs it; or pip install pyyaml)")
+    return [document for document in yaml.safe_load_all(rendered.stdout) if document]
+
+
 def kubectl(namespace, *args, check=True):
     return subprocess.run(["kubectl", "-n", namespace, *args], capture_output=True, text=True, check=check).stdout
 
@@ -122,20 +138,39 @@ def helm_escaped(value):
     return str(value).replace(",", "\\,")
 
 
-def run_k6_job(namespace, version, scenario, summary, settings, base_url):
-    """k6/articles.js as a Job of the k6-job chart (the script from its ConfigMap), against the build's
-    Service at base_url; its summary is read from the Job's log. Returns the k6 exit code (0 or 99)."""
-    release = f"k6-{version}-{scenario}-{settings.get('TARGET', 'web-api')}-{int(time.time())}"
+def exit_code(namespace, release):
+    """The k6 container's exit code of a failed Job (99: thresholds crossed; 108: the script aborted the run)."""
+    pods = json.loads(kubectl(namespace, "get", "pods", "-l", f"job-name={release}", "-o", "json"))["items"]
+    for pod in pods:
+        for status in pod.get("status", {}).get("containerStatuses", []):
+            terminated = status.get("state", {}).get("terminated")
+            if terminated:
+                return terminated.get("exitCode")
+    return None  # the pod is gone (the Job's deadline): no code to tell
+
+
+def service_url(version, service):
+    """Where a k6 Job reaches one service of a build: its Service, in the Job's own namespace."""
+    return f"http://bench-{version}-{service}:8080"
+
+
+def k6_job_values(version, scenario, settings, base_url):
+    """The k6-job chart's values of one run, as helm arguments (make bench installs them; make test renders them
+    to check that the chart's NetworkPolicies let the Job reach its target)."""
     image = [arg for key, value in (("image", os.environ.get("K6_IMAGE")),
                                     ("imagePullPolicy", os.environ.get("K6_IMAGE_PULL_POLICY")),
                                     ("resources.requests.cpu", os.environ.get("K6_CPU_REQUEST"))) if value
              for arg in ("--set", f"{key}={value}")]
-    installed = subprocess.run([
-        HELM, "upgrade", "--install", release, str(ROOT / "charts" / "k6-job"), "-n", namespace,
-        "--set", f"build={version}", "--set", f"scenario={scenario}",
-        "--set", f"baseUrl={base_url}", *image,
-        *[arg for key, value in settings.items() for arg in ("--set-string", f"env.{key}={helm_escaped(value)}")]],
-        capture_output=True, text=True)
+    return ["--set", f"build={version}", "--set", f"scenario={scenario}", "--set", f"baseUrl={base_url}", *image,
+            *[arg for key, value in settings.items() for arg in ("--set-string", f"env.{key}={helm_escaped(value)}")]]
+
+
+def run_k6_job(namespace, version, scenario, summary, settings, base_url):
+    """k6/articles.js as a Job of the k6-job chart (the script from its ConfigMap), against the build's
+    Service at base_url; its summary is read from the Job's log. Returns the k6 exit code (0 or 99)."""
+    release = f"k6-{version}-{scenario}-{settings.get('TARGET', 'web-api')}-{int(time.time())}"
+    installed = subprocess.run([HELM, "upgrade", "--install", release, str(ROOT / "charts" / "k6-job"), "-n", namespace,
+                                *k6_job_values(version, scenario, settings, base_url)], capture_output=True, text=True)
     if installed.returncode:
         raise SystemExit(f"could not install the k6 Job {release}: {installed.stderr.strip()}")
     started = time.monotonic()
@@ -146,7 +181,7 @@ def run_k6_job(namespace, version, scenario, summary, settings, base_url):
             if status.get("succeeded"):
                 code = 0
             elif status.get("failed"):
-                code = k6.THRESHOLDS_CROSSED
+                code = exit_code(namespace, release)
             else:
                 stuck = unschedulable(namespace, f"app.kubernetes.io/instance={release}")
                 if stuck:  # waiting out the Job's deadline would not help
@@ -156,6 +191,8 @@ def run_k6_job(namespace, version, scenario, summary, settings, base_url):
                     info(f"… {version} {scenario}: {time.monotonic() - started:.0f}s")
         log = kubectl(namespace, "logs", f"job/{release}", check=False)
         summary.with_suffix(".log").write_text(log)
+        if code not in (0, k6.THRESHOLDS_CROSSED):  # aborted (k6/articles.js: the target unreachable), or worse
+            raise SystemExit(f"k6 Job {release} failed (exit {code}) against {base_url}:\n{k6.console_tail(log, 5)}")
         found = k6.summary_from_log(log)
         if found is None:
             raise SystemExit(f"k6 Job {release} left no summary (exit {code}); see {summary.with_suffix('.log')}")

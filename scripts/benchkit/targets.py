@@ -110,7 +110,7 @@ class KubernetesBuild:
         # The Job's own CPU is bounded by its limit (recorded in the environment), not measured per run.
         return kube.run_k6_job(self.namespace, self.version, scenario, summary,
                                {**k6.settings_from_environment(), **(settings or {}), "TARGET": target},
-                               f"http://bench-{self.version}-{target}:8080"), None
+                               kube.service_url(self.version, target)), None
 
     def snapshot(self):
         requests = prometheus.requests_served(

@@ -109,15 +109,40 @@ for version in "${BUILDS[@]}"; do
   expect "make deploy-$version" make_target "deploy-$version"
 done
 
-step "make bench (a short warm-up, smoke, a short closed run)"
-# Short, and gentle enough for 2 cores shared by everything: a warm-up of 300 requests per build first,
-# so that no cold JIT turns author look-ups into time-outs (degraded answers fail the equal-work check).
-export RESULTS="$NODE_DIR/results" RUNS=1 SCENARIOS=smoke,closed VUS=10 WARMUP_ITERATIONS=30 ITERATIONS=60
+step "make bench: its default scenarios (closed, open, curve, the hops alone, profile), short"
+# Every scenario a user's make bench runs, at small counts gentle enough for 2 cores shared by everything: a
+# warm-up of 300 requests per build first, so that no cold JIT turns author look-ups into time-outs (degraded
+# answers fail the equal-work check); two steps of the curve, 5 s each; the open model for 10 s.
+export RESULTS="$NODE_DIR/results" RUNS=1 VUS=10 WARMUP_ITERATIONS=30 ITERATIONS=60 DURATION=10s \
+  CURVE_SHARES=0.25,1.0 CURVE_STEP_DURATION=5s
+unset SCENARIOS
 expect "make bench writes a report" make_target bench
 expect "the report finds equal work" grep -qF "PASS: the builds did the same work" "$RESULTS/report.md"
+ran_every_scenario() { # each build left a k6 summary of every default scenario's run
+  local version run
+  for version in "${BUILDS[@]}"; do
+    for run in closed-1 open-1 articles-alone-1 authors-alone-1; do
+      [[ -s "$RESULTS/runs/$version-$run.json" ]] || { echo "no run $version-$run"; return 1; }
+    done
+    compgen -G "$RESULTS/runs/$version-curve-*-1.json" >/dev/null || { echo "no curve step of $version"; return 1; }
+  done
+}
+expect "every default scenario ran for every build, the hops alone included" ran_every_scenario
 expect "CPU and memory come from real cgroups" bash -c \
   "grep -q 'cgroup peak since start' '$RESULTS/report.md' && grep -qE 'CPU ms per web-api request, web-api \\| [0-9.]+ \\| [0-9.]+' '$RESULTS/report.md'"
 expect "no pod restarted during the runs" grep -qE "pod restarts during the run .*\\|$(printf ' none \\|%.0s' "${BUILDS[@]}")" "$RESULTS/report.md"
+
+unreachable_target_stops_the_job() { # a Job whose target never answers stops at once, saying so, not at its deadline
+  local started=$SECONDS output
+  output=$(cd "$ROOT/scripts" && "${BENCHKIT_PYTHON:?}" -c 'import pathlib, sys
+from benchkit import kube
+kube.run_k6_job(sys.argv[1], "v1", "smoke", pathlib.Path(sys.argv[2]), {"REACH_SECONDS": "5"}, "http://no-such-service:8080")' \
+    "$NS" "$NODE_DIR/unreachable.json" 2>&1) && { echo "the Job passed: $output"; return 1; }
+  echo "$output (after $((SECONDS - started)) s; the Job's deadline is 2400 s)"
+  grep -q "cannot reach http://no-such-service:8080/q/health/ready" <<<"$output" && ((SECONDS - started < 300))
+}
+expect "a k6 Job that cannot reach its target stops at once and says so (exit 108, the target named)" \
+  unreachable_target_stops_the_job
 
 step "make undeploy, then a second make deploy-v1"
 expect "make undeploy" make_target undeploy

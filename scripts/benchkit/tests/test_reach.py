@@ -1,0 +1,76 @@
+from benchkit import reach
+
+NS = reach.NAMESPACE
+NAMESPACES = {NS: {"kubernetes.io/metadata.name": NS}, "monitoring": {"kubernetes.io/metadata.name": "monitoring"}}
+ARTICLES = {"namespace": NS, "labels": {"app.kubernetes.io/name": "articles", "app.kubernetes.io/instance": "bench-v1"}}
+HTTP = {"number": 8080, "name": "http", "protocol": "TCP"}
+WEB_API = {"app.kubernetes.io/name": "web-api", "app.kubernetes.io/instance": "bench-v1"}
+K6 = {"app.kubernetes.io/name": "k6", "app.kubernetes.io/component": "load-generator"}
+
+
+def policy(name, ingress, selector=None, types=("Ingress",)):
+    return {"metadata": {"name": name, "namespace": NS},
+            "spec": {"podSelector": selector or {"matchLabels": {"app.kubernetes.io/name": "articles"}},
+                     "policyTypes": list(types), "ingress": ingress}}
+
+
+def admitted(policies, client, namespace=NS, port=HTTP):
+    return reach.admitted(policies, ARTICLES, port, client, namespace, NAMESPACES)[0]
+
+
+ONLY_WEB_API = policy("only-web-api", [{"from": [{"podSelector": {"matchLabels": WEB_API}}], "ports": [{"port": "http"}]}])
+
+
+def test_a_pod_no_policy_selects_takes_everything():
+    assert admitted([], K6)
+    assert admitted([policy("other", [], selector={"matchLabels": {"app.kubernetes.io/name": "authors"}})], K6)
+    assert admitted([policy("egress only", [], types=("Egress",))], K6)
+
+
+def test_a_selected_pod_takes_only_what_a_rule_admits():
+    assert admitted([ONLY_WEB_API], WEB_API)
+    assert not admitted([ONLY_WEB_API], K6)
+    assert not admitted([policy("deny all", [])], WEB_API)
+
+
+def test_the_rules_of_every_policy_that_selects_the_pod_add_up():
+    also_k6 = policy("k6", [{"from": [{"podSelector": {"matchLabels": K6}}]}])
+    assert admitted([ONLY_WEB_API, also_k6], K6)
+
+
+def test_a_pod_selector_alone_means_the_policy_s_own_namespace():
+    assert not admitted([ONLY_WEB_API], WEB_API, namespace="monitoring")
+    from_monitoring = policy("metrics", [{"from": [{"namespaceSelector": {"matchLabels": {
+        "kubernetes.io/metadata.name": "monitoring"}}}]}])
+    assert admitted([from_monitoring], {"app": "prometheus"}, namespace="monitoring")
+    assert not admitted([from_monitoring], K6)
+
+
+def test_both_selectors_in_one_peer_must_both_match():
+    peer = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": NS}}, "podSelector": {"matchLabels": K6}}
+    rule = [policy("both", [{"from": [peer]}])]
+    assert admitted(rule, K6)
+    assert not admitted(rule, WEB_API)
+    assert not admitted(rule, K6, namespace="monitoring")
+
+
+def test_match_expressions():
+    assert reach.selects({"matchExpressions": [{"key": "tier", "operator": "In", "values": ["a", "b"]}]}, {"tier": "b"})
+    assert not reach.selects({"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["b"]}]}, {"tier": "b"})
+    assert reach.selects({"matchExpressions": [{"key": "tier", "operator": "Exists"}]}, {"tier": ""})
+    assert not reach.selects({"matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]}, {"tier": ""})
+    assert reach.selects({}, {"anything": "x"})
+
+
+def test_ports_by_name_number_range_and_protocol():
+    assert reach.port_admits({"port": "http"}, HTTP)
+    assert not reach.port_admits({"port": "metrics"}, HTTP)
+    assert reach.port_admits({"port": 8080}, HTTP)
+    assert reach.port_admits({"port": 8000, "endPort": 8100}, HTTP)
+    assert not reach.port_admits({"port": 8081}, HTTP)
+    assert not reach.port_admits({"port": 8080, "protocol": "UDP"}, HTTP)
+    assert reach.port_admits({}, HTTP)
+
+
+def test_an_ip_block_admits_no_pod():
+    assert not admitted([policy("cidr", [{"from": [{"ipBlock": {"cidr": "0.0.0.0/0"}}]}])], K6)
