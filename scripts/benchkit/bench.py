@@ -65,6 +65,8 @@ def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, lab
         "idle_cpu_seconds": after["idle_cpu_seconds"] - before["idle_cpu_seconds"],
         "memory_mib": build.memory(before, after),
         "restarts": build.restarts(before, after),
+        "jvm": targets.deltas(before["jvm"], after["jvm"]),
+        "throttling": targets.deltas(before["throttling"], after["throttling"]),
         "sql": statements,
         **(round_facts or {}),
     }
@@ -86,9 +88,11 @@ BREAKER_DELAY_SECONDS = 6  # web-api's circuit breakers close again after 5 s (D
 
 def warm_up(version, build, runs_dir, iterations=None):
     """The same warm-up for every build, repeated (up to WARMUP_ATTEMPTS) until its answers were complete:
-    only then has it run the code the measured runs run. Returns each attempt's share of incomplete answers."""
+    only then has it run the code the measured runs run. Returns each attempt's share of incomplete answers, how
+    long it took, and what the JIT, the GC and CFS throttling took meanwhile."""
     iterations = iterations or os.environ.get("WARMUP_ITERATIONS", "900")
     shares = []
+    before = build.snapshot()
     for attempt in range(1, WARMUP_ATTEMPTS + 1):
         step(f"{version}: warm-up {attempt} ({os.environ.get('VUS', '100')} VUs x {iterations} requests, not measured)")
         summary = runs_dir / f"{version}-warmup-{attempt}.json"
@@ -100,7 +104,10 @@ def warm_up(version, build, runs_dir, iterations=None):
         info(f"{shares[-1]:.0%} of the warm-up's answers were degraded or failed: warming up again once the circuit"
              f" has closed ({BREAKER_DELAY_SECONDS} s)")
         time.sleep(BREAKER_DELAY_SECONDS)
-    return shares
+    after = build.snapshot()
+    return {"incomplete_shares": shares, "seconds": round(after["time"] - before["time"], 1),
+            "jvm": targets.deltas(before["jvm"], after["jvm"]),
+            "throttling": targets.deltas(before["throttling"], after["throttling"])}
 
 
 def order(versions, run):
@@ -171,7 +178,9 @@ def main(argv=None):
     try:
         if not args.no_warmup:
             environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}
-            (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
+        # After the warm-up: the threads a JVM starts on demand (carriers, compiler and GC threads) exist by now.
+        environment["ergonomics"] = {version: build.ergonomics() for version, build in builds.items()}
+        (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
         for scenario in args.scenarios.split(","):
             if scenario == "curve":
                 run_curve(builds, versions, closed_rates, runs_dir, environment, args.results)

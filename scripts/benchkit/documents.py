@@ -25,9 +25,22 @@ def key_value_rows(mapping):
         if key == "builds":
             for build, settings in value.items():
                 rows.append([f"settings of {build}", "; ".join(settings) or "Quarkus defaults"])
+        elif key == "ergonomics":
+            for version, services in value.items():
+                for service, jvm in services.items():
+                    rows.append([f"JVM of {service}-{version}, as it sized itself there", ergonomics_text(jvm)])
+        elif key == "warmup":
+            continue  # a section of its own
         else:
             rows.append([key, json.dumps(value) if isinstance(value, (dict, list)) else str(value)])
     return rows
+
+
+def ergonomics_text(jvm):
+    limit = f" (CPU limit {jvm['cpu_limit']:g})" if jvm.get("cpu_limit") else ""
+    threads = ", ".join(f"{kind} {count}" for kind, count in jvm["threads"].items() if count and kind != "all")
+    return (f"{jvm['processors']} processors{limit}, {jvm['gc']} GC, {jvm['compiler_threads']} compiler threads; "
+            f"threads: {threads}, {jvm['threads']['all']} in all")
 
 
 STYLE = ("body{font-family:sans-serif;max-width:960px;margin:2em auto;color:#222}"

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from . import ROOT, info, k6
+from . import ROOT, hsperf, info, k6
 
 HELM = os.environ.get("HELM", "helm")
 
@@ -35,8 +35,9 @@ def kubectl(namespace, *args, check=True):
 # The cgroup files a container sees, v2 (unified) first, then v1's per-controller hierarchies. Read with
 # sh and cat only, which every image here has (the services' JRE images, Spilo, Strimzi's, k6's).
 CGROUP_FILES = ("cpu.stat", "memory.peak", "memory.stat", "memory.events", "cpuacct/cpuacct.usage",
-                "cpu,cpuacct/cpuacct.usage", "memory/memory.max_usage_in_bytes", "memory/memory.stat",
-                "memory/memory.oom_control")
+                "cpu,cpuacct/cpuacct.usage", "cpu/cpu.stat", "cpu,cpuacct/cpu.stat", "memory/memory.max_usage_in_bytes",
+                "memory/memory.stat", "memory/memory.oom_control", "cpu.max", "cpu/cpu.cfs_quota_us",
+                "cpu/cpu.cfs_period_us", "cpu,cpuacct/cpu.cfs_quota_us", "cpu,cpuacct/cpu.cfs_period_us")
 READ_CGROUP = ("for f in " + " ".join(f"/sys/fs/cgroup/{name}" for name in CGROUP_FILES) +
                '; do if [ -r "$f" ]; then echo "==> $f"; cat "$f"; fi; done; true')
 
@@ -56,17 +57,38 @@ def parse_cgroup(text):
         text = files.get(name, "").strip()
         return int(text) if text.isdigit() else None
 
+    def throttling(name, time_key, unit):
+        """CFS bandwidth control: periods with a quota, how many of them ran out of it, and the time the
+        container's threads waited for the next period (throttling shows nowhere else)."""
+        periods, throttled, waited = stat(name, "nr_periods"), stat(name, "nr_throttled"), stat(name, time_key)
+        if periods is None or throttled is None or waited is None:
+            return None
+        return {"periods": periods, "throttled": throttled, "throttled_seconds": waited / unit}
+
+    def quota(quota_text, period_text):
+        """The CPU limit in CPUs (quota / period), None without one: what the JVM sizes itself by."""
+        if not quota_text.isdigit() or not period_text.isdigit() or int(quota_text) == 0:
+            return None  # "max" (v2) or -1 (v1): no limit
+        return int(quota_text) / int(period_text)
+
     if "cpu.stat" in files:  # cgroup v2
         usage = stat("cpu.stat", "usage_usec")
         return {"cgroup": "v2", "cpu_seconds": usage / 1e6 if usage is not None else None,
                 "peak_bytes": number("memory.peak"), "peak_source": "memory.peak",
-                "anonymous_bytes": stat("memory.stat", "anon"), "oom_kills": stat("memory.events", "oom_kill")}
+                "anonymous_bytes": stat("memory.stat", "anon"), "oom_kills": stat("memory.events", "oom_kill"),
+                "throttling": throttling("cpu.stat", "throttled_usec", 1e6),
+                "cpu_limit": quota(*(files.get("cpu.max") or "max 100000").split()[:2])}
     usage = number("cpuacct/cpuacct.usage")
     usage = usage if usage is not None else number("cpu,cpuacct/cpuacct.usage")
+    v1_cpu = "cpu" if "cpu/cpu.cfs_quota_us" in files else "cpu,cpuacct"
     return {"cgroup": "v1", "cpu_seconds": usage / 1e9 if usage is not None else None,
             "peak_bytes": number("memory/memory.max_usage_in_bytes"), "peak_source": "memory.max_usage_in_bytes",
             "anonymous_bytes": stat("memory/memory.stat", "total_rss"),
-            "oom_kills": stat("memory/memory.oom_control", "oom_kill")}
+            "oom_kills": stat("memory/memory.oom_control", "oom_kill"),
+            "throttling": throttling("cpu/cpu.stat" if "cpu/cpu.stat" in files else "cpu,cpuacct/cpu.stat",
+                                     "throttled_time", 1e9),
+            "cpu_limit": quota(files.get(f"{v1_cpu}/cpu.cfs_quota_us", "").strip(),
+                               files.get(f"{v1_cpu}/cpu.cfs_period_us", "").strip())}
 
 
 def cgroup_readings(namespace, target):
@@ -78,6 +100,22 @@ def cgroup_readings(namespace, target):
         raise SystemExit(f"Could not read the cgroup of {target} (CPU {reading['cpu_seconds']}, anonymous memory"
                          f" {reading['anonymous_bytes']}); kubectl exec printed: {text[:300]!r}")
     return reading
+
+
+def jvm_counters(namespace, target):
+    """The HotSpot counters of the container's JVM (PID 1, the image's entrypoint), from its hsperfdata file; None
+    when the JVM keeps none (-XX:-UsePerfData) or it cannot be read."""
+    read = subprocess.run(["kubectl", "-n", namespace, "exec", target, "--", "sh", "-c", "cat /tmp/hsperfdata_*/1"],
+                          capture_output=True)
+    try:
+        return hsperf.parse(read.stdout) if read.returncode == 0 else None
+    except ValueError:
+        return None
+
+
+def thread_names(namespace, target):
+    """The names of the container's JVM threads (PID 1), as the kernel has them (15 characters at most)."""
+    return kubectl(namespace, "exec", target, "--", "sh", "-c", "cat /proc/1/task/*/comm", check=False).splitlines()
 
 
 def pod_states(namespace):
@@ -165,9 +203,21 @@ def k6_job_values(version, scenario, settings, base_url):
             *[arg for key, value in settings.items() for arg in ("--set-string", f"env.{key}={helm_escaped(value)}")]]
 
 
+# charts/k6-job prints its container's cgroup CPU between these lines once k6 has ended.
+CGROUP_BEGIN, CGROUP_END = "----- k6 container cgroup -----", "----- end of k6 container cgroup -----"
+
+
+def k6_cpu_seconds(log):
+    """The CPU seconds the k6 Job's container used, from what the chart printed into its log; None without it."""
+    if CGROUP_BEGIN not in log:
+        return None
+    return parse_cgroup(log.split(CGROUP_BEGIN, 1)[1].split(CGROUP_END, 1)[0])["cpu_seconds"]
+
+
 def run_k6_job(namespace, version, scenario, summary, settings, base_url):
     """k6/articles.js as a Job of the k6-job chart (the script from its ConfigMap), against the build's
-    Service at base_url; its summary is read from the Job's log. Returns the k6 exit code (0 or 99)."""
+    Service at base_url; its summary is read from the Job's log. Returns the k6 exit code (0 or 99) and the
+    CPU seconds of k6's container."""
     release = f"k6-{version}-{scenario}-{settings.get('TARGET', 'web-api')}-{int(time.time())}"
     installed = subprocess.run([HELM, "upgrade", "--install", release, str(ROOT / "charts" / "k6-job"), "-n", namespace,
                                 *k6_job_values(version, scenario, settings, base_url)], capture_output=True, text=True)
@@ -201,4 +251,4 @@ def run_k6_job(namespace, version, scenario, summary, settings, base_url):
     finally:
         subprocess.run([HELM, "uninstall", release, "-n", namespace, "--wait", "--timeout", "2m"],
                        capture_output=True)
-    return code
+    return code, k6_cpu_seconds(log)

@@ -1,6 +1,9 @@
-"""CPU and memory of the local stack's processes, from /proc."""
+"""CPU, memory and JVM counters of the local stack's processes, from /proc and HotSpot's hsperfdata files."""
 import os
 import pathlib
+import pwd
+
+from . import hsperf
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -42,3 +45,23 @@ def peak_rss_mib(pid):
     except FileNotFoundError:
         pass
     return None
+
+
+def jvm_counters(pid):
+    """The HotSpot counters of a local JVM (its hsperfdata file, as jstat reads it), or None."""
+    try:
+        owner = pwd.getpwuid(pathlib.Path(f"/proc/{pid}").stat().st_uid).pw_name
+        return hsperf.parse(pathlib.Path(f"/tmp/hsperfdata_{owner}/{pid}").read_bytes())
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def thread_names(pid):
+    """The names of a process's threads, as the kernel has them (15 characters at most)."""
+    names = []
+    for comm in pathlib.Path(f"/proc/{pid}/task").glob("*/comm"):
+        try:
+            names.append(comm.read_text().strip())
+        except OSError:
+            pass
+    return names

@@ -104,12 +104,25 @@ def aggregate(runs):
                                for service, figures in (mine[0].get("memory_mib") or {}).items()},
                 "idle_cpu": median_and_spread([run.get("idle_cpu_seconds") for run in mine]),
                 "system_cpu": median_and_spread([sum(run["cpu_seconds"].values()) for run in mine]),
+                "jvm": nested_figures(mine, "jvm", ("jit_seconds", "gc_seconds")),
+                "throttling": nested_figures(mine, "throttling", ("throttled", "periods", "throttled_seconds")),
                 "restarts": [f"{container}: {r['restarts']}x ({r['last_reason'] or 'unknown reason'})"
                              for run in mine for container, r in (run.get("restarts") or {}).items()],
                 "kubernetes": mine[0].get("restarts") is not None,
                 "dashboards": [run["dashboard"] for run in mine if run["dashboard"]],
             }
     return table
+
+
+def nested_figures(runs, key, figures):
+    """{name: {figure: (median, spread)}} of one per-process counter of the runs (jvm: JIT and GC seconds;
+    throttling: CFS periods), only the names every run measured."""
+    found = {}
+    for name in (runs[0].get(key) or {}):
+        values = [(run.get(key) or {}).get(name) for run in runs]
+        if all(values):
+            found[name] = {figure: median_and_spread([v[figure] for v in values]) for figure in figures}
+    return found
 
 
 def totals(runs):
@@ -166,6 +179,14 @@ def cost_rows(data):
         rows.append(["CPU s of the other builds, idle meanwhile (share of the measured build's)"] +
                     [idle_cell(data[v]) for v in versions] + ["–"] * (len(versions) - 1))
     first = data[versions[0]]
+    for figure, label in (("jit_seconds", "JIT compile s during the run"), ("gc_seconds", "GC s during the run")):
+        for service in dict.fromkeys(name for v in versions for name in data[v].get("jvm", {})):
+            add(f"{label}, {service}", [data[v].get("jvm", {}).get(service, {}).get(figure, (None, 0))[0]
+                                        for v in versions], lambda value: "–" if value is None else f"{value:.2f}")
+    for name in dict.fromkeys(name for v in versions for name in data[v].get("throttling", {})):  # under a CPU quota
+        rows.append([f"CFS: periods throttled / with the quota, throttled s, {name}"] +
+                    [throttled_cell(data[v].get("throttling", {}).get(name)) for v in versions] +
+                    ["–"] * (len(versions) - 1))
     for service, figures in first["memory_mib"].items():
         for label in figures:
             add(f"MiB, {service}: {label}", [data[v]["memory_mib"].get(service, {}).get(label) for v in versions],
@@ -209,6 +230,42 @@ def rounds_rows(runs, scenario):
                f"{median_and_spread(values)[0]:.2f}× (±{median_and_spread(values)[1] / 2:.0f} %)"
                for v, values in ratios.items() if values]
     return rows, summary
+
+
+def throttled_cell(figures):
+    if not figures:
+        return "–"
+    periods, throttled = figures["periods"][0], figures["throttled"][0]
+    share = f" ({100 * throttled / periods:.0f} %)" if periods else ""
+    return f"{throttled:.0f} / {periods:.0f}{share}, {figures['throttled_seconds'][0]:.2f} s"
+
+
+WARMUP = ("Before its measured runs each build got the same warm-up (repeated while a share of its answers was "
+          "degraded: a cold look-up timed out). What the JIT compiled and the GC collected meanwhile, and what CFS "
+          "throttled, says how much of a build's start-up cost the warm-up took away from the measured runs.")
+
+
+def warmup_rows(environment):
+    """The warm-up of each build: how long, how many attempts, JIT and GC seconds per service, throttling."""
+    warmups = {v: w for v, w in (environment.get("warmup") or {}).items() if isinstance(w, dict)}
+    if not warmups:
+        return None
+    versions = list(warmups)
+    rows = [["what", *(NAMES.get(v, v) for v in versions)],
+            ["seconds", *(f"{warmups[v]['seconds']:.0f}" for v in versions)],
+            ["attempts (share of incomplete answers)",
+             *(", ".join(f"{share:.0%}" for share in warmups[v]["incomplete_shares"]) for v in versions)]]
+    for figure, label in (("jit_seconds", "JIT compile s"), ("gc_seconds", "GC s"), ("compilations", "compilations")):
+        for service in (warmups[versions[0]].get("jvm") or {}):
+            cells = [((warmups[v].get("jvm") or {}).get(service) or {}).get(figure) for v in versions]
+            rows.append([f"{label}, {service}", *("–" if c is None else f"{c:.2f}" if figure != "compilations"
+                                                   else f"{c:.0f}" for c in cells)])
+    for name in (warmups[versions[0]].get("throttling") or {}):
+        cells = [((warmups[v].get("throttling") or {}).get(name)) for v in versions]
+        rows.append([f"CFS: periods throttled / with the quota, {name}",
+                     *("–" if not c else f"{c['throttled']} / {c['periods']}, {c['throttled_seconds']:.2f} s"
+                       for c in cells)])
+    return rows
 
 
 def idle_cell(figures):
@@ -313,6 +370,7 @@ def render(results):
                 *([("Where the CPU goes", PROFILES, [("", profile.rows(profiled))])] if profiled else []),
                 ("Cost", COST_KUBERNETES if kubernetes else COST_LOCAL,
                  [(f"Scenario: {s}", cost_rows(d)) for s, d in table.items()]),
+                *([("Warm-up", WARMUP, [("", warmup_rows(environment))])] if warmup_rows(environment) else []),
                 ("Environment", f"Measured on: {environment.get('where', '')}.",
                  [("", documents.key_value_rows(environment))])]
     links = [(f"k6's own report: {version} {scenario} run {i + 1}", f"runs/{name}")

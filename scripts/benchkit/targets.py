@@ -5,7 +5,10 @@
                            a hop is measured alone; settings: k6 environment beyond the user's); returns
                            (exit code, k6's CPU seconds or None)
     snapshot()             counters and CPU seconds now: {"time", "requests", "cpu_seconds",
-                           "idle_cpu_seconds" (the other builds' services, idle meanwhile), …}
+                           "idle_cpu_seconds" (the other builds' services, idle meanwhile), "jvm" (per service: JIT
+                           compile and GC seconds, compilations), "throttling" (per container: CFS periods,
+                           throttled periods and seconds; None without a quota), …}
+    ergonomics()           {service: how its JVM sized itself there: processors, GC, compiler threads, threads by kind}
     reset_peaks()          start a new memory peak where the platform can
     memory(before, after)  {service: {figure named for what it is: MiB or None}}
     restarts(before, after) containers restarted between two snapshots (None where nothing restarts)
@@ -18,6 +21,7 @@ LocalBuild is the local stack (processes on this machine, k6 a child process); K
 release bench-<version> with k6 as a Job and every figure from the pods' own cgroups."""
 import datetime
 import json
+import math
 import os
 import pathlib
 import platform
@@ -26,7 +30,7 @@ import subprocess
 import time
 import urllib.request
 
-from . import JAVA_OPTIONS, ROOT, SERVICES, k6, kube, procfs, prometheus
+from . import JAVA_OPTIONS, ROOT, SERVICES, hsperf, k6, kube, procfs, prometheus
 
 
 class LocalBuild:
@@ -60,7 +64,14 @@ class LocalBuild:
         cpu["postgres"] = procfs.tree_cpu_seconds(self.postgres)
         cpu["kafka"] = procfs.cpu_seconds(self.kafka)
         return {"time": time.monotonic(), "requests": counts, "cpu_seconds": cpu,
-                "idle_cpu_seconds": sum(procfs.cpu_seconds(pid) for pid in self.idle)}
+                "idle_cpu_seconds": sum(procfs.cpu_seconds(pid) for pid in self.idle),
+                "jvm": {name: jvm_times(procfs.jvm_counters(service["pid"])) for name, service in self.services.items()},
+                "throttling": None}  # no CPU quota on the local stack
+
+    def ergonomics(self):
+        return {name: jvm_ergonomics(len(os.sched_getaffinity(service["pid"])), None,
+                                     procfs.jvm_counters(service["pid"]), procfs.thread_names(service["pid"]))
+                for name, service in self.services.items()}
 
     def reset_peaks(self):
         for service in self.services.values():
@@ -107,10 +118,10 @@ class KubernetesBuild:
         return self.forwards["web-api"].url
 
     def run(self, scenario, summary, settings=None, target="web-api"):
-        # The Job's own CPU is bounded by its limit (recorded in the environment), not measured per run.
+        # k6's CPU: what its container's cgroup counted, warm-up and start-up of the binary included (a few ms).
         return kube.run_k6_job(self.namespace, self.version, scenario, summary,
                                {**k6.settings_from_environment(), **(settings or {}), "TARGET": target},
-                               kube.service_url(self.version, target)), None
+                               kube.service_url(self.version, target))
 
     def snapshot(self):
         requests = prometheus.requests_served(
@@ -119,8 +130,21 @@ class KubernetesBuild:
                     for name, target in {**self.targets, **self.PODS}.items()}
         return {"time": time.monotonic(), "requests": requests, "pods": kube.pod_states(self.namespace),
                 "readings": readings, "cpu_seconds": {name: r["cpu_seconds"] for name, r in readings.items()},
+                "jvm": {name: jvm_times(kube.jvm_counters(self.namespace, target)) for name, target in self.targets.items()},
+                "throttling": {name: r.get("throttling") for name, r in readings.items()},
                 "idle_cpu_seconds": sum(kube.cgroup_readings(self.namespace, target)["cpu_seconds"]
                                         for target in self.idle)}
+
+    def ergonomics(self):
+        found = {}
+        for name, target in self.targets.items():
+            limit = kube.cgroup_readings(self.namespace, target).get("cpu_limit")
+            cores = int(kube.kubectl(self.namespace, "exec", target, "--", "nproc", check=False).strip() or 0) or None
+            # The JVM takes the CPU limit, rounded up, for its processor count (JDK 19+ ignores CPU shares).
+            seen = min(cores or math.inf, math.ceil(limit)) if limit else cores
+            found[name] = jvm_ergonomics(seen, limit, kube.jvm_counters(self.namespace, target),
+                                         kube.thread_names(self.namespace, target))
+        return found
 
     def reset_peaks(self):
         pass  # a container cannot reset its cgroup's peak: the report names it "since the pod started"
@@ -154,6 +178,41 @@ class KubernetesBuild:
     def close(self):
         for forward in self.forwards.values():
             forward.close()
+
+
+def jvm_times(counters):
+    return hsperf.jvm_times(counters) if counters else None
+
+
+# What a JVM's threads are, by the first characters of their names (the kernel keeps 15).
+THREAD_KINDS = (("event loops", "vert.x-eventloo"), ("Vert.x workers", "vert.x-worker-t"),
+                ("Quarkus workers", "executor-thread"), ("virtual-thread carriers", "ForkJoinPool-"),
+                ("GC workers", "GC Thread#"), ("JIT compilers", ("C1 CompilerThre", "C2 CompilerThre")))
+
+
+def jvm_ergonomics(processors, cpu_limit, counters, threads):
+    """How a JVM sized itself where it runs: the processors it sees (and the CPU limit it derives them from),
+    its GC, its compiler threads, and its threads by kind (how many exist at the end of the warm-up)."""
+    counters = counters or {}
+    kinds = {kind: sum(1 for name in threads if name.startswith(prefix)) for kind, prefix in THREAD_KINDS}
+    return {"processors": processors, "cpu_limit": cpu_limit,
+            "gc": counters.get("sun.gc.collector.0.name", "unknown").split(" ")[0],
+            "compiler_threads": counters.get("sun.ci.threads"), "threads": {**kinds, "all": len(threads)}}
+
+
+def deltas(before, after):
+    """{name: {figure: after - before}} of two snapshots' nested counters (jvm, throttling); a name with a figure
+    missing on either side is None: never a 0 that was not measured."""
+    if before is None or after is None:
+        return None
+    found = {}
+    for name, figures in after.items():
+        earlier = before.get(name)
+        if figures is None or earlier is None or any(figures.get(k) is None or earlier.get(k) is None for k in figures):
+            found[name] = None
+        else:
+            found[name] = {key: figures[key] - earlier[key] for key in figures}
+    return found
 
 
 # ---------- the environment each report states

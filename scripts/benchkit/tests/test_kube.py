@@ -48,3 +48,28 @@ def test_restarts_between():
     after = {"web/app": {"restarts": 1, "last_reason": "OOMKilled"}, "db/pg": {"restarts": 2, "last_reason": "Error"},
              "new/app": {"restarts": 0, "last_reason": None}}
     assert kube.restarts_between(before, after) == {"web/app": {"restarts": 1, "last_reason": "OOMKilled"}}
+
+
+def test_cfs_throttling_v2_and_v1():
+    v2 = kube.parse_cgroup(V2 + "==> /sys/fs/cgroup/cpu.stat\n")  # the same file, read once
+    assert v2["throttling"] is None  # no quota figures in it
+    quota_v2 = V2.replace("user_usec 2000000\n", "user_usec 2000000\nnr_periods 100\nnr_throttled 40\nthrottled_usec 1500000\n")
+    assert kube.parse_cgroup(quota_v2)["throttling"] == {"periods": 100, "throttled": 40, "throttled_seconds": 1.5}
+    quota_v1 = V1 + "==> /sys/fs/cgroup/cpu,cpuacct/cpu.stat\nnr_periods 200\nnr_throttled 10\nthrottled_time 250000000\n"
+    assert kube.parse_cgroup(quota_v1)["throttling"] == {"periods": 200, "throttled": 10, "throttled_seconds": 0.25}
+    assert kube.parse_cgroup(V1)["throttling"] is None
+
+
+def test_the_cpu_limit_the_jvm_sizes_itself_by():
+    assert kube.parse_cgroup(V2 + "==> /sys/fs/cgroup/cpu.max\n100000 100000\n")["cpu_limit"] == 1.0
+    assert kube.parse_cgroup(V2 + "==> /sys/fs/cgroup/cpu.max\nmax 100000\n")["cpu_limit"] is None
+    v1 = V1 + "==> /sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us\n{}\n==> /sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us\n100000\n"
+    assert kube.parse_cgroup(v1.format(50000))["cpu_limit"] == 0.5
+    assert kube.parse_cgroup(v1.format(-1))["cpu_limit"] is None
+
+
+def test_the_k6_job_s_own_cpu_from_its_log():
+    log = (f"text summary\n{kube.CGROUP_BEGIN}\n==> /sys/fs/cgroup/cpu,cpuacct/cpuacct.usage\n3250000000\n"
+           f"{kube.CGROUP_END}\n")
+    assert kube.k6_cpu_seconds(log) == 3.25
+    assert kube.k6_cpu_seconds("text summary only\n") is None

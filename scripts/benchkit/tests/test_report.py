@@ -5,7 +5,7 @@ from benchkit.tests.test_k6 import summary
 
 
 def write_run(runs, version, scenario, run=1, authors=5000, requests=1000, memory=None, restarts=None,
-              calibration_seconds=2.0):
+              calibration_seconds=2.0, throttling=None):
     name = f"{version}-{scenario}-{run}"
     (runs / f"{name}.json").write_text(json.dumps(summary(requests=requests)))
     (runs / f"{name}.cost.json").write_text(json.dumps({
@@ -16,6 +16,8 @@ def write_run(runs, version, scenario, run=1, authors=5000, requests=1000, memor
         "k6_cpu_seconds": 0.3, "idle_cpu_seconds": 0.0225,
         "memory_mib": memory or {"web-api": {"peak RSS during the run (VmHWM, reset before it)": 300}},
         "restarts": restarts,
+        "jvm": {"web-api": {"jit_seconds": 0.25, "gc_seconds": 0.125, "compilations": 40}},
+        "throttling": throttling,
         "calibration_seconds": calibration_seconds, "position": 1 if (version == "v1") == (run % 2 == 1) else 2,
     }))
 
@@ -104,3 +106,22 @@ def test_sql_parity_only_with_pg_stat_statements(tmp_path):
     md = (directory / "report.md").read_text()
     assert "## SQL parity" in md
     assert "| articles | `select v1` | 1.00 | – |" in md
+
+
+def test_jit_gc_and_cfs_throttling_per_run_and_the_warm_up(tmp_path):
+    directory = results(tmp_path, throttling={"web-api": {"periods": 200, "throttled": 50, "throttled_seconds": 1.5}})
+    environment = json.loads((directory / "environment.json").read_text())
+    environment["warmup"] = {version: {"incomplete_shares": [0.3, 0.0], "seconds": 42.0,
+                                       "jvm": {"web-api": {"jit_seconds": 9.5, "gc_seconds": 0.5, "compilations": 4000}},
+                                       "throttling": {"web-api": {"periods": 400, "throttled": 300,
+                                                                  "throttled_seconds": 12.0}}}
+                             for version in ("v1", "v2")}
+    (directory / "environment.json").write_text(json.dumps(environment))
+    report.render(directory)
+    md = (directory / "report.md").read_text()
+    assert "| JIT compile s during the run, web-api | 0.25 | 0.25 | 1.00× |" in md
+    assert "| GC s during the run, web-api | 0.12 | 0.12 | 1.00× |" in md
+    assert "| CFS: periods throttled / with the quota, throttled s, web-api | – | 50 / 200 (25 %), 1.50 s | – |" in md
+    assert "## Warm-up" in md and "| attempts (share of incomplete answers) | 30%, 0% | 30%, 0% |" in md
+    assert "| JIT compile s, web-api | 9.50 | 9.50 |" in md
+    assert "| CFS: periods throttled / with the quota, web-api | 300 / 400, 12.00 s | 300 / 400, 12.00 s |" in md

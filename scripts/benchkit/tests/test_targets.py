@@ -1,0 +1,23 @@
+from benchkit import documents, targets
+
+
+def test_deltas_of_nested_counters_never_invent_a_zero():
+    before = {"web-api": {"jit_seconds": 1.0, "gc_seconds": 0.5}, "authors": None, "articles": {"jit_seconds": 2.0}}
+    after = {"web-api": {"jit_seconds": 3.5, "gc_seconds": 0.75}, "authors": {"jit_seconds": 1.0},
+             "articles": {"jit_seconds": None}}
+    assert targets.deltas(before, after) == {"web-api": {"jit_seconds": 2.5, "gc_seconds": 0.25}, "authors": None,
+                                             "articles": None}
+    assert targets.deltas(None, after) is None
+
+
+def test_jvm_ergonomics_by_thread_names_and_counters():
+    threads = ["java", "GC Thread#0", "G1 Main Marker", "C2 CompilerThre", "C1 CompilerThre", "vert.x-eventloo",
+               "vert.x-eventloo", "executor-thread", "ForkJoinPool-1-", "ForkJoinPool-1-", "ForkJoinPool.co"]
+    jvm = targets.jvm_ergonomics(1, 1.0, {"sun.gc.collector.0.name": "G1 young collection pauses", "sun.ci.threads": 2},
+                                 threads)
+    assert jvm == {"processors": 1, "cpu_limit": 1.0, "gc": "G1", "compiler_threads": 2,
+                   "threads": {"event loops": 2, "Vert.x workers": 0, "Quarkus workers": 1, "virtual-thread carriers": 2,
+                               "GC workers": 1, "JIT compilers": 2, "all": 11}}
+    assert documents.ergonomics_text(jvm) == ("1 processors (CPU limit 1), G1 GC, 2 compiler threads; threads: event "
+                                              "loops 2, Quarkus workers 1, virtual-thread carriers 2, GC workers 1, "
+                                              "JIT compilers 2, 11 in all")
