@@ -86,6 +86,9 @@ WARMUP_ATTEMPTS = 3
 BREAKER_DELAY_SECONDS = 6  # web-api's circuit breakers close again after 5 s (DownstreamPolicy)
 
 
+BACKGROUND_SECONDS = int(os.environ.get("BACKGROUND_SECONDS", "10"))
+
+
 def warm_up(version, build, runs_dir, iterations=None):
     """The same warm-up for every build, repeated (up to WARMUP_ATTEMPTS) until its answers were complete:
     only then has it run the code the measured runs run. Returns each attempt's share of incomplete answers, how
@@ -108,6 +111,18 @@ def warm_up(version, build, runs_dir, iterations=None):
     return {"incomplete_shares": shares, "seconds": round(after["time"] - before["time"], 1),
             "jvm": targets.deltas(before["jvm"], after["jvm"]),
             "throttling": targets.deltas(before["throttling"], after["throttling"])}
+
+
+def background(build, seconds):
+    """CPU seconds per second of each process of the build with no load at all (the outbox relays poll, health
+    probes, the JVM's own housekeeping): what a run's CPU includes whatever it serves."""
+    step(f"{build.version}: {seconds} s with no load, for the background rate")
+    before = build.snapshot()
+    time.sleep(seconds)
+    after = build.snapshot()
+    elapsed = after["time"] - before["time"]
+    return {process: (after["cpu_seconds"][process] - before["cpu_seconds"][process]) / elapsed
+            for process in after["cpu_seconds"]}
 
 
 def order(versions, run):
@@ -180,6 +195,8 @@ def main(argv=None):
             environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}
         # After the warm-up: the threads a JVM starts on demand (carriers, compiler and GC threads) exist by now.
         environment["ergonomics"] = {version: build.ergonomics() for version, build in builds.items()}
+        environment["background_cpu_per_s"] = {version: background(build, BACKGROUND_SECONDS)
+                                               for version, build in builds.items()}
         (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
         for scenario in args.scenarios.split(","):
             if scenario == "curve":

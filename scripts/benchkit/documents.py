@@ -31,6 +31,10 @@ def key_value_rows(mapping):
                     rows.append([f"JVM of {service}-{version}, as it sized itself there", ergonomics_text(jvm)])
         elif key == "warmup":
             continue  # a section of its own
+        elif key == "background_cpu_per_s":
+            for version, processes in value.items():
+                rows.append([f"background CPU of {version} with no load (CPU ms per second)",
+                             ", ".join(f"{process} {1000 * rate:.1f}" for process, rate in processes.items())])
         else:
             rows.append([key, json.dumps(value) if isinstance(value, (dict, list)) else str(value)])
     return rows

@@ -125,3 +125,17 @@ def test_jit_gc_and_cfs_throttling_per_run_and_the_warm_up(tmp_path):
     assert "## Warm-up" in md and "| attempts (share of incomplete answers) | 30%, 0% | 30%, 0% |" in md
     assert "| JIT compile s, web-api | 9.50 | 9.50 |" in md
     assert "| CFS: periods throttled / with the quota, web-api | 300 / 400, 12.00 s | 300 / 400, 12.00 s |" in md
+
+
+def test_cpu_per_complete_answer_and_without_the_background(tmp_path):
+    directory = results(tmp_path)
+    environment = json.loads((directory / "environment.json").read_text())
+    # 0.1 CPU s per s with no load, over the 10 s of each run: 1 of its 2.25 CPU s
+    environment["background_cpu_per_s"] = {v: {"web-api": 0.04, "articles": 0.02, "authors": 0.02, "postgres": 0.01,
+                                                "kafka": 0.01} for v in ("v1", "v2")}
+    (directory / "environment.json").write_text(json.dumps(environment))
+    report.render(directory)
+    md = (directory / "report.md").read_text()
+    assert "| CPU ms per web-api request, whole system, the background rate taken off | 1.250 | 1.250 | 1.00× |" in md
+    assert "| CPU ms per complete answer, whole system | 2.250 | 2.250 | 1.00× |" in md
+    assert "| background CPU of v1 with no load (CPU ms per second) | web-api 40.0, articles 20.0" in md
