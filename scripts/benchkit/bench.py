@@ -79,38 +79,64 @@ def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, lab
     return figures
 
 
-# A warm-up with more than this share of degraded or failed answers did not warm the look-up path: a cold
-# first look-up timed out, the circuit opened, and the rest fell back at once without calling authors.
+# The warm-up rule, the same for every build and every platform: warm in windows until the JIT has settled, i.e.
+# the build's three JVMs spent at most JIT_SETTLED_SHARE of the window's CPU compiling, and the window's answers
+# were complete (more than WARMUP_CLEAN_SHARE degraded or failed did not warm the look-up path: a cold first look-up
+# timed out, the circuit opened, and the rest fell back at once without calling authors). The first window is
+# WARMUP_ITERATIONS per VU, each later one a third of it; at most WARMUP_MAX_WINDOWS.
 WARMUP_CLEAN_SHARE = 0.01
-WARMUP_ATTEMPTS = 3
+JIT_SETTLED_SHARE = 0.03
+WARMUP_MAX_WINDOWS = int(os.environ.get("WARMUP_MAX_WINDOWS", "6"))
 BREAKER_DELAY_SECONDS = 6  # web-api's circuit breakers close again after 5 s (DownstreamPolicy)
-
-
 BACKGROUND_SECONDS = int(os.environ.get("BACKGROUND_SECONDS", "10"))
 
 
+def jit_share(before, after):
+    """The share of the build's services' CPU that went to JIT compilation between two snapshots; None where the
+    JVMs' counters cannot be read."""
+    jit = targets.deltas(before["jvm"], after["jvm"])
+    if not jit or any(figures is None for figures in jit.values()):
+        return None
+    cpu = sum(after["cpu_seconds"][service] - before["cpu_seconds"][service] for service in jit)
+    return sum(figures["jit_seconds"] for figures in jit.values()) / cpu if cpu > 0 else None
+
+
 def warm_up(version, build, runs_dir, iterations=None):
-    """The same warm-up for every build, repeated (up to WARMUP_ATTEMPTS) until its answers were complete:
-    only then has it run the code the measured runs run. Returns each attempt's share of incomplete answers, how
-    long it took, and what the JIT, the GC and CFS throttling took meanwhile."""
-    iterations = iterations or os.environ.get("WARMUP_ITERATIONS", "900")
-    shares = []
-    before = build.snapshot()
-    for attempt in range(1, WARMUP_ATTEMPTS + 1):
-        step(f"{version}: warm-up {attempt} ({os.environ.get('VUS', '100')} VUs x {iterations} requests, not measured)")
-        summary = runs_dir / f"{version}-warmup-{attempt}.json"
-        build.run("warmup", summary, {"WARMUP_ITERATIONS": str(iterations)})
+    """The same warm-up rule for every build (see above). Returns its windows (requests per VU, seconds, share of
+    incomplete answers, JIT share), whether it settled, how long it took, and what the JIT, the GC and CFS
+    throttling took meanwhile."""
+    iterations = int(iterations or os.environ.get("WARMUP_ITERATIONS", "900"))
+    windows, settled = [], False
+    first = build.snapshot()
+    for window in range(1, WARMUP_MAX_WINDOWS + 1):
+        count = iterations if window == 1 else max(1, iterations // 3)
+        step(f"{version}: warm-up window {window} ({os.environ.get('VUS', '100')} VUs x {count} requests, not measured)")
+        before = build.snapshot()
+        summary = runs_dir / f"{version}-warmup-{window}.json"
+        build.run("warmup", summary, {"WARMUP_ITERATIONS": str(count)})
+        after = build.snapshot()
         figures = k6.metrics(json.loads(summary.read_text()))
-        shares.append(round(1 - figures["complete"] / figures["requests"], 4) if figures["requests"] else 1.0)
-        if shares[-1] <= WARMUP_CLEAN_SHARE:
+        incomplete = round(1 - figures["complete"] / figures["requests"], 4) if figures["requests"] else 1.0
+        share = jit_share(before, after)
+        windows.append({"iterations": count, "seconds": round(after["time"] - before["time"], 1),
+                        "incomplete_share": incomplete, "jit_share": None if share is None else round(share, 4)})
+        if incomplete > WARMUP_CLEAN_SHARE:
+            info(f"{incomplete:.0%} of the window's answers were degraded or failed: warming up again once the circuit"
+                 f" has closed ({BREAKER_DELAY_SECONDS} s)")
+            time.sleep(BREAKER_DELAY_SECONDS)
+            continue
+        if share is None or share <= JIT_SETTLED_SHARE:  # unreadable counters: complete answers are the rule left
+            settled = share is not None
             break
-        info(f"{shares[-1]:.0%} of the warm-up's answers were degraded or failed: warming up again once the circuit"
-             f" has closed ({BREAKER_DELAY_SECONDS} s)")
-        time.sleep(BREAKER_DELAY_SECONDS)
-    after = build.snapshot()
-    return {"incomplete_shares": shares, "seconds": round(after["time"] - before["time"], 1),
-            "jvm": targets.deltas(before["jvm"], after["jvm"]),
-            "throttling": targets.deltas(before["throttling"], after["throttling"])}
+        info(f"the JIT took {share:.1%} of the services' CPU in this window (settled at {JIT_SETTLED_SHARE:.0%}): "
+             "warming up further")
+    last = build.snapshot()
+    if not settled:
+        info(f"{version}: the warm-up ended after {len(windows)} windows without the JIT settled"
+             if windows[-1]["jit_share"] is not None else f"{version}: JIT time not readable; warmed until complete")
+    return {"windows": windows, "settled": settled, "seconds": round(last["time"] - first["time"], 1),
+            "jvm": targets.deltas(first["jvm"], last["jvm"]),
+            "throttling": targets.deltas(first["throttling"], last["throttling"])}
 
 
 def background(build, seconds):

@@ -249,9 +249,16 @@ def throttled_cell(figures):
     return f"{throttled:.0f} / {periods:.0f}{share}, {figures['throttled_seconds'][0]:.2f} s"
 
 
-WARMUP = ("Before its measured runs each build got the same warm-up (repeated while a share of its answers was "
-          "degraded: a cold look-up timed out). What the JIT compiled and the GC collected meanwhile, and what CFS "
-          "throttled, says how much of a build's start-up cost the warm-up took away from the measured runs.")
+WARMUP = ("Before its measured runs each build was warmed by the same rule: in windows of requests until the JIT "
+          "had settled (its three JVMs spent at most 3 % of the window's CPU compiling) and the window's answers were "
+          "complete (a cold look-up that times out opens the circuit, and the rest of the window falls back). What "
+          "the JIT compiled and the GC collected meanwhile, and what CFS throttled, is start-up cost the warm-up took "
+          "away from the measured runs.")
+
+
+def window_text(window):
+    jit = "–" if window["jit_share"] is None else f"{window['jit_share']:.1%}"
+    return f"{window['iterations']}: {window['incomplete_share']:.0%}, {jit}"
 
 
 def warmup_rows(environment):
@@ -262,8 +269,9 @@ def warmup_rows(environment):
     versions = list(warmups)
     rows = [["what", *(NAMES.get(v, v) for v in versions)],
             ["seconds", *(f"{warmups[v]['seconds']:.0f}" for v in versions)],
-            ["attempts (share of incomplete answers)",
-             *(", ".join(f"{share:.0%}" for share in warmups[v]["incomplete_shares"]) for v in versions)]]
+            ["windows (requests per VU: incomplete answers, JIT share of the CPU)",
+             *("; ".join(window_text(w) for w in warmups[v]["windows"]) for v in versions)],
+            ["settled", *("yes" if warmups[v]["settled"] else "no" for v in versions)]]
     for figure, label in (("jit_seconds", "JIT compile s"), ("gc_seconds", "GC s"), ("compilations", "compilations")):
         for service in (warmups[versions[0]].get("jvm") or {}):
             cells = [((warmups[v].get("jvm") or {}).get(service) or {}).get(figure) for v in versions]

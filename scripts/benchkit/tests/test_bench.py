@@ -1,3 +1,5 @@
+import json
+
 from benchkit import bench
 
 
@@ -12,3 +14,48 @@ def test_the_open_rate_follows_the_slowest_build():
     assert bench.open_rate({"v1": [973.0], "v2": [1689.6]}) == 770
     assert bench.open_rate({"v1": [3.0]}) == 10
     assert bench.open_rate({}) is None
+
+
+class FakeBuild:
+    """A build whose warm-up windows compile less and less: JIT seconds per window out of 10 CPU seconds each."""
+
+    version = "v1"
+
+    def __init__(self, jit_per_window, incomplete=()):
+        self.jit_per_window, self.incomplete = list(jit_per_window), list(incomplete)
+        self.jit = self.cpu = self.clock = 0.0
+
+    def snapshot(self):
+        share = {"jit_seconds": self.jit / 3, "gc_seconds": 0.0, "compilations": 0}
+        return {"time": self.clock, "cpu_seconds": {s: self.cpu / 3 for s in ("web-api", "articles", "authors")},
+                "jvm": {s: dict(share) for s in ("web-api", "articles", "authors")}, "throttling": None}
+
+    def run(self, scenario, summary, settings):
+        self.jit += self.jit_per_window.pop(0)
+        self.cpu += 10
+        self.clock += 5
+        degraded = self.incomplete.pop(0) if self.incomplete else 0
+        outcomes = {"complete": 100 - degraded, "degraded": degraded}
+        summary.write_text(json.dumps({"state": {"testRunDurationMs": 5000}, "metrics": {
+            "degraded_responses": {"values": {"count": degraded}},
+            **{f"request_outcomes{{outcome:{o}}}": {"values": {"count": n}} for o, n in outcomes.items()}}}))
+        return 0, None
+
+
+def test_the_warm_up_goes_on_until_the_jit_has_settled(tmp_path):
+    warmed = bench.warm_up("v1", FakeBuild([4.0, 1.0, 0.2, 0.1]), tmp_path, 30)
+    assert [w["jit_share"] for w in warmed["windows"]] == [0.4, 0.1, 0.02]
+    assert [w["iterations"] for w in warmed["windows"]] == [30, 10, 10]
+    assert warmed["settled"] and warmed["seconds"] == 15
+
+
+def test_a_window_with_degraded_answers_does_not_count_as_settled(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench, "BREAKER_DELAY_SECONDS", 0)
+    warmed = bench.warm_up("v1", FakeBuild([0.1, 0.1], incomplete=[30, 0]), tmp_path, 30)
+    assert [w["incomplete_share"] for w in warmed["windows"]] == [0.3, 0.0] and warmed["settled"]
+
+
+def test_a_warm_up_that_never_settles_stops_at_the_last_window(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench, "WARMUP_MAX_WINDOWS", 3)
+    warmed = bench.warm_up("v1", FakeBuild([5.0] * 3), tmp_path, 30)
+    assert len(warmed["windows"]) == 3 and not warmed["settled"]

@@ -111,7 +111,10 @@ def test_sql_parity_only_with_pg_stat_statements(tmp_path):
 def test_jit_gc_and_cfs_throttling_per_run_and_the_warm_up(tmp_path):
     directory = results(tmp_path, throttling={"web-api": {"periods": 200, "throttled": 50, "throttled_seconds": 1.5}})
     environment = json.loads((directory / "environment.json").read_text())
-    environment["warmup"] = {version: {"incomplete_shares": [0.3, 0.0], "seconds": 42.0,
+    environment["warmup"] = {version: {"windows": [{"iterations": 900, "seconds": 30, "incomplete_share": 0.3,
+                                                     "jit_share": 0.2},
+                                                    {"iterations": 300, "seconds": 12, "incomplete_share": 0.0,
+                                                     "jit_share": 0.025}], "settled": True, "seconds": 42.0,
                                        "jvm": {"web-api": {"jit_seconds": 9.5, "gc_seconds": 0.5, "compilations": 4000}},
                                        "throttling": {"web-api": {"periods": 400, "throttled": 300,
                                                                   "throttled_seconds": 12.0}}}
@@ -122,7 +125,9 @@ def test_jit_gc_and_cfs_throttling_per_run_and_the_warm_up(tmp_path):
     assert "| JIT compile s during the run, web-api | 0.25 | 0.25 | 1.00× |" in md
     assert "| GC s during the run, web-api | 0.12 | 0.12 | 1.00× |" in md
     assert "| CFS: periods throttled / with the quota, throttled s, web-api | – | 50 / 200 (25 %), 1.50 s | – |" in md
-    assert "## Warm-up" in md and "| attempts (share of incomplete answers) | 30%, 0% | 30%, 0% |" in md
+    assert "## Warm-up" in md
+    assert "| windows (requests per VU: incomplete answers, JIT share of the CPU) | 900: 30%, 20.0%; 300: 0%, 2.5% |" in md
+    assert "| settled | yes | yes |" in md
     assert "| JIT compile s, web-api | 9.50 | 9.50 |" in md
     assert "| CFS: periods throttled / with the quota, web-api | 300 / 400, 12.00 s | 300 / 400, 12.00 s |" in md
 
