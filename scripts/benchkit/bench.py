@@ -12,7 +12,7 @@ import statistics
 import time
 import urllib.request
 
-from . import LOCAL_DIR, VERSIONS, calibration, curve, info, k6, profile, step, targets
+from . import LOCAL_DIR, VERSIONS, calibration, curve, info, k6, kube, profile, step, targets
 
 
 # A hop alone: the closed model against one downstream service of the build, to tell data access from
@@ -216,6 +216,7 @@ def main(argv=None):
     (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
 
     closed_rates = {}
+    where = "node's (a pod of its own)" if args.kubernetes else "machine's"
     try:
         if not args.no_warmup:
             environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}
@@ -241,8 +242,8 @@ def main(argv=None):
                     environment["open_rate"] = f"{rate}/s: 80 % of the slowest build's closed-model complete answers/s"
                     (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
             for run in range(1, args.runs + 1):
-                seconds = calibration.measure()
-                info(f"round {run}: the calibration job took {seconds:.2f} s (the machine's speed now)")
+                seconds = kube.calibrate(args.kubernetes) if args.kubernetes else calibration.measure()
+                info(f"round {run}: the calibration job took {seconds:.2f} s (the {where} speed now)")
                 for position, version in enumerate(order(versions, run)):
                     step(f"{version}: {scenario} run {run}/{args.runs}" +
                          (f" at {settings['RATE']} requests/s" if "RATE" in settings else ""))

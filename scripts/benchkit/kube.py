@@ -203,6 +203,35 @@ def k6_job_values(version, scenario, settings, base_url):
             *[arg for key, value in settings.items() for arg in ("--set-string", f"env.{key}={helm_escaped(value)}")]]
 
 
+def k6_image():
+    """The load generator's image: K6_IMAGE, or the k6-job chart's pinned default."""
+    values = (ROOT / "charts" / "k6-job" / "values.yaml").read_text()
+    return os.environ.get("K6_IMAGE") or re.search(r"^image: (.+)$", values, re.MULTILINE).group(1)
+
+
+def calibrate(namespace):
+    """Seconds the calibration job (k6/calibration.js) took in a pod of its own on the node, with the load
+    generator's image and a CPU limit of 1: the node's speed now, as the round about to run will find it."""
+    pod = f"calibration-{int(time.time())}"
+    image = k6_image()
+    container = {"name": pod, "image": image, "args": ["run", "--quiet", "--no-color", "--log-output=stdout", "-"],
+                 "stdin": True, "stdinOnce": True,
+                 "imagePullPolicy": os.environ.get("K6_IMAGE_PULL_POLICY", "IfNotPresent"),
+                 "resources": {"requests": {"cpu": "1", "memory": "128Mi"}, "limits": {"cpu": "1", "memory": "128Mi"}},
+                 "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
+                                     "runAsNonRoot": True, "runAsUser": 12345, "capabilities": {"drop": ["ALL"]},
+                                     "seccompProfile": {"type": "RuntimeDefault"}}}
+    overrides = {"apiVersion": "v1", "spec": {"automountServiceAccountToken": False, "containers": [container]}}
+    ran = subprocess.run(["kubectl", "-n", namespace, "run", pod, f"--image={image}", "--restart=Never", "-i", "--rm",
+                          "--quiet", f"--overrides={json.dumps(overrides)}", "--labels=app.kubernetes.io/component=calibration"],
+                         input=(ROOT / "k6" / "calibration.js").read_text(), capture_output=True, text=True, timeout=600)
+    found = re.search(r"calibration-ms (\d+)", ran.stdout)
+    if not found:
+        raise SystemExit(f"the calibration pod {pod} printed no time (exit {ran.returncode}): "
+                         f"{(ran.stdout + ran.stderr)[-500:]}")
+    return int(found.group(1)) / 1000
+
+
 # charts/k6-job prints its container's cgroup CPU between these lines once k6 has ended.
 CGROUP_BEGIN, CGROUP_END = "----- k6 container cgroup -----", "----- end of k6 container cgroup -----"
 

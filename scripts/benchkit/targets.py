@@ -271,13 +271,12 @@ def local_environment(k6_binary, stack, args):
 def kubernetes_environment(namespace, args):
     node = json.loads(subprocess.run(["kubectl", "get", "nodes", "-o", "json"], capture_output=True, text=True,
                                      check=True).stdout)["items"][0]
-    values = (ROOT / "charts" / "k6-job" / "values.yaml").read_text()
     return {
         "timestamp": now(), "where": args.where,
         "node_allocatable_cpu": node["status"]["allocatable"]["cpu"],
         "node_allocatable_memory": node["status"]["allocatable"]["memory"],
         "kubernetes": node["status"]["nodeInfo"]["kubeletVersion"],
-        "k6_job": os.environ.get("K6_IMAGE") or re.search(r"^image: (.+)$", values, re.MULTILINE).group(1),
+        "k6_job": kube.k6_image(),
         "k6_job_resources": "see charts/k6-job/values.yaml: the load generator shares the node with the services",
         "node_cpu": node["status"]["capacity"]["cpu"],
         "container_runtime": node["status"]["nodeInfo"]["containerRuntimeVersion"],
