@@ -67,6 +67,9 @@ def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, lab
         "restarts": build.restarts(before, after),
         "jvm": targets.deltas(before["jvm"], after["jvm"]),
         "throttling": targets.deltas(before["throttling"], after["throttling"]),
+        "node_cpu_seconds": ({name: seconds - before["node_cpu_seconds"].get(name, 0)
+                              for name, seconds in after["node_cpu_seconds"].items()}
+                             if after.get("node_cpu_seconds") and before.get("node_cpu_seconds") else None),
         "sql": statements,
         **(round_facts or {}),
     }

@@ -112,6 +112,8 @@ def aggregate(runs):
                                          for label in figures}
                                for service, figures in (mine[0].get("memory_mib") or {}).items()},
                 "idle_cpu": median_and_spread([run.get("idle_cpu_seconds") for run in mine]),
+                "node_cpu": median_and_spread([sum(run["node_cpu_seconds"].values()) if run.get("node_cpu_seconds")
+                                               else None for run in mine]),
                 "system_cpu": median_and_spread([sum(run["cpu_seconds"].values()) for run in mine]),
                 "jvm": nested_figures(mine, "jvm", ("jit_seconds", "gc_seconds")),
                 "throttling": nested_figures(mine, "throttling", ("throttled", "periods", "throttled_seconds")),
@@ -187,6 +189,11 @@ def cost_rows(data):
     if any(data[v]["idle_cpu"][0] is not None for v in versions):
         rows.append(["CPU s of the other builds, idle meanwhile (share of the measured build's)"] +
                     [idle_cell(data[v]) for v in versions] + ["–"] * (len(versions) - 1))
+    if any(data[v].get("node_cpu", (None, 0))[0] is not None for v in versions):
+        rows.append(["CPU s of the node's own processes during the run (etcd, apiserver, kubelet, containerd, "
+                     "kube-proxy, …; share of the measured build's)"] +
+                    [share_cell(data[v]["node_cpu"][0], data[v]["system_cpu"][0]) for v in versions] +
+                    ["–"] * (len(versions) - 1))
     first = data[versions[0]]
     for figure, label in (("jit_seconds", "JIT compile s during the run"), ("gc_seconds", "GC s during the run")):
         for service in dict.fromkeys(name for v in versions for name in data[v].get("jvm", {})):
@@ -286,10 +293,14 @@ def warmup_rows(environment):
 
 
 def idle_cell(figures):
-    idle, system = figures["idle_cpu"][0], figures["system_cpu"][0]
-    if idle is None:
+    return share_cell(figures["idle_cpu"][0], figures["system_cpu"][0])
+
+
+def share_cell(seconds, system):
+    """CPU seconds and their share of the measured build's whole system."""
+    if seconds is None:
         return "–"
-    return f"{idle:.2f} ({100 * idle / system:.1f} %)" if system else f"{idle:.2f}"
+    return f"{seconds:.2f} ({100 * seconds / system:.1f} %)" if system else f"{seconds:.2f}"
 
 
 def restart_warnings(table):

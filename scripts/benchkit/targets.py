@@ -132,6 +132,7 @@ class KubernetesBuild:
                 "readings": readings, "cpu_seconds": {name: r["cpu_seconds"] for name, r in readings.items()},
                 "jvm": {name: jvm_times(kube.jvm_counters(self.namespace, target)) for name, target in self.targets.items()},
                 "throttling": {name: r.get("throttling") for name, r in readings.items()},
+                "node_cpu_seconds": node_processes_cpu(),
                 "idle_cpu_seconds": sum(kube.cgroup_readings(self.namespace, target)["cpu_seconds"]
                                         for target in self.idle)}
 
@@ -182,6 +183,17 @@ class KubernetesBuild:
 
 def jvm_times(counters):
     return hsperf.jvm_times(counters) if counters else None
+
+
+def node_processes_cpu():
+    """CPU seconds of the node's own processes (etcd, kube-apiserver, kubelet, containerd, kube-proxy, …) where they
+    run on this machine: NODE_PROCESSES names the directory of their pid files (make test-cluster's node sets it).
+    None elsewhere (minikube's run inside its VM)."""
+    directory = os.environ.get("NODE_PROCESSES")
+    if not directory:
+        return None
+    return {pid_file.stem: procfs.cpu_seconds(int(pid_file.read_text().strip()))
+            for pid_file in sorted(pathlib.Path(directory).glob("*.pid"))}
 
 
 # What a JVM's threads are, by the first characters of their names (the kernel keeps 15).

@@ -5,7 +5,7 @@ from benchkit.tests.test_k6 import summary
 
 
 def write_run(runs, version, scenario, run=1, authors=5000, requests=1000, memory=None, restarts=None,
-              calibration_seconds=2.0, throttling=None):
+              calibration_seconds=2.0, throttling=None, node_cpu=None):
     name = f"{version}-{scenario}-{run}"
     (runs / f"{name}.json").write_text(json.dumps(summary(requests=requests)))
     (runs / f"{name}.cost.json").write_text(json.dumps({
@@ -18,6 +18,7 @@ def write_run(runs, version, scenario, run=1, authors=5000, requests=1000, memor
         "restarts": restarts,
         "jvm": {"web-api": {"jit_seconds": 0.25, "gc_seconds": 0.125, "compilations": 40}},
         "throttling": throttling,
+        "node_cpu_seconds": node_cpu,
         "calibration_seconds": calibration_seconds, "position": 1 if (version == "v1") == (run % 2 == 1) else 2,
     }))
 
@@ -125,6 +126,7 @@ def test_jit_gc_and_cfs_throttling_per_run_and_the_warm_up(tmp_path):
     assert "| JIT compile s during the run, web-api | 0.25 | 0.25 | 1.00× |" in md
     assert "| GC s during the run, web-api | 0.12 | 0.12 | 1.00× |" in md
     assert "| CFS: periods throttled / with the quota, throttled s, web-api | – | 50 / 200 (25 %), 1.50 s | – |" in md
+    assert "CPU s of the node's own processes" not in md  # only where they run on this machine
     assert "## Warm-up" in md
     assert "| windows (requests per VU: incomplete answers, JIT share of the CPU) | 900: 30%, 20.0%; 300: 0%, 2.5% |" in md
     assert "| settled | yes | yes |" in md
@@ -144,3 +146,11 @@ def test_cpu_per_complete_answer_and_without_the_background(tmp_path):
     assert "| CPU ms per web-api request, whole system, the background rate taken off | 1.250 | 1.250 | 1.00× |" in md
     assert "| CPU ms per complete answer, whole system | 2.250 | 2.250 | 1.00× |" in md
     assert "| background CPU of v1 with no load (CPU ms per second) | web-api 40.0, articles 20.0" in md
+
+
+def test_the_node_s_own_processes_apart(tmp_path):
+    directory = results(tmp_path, node_cpu={"etcd": 0.2, "kube-apiserver": 0.4, "kubelet": 0.3, "containerd": 0.225})
+    report.render(directory)
+    md = (directory / "report.md").read_text()
+    assert ("| CPU s of the node's own processes during the run (etcd, apiserver, kubelet, containerd, kube-proxy, …; "
+            "share of the measured build's) | – | 1.13 (50.0 %) | – |") in md
