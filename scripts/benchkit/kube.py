@@ -113,6 +113,36 @@ def jvm_counters(namespace, target):
         return None
 
 
+class PodRecording:
+    """JFR in the JVM of a pod (PID 1), through kubectl exec and the image's own jcmd; the recording comes back
+    through the exec's standard output (no tar needed in the image)."""
+
+    def __init__(self, namespace, target):
+        self.namespace, self.target = namespace, target
+
+    def jcmd(self, *args):
+        ran = subprocess.run(["kubectl", "-n", self.namespace, "exec", self.target, "--", "jcmd", "1", *args],
+                             capture_output=True, text=True)
+        if ran.returncode:
+            raise SystemExit(f"jcmd in {self.target} failed: {(ran.stdout + ran.stderr).strip()[-300:]}")
+
+    def start(self):
+        self.jcmd("JFR.start", "name=benchkit", "settings=profile")
+
+    def stop(self, recording):
+        self.jcmd("JFR.stop", "name=benchkit", "filename=/tmp/benchkit.jfr")
+        with open(recording, "wb") as local:
+            subprocess.run(["kubectl", "-n", self.namespace, "exec", self.target, "--", "cat", "/tmp/benchkit.jfr"],
+                           stdout=local, check=True)
+        subprocess.run(["kubectl", "-n", self.namespace, "exec", self.target, "--", "sh", "-c", "rm -f /tmp/benchkit.jfr"],
+                       capture_output=True)
+
+
+def has_jcmd(namespace, target):
+    return subprocess.run(["kubectl", "-n", namespace, "exec", target, "--", "sh", "-c", "command -v jcmd"],
+                          capture_output=True).returncode == 0
+
+
 def thread_names(namespace, target):
     """The names of the container's JVM threads (PID 1), as the kernel has them (15 characters at most)."""
     return kubectl(namespace, "exec", target, "--", "sh", "-c", "cat /proc/1/task/*/comm", check=False).splitlines()

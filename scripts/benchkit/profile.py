@@ -3,7 +3,8 @@ one of the measured runs: profiling costs a little, and it costs every build ali
 collapsed stacks (the folded format other flame-graph tools read too), a flame graph per service, and
 the share of CPU samples that pass through each library.
 
-JFR comes with the JDK the services run on: `jcmd <pid> JFR.start` needs no restart and no agent."""
+JFR comes with the JDK the services run on: `jcmd <pid> JFR.start` needs no restart and no agent; in a pod, through
+`kubectl exec` (the pod's image must have jcmd: the test node's base has it, a JRE-only image has not)."""
 import json
 import os
 import pathlib
@@ -35,14 +36,19 @@ def jdk_tool(name):
     return str(pathlib.Path(home) / "bin" / name) if home else name
 
 
-def start(pid):
-    subprocess.run([jdk_tool("jcmd"), str(pid), "JFR.start", "name=benchkit", "settings=profile"],
-                   check=True, stdout=subprocess.DEVNULL)
+class LocalRecording:
+    """JFR in a JVM of this machine, through jcmd."""
 
+    def __init__(self, pid):
+        self.pid = pid
 
-def stop(pid, recording):
-    subprocess.run([jdk_tool("jcmd"), str(pid), "JFR.stop", "name=benchkit", f"filename={recording}"],
-                   check=True, stdout=subprocess.DEVNULL)
+    def start(self):
+        subprocess.run([jdk_tool("jcmd"), str(self.pid), "JFR.start", "name=benchkit", "settings=profile"],
+                       check=True, stdout=subprocess.DEVNULL)
+
+    def stop(self, recording):
+        subprocess.run([jdk_tool("jcmd"), str(self.pid), "JFR.stop", "name=benchkit", f"filename={recording}"],
+                       check=True, stdout=subprocess.DEVNULL)
 
 
 def frame_name(frame):
@@ -187,17 +193,17 @@ def record(builds, versions, results, iterations):
     directory.mkdir(exist_ok=True)
     summary = {}
     for version in versions:
-        pids = builds[version].profiled()
-        if not pids:
+        recordings = builds[version].profiled()
+        if not recordings:
             return None
-        for pid in pids.values():
-            start(pid)
+        for recording in recordings.values():
+            recording.start()
         builds[version].run("closed", directory / f"{version}-profile-run.json",
                            {"ITERATIONS": str(iterations)})
         summary[version] = {}
-        for service, pid in pids.items():
+        for service, jfr in recordings.items():
             recording = directory / f"{version}-{service}.jfr"
-            stop(pid, recording.resolve())
+            jfr.stop(recording.resolve())
             folded = read(recording)
             write_folded(folded, recording.with_suffix(".folded"))
             flame_graph(folded, recording.with_suffix(".svg"), f"{service} {version}")

@@ -12,7 +12,7 @@
     reset_peaks()          start a new memory peak where the platform can
     memory(before, after)  {service: {figure named for what it is: MiB or None}}
     restarts(before, after) containers restarted between two snapshots (None where nothing restarts)
-    profiled()             {service: pid} of JVMs a JFR recording can be started in (None where not)
+    profiled()             {service: a JFR recording to start and stop in its JVM} (None where jcmd cannot reach it)
     reset_statements(), statements()  PostgreSQL's pg_stat_statements for the services' databases:
                            [{"database", "query", "calls", "rows"}], None where it is not readable
     close()
@@ -30,7 +30,7 @@ import subprocess
 import time
 import urllib.request
 
-from . import JAVA_OPTIONS, ROOT, SERVICES, hsperf, k6, kube, procfs, prometheus
+from . import JAVA_OPTIONS, ROOT, SERVICES, hsperf, k6, kube, procfs, profile, prometheus
 
 
 class LocalBuild:
@@ -85,7 +85,7 @@ class LocalBuild:
         return None  # nothing restarts the local stack's processes
 
     def profiled(self):
-        return {name: service["pid"] for name, service in self.services.items()}
+        return {name: profile.LocalRecording(service["pid"]) for name, service in self.services.items()}
 
     def reset_statements(self):
         if self.control:
@@ -171,7 +171,9 @@ class KubernetesBuild:
         pass
 
     def profiled(self):
-        return None  # the pods' JVMs: not profiled from here
+        if not all(kube.has_jcmd(self.namespace, target) for target in self.targets.values()):
+            return None  # a JRE-only image (eclipse-temurin's jre): BASE_IMAGE with jcmd profiles in pods
+        return {name: kube.PodRecording(self.namespace, target) for name, target in self.targets.items()}
 
     def statements(self):
         return None  # SQL parity is read on the local stack, where one PostgreSQL serves every build

@@ -130,6 +130,21 @@ ran_every_scenario() { # each build left a k6 summary of every default scenario'
   done
 }
 expect "every default scenario ran for every build, the hops alone included" ran_every_scenario
+figures_of_an_in_cluster_run() { # what an in-cluster request's cost is made of, each in the report
+  local figure
+  for figure in "CFS: periods throttled / with the quota, throttled s, web-api" "JIT compile s during the run, web-api" \
+    "GC s during the run, authors" "CPU ms per web-api request, k6 (the load generator)" \
+    "CPU ms per web-api request, whole system, the background rate taken off" "CPU ms per complete answer" \
+    "CPU s of the node's own processes during the run" "background CPU of v1 with no load" \
+    "JVM of web-api-v1, as it sized itself there | 1 processors (CPU limit 1)" "## Warm-up" "| settled |"; do
+    grep -qF "$figure" "$RESULTS/report.md" || { echo "the report lacks: $figure"; return 1; }
+  done
+}
+expect "the report has every figure of an in-cluster run's cost (throttling, JIT, GC, k6, background, node, ergonomics, warm-up)" \
+  figures_of_an_in_cluster_run
+expect "profile: JFR in every pod through kubectl exec, a flame graph per service and build, the libraries' shares" bash -c \
+  "grep -qF '## Where the CPU goes' '$RESULTS/report.md' && for v in ${BUILDS[*]}; do for s in web-api articles authors; do
+     test -s '$RESULTS/profiles/'\$v-\$s.svg || exit 1; done; done"
 expect "CPU and memory come from real cgroups" bash -c \
   "grep -q 'cgroup peak since start' '$RESULTS/report.md' && grep -qE 'CPU ms per web-api request, web-api \\| [0-9.]+ \\| [0-9.]+' '$RESULTS/report.md'"
 expect "no pod restarted during the runs" grep -qE "pod restarts during the run .*\\|$(printf ' none \\|%.0s' "${BUILDS[@]}")" "$RESULTS/report.md"
