@@ -142,9 +142,17 @@ figures_of_an_in_cluster_run() { # what an in-cluster request's cost is made of,
 }
 expect "the report has every figure of an in-cluster run's cost (throttling, JIT, GC, k6, background, node, ergonomics, warm-up)" \
   figures_of_an_in_cluster_run
-expect "profile: JFR in every pod through kubectl exec, a flame graph per service and build, the libraries' shares" bash -c \
-  "grep -qF '## Where the CPU goes' '$RESULTS/report.md' && for v in ${BUILDS[*]}; do for s in web-api articles authors; do
-     test -s '$RESULTS/profiles/'\$v-\$s.svg || exit 1; done; done"
+profiled_in_pods() { # a flame graph of every service of every build, and the libraries' shares in the report
+  local version service
+  grep -qF "## Where the CPU goes" "$RESULTS/report.md" || { echo "no profile section"; return 1; }
+  for version in "${BUILDS[@]}"; do
+    for service in web-api articles authors; do
+      [[ -s "$RESULTS/profiles/$version-$service.svg" ]] || { echo "no flame graph of $service $version"; return 1; }
+    done
+  done
+}
+expect "profile: JFR in every pod through kubectl exec, a flame graph per service and build, the libraries' shares" \
+  profiled_in_pods
 expect "CPU and memory come from real cgroups" bash -c \
   "grep -q 'cgroup peak since start' '$RESULTS/report.md' && grep -qE 'CPU ms per web-api request, web-api \\| [0-9.]+ \\| [0-9.]+' '$RESULTS/report.md'"
 expect "no pod restarted during the runs" grep -qE "pod restarts during the run .*\\|$(printf ' none \\|%.0s' "${BUILDS[@]}")" "$RESULTS/report.md"
