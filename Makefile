@@ -79,6 +79,10 @@ chaos: build k6 benchkit ## Fault injection under load (stop authors, articles, 
 sweep: build k6 benchkit ## Each build at its best: its concurrency settings (threads, pools, event loops) one at a time on a fresh local stack; writes results/sweep-<time>/sweep.html (about an hour on two cores).
 	@scripts/demo.sh sweep
 
+.PHONY: tls
+tls: build k6 benchkit ## What TLS to PostgreSQL (required in the cluster, absent locally) costs each build: with and without on a fresh local stack; writes results/tls-<time>/tls.html.
+	@scripts/demo.sh tls
+
 .PHONY: up
 up: build ## Start the local stack (PostgreSQL, Kafka, three services per build) for manual calls; see make status.
 	@scripts/stack.sh up

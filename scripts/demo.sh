@@ -3,6 +3,7 @@
 #   demo.sh        loads each build's web-api in turn with k6 and writes the report (results/<time>/report.html)
 #   demo.sh chaos  injects every fault into every build under load (results/chaos-<time>/chaos.html)
 #   demo.sh sweep  each build's concurrency settings, one at a time (results/sweep-<time>/sweep.html)
+#   demo.sh tls    what TLS to PostgreSQL costs each build, with and without (results/tls-<time>/tls.html)
 # and stops what it started, also on Ctrl-C or failure.
 # RUNS=N repeats every measured run (benchkit bench reads it: 3 when unset); RATE, DURATION,
 # WARMUP_ITERATIONS, … tune k6 (k6/articles.js).
@@ -58,5 +59,9 @@ case $MODE in
       ${SWEEP_VERSIONS:+--versions "$SWEEP_VERSIONS"} ${SWEEP_KEEP:+--keep "$SWEEP_KEEP"}
     step "Done in $(elapsed). Open $RESULTS/sweep.html (or read sweep.md)."
     ;;
-  *) die "usage: $0 [bench|chaos|sweep]" ;;
+  tls)
+    benchkit tls --results "$RESULTS" --k6 "$K6" ${TLS_VERSIONS:+--versions "$TLS_VERSIONS"}
+    step "Done in $(elapsed). Open $RESULTS/tls.html (or read tls.md)."
+    ;;
+  *) die "usage: $0 [bench|chaos|sweep|tls]" ;;
 esac

@@ -25,6 +25,10 @@ service_env() { # the environment of one service: standard Quarkus variables onl
       echo "QUARKUS_DATASOURCE_REACTIVE_URL=postgresql://127.0.0.1:$POSTGRES_PORT/$db"
       echo "QUARKUS_DATASOURCE_USERNAME=$db"
       echo "QUARKUS_DATASOURCE_PASSWORD=$db"
+      # PostgreSQL offers TLS here as in the cluster; no build uses it unless told to (SERVICE_SETTINGS, benchkit
+      # tls), and every build alike: pgJDBC's own default would try TLS first, the reactive client's would not.
+      echo "QUARKUS_DATASOURCE_JDBC_ADDITIONAL_JDBC_PROPERTIES_SSLMODE=disable"
+      echo "QUARKUS_DATASOURCE_REACTIVE_POSTGRESQL_SSL_MODE=disable"
       ;;
     web-api-*)
       echo "QUARKUS_REST_CLIENT_ARTICLES_URL=$(service_url "articles-$version")/$version"
@@ -46,9 +50,17 @@ start_infrastructure() {
   fi
   [[ -f "$SUPPORT/classpath.txt" ]] || die "services are not built: run 'make build' first"
   : >"$LOG_DIR/infrastructure.log"
+  # A self-signed certificate, so that PostgreSQL can offer TLS (its cost is measured apart: benchkit tls).
+  local tls="$INFRA_DIR/tls"
+  if [[ ! -f "$tls/server.key" ]]; then
+    mkdir -p "$tls"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj /CN=localhost -keyout "$tls/server.key" \
+      -out "$tls/server.crt" 2>/dev/null || die "openssl could not make PostgreSQL's certificate"
+    chmod 600 "$tls/server.key"
+  fi
   # shellcheck disable=SC2086 # the classpath file holds one colon-separated line
   nohup "$JAVA" -Xmx256m -cp "$SUPPORT/classes:$(<"$SUPPORT/classpath.txt")" \
-    -Dkafka.broker.lib="$ROOT/services/testing/kafka-broker/target/lib" \
+    -Dkafka.broker.lib="$ROOT/services/testing/kafka-broker/target/lib" -Dpostgres.tls="$tls" \
     io.reactivebench.testing.LocalInfrastructure "$INFRA_DIR" "$POSTGRES_PORT" "$KAFKA_PORT" "$CONTROL_PORT" \
     >>"$LOG_DIR/infrastructure.log" 2>&1 &
   echo $! >"$PID_DIR/infrastructure.pid"

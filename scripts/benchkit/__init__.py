@@ -13,6 +13,8 @@
   sql          SQL parity                  profile    JFR recordings, flame graphs, CPU per library
   blocked      Vert.x's blocked-thread reports in the services' logs, waiting told from busy
   reach        whether every k6 Job of make bench reaches its target behind the charts' NetworkPolicies
+  tls          what TLS to PostgreSQL costs each build (the local stack, with and without)
+  hsperf       HotSpot's counters (JIT, GC) from a JVM's hsperfdata file
 """
 import os
 import pathlib

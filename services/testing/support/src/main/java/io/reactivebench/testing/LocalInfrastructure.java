@@ -33,13 +33,16 @@ import java.util.concurrent.CountDownLatch;
  * {@code POST /postgres/statements/reset} empties it, {@code GET /postgres/statements} answers its
  * entries for the services' databases as JSON ({@code database, query, calls, rows}).
  *
- * <p>Arguments: {@code <directory> <postgres port> <kafka port> <control port>}.
+ * <p>Arguments: {@code <directory> <postgres port> <kafka port> <control port>}; with the system property
+ * {@code postgres.tls} naming a directory of {@code server.crt} and {@code server.key}, PostgreSQL offers TLS.
  */
 public final class LocalInfrastructure {
     private final Path postgresData;
     private final int postgresPort;
     private final KafkaBroker kafka;
     private EmbeddedPostgres postgres;
+    /** A directory with server.crt and server.key (system property postgres.tls), or null: no TLS offered. */
+    private final Path tls = System.getProperty("postgres.tls") == null ? null : Path.of(System.getProperty("postgres.tls"));
 
     private LocalInfrastructure(Path directory, int postgresPort, int kafkaPort) throws IOException {
         this.postgresData = Files.createDirectories(directory.resolve("postgres"));
@@ -75,14 +78,21 @@ public final class LocalInfrastructure {
         if (postgres != null) {
             return;
         }
-        postgres = EmbeddedPostgres.builder()
+        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                 .setPort(postgresPort)
                 .setDataDirectory(postgresData)
                 .setCleanDataDirectory(false)
                 // Room for both builds' pools (2 × 20 per service) and the tests' own connections.
                 .setServerConfig("max_connections", "300")
-                .setServerConfig("shared_preload_libraries", "pg_stat_statements")
-                .start();
+                .setServerConfig("shared_preload_libraries", "pg_stat_statements");
+        if (tls != null) {
+            // TLS offered, as in the cluster, for the clients that ask for it (sslmode=require); the services
+            // ask for none on the local stack unless told to, so that TLS's cost can be measured apart.
+            builder.setServerConfig("ssl", "on")
+                    .setServerConfig("ssl_cert_file", tls.resolve("server.crt").toString())
+                    .setServerConfig("ssl_key_file", tls.resolve("server.key").toString());
+        }
+        postgres = builder.start();
         try (Connection admin = postgres.getPostgresDatabase().getConnection();
                 Statement statement = admin.createStatement()) {
             statement.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
