@@ -162,6 +162,14 @@ test-k8s: helm shellcheck kube-tools benchkit ## Lint the charts and scripts; ch
 test-cluster: build node-tools benchkit ## A real single-node Kubernetes here (containerd, runc, kubelet): deploy every build, bench, undeploy, as a user would (root).
 	@scripts/test-cluster/test.sh
 
+.PHONY: node-up
+node-up: build node-tools benchkit ## Start make test-cluster's real node and leave it running, for longer benchmarks by hand (source .local/test-cluster/env, then make deploy-vN, make bench).
+	@scripts/test-cluster/test.sh up
+
+.PHONY: node-down
+node-down: ## Stop the node of make node-up (and anything left of make test-cluster's).
+	@scripts/test-cluster/test.sh down
+
 .PHONY: clean
 clean: down ## Stop the local stack and remove build output and local state (results/ stays).
 	$(MVNW) -q clean

@@ -24,6 +24,54 @@ export CONTAINERS_STORAGE_CONF="$NODE_DIR/buildah/storage.conf"
 # The node's own processes run on this machine: make bench reports their CPU apart (their pid files).
 export NODE_PROCESSES="$NODE_DIR/pids"
 
+standins_ready() { # what the operators would create, made by hand: Secrets, PostgreSQL (TLS only), Kafka
+  kubectl create namespace "$NS" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+  local user
+  for user in articles authors; do
+    kubectl -n "$NS" create secret generic "$user.bench-postgres.credentials.postgresql.acid.zalan.do" \
+      --from-literal=username="$user" --from-literal=password="$(openssl rand -hex 16)" >/dev/null
+  done
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=bench-postgres -keyout "$NODE_DIR/tls.key" \
+    -out "$NODE_DIR/tls.crt" 2>/dev/null
+  kubectl -n "$NS" create secret tls bench-postgres-tls --cert="$NODE_DIR/tls.crt" --key="$NODE_DIR/tls.key" >/dev/null
+  kubectl -n "$NS" apply -f "$HERE/operator-standins/manifests.yaml" >/dev/null
+  kubectl -n "$NS" rollout status statefulset/bench-postgres --timeout=360s >/dev/null
+  kubectl -n "$NS" rollout status statefulset/bench-kafka-dual-role --timeout=360s >/dev/null
+}
+
+start_node() { # a fresh node with every image loaded
+  "$HERE/node.sh" down >/dev/null 2>&1 || true
+  rm -rf "$NODE_DIR"
+  mkdir -p "$NODE_DIR"
+  "$HERE/images.sh" base
+  "$HERE/images.sh" node
+  "$HERE/node.sh" up "$PAUSE_IMAGE" "$NODE_DIR/images/$(echo "${PAUSE_IMAGE#*/}" | tr '/:' '__').tar"
+  "$HERE/images.sh" load "$NODE_DIR"/images/*.tar
+}
+
+node_environment() { # what make deploy-vN and make bench need to use this node, as lines to source
+  local name
+  for name in KUBECONFIG PLATFORM IMAGES BASE_IMAGE CONTAINERD_ADDRESS VALUES K6_IMAGE K6_IMAGE_PULL_POLICY \
+    K6_CPU_REQUEST CONTAINERS_STORAGE_CONF NODE_PROCESSES; do
+    printf 'export %s=%q\n' "$name" "${!name}"
+  done
+}
+
+# make node-up / node-down: the same node, left running for manual use (longer benchmarks, port-forwards).
+case "${1:-test}" in
+  up)
+    start_node
+    step "Stand-ins for what the operators would create (Kafka, PostgreSQL, Secrets)"
+    standins_ready
+    node_environment >"$NODE_DIR/env"
+    step "The node is up: source ${NODE_DIR#"$ROOT"/}/env, then make deploy-v1, make bench, …; make node-down stops it"
+    exit 0
+    ;;
+  down) "$HERE/node.sh" down; exit 0 ;;
+  test) ;;
+  *) die "usage: $0 [test|up|down]" ;;
+esac
+
 expect() { local what=$1; shift; if "$@" >"$NODE_DIR/last.log" 2>&1; then pass "$what"; else fail "$what"; sed 's/^/      /' "$NODE_DIR/last.log" | tail -15; fi; }
 
 teardown() {
@@ -32,14 +80,7 @@ teardown() {
 trap teardown EXIT
 trap 'exit 130' INT TERM
 
-"$HERE/node.sh" down >/dev/null 2>&1 || true
-rm -rf "$NODE_DIR"
-mkdir -p "$NODE_DIR"
-
-"$HERE/images.sh" base
-"$HERE/images.sh" node
-"$HERE/node.sh" up "$PAUSE_IMAGE" "$NODE_DIR/images/$(echo "${PAUSE_IMAGE#*/}" | tr '/:' '__').tar"
-"$HERE/images.sh" load "$NODE_DIR"/images/*.tar
+start_node
 
 step "The node is real"
 kubectl create namespace "$CHECK_NS" >/dev/null
@@ -89,21 +130,7 @@ expect "a pod reaches another through a Service name (CoreDNS) and its ClusterIP
 kubectl delete namespace "$CHECK_NS" --timeout=60s >/dev/null
 
 step "Stand-ins for what the operators would create (Kafka, PostgreSQL, Secrets)"
-standins() {
-  kubectl create namespace "$NS" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
-  local user
-  for user in articles authors; do
-    kubectl -n "$NS" create secret generic "$user.bench-postgres.credentials.postgresql.acid.zalan.do" \
-      --from-literal=username="$user" --from-literal=password="$(openssl rand -hex 16)" >/dev/null
-  done
-  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=bench-postgres -keyout "$NODE_DIR/tls.key" \
-    -out "$NODE_DIR/tls.crt" 2>/dev/null
-  kubectl -n "$NS" create secret tls bench-postgres-tls --cert="$NODE_DIR/tls.crt" --key="$NODE_DIR/tls.key" >/dev/null
-  kubectl -n "$NS" apply -f "$HERE/operator-standins/manifests.yaml" >/dev/null
-  kubectl -n "$NS" rollout status statefulset/bench-postgres --timeout=360s >/dev/null
-  kubectl -n "$NS" rollout status statefulset/bench-kafka-dual-role --timeout=360s >/dev/null
-}
-expect "PostgreSQL (TLS only) and Kafka (with its topic) ready" standins
+expect "PostgreSQL (TLS only) and Kafka (with its topic) ready" standins_ready
 
 make_target() { (cd "$ROOT" && make --no-print-directory "$@"); }
 step "make deploy-vN for every build (${BUILDS[*]})"
