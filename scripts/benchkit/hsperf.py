@@ -34,6 +34,17 @@ def parse(data):
     return counters
 
 
+def parse_printed(text):
+    """{name: int or str} from what `jcmd <pid> PerfCounter.print` prints (name=value, strings quoted)."""
+    counters = {}
+    for line in text.splitlines():
+        name, equals, value = line.partition("=")
+        if not equals or " " in name:
+            continue
+        counters[name] = value.strip('"') if value.startswith('"') else int(value) if value.lstrip("-").isdigit() else value
+    return counters
+
+
 def seconds(counters, *names):
     """The first of these tick counters that the JVM has, in seconds (sun.os.hrt.frequency ticks a second)."""
     frequency = counters.get("sun.os.hrt.frequency")

@@ -103,14 +103,19 @@ def cgroup_readings(namespace, target):
 
 
 def jvm_counters(namespace, target):
-    """The HotSpot counters of the container's JVM (PID 1, the image's entrypoint), from its hsperfdata file; None
-    when the JVM keeps none (-XX:-UsePerfData) or it cannot be read."""
+    """The HotSpot counters of the container's JVM (PID 1, the image's entrypoint): from its hsperfdata file, or,
+    where the JVM keeps none (it names the file after its user, and an image's user 185 may have no name), from
+    the image's jcmd. None when neither can be read."""
     read = subprocess.run(["kubectl", "-n", namespace, "exec", target, "--", "sh", "-c", "cat /tmp/hsperfdata_*/1"],
                           capture_output=True)
     try:
-        return hsperf.parse(read.stdout) if read.returncode == 0 else None
+        if read.returncode == 0:
+            return hsperf.parse(read.stdout)
     except ValueError:
-        return None
+        pass
+    printed = subprocess.run(["kubectl", "-n", namespace, "exec", target, "--", "jcmd", "1", "PerfCounter.print"],
+                             capture_output=True, text=True)
+    return hsperf.parse_printed(printed.stdout) if printed.returncode == 0 else None
 
 
 class PodRecording:

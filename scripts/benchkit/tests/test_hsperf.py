@@ -59,6 +59,9 @@ def test_a_running_jvm_reads_as_jcmd_prints_it(tmp_path):
                                  capture_output=True, text=True, check=True).stdout
         found = hsperf.parse(perf.read_bytes())
         expected = dict(line.split("=", 1) for line in printed.splitlines() if "=" in line)
+        from_jcmd = hsperf.parse_printed(printed)  # the way into a JVM that keeps no file
+        assert from_jcmd["sun.os.hrt.frequency"] == found["sun.os.hrt.frequency"]
+        assert hsperf.jvm_times(from_jcmd)["jit_seconds"] > 0
         # the clock and the process's constants are read the same; counters that move may have moved on since
         for name in ("sun.os.hrt.frequency", "sun.rt.createVmBeginTime", "java.property.java.vm.version"):
             assert str(found[name]) == expected[name].strip('"')
