@@ -14,6 +14,7 @@
   blocked      Vert.x's blocked-thread reports in the services' logs, waiting told from busy
   reach        whether every k6 Job of make bench reaches its target behind the charts' NetworkPolicies
   tls          what TLS to PostgreSQL costs each build (the local stack, with and without)
+  compare      an answer's cost on the local stack and on a node, the difference taken apart
   hsperf       HotSpot's counters (JIT, GC) from a JVM's hsperfdata file
 """
 import os

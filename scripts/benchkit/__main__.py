@@ -1,8 +1,8 @@
-"""python -m benchkit COMMAND [ARGS…]: bench | report | sweep | chaos | tls | blocked LOG… | reach | unschedulable NAMESPACE"""
+"""python -m benchkit COMMAND [ARGS…]: bench | report | sweep | chaos | tls | compare LOCAL NODE | blocked LOG… | reach | unschedulable NAMESPACE"""
 import importlib
 import sys
 
-COMMANDS = ("bench", "report", "sweep", "chaos", "blocked", "reach", "tls")
+COMMANDS = ("bench", "report", "sweep", "chaos", "blocked", "reach", "tls", "compare")
 
 
 def main():
