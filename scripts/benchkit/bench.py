@@ -83,7 +83,8 @@ def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, lab
 
 
 # The warm-up rule, the same for every build and every platform: warm in windows until the JIT has settled, i.e.
-# the build's three JVMs spent at most JIT_SETTLED_SHARE of the window's CPU compiling, and the window's answers
+# the build's three JVMs' compiler threads used at most JIT_SETTLED_SHARE of their CPU in the window (CPU, read
+# from /proc: HotSpot's own compile time is elapsed time, which a busy machine stretches), and the window's answers
 # were complete (more than WARMUP_CLEAN_SHARE degraded or failed did not warm the look-up path: a cold first look-up
 # timed out, the circuit opened, and the rest fell back at once without calling authors). The first window is
 # WARMUP_ITERATIONS per VU, each later one a third of it; at most WARMUP_MAX_WINDOWS.
@@ -95,13 +96,14 @@ BACKGROUND_SECONDS = int(os.environ.get("BACKGROUND_SECONDS", "10"))
 
 
 def jit_share(before, after):
-    """The share of the build's services' CPU that went to JIT compilation between two snapshots; None where the
-    JVMs' counters cannot be read."""
+    """The share of the build's services' CPU that their JIT compiler threads used between two snapshots (CPU
+    against CPU: a slower or busier machine stretches both alike); None where it cannot be read."""
     jit = targets.deltas(before["jvm"], after["jvm"])
     if not jit or any(figures is None for figures in jit.values()):
         return None
     cpu = sum(after["cpu_seconds"][service] - before["cpu_seconds"][service] for service in jit)
-    return sum(figures["jit_seconds"] for figures in jit.values()) / cpu if cpu > 0 else None
+    compiling = sum(max(0.0, figures["jit_cpu_seconds"]) for figures in jit.values())  # a stopped thread: < 0
+    return compiling / cpu if cpu > 0 else None
 
 
 def warm_up(version, build, runs_dir, iterations=None):

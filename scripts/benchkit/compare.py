@@ -29,7 +29,7 @@ def runs(results, scenario=SCENARIO):
 
 def per_answer(results, scenario=SCENARIO):
     """{version: {figure: ms per complete answer, median over the runs}}: the whole system's CPU, with the background
-    rate off; JIT and GC seconds of the three services."""
+    rate off; the JIT compiler threads' CPU and the GC's seconds of the three services."""
     environment = json.loads((results / "environment.json").read_text())
     background = environment.get("background_cpu_per_s") or {}
     figures = {}
@@ -42,8 +42,8 @@ def per_answer(results, scenario=SCENARIO):
             system = sum(cost["cpu_seconds"].values()) - sum(idle.get(p, 0) for p in cost["cpu_seconds"]) * cost["seconds"]
             values["cpu"].append(1000 * system / cost["complete"])
             jvm = cost.get("jvm") or {}
-            if jvm and all(jvm.values()):
-                values["jit"].append(1000 * sum(j["jit_seconds"] for j in jvm.values()) / cost["complete"])
+            if jvm and all(jvm.values()) and all("jit_cpu_seconds" in j for j in jvm.values()):
+                values["jit"].append(1000 * sum(max(0.0, j["jit_cpu_seconds"]) for j in jvm.values()) / cost["complete"])
                 values["gc"].append(1000 * sum(j["gc_seconds"] for j in jvm.values()) / cost["complete"])
         figures[version] = {key: statistics.median(v) if v else None for key, v in values.items()}
     return figures
@@ -81,9 +81,8 @@ def rows(local, node, tls):
 
 EXPLANATION = ("CPU per complete answer in the closed model (the whole system: the build's three services, "
                "PostgreSQL and Kafka, each platform's background rate with no load taken off), the median of each "
-               "platform's rounds. The difference is taken apart by what was measured: JIT compilation and GC time "
-               "during the runs (HotSpot's counters of the three JVMs; JIT time is the compilers' elapsed time, which "
-               "a CPU quota stretches), and TLS to PostgreSQL, which the cluster requires and the local stack does "
+               "platform's rounds. The difference is taken apart by what was measured: the JIT compiler threads' CPU "
+               "(from /proc) and GC time (HotSpot's counters) of the three JVMs during the runs, and TLS to PostgreSQL, which the cluster requires and the local stack does "
                "not use (make tls measured its cost on the local stack). What is left is what no counter names: the "
                "pod network path (veth pairs, the bridge, kube-proxy's iptables rules on every connection), cgroup "
                "accounting, and any effect of the CPU quota on the code itself. The last column is the node's figure "

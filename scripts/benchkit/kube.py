@@ -148,6 +148,11 @@ def has_jcmd(namespace, target):
                           capture_output=True).returncode == 0
 
 
+def task_stats(namespace, target):
+    """The /proc/1/task/*/stat lines of the container's JVM, one per thread."""
+    return kubectl(namespace, "exec", target, "--", "sh", "-c", "cat /proc/1/task/*/stat", check=False)
+
+
 def thread_names(namespace, target):
     """The names of the container's JVM threads (PID 1), as the kernel has them (15 characters at most)."""
     return kubectl(namespace, "exec", target, "--", "sh", "-c", "cat /proc/1/task/*/comm", check=False).splitlines()

@@ -8,6 +8,33 @@ from . import hsperf
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
+COMPILER_THREADS = ("C1 CompilerThre", "C2 CompilerThre")  # HotSpot's JIT compiler threads (the kernel keeps 15)
+
+
+def compiler_cpu_seconds(task_stats):
+    """CPU seconds of the JIT compiler threads, from the /proc/<pid>/task/*/stat lines of one JVM (their CPU, not
+    the compilations' elapsed time that HotSpot counts, which waiting for a core stretches). A compiler thread that
+    HotSpot stopped takes its seconds with it: only the first of each kind lives as long as the JVM."""
+    total = 0
+    for line in task_stats.splitlines():
+        name, _, rest = line.partition(" (")[2].rpartition(") ")
+        if name.startswith(COMPILER_THREADS):
+            fields = rest.split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / CLOCK_TICKS
+
+
+def task_stats(pid):
+    """The /proc/<pid>/task/*/stat lines of a process, one per thread."""
+    lines = []
+    for stat in pathlib.Path(f"/proc/{pid}/task").glob("*/stat"):
+        try:
+            lines.append(stat.read_text().strip())
+        except OSError:
+            pass
+    return "\n".join(lines)
+
+
 def cpu_seconds(pid):
     """user + system CPU of a process, and of its children that ended."""
     try:

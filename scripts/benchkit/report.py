@@ -115,7 +115,7 @@ def aggregate(runs):
                 "node_cpu": median_and_spread([sum(run["node_cpu_seconds"].values()) if run.get("node_cpu_seconds")
                                                else None for run in mine]),
                 "system_cpu": median_and_spread([sum(run["cpu_seconds"].values()) for run in mine]),
-                "jvm": nested_figures(mine, "jvm", ("jit_seconds", "gc_seconds")),
+                "jvm": nested_figures(mine, "jvm", ("jit_seconds", "jit_cpu_seconds", "gc_seconds")),
                 "throttling": nested_figures(mine, "throttling", ("throttled", "periods", "throttled_seconds")),
                 "restarts": [f"{container}: {r['restarts']}x ({r['last_reason'] or 'unknown reason'})"
                              for run in mine for container, r in (run.get("restarts") or {}).items()],
@@ -132,7 +132,7 @@ def nested_figures(runs, key, figures):
     for name in (runs[0].get(key) or {}):
         values = [(run.get(key) or {}).get(name) for run in runs]
         if all(values):
-            found[name] = {figure: median_and_spread([v[figure] for v in values]) for figure in figures}
+            found[name] = {figure: median_and_spread([v.get(figure) for v in values]) for figure in figures}
     return found
 
 
@@ -195,7 +195,9 @@ def cost_rows(data):
                     [share_cell(data[v]["node_cpu"][0], data[v]["system_cpu"][0]) for v in versions] +
                     ["–"] * (len(versions) - 1))
     first = data[versions[0]]
-    for figure, label in (("jit_seconds", "JIT compile s during the run"), ("gc_seconds", "GC s during the run")):
+    for figure, label in (("jit_cpu_seconds", "JIT compiler threads' CPU s during the run"),
+                          ("jit_seconds", "JIT compile s during the run (elapsed, as HotSpot counts it)"),
+                          ("gc_seconds", "GC s during the run")):
         for service in dict.fromkeys(name for v in versions for name in data[v].get("jvm", {})):
             add(f"{label}, {service}", [data[v].get("jvm", {}).get(service, {}).get(figure, (None, 0))[0]
                                         for v in versions], lambda value: "–" if value is None else f"{value:.2f}")
@@ -279,7 +281,8 @@ def warmup_rows(environment):
             ["windows (requests per VU: incomplete answers, JIT share of the CPU)",
              *("; ".join(window_text(w) for w in warmups[v]["windows"]) for v in versions)],
             ["settled", *("yes" if warmups[v]["settled"] else "no" for v in versions)]]
-    for figure, label in (("jit_seconds", "JIT compile s"), ("gc_seconds", "GC s"), ("compilations", "compilations")):
+    for figure, label in (("jit_cpu_seconds", "JIT compiler threads' CPU s"), ("jit_seconds", "JIT compile s (elapsed)"),
+                          ("gc_seconds", "GC s"), ("compilations", "compilations")):
         for service in (warmups[versions[0]].get("jvm") or {}):
             cells = [((warmups[v].get("jvm") or {}).get(service) or {}).get(figure) for v in versions]
             rows.append([f"{label}, {service}", *("–" if c is None else f"{c:.2f}" if figure != "compilations"

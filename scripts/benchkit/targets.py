@@ -65,7 +65,8 @@ class LocalBuild:
         cpu["kafka"] = procfs.cpu_seconds(self.kafka)
         return {"time": time.monotonic(), "requests": counts, "cpu_seconds": cpu,
                 "idle_cpu_seconds": sum(procfs.cpu_seconds(pid) for pid in self.idle),
-                "jvm": {name: jvm_times(procfs.jvm_counters(service["pid"])) for name, service in self.services.items()},
+                "jvm": {name: jvm_times(procfs.jvm_counters(service["pid"]), procfs.task_stats(service["pid"]))
+                        for name, service in self.services.items()},
                 "throttling": None}  # no CPU quota on the local stack
 
     def ergonomics(self):
@@ -130,7 +131,8 @@ class KubernetesBuild:
                     for name, target in {**self.targets, **self.PODS}.items()}
         return {"time": time.monotonic(), "requests": requests, "pods": kube.pod_states(self.namespace),
                 "readings": readings, "cpu_seconds": {name: r["cpu_seconds"] for name, r in readings.items()},
-                "jvm": {name: jvm_times(kube.jvm_counters(self.namespace, target)) for name, target in self.targets.items()},
+                "jvm": {name: jvm_times(kube.jvm_counters(self.namespace, target), kube.task_stats(self.namespace, target))
+                        for name, target in self.targets.items()},
                 "throttling": {name: r.get("throttling") for name, r in readings.items()},
                 "node_cpu_seconds": node_processes_cpu(),
                 "idle_cpu_seconds": sum(kube.cgroup_readings(self.namespace, target)["cpu_seconds"]
@@ -183,8 +185,11 @@ class KubernetesBuild:
             forward.close()
 
 
-def jvm_times(counters):
-    return hsperf.jvm_times(counters) if counters else None
+def jvm_times(counters, task_stats):
+    """JIT (the compilations' elapsed time, and the compiler threads' CPU), compilations and GC of one JVM."""
+    if not counters:
+        return None
+    return {**hsperf.jvm_times(counters), "jit_cpu_seconds": procfs.compiler_cpu_seconds(task_stats)}
 
 
 def node_processes_cpu():

@@ -13,7 +13,8 @@ def results(directory, cpu_scale, jit, background=None):
         cost_file = runs / f"v1-closed-{run}.cost.json"
         cost = json.loads(cost_file.read_text())
         cost["cpu_seconds"] = {k: v * cpu_scale for k, v in cost["cpu_seconds"].items()}
-        cost["jvm"] = {s: {"jit_seconds": jit / 3, "gc_seconds": 0.03, "compilations": 1} for s in ("web-api", "articles", "authors")}
+        cost["jvm"] = {s: {"jit_seconds": jit, "jit_cpu_seconds": jit / 3, "gc_seconds": 0.03,
+                                   "compilations": 1} for s in ("web-api", "articles", "authors")}
         cost_file.write_text(json.dumps(cost))
     return directory
 

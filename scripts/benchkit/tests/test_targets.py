@@ -21,3 +21,14 @@ def test_jvm_ergonomics_by_thread_names_and_counters():
     assert documents.ergonomics_text(jvm) == ("1 processors (CPU limit 1), G1 GC, 2 compiler threads; threads: event "
                                               "loops 2, Quarkus workers 1, virtual-thread carriers 2, GC workers 1, "
                                               "JIT compilers 2, 11 in all")
+
+
+def test_the_jit_compiler_threads_cpu_from_proc():
+    from benchkit import procfs
+    ticks = procfs.CLOCK_TICKS
+    stats = "\n".join([
+        f"101 (C2 CompilerThre) S 1 1 1 0 -1 4194368 0 0 0 0 {3 * ticks} {ticks} 0 0 20 0 1 0 5 0 0",
+        f"102 (C1 CompilerThre) S 1 1 1 0 -1 4194368 0 0 0 0 {ticks} 0 0 0 20 0 1 0 5 0 0",
+        f"103 (vert.x-eventloo) S 1 1 1 0 -1 4194368 0 0 0 0 {50 * ticks} 0 0 0 20 0 1 0 5 0 0",
+        f"104 (a (strange) name) S 1 1 1 0 -1 4194368 0 0 0 0 {7 * ticks} 0 0 0 20 0 1 0 5 0 0"])
+    assert procfs.compiler_cpu_seconds(stats) == 5.0
