@@ -44,7 +44,7 @@ def ergonomics_text(jvm):
     limit = f" (CPU limit {jvm['cpu_limit']:g})" if jvm.get("cpu_limit") else ""
     threads = ", ".join(f"{kind} {count}" for kind, count in jvm["threads"].items() if count and kind != "all")
     return (f"{jvm['processors']} processors{limit}, {jvm['gc']} GC, {jvm['compiler_threads']} compiler threads; "
-            f"threads: {threads}, {jvm['threads']['all']} in all")
+            f"threads alive after the warm-up (pools shrink when idle): {threads}, {jvm['threads']['all']} in all")
 
 
 STYLE = ("body{font-family:sans-serif;max-width:960px;margin:2em auto;color:#222}"

@@ -18,7 +18,8 @@ def test_jvm_ergonomics_by_thread_names_and_counters():
     assert jvm == {"processors": 1, "cpu_limit": 1.0, "gc": "G1", "compiler_threads": 2,
                    "threads": {"event loops": 2, "Vert.x workers": 0, "Quarkus workers": 1, "virtual-thread carriers": 2,
                                "GC workers": 1, "JIT compilers": 2, "all": 11}}
-    assert documents.ergonomics_text(jvm) == ("1 processors (CPU limit 1), G1 GC, 2 compiler threads; threads: event "
+    assert documents.ergonomics_text(jvm) == ("1 processors (CPU limit 1), G1 GC, 2 compiler threads; threads alive after the "
+                                              "warm-up (pools shrink when idle): event "
                                               "loops 2, Quarkus workers 1, virtual-thread carriers 2, GC workers 1, "
                                               "JIT compilers 2, 11 in all")
 
