@@ -142,7 +142,7 @@ step "make bench: its default scenarios (closed, open, curve, the hops alone, pr
 # Every scenario a user's make bench runs, at small counts gentle enough for 2 cores shared by everything: a
 # warm-up of 300 requests per build first, so that no cold JIT turns author look-ups into time-outs (degraded
 # answers fail the equal-work check); two steps of the curve, 5 s each; the open model for 10 s.
-export RESULTS="$NODE_DIR/results" RUNS=1 VUS=10 WARMUP_ITERATIONS=30 ITERATIONS=60 DURATION=10s \
+export RESULTS="$NODE_DIR/results" RUNS=1 VUS=10 WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=3 ITERATIONS=60 DURATION=10s \
   CURVE_SHARES=0.25,1.0 CURVE_STEP_DURATION=5s
 unset SCENARIOS
 expect "make bench writes a report" make_target bench
