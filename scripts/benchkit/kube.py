@@ -264,7 +264,9 @@ def calibrate(namespace):
                  "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
                                      "runAsNonRoot": True, "runAsUser": 12345, "capabilities": {"drop": ["ALL"]},
                                      "seccompProfile": {"type": "RuntimeDefault"}}}
-    overrides = {"apiVersion": "v1", "spec": {"automountServiceAccountToken": False, "containers": [container]}}
+    container["volumeMounts"] = [{"name": "tmp", "mountPath": "/tmp"}]  # k6's only writable place, as in its Job
+    overrides = {"apiVersion": "v1", "spec": {"automountServiceAccountToken": False, "containers": [container],
+                                              "volumes": [{"name": "tmp", "emptyDir": {}}]}}
     ran = subprocess.run(["kubectl", "-n", namespace, "run", pod, f"--image={image}", "--restart=Never", "-i", "--rm",
                           "--quiet", "--pod-running-timeout=5m", f"--overrides={json.dumps(overrides)}",
                           "--labels=app.kubernetes.io/component=calibration"],
