@@ -221,7 +221,7 @@ def main(argv=None):
     (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
 
     closed_rates = {}
-    where = "node's (a pod of its own)" if args.kubernetes else "machine's"
+    where = "the node's speed now, in a pod of its own" if args.kubernetes else "the machine's speed now"
     try:
         if not args.no_warmup:
             environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}
@@ -248,7 +248,7 @@ def main(argv=None):
                     (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
             for run in range(1, args.runs + 1):
                 seconds = kube.calibrate(args.kubernetes) if args.kubernetes else calibration.measure()
-                info(f"round {run}: the calibration job took {seconds:.2f} s (the {where} speed now)")
+                info(f"round {run}: the calibration job took {seconds:.2f} s ({where})")
                 for position, version in enumerate(order(versions, run)):
                     step(f"{version}: {scenario} run {run}/{args.runs}" +
                          (f" at {settings['RATE']} requests/s" if "RATE" in settings else ""))
