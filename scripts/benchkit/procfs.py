@@ -24,15 +24,20 @@ def compiler_cpu_seconds(task_stats):
     return total / CLOCK_TICKS
 
 
-def task_stats(pid):
-    """The /proc/<pid>/task/*/stat lines of a process, one per thread."""
-    lines = []
-    for stat in pathlib.Path(f"/proc/{pid}/task").glob("*/stat"):
+def per_thread(pid, name):
+    """One file of each thread of a process (/proc/<pid>/task/*/<name>), stripped; a thread gone meanwhile is left out."""
+    found = []
+    for path in pathlib.Path(f"/proc/{pid}/task").glob(f"*/{name}"):
         try:
-            lines.append(stat.read_text().strip())
+            found.append(path.read_text().strip())
         except OSError:
             pass
-    return "\n".join(lines)
+    return found
+
+
+def task_stats(pid):
+    """The /proc/<pid>/task/*/stat lines of a process, one per thread."""
+    return "\n".join(per_thread(pid, "stat"))
 
 
 def cpu_seconds(pid):
@@ -85,10 +90,4 @@ def jvm_counters(pid):
 
 def thread_names(pid):
     """The names of a process's threads, as the kernel has them (15 characters at most)."""
-    names = []
-    for comm in pathlib.Path(f"/proc/{pid}/task").glob("*/comm"):
-        try:
-            names.append(comm.read_text().strip())
-        except OSError:
-            pass
-    return names
+    return per_thread(pid, "comm")

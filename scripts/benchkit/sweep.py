@@ -248,11 +248,7 @@ def main(argv=None):
     parser.add_argument("--k6", default=os.environ.get("K6", "k6"))
     args = parser.parse_args(argv)
 
-    runs_dir = args.results / "runs"
-    runs_dir.mkdir(parents=True, exist_ok=True)
-    stack = json.loads((LOCAL_DIR / "stack.json").read_text())
-    environment = targets.local_environment(args.k6, stack, argparse.Namespace(
-        where="local stack (one machine, loopback)", runs=args.repeats, no_warmup=False))
+    runs_dir, _, environment = targets.local_results(args.results, args.k6, args.repeats)
     (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
     if args.only:
         wanted = set(args.only.split(","))

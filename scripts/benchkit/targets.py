@@ -19,6 +19,7 @@
 
 LocalBuild is the local stack (processes on this machine, k6 a child process); KubernetesBuild is a
 release bench-<version> with k6 as a Job and every figure from the pods' own cgroups."""
+import argparse
 import datetime
 import json
 import math
@@ -30,7 +31,7 @@ import subprocess
 import time
 import urllib.request
 
-from . import JAVA_OPTIONS, ROOT, SERVICES, hsperf, k6, kube, procfs, profile, prometheus
+from . import JAVA_OPTIONS, LOCAL_DIR, ROOT, SERVICES, hsperf, k6, kube, procfs, profile, prometheus
 
 
 class LocalBuild:
@@ -264,6 +265,17 @@ def build_settings():
         settings[build] = [line for line in properties.read_text().splitlines() if wanted.match(line)]
         settings[build] += JAVA_OPTIONS.get(properties.parents[3].name, "").split()
     return settings
+
+
+def local_results(results, k6_binary, runs):
+    """What a measurement on the local stack starts from: its results' runs/ folder (made), the stack's inventory
+    (.local/stack.json), and the environment its report states."""
+    runs_dir = results / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    stack = json.loads((LOCAL_DIR / "stack.json").read_text())
+    environment = local_environment(k6_binary, stack, argparse.Namespace(
+        where="local stack (one machine, loopback)", runs=runs, no_warmup=False))
+    return runs_dir, stack, environment
 
 
 def local_environment(k6_binary, stack, args):

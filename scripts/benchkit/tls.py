@@ -11,7 +11,7 @@ import os
 import pathlib
 import statistics
 
-from . import LOCAL_DIR, ROOT, VERSIONS, calibration, documents, info, step, targets
+from . import ROOT, VERSIONS, calibration, documents, info, step, targets
 from .bench import measure, order, warm_up
 from .sweep import DATA, Setting, Stack
 
@@ -92,11 +92,7 @@ def main(argv=None):
     parser.add_argument("--k6", default=os.environ.get("K6", "k6"))
     args = parser.parse_args(argv)
 
-    runs_dir = args.results / "runs"
-    runs_dir.mkdir(parents=True, exist_ok=True)
-    stack = json.loads((LOCAL_DIR / "stack.json").read_text())
-    environment = targets.local_environment(args.k6, stack, argparse.Namespace(
-        where="local stack (one machine, loopback)", runs=args.rounds, no_warmup=False))
+    runs_dir, _, environment = targets.local_results(args.results, args.k6, args.rounds)
     restarter = Stack(args.k6)
     results = {}
     for version in args.versions.split(","):
