@@ -34,6 +34,13 @@ def results(tmp_path, **v2):
     return tmp_path
 
 
+def rendered(directory, environment):
+    """The report's Markdown, with this environment.json."""
+    (directory / "environment.json").write_text(json.dumps(environment))
+    report.render(directory)
+    return (directory / "report.md").read_text()
+
+
 def test_a_report_of_equal_work(tmp_path):
     directory = results(tmp_path)
     assert report.render(directory)
@@ -120,9 +127,7 @@ def test_jit_gc_and_cfs_throttling_per_run_and_the_warm_up(tmp_path):
                                        "throttling": {"web-api": {"periods": 400, "throttled": 300,
                                                                   "throttled_seconds": 12.0}}}
                              for version in ("v1", "v2")}
-    (directory / "environment.json").write_text(json.dumps(environment))
-    report.render(directory)
-    md = (directory / "report.md").read_text()
+    md = rendered(directory, environment)
     assert "| JIT compiler threads' CPU s during the run, web-api | 0.20 | 0.20 | 1.00× |" in md
     assert "| JIT compile s during the run (elapsed, as HotSpot counts it), web-api | 0.25 | 0.25 | 1.00× |" in md
     assert "| GC s during the run, web-api | 0.12 | 0.12 | 1.00× |" in md
@@ -141,9 +146,7 @@ def test_cpu_per_complete_answer_and_without_the_background(tmp_path):
     # 0.1 CPU s per s with no load, over the 10 s of each run: 1 of its 2.25 CPU s
     environment["background_cpu_per_s"] = {v: {"web-api": 0.04, "articles": 0.02, "authors": 0.02, "postgres": 0.01,
                                                 "kafka": 0.01} for v in ("v1", "v2")}
-    (directory / "environment.json").write_text(json.dumps(environment))
-    report.render(directory)
-    md = (directory / "report.md").read_text()
+    md = rendered(directory, environment)
     assert "| CPU ms per web-api request, whole system, the background rate taken off | 1.250 | 1.250 | 1.00× |" in md
     assert "| CPU ms per complete answer, whole system | 2.250 | 2.250 | 1.00× |" in md
     assert "| background CPU of v1 with no load (CPU ms per second) | web-api 40.0, articles 20.0" in md
