@@ -159,7 +159,8 @@ ran_every_scenario() { # each build left a k6 summary of every default scenario'
 expect "every default scenario ran for every build, the hops alone included" ran_every_scenario
 figures_of_an_in_cluster_run() { # what an in-cluster request's cost is made of, each in the report
   local figure
-  for figure in "CFS: periods throttled / with the quota, throttled s, web-api" "JIT compile s during the run, web-api" \
+  for figure in "CFS: periods throttled / with the quota, throttled s, web-api" "JIT compiler threads' CPU s during the run, web-api" \
+    "JIT compile s during the run (elapsed, as HotSpot counts it), web-api" \
     "GC s during the run, authors" "CPU ms per web-api request, k6 (the load generator)" \
     "CPU ms per web-api request, whole system, the background rate taken off" "CPU ms per complete answer" \
     "CPU s of the node's own processes during the run" "background CPU of v1 with no load" \
