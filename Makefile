@@ -152,8 +152,8 @@ test-k8s: helm shellcheck kube-tools benchkit ## Lint the charts and scripts; ch
 	@echo "==> helm lint --strict, shellcheck"
 	@for chart in charts/*/; do $(HELM) lint --strict --quiet $$chart --kube-version $(KUBE_VERSION:v%=%) >/dev/null || { $(HELM) lint --strict $$chart; exit 1; }; done
 	@$(SHELLCHECK) scripts/*.sh scripts/kube-validate/*.sh scripts/test-cluster/*.sh scripts/test-cluster/operator-standins/*.sh
-	@python3 scripts/check_budget.py --self-test
-	@python3 scripts/check_budget.py
+	@$(BENCHKIT_PYTHON) scripts/check_budget.py --self-test
+	@$(BENCHKIT_PYTHON) scripts/check_budget.py
 	@echo "==> Every k6 Job of make bench reaches its target behind the charts' NetworkPolicies (evaluated offline)"
 	@cd scripts && $(BENCHKIT_PYTHON) -m benchkit reach --self-test
 	@scripts/kube-validate/validate.sh

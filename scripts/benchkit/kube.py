@@ -24,7 +24,7 @@ def helm_template(release, chart, *args, namespace=None):
     try:
         import yaml
     except ImportError:
-        raise SystemExit("reading rendered manifests needs PyYAML (make benchkit installs it; or pip install pyyaml)")
+        raise SystemExit("reading rendered manifests needs PyYAML: run it on make benchkit's interpreter (.tools/benchkit)")
     return [document for document in yaml.safe_load_all(rendered.stdout) if document]
 
 
