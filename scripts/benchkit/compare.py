@@ -9,44 +9,29 @@ import json
 import pathlib
 import statistics
 
-from . import NAMES, documents
-from .k6 import metrics
+from . import NAMES, documents, report
 
 SCENARIO = "closed"
 WITHIN = 1.3  # the issue's bound: a node's figure within 1.3 x of the local one, or the rest named
 
 
-def runs(results, scenario=SCENARIO):
-    """{version: [cost of each run of the scenario, with its complete answers]}"""
-    found = {}
-    for cost_file in sorted((results / "runs").glob(f"*-{scenario}-*.cost.json")):
-        cost = json.loads(cost_file.read_text())
-        summary = json.loads(cost_file.with_name(cost_file.name.replace(".cost.json", ".json")).read_text())
-        cost["complete"] = metrics(summary)["complete"]
-        found.setdefault(cost["version"], []).append(cost)
-    return found
-
-
 def per_answer(results, scenario=SCENARIO):
     """{version: {figure: ms per complete answer, median over the runs}}: the whole system's CPU, with the background
     rate off; the JIT compiler threads' CPU and the GC's seconds of the three services."""
-    environment = json.loads((results / "environment.json").read_text())
-    background = environment.get("background_cpu_per_s") or {}
-    figures = {}
-    for version, costs in runs(results, scenario).items():
-        idle = background.get(version) or {}
-        values = {"cpu": [], "jit": [], "gc": []}
-        for cost in costs:
-            if not cost["complete"]:
-                continue
-            system = sum(cost["cpu_seconds"].values()) - sum(idle.get(p, 0) for p in cost["cpu_seconds"]) * cost["seconds"]
-            values["cpu"].append(1000 * system / cost["complete"])
-            jvm = cost.get("jvm") or {}
-            if jvm and all(jvm.values()) and all("jit_cpu_seconds" in j for j in jvm.values()):
-                values["jit"].append(1000 * sum(max(0.0, j["jit_cpu_seconds"]) for j in jvm.values()) / cost["complete"])
-                values["gc"].append(1000 * sum(j["gc_seconds"] for j in jvm.values()) / cost["complete"])
-        figures[version] = {key: statistics.median(v) if v else None for key, v in values.items()}
-    return figures
+    values = {}
+    for run in report.load(results):
+        complete = run["metrics"]["complete"]
+        if run["scenario"] != scenario or not complete:
+            continue
+        mine = values.setdefault(run["version"], {"cpu": [], "jit": [], "gc": []})
+        working = report.system_without_background(run)
+        mine["cpu"].append(1000 * (working if working is not None else sum(run["cpu_seconds"].values())) / complete)
+        jvm = run.get("jvm") or {}
+        if jvm and all(jvm.values()) and all("jit_cpu_seconds" in j for j in jvm.values()):
+            mine["jit"].append(1000 * sum(max(0.0, j["jit_cpu_seconds"]) for j in jvm.values()) / complete)
+            mine["gc"].append(1000 * sum(j["gc_seconds"] for j in jvm.values()) / complete)
+    return {version: {key: statistics.median(v) if v else None for key, v in found.items()}
+            for version, found in values.items()}
 
 
 def tls_cost(tls_results):

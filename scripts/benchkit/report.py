@@ -66,6 +66,9 @@ PROFILES = ("A JFR recording of every service during one more closed run per bui
 
 
 def load(results):
+    """Every measured run: its cost, its k6 figures, and its build's background rate (measured once per bench)."""
+    environment = json.loads((results / "environment.json").read_text())
+    background = environment.get("background_cpu_per_s") or {}
     runs = []
     for cost_file in sorted((results / "runs").glob("*.cost.json")):
         cost = json.loads(cost_file.read_text())
@@ -73,7 +76,8 @@ def load(results):
         metrics = k6.metrics(summary)
         metrics["fallbacks"] = cost["requests_served"].get("fallbacks", 0)
         dashboard = cost_file.with_name(cost_file.name.replace(".cost.json", ".k6.html"))
-        runs.append({**cost, "metrics": metrics, "dashboard": dashboard.name if dashboard.exists() else None})
+        runs.append({**cost, "metrics": metrics, "dashboard": dashboard.name if dashboard.exists() else None,
+                     "background_cpu_per_s": background.get(cost["version"])})
     if not runs:
         sys.exit(f"no runs in {results / 'runs'}")
     return runs
@@ -98,9 +102,8 @@ def aggregate(runs):
                 # A build that degrades must not look cheaper for the look-ups it skipped: per complete answer too.
                 complete = run["metrics"]["complete"]
                 figures[PER_COMPLETE] = 1000 * system / complete if complete else None
-                idle = run.get("background_cpu_per_s")
-                figures[BACKGROUND_OFF] = (1000 * (system - sum(idle.get(p, 0) for p in run["cpu_seconds"]) * run["seconds"])
-                                           / count if count and idle else None)
+                working = system_without_background(run)
+                figures[BACKGROUND_OFF] = 1000 * working / count if count and working is not None else None
                 figures["k6"] = 1000 * run["k6_cpu_seconds"] / count if count and run.get("k6_cpu_seconds") else None
             table[scenario][version] = {
                 "runs": len(mine), "target": target,
@@ -123,6 +126,15 @@ def aggregate(runs):
                 "dashboards": [run["dashboard"] for run in mine if run["dashboard"]],
             }
     return table
+
+
+def system_without_background(run):
+    """The run's whole-system CPU seconds less what its processes use with no load over as long (None without a
+    measured background rate)."""
+    idle = run.get("background_cpu_per_s")
+    if not idle:
+        return None
+    return sum(run["cpu_seconds"].values()) - sum(idle.get(p, 0) for p in run["cpu_seconds"]) * run["seconds"]
 
 
 def nested_figures(runs, key, figures):
@@ -366,8 +378,6 @@ def curve_section(table):
 def render(results):
     runs = load(results)
     environment = json.loads((results / "environment.json").read_text())
-    for run in runs:  # what each process of the build uses with no load at all, measured once per bench
-        run["background_cpu_per_s"] = (environment.get("background_cpu_per_s") or {}).get(run["version"])
     table = aggregate(runs)
     ladder = curve_section(table)
     # The curve's steps have a section of their own; equal work is judged over all of them at once.
@@ -389,6 +399,7 @@ def render(results):
             round_tables.append((f"Scenario: {scenario}", rows))
             round_lines += [f"{scenario}: {line}" for line in lines]
     parity = sql.rows(runs)
+    warmed = warmup_rows(environment)
     profiles = results / "profiles" / "profile.json"
     profiled = json.loads(profiles.read_text()) if profiles.exists() else None
     swept = results / "sweep.json"
@@ -403,7 +414,7 @@ def render(results):
                 *([("Where the CPU goes", PROFILES, [("", profile.rows(profiled))])] if profiled else []),
                 ("Cost", COST_KUBERNETES if kubernetes else COST_LOCAL,
                  [(f"Scenario: {s}", cost_rows(d)) for s, d in table.items()]),
-                *([("Warm-up", WARMUP, [("", warmup_rows(environment))])] if warmup_rows(environment) else []),
+                *([("Warm-up", WARMUP, [("", warmed)])] if warmed else []),
                 ("Environment", f"Measured on: {environment.get('where', '')}.",
                  [("", documents.key_value_rows(environment))])]
     links = [(f"k6's own report: {version} {scenario} run {i + 1}", f"runs/{name}")
