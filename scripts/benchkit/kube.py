@@ -32,6 +32,13 @@ def kubectl(namespace, *args, check=True):
     return subprocess.run(["kubectl", "-n", namespace, *args], capture_output=True, text=True, check=check).stdout
 
 
+def pod_exec(namespace, target, *command, text=True, **options):
+    """A command in the target's container (kubectl exec), its output captured unless options say where it goes."""
+    options.setdefault("stdout", subprocess.PIPE)
+    return subprocess.run(["kubectl", "-n", namespace, "exec", target, "--", *command], stderr=subprocess.PIPE,
+                          text=text, **options)
+
+
 # The cgroup files a container sees, v2 (unified) first, then v1's per-controller hierarchies. Read with
 # sh and cat only, which every image here has (the services' JRE images, Spilo, Strimzi's, k6's).
 CGROUP_FILES = ("cpu.stat", "memory.peak", "memory.stat", "memory.events", "cpuacct/cpuacct.usage",
@@ -80,13 +87,12 @@ def parse_cgroup(text):
                 "cpu_limit": quota(*(files.get("cpu.max") or "max 100000").split()[:2])}
     usage = number("cpuacct/cpuacct.usage")
     usage = usage if usage is not None else number("cpu,cpuacct/cpuacct.usage")
-    v1_cpu = "cpu" if "cpu/cpu.cfs_quota_us" in files else "cpu,cpuacct"
+    v1_cpu = "cpu" if any(name.startswith("cpu/") for name in files) else "cpu,cpuacct"  # a link to the other, or not
     return {"cgroup": "v1", "cpu_seconds": usage / 1e9 if usage is not None else None,
             "peak_bytes": number("memory/memory.max_usage_in_bytes"), "peak_source": "memory.max_usage_in_bytes",
             "anonymous_bytes": stat("memory/memory.stat", "total_rss"),
             "oom_kills": stat("memory/memory.oom_control", "oom_kill"),
-            "throttling": throttling("cpu/cpu.stat" if "cpu/cpu.stat" in files else "cpu,cpuacct/cpu.stat",
-                                     "throttled_time", 1e9),
+            "throttling": throttling(f"{v1_cpu}/cpu.stat", "throttled_time", 1e9),
             "cpu_limit": quota(files.get(f"{v1_cpu}/cpu.cfs_quota_us", "").strip(),
                                files.get(f"{v1_cpu}/cpu.cfs_period_us", "").strip())}
 
@@ -94,7 +100,7 @@ def parse_cgroup(text):
 def cgroup_readings(namespace, target):
     """One container's own cgroup. Fails loudly when a figure cannot be read: a missing value must never
     pass for 0."""
-    text = kubectl(namespace, "exec", target, "--", "sh", "-c", READ_CGROUP, check=False)
+    text = pod_exec(namespace, target, "sh", "-c", READ_CGROUP).stdout
     reading = parse_cgroup(text)
     if reading["cpu_seconds"] is None or reading["anonymous_bytes"] is None:
         raise SystemExit(f"Could not read the cgroup of {target} (CPU {reading['cpu_seconds']}, anonymous memory"
@@ -106,15 +112,13 @@ def jvm_counters(namespace, target):
     """The HotSpot counters of the container's JVM (PID 1, the image's entrypoint): from its hsperfdata file, or,
     where the JVM keeps none (it names the file after its user, and an image's user 185 may have no name), from
     the image's jcmd. None when neither can be read."""
-    read = subprocess.run(["kubectl", "-n", namespace, "exec", target, "--", "sh", "-c", "cat /tmp/hsperfdata_*/1"],
-                          capture_output=True)
+    read = pod_exec(namespace, target, "sh", "-c", "cat /tmp/hsperfdata_*/1", text=False)
     try:
         if read.returncode == 0:
             return hsperf.parse(read.stdout)
     except ValueError:
         pass
-    printed = subprocess.run(["kubectl", "-n", namespace, "exec", target, "--", "jcmd", "1", "PerfCounter.print"],
-                             capture_output=True, text=True)
+    printed = pod_exec(namespace, target, "jcmd", "1", "PerfCounter.print")
     return hsperf.parse_printed(printed.stdout) if printed.returncode == 0 else None
 
 
@@ -126,8 +130,7 @@ class PodRecording:
         self.namespace, self.target = namespace, target
 
     def jcmd(self, *args):
-        ran = subprocess.run(["kubectl", "-n", self.namespace, "exec", self.target, "--", "jcmd", "1", *args],
-                             capture_output=True, text=True)
+        ran = pod_exec(self.namespace, self.target, "jcmd", "1", *args)
         if ran.returncode:
             raise SystemExit(f"jcmd in {self.target} failed: {(ran.stdout + ran.stderr).strip()[-300:]}")
 
@@ -137,25 +140,22 @@ class PodRecording:
     def stop(self, recording):
         self.jcmd("JFR.stop", "name=benchkit", "filename=/tmp/benchkit.jfr")
         with open(recording, "wb") as local:
-            subprocess.run(["kubectl", "-n", self.namespace, "exec", self.target, "--", "cat", "/tmp/benchkit.jfr"],
-                           stdout=local, check=True)
-        subprocess.run(["kubectl", "-n", self.namespace, "exec", self.target, "--", "sh", "-c", "rm -f /tmp/benchkit.jfr"],
-                       capture_output=True)
+            pod_exec(self.namespace, self.target, "cat", "/tmp/benchkit.jfr", text=False, stdout=local, check=True)
+        pod_exec(self.namespace, self.target, "rm", "-f", "/tmp/benchkit.jfr")
 
 
 def has_jcmd(namespace, target):
-    return subprocess.run(["kubectl", "-n", namespace, "exec", target, "--", "sh", "-c", "command -v jcmd"],
-                          capture_output=True).returncode == 0
+    return pod_exec(namespace, target, "sh", "-c", "command -v jcmd").returncode == 0
 
 
 def task_stats(namespace, target):
     """The /proc/1/task/*/stat lines of the container's JVM, one per thread."""
-    return kubectl(namespace, "exec", target, "--", "sh", "-c", "cat /proc/1/task/*/stat", check=False)
+    return pod_exec(namespace, target, "sh", "-c", "cat /proc/1/task/*/stat").stdout
 
 
 def thread_names(namespace, target):
     """The names of the container's JVM threads (PID 1), as the kernel has them (15 characters at most)."""
-    return kubectl(namespace, "exec", target, "--", "sh", "-c", "cat /proc/1/task/*/comm", check=False).splitlines()
+    return pod_exec(namespace, target, "sh", "-c", "cat /proc/1/task/*/comm").stdout.splitlines()
 
 
 def pod_states(namespace):
@@ -263,8 +263,8 @@ def calibrate(namespace):
                                "limits": {"cpu": "1", "memory": "128Mi"}},
                  "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
                                      "runAsNonRoot": True, "runAsUser": 12345, "capabilities": {"drop": ["ALL"]},
-                                     "seccompProfile": {"type": "RuntimeDefault"}}}
-    container["volumeMounts"] = [{"name": "tmp", "mountPath": "/tmp"}]  # k6's only writable place, as in its Job
+                                     "seccompProfile": {"type": "RuntimeDefault"}},
+                 "volumeMounts": [{"name": "tmp", "mountPath": "/tmp"}]}  # k6's only writable place, as in its Job
     overrides = {"apiVersion": "v1", "spec": {"automountServiceAccountToken": False, "containers": [container],
                                               "volumes": [{"name": "tmp", "emptyDir": {}}]}}
     ran = subprocess.run(["kubectl", "-n", namespace, "run", pod, f"--image={image}", "--restart=Never", "-i", "--rm",

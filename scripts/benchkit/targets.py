@@ -143,7 +143,7 @@ class KubernetesBuild:
         found = {}
         for name, target in self.targets.items():
             limit = kube.cgroup_readings(self.namespace, target).get("cpu_limit")
-            cores = int(kube.kubectl(self.namespace, "exec", target, "--", "nproc", check=False).strip() or 0) or None
+            cores = int(kube.pod_exec(self.namespace, target, "nproc").stdout.strip() or 0) or None
             # The JVM takes the CPU limit, rounded up, for its processor count (JDK 19+ ignores CPU shares).
             seen = min(cores or math.inf, math.ceil(limit)) if limit else cores
             found[name] = jvm_ergonomics(seen, limit, kube.jvm_counters(self.namespace, target),
