@@ -116,6 +116,12 @@ bench: ## k6 Jobs in the cluster against each deployed build, one after the othe
 	@$(MAKE) helm benchkit
 	@scripts/k8s.sh bench
 
+.PHONY: sweep-cluster
+sweep-cluster: ## make sweep in the deployed builds' pods, under their CPU limits (k6 as Jobs); each Deployment rolled back to its chart's settings at the end. SWEEP_VERSIONS, SWEEP_ONLY as for make sweep.
+	@scripts/k8s.sh check
+	@$(MAKE) helm benchkit
+	@scripts/k8s.sh sweep
+
 .PHONY: undeploy
 undeploy: ## Remove every build, Kafka, PostgreSQL and the namespace (the operators stay).
 	@scripts/k8s.sh check

@@ -4,6 +4,7 @@
 #   k8s.sh minikube          start the minikube profile of minikube/profile.env
 #   k8s.sh deploy VERSION    namespace, operators, the platform, the build's images and chart; waits for rollout
 #   k8s.sh bench             k6 Jobs against every deployed build, one after the other; then the report
+#   k8s.sh sweep             each deployed build's concurrency settings in its pods (make sweep-cluster)
 #   k8s.sh undeploy          remove every build, the platform and the namespace (operators stay)
 # Idempotent: every step can be rerun, also after an undeploy. Tool versions come from the Makefile.
 #
@@ -209,8 +210,8 @@ deploy() {
   step "bench-$version ready in $(elapsed): kubectl -n $NS port-forward svc/bench-$version-web-api 8080:8080"
 }
 
-bench() {
-  require_cluster
+# deployed_versions: the builds deployed in the namespace, comma-separated; k6's script in its ConfigMap
+deployed_versions() {
   local versions=()
   for version in "${BUILDS[@]}"; do
     if "$HELM" status "bench-$version" --namespace "$NS" >/dev/null 2>&1; then versions+=("$version"); fi
@@ -218,12 +219,31 @@ bench() {
   ((${#versions[@]} > 0)) || die "Nothing deployed: run 'make deploy-v1' (or any of ${BUILDS[*]}) first"
   kubectl -n "$NS" create configmap k6-script --from-file="$ROOT/k6/articles.js" --dry-run=client -o yaml |
     kubectl apply -f - >/dev/null
-  local results
+  (IFS=,; echo "${versions[*]}")
+}
+
+bench() {
+  require_cluster
+  local versions results
+  versions=$(deployed_versions)
   results="${RESULTS:-$ROOT/results/$(date -u +%Y%m%dT%H%M%SZ)-kubernetes}"
-  benchkit bench --kubernetes "$NS" --results "$results" --versions "$(IFS=,; echo "${versions[*]}")" \
+  benchkit bench --kubernetes "$NS" --results "$results" --versions "$versions" \
     ${SCENARIOS:+--scenarios "$SCENARIOS"} ${NO_WARMUP:+--no-warmup} \
     --where "Kubernetes ($(kubectl config current-context))"
   benchkit report "$results"
+}
+
+# sweep: each deployed build's concurrency settings in its pods, one at a time (benchkit sweep --kubernetes);
+# every Deployment is rolled back to its chart's settings when its build is done
+sweep() {
+  require_cluster
+  local versions results
+  versions=$(deployed_versions)
+  results="${RESULTS:-$ROOT/results/sweep-$(date -u +%Y%m%dT%H%M%SZ)-kubernetes}"
+  benchkit sweep --kubernetes "$NS" --results "$results" --versions "${SWEEP_VERSIONS:-$versions}" \
+    ${SWEEP_ONLY:+--only "$SWEEP_ONLY"} ${SWEEP_KEEP:+--keep "$(cd "$SWEEP_KEEP" && pwd)"} \
+    --where "Kubernetes ($(kubectl config current-context))"
+  step "Done in $(elapsed). Open $results/sweep.html (or read sweep.md)."
 }
 
 # gone KIND NAME…: true when none of them exists any more
@@ -275,6 +295,7 @@ case "${1:-}" in
   minikube) start_minikube ;;
   deploy) deploy "${2:-}" ;;
   bench) bench ;;
+  sweep) sweep ;;
   undeploy) undeploy ;;
-  *) die "usage: $0 check | minikube | deploy VERSION | bench | undeploy" ;;
+  *) die "usage: $0 check | minikube | deploy VERSION | bench | sweep | undeploy" ;;
 esac

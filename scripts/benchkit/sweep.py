@@ -1,18 +1,19 @@
 """Each build at its best (python -m benchkit sweep): the few settings that size a build's concurrency,
-varied one at a time on the local stack, each candidate measured in the closed model after the same
-warm-up, the candidates' order turned round between repeats. A setting keeps its current value unless
+varied one at a time on the local stack or in the cluster's pods (--kubernetes), each candidate measured in the
+closed model after the same warm-up, the candidates' order turned round between repeats. A setting keeps its current value unless
 another one answers clearly more (MARGIN); the next setting is swept from what was chosen. The build is
 left running with the chosen values, and sweep.json, sweep.md and sweep.html say what was measured."""
 import argparse
 import dataclasses
 import json
+import math
 import os
 import pathlib
 import re
 import statistics
 import subprocess
 
-from . import JAVA_OPTIONS, LOCAL_DIR, ROOT, SERVICES, calibration, documents, info, step, targets
+from . import JAVA_OPTIONS, LOCAL_DIR, ROOT, SERVICES, calibration, documents, info, kube, step, targets
 from .bench import measure, warm_up
 
 
@@ -39,11 +40,12 @@ class Setting:
         return re.sub(r"[^a-z0-9]+", "-", self.property.lower())
 
     def assignment(self, value):
-        """How a restarted service gets the value: a Quarkus property through its environment variable, a JDK
-        system property through JDK_JAVA_OPTIONS, which the java launcher reads."""
+        """How a restarted service gets the value, as (variable, value): a Quarkus property through its environment
+        variable, a JDK system property through JDK_JAVA_OPTIONS, which the java launcher reads (in a pod after the
+        chart's JAVA_TOOL_OPTIONS, so it wins over the build's own -D there)."""
         if self.jdk_property:
-            return f"JDK_JAVA_OPTIONS=-D{self.property}={value}"
-        return f"{self.variable}={value}"
+            return "JDK_JAVA_OPTIONS", f"-D{self.property}={value}"
+        return self.variable, str(value)
 
     def current(self, version):
         """The value the build ships with: its application.properties (any service it applies to), else what
@@ -65,30 +67,42 @@ DATA = ("articles", "authors")
 CORES = os.cpu_count() or 1
 # v1 and v3 share their JDBC code, and so how its pool is swept
 JDBC_POOL = Setting("JDBC pool", "quarkus.datasource.jdbc.max-size", DATA, (5, 10, 20), 50)
-SETTINGS = {
-    "v1": (
-        # Quarkus' default is max(200, 8 x cores); each blocked request holds one.
-        Setting("worker threads", "quarkus.thread-pool.max-threads", SERVICES, (16, 50, 200), max(200, 8 * CORES)),
-        JDBC_POOL,
-        Setting("look-up threads", "web-api.author-lookups.max-concurrency", ("web-api",), (10, 25, 100), 100),
-    ),
-    "v2": (
-        # Quarkus' default is 2 x cores event loops.
-        Setting("event loops", "quarkus.vertx.event-loops-pool-size", SERVICES, (1, 2, 4), 2 * CORES),
-        Setting("reactive pool", "quarkus.datasource.reactive.max-size", DATA, (5, 10, 20), 20),
-        # 1 = no pipelining: each query waits for the answer to the one before on its connection.
-        Setting("pipelining limit", "quarkus.datasource.reactive.postgresql.pipelining-limit", DATA, (1, 256), 256),
-    ),
-    "v3": (
-        # No thread pool to size: a virtual thread per request and per look-up, run by the JDK's scheduler on
-        # as many carrier threads as cores. A carrier is never taken from a virtual thread that computes, so
-        # the carriers are v3's counterpart of v2's event loops. What else bounds v3 is its connections: to
-        # PostgreSQL, and to authors (the look-ups wait for one of as many permits).
-        Setting("carrier threads", "jdk.virtualThreadScheduler.parallelism", SERVICES, (2, 4, 8), CORES),
-        JDBC_POOL,
-        Setting("authors connections", "quarkus.rest-client.authors.connection-pool-size", ("web-api",), (25, 50, 100), 50),
-    ),
-}
+
+
+def settings_for(cores):
+    """Each build's settings on a machine (or in a pod) of this many cores: a size that Quarkus or the JDK derives
+    from the cores has that derived value among its candidates, so the sweep always measures what the build would
+    choose by itself there."""
+    return {
+        "v1": (
+            # Quarkus' default is max(200, 8 x cores); each blocked request holds one.
+            Setting("worker threads", "quarkus.thread-pool.max-threads", SERVICES, (16, 50, 200), max(200, 8 * cores)),
+            JDBC_POOL,
+            Setting("look-up threads", "web-api.author-lookups.max-concurrency", ("web-api",), (10, 25, 100), 100),
+        ),
+        "v2": (
+            # Quarkus' default is 2 x cores event loops.
+            Setting("event loops", "quarkus.vertx.event-loops-pool-size", SERVICES,
+                    tuple(sorted({1, 2, 4, 2 * cores})), 2 * cores),
+            Setting("reactive pool", "quarkus.datasource.reactive.max-size", DATA, (5, 10, 20), 20),
+            # 1 = no pipelining: each query waits for the answer to the one before on its connection.
+            Setting("pipelining limit", "quarkus.datasource.reactive.postgresql.pipelining-limit", DATA, (1, 256), 256),
+        ),
+        "v3": (
+            # No thread pool to size: a virtual thread per request and per look-up, run by the JDK's scheduler on
+            # as many carrier threads as cores. A carrier is never taken from a virtual thread that computes, so
+            # the carriers are v3's counterpart of v2's event loops. What else bounds v3 is its connections: to
+            # PostgreSQL, and to authors (the look-ups wait for one of as many permits).
+            Setting("carrier threads", "jdk.virtualThreadScheduler.parallelism", SERVICES,
+                    tuple(sorted({cores, 2, 4, 8})), cores),
+            JDBC_POOL,
+            Setting("authors connections", "quarkus.rest-client.authors.connection-pool-size", ("web-api",),
+                    (25, 50, 100), 50),
+        ),
+    }
+
+
+SETTINGS = settings_for(CORES)
 # A candidate replaces the current value only when it answers this much more: on a shared machine
 # smaller differences are noise, and the value the build ships with needs no defence.
 MARGIN = 0.05
@@ -105,8 +119,8 @@ def choose(measured, current):
 
 
 def environment_of(settings, chosen, service):
-    """SERVICE_SETTINGS for one service: the chosen value of every setting that applies to it."""
-    return " ".join(s.assignment(chosen[s.name]) for s in settings if service in s.services)
+    """The environment of one service: the chosen value of every setting that applies to it."""
+    return dict(s.assignment(chosen[s.name]) for s in settings if service in s.services)
 
 
 class Stack:
@@ -118,7 +132,8 @@ class Stack:
 
     def apply(self, version, settings, chosen):
         for service in SERVICES:
-            name, wanted = f"{service}-{version}", environment_of(settings, chosen, service)
+            name = f"{service}-{version}"
+            wanted = " ".join(f"{variable}={value}" for variable, value in environment_of(settings, chosen, service).items())
             if self.running.get(name, "") == wanted:
                 continue
             info(f"restarting {name} with {wanted or 'its own settings'}")
@@ -129,9 +144,55 @@ class Stack:
             self.running[name] = wanted
         return targets.LocalBuild(json.loads((LOCAL_DIR / "stack.json").read_text()), version, self.k6)
 
+    def calibrate(self):
+        return calibration.measure()  # the machine's speed right before a candidate's run
 
-def sweep_build(version, stack, runs_dir, repeats, iterations, warmup, commit):
-    settings = SETTINGS[version]
+    def finish(self, version, settings, chosen):
+        self.apply(version, settings, chosen)  # left at its best, for whatever is measured next
+
+
+class Cluster:
+    """Rolls a deployed build's Deployments (make deploy-<version>) with other settings: kubectl set env, then the
+    rollout, in the pods and under the CPU limits the chart gives them. The settings go when the sweep ends."""
+
+    def __init__(self, namespace, deployed):
+        self.namespace = namespace
+        self.deployed = deployed
+        self.build = None
+        self.changed = {}  # deployment -> the variables the sweep set on it
+
+    def apply(self, version, settings, chosen):
+        for service in SERVICES:
+            deployment = f"deploy/bench-{version}-{service}"
+            wanted = environment_of(settings, chosen, service)
+            if self.changed.get(deployment) == wanted:
+                continue
+            info(f"rolling {deployment} with " + " ".join(f"{k}={v}" for k, v in wanted.items()))
+            kube.set_environment(self.namespace, deployment, wanted)
+            self.changed[deployment] = wanted
+        return self.connect(version)
+
+    def connect(self, version):
+        if self.build:
+            self.build.close()  # its port-forwards led to pods that are gone
+        self.build = targets.KubernetesBuild(self.namespace, version, self.deployed)
+        return self.build
+
+    def calibrate(self):
+        return kube.calibrate(self.namespace)  # the node's speed, in a pod of its own
+
+    def finish(self, version, settings, chosen):
+        """Back to what make deploy-<version> deployed (what make bench measures): the sweep's variables removed,
+        the pods rolled again."""
+        for deployment in [name for name in self.changed if name.startswith(f"deploy/bench-{version}-")]:
+            info(f"rolling {deployment} back to its chart's settings")
+            kube.set_environment(self.namespace, deployment, dict.fromkeys(self.changed.pop(deployment)))
+        if self.build:
+            self.build.close()
+            self.build = None
+
+
+def sweep_build(version, stack, runs_dir, repeats, iterations, warmup, commit, settings):
     chosen = {s.name: s.current(version) for s in settings}
     shipped = dict(chosen)
     rows = []
@@ -147,7 +208,7 @@ def sweep_build(version, stack, runs_dir, repeats, iterations, warmup, commit):
                 build = stack.apply(version, settings, trial)
                 label = f"{setting.label}-{value}"
                 warm_up(version, build, runs_dir, warmup)
-                speed = calibration.measure()  # the machine's speed right before this candidate's run
+                speed = stack.calibrate()
                 figures = measure(build, "closed", runs_dir, repeat, {"ITERATIONS": str(iterations)}, label=f"sweep-{label}")
                 measured[value].append(figures["ok_rps"])
                 rows.append({"version": version, "setting": setting.name, "property": setting.property,
@@ -159,7 +220,7 @@ def sweep_build(version, stack, runs_dir, repeats, iterations, warmup, commit):
         chosen[setting.name] = choose(measured, chosen[setting.name])
         info(f"{version}: {setting.name} -> {chosen[setting.name]} "
              f"(medians: {', '.join(f'{v}: {statistics.median(r):.0f}/s' for v, r in sorted(measured.items()))})")
-    stack.apply(version, settings, chosen)  # left at its best, for whatever is measured next
+    stack.finish(version, settings, chosen)
     return {"commit": commit, "shipped": shipped, "chosen": chosen, "runs": rows,
             "properties": {s.name: s.property for s in settings}}
 
@@ -191,7 +252,8 @@ def rows_of(result):
     return table
 
 
-EXPLANATION = ("Each build's few concurrency settings, one at a time: every candidate runs on the same local stack, "
+EXPLANATION = ("Each build's few concurrency settings, one at a time: every candidate runs in the same place (the "
+               "local stack, or the build's pods under their CPU limits: the environment says where), "
                "after the same warm-up, in the closed model (k6's VUS virtual users, each sending its next request "
                "when the last one answered), the candidates' order turned round between repeats. A setting keeps the "
                f"value the build ships with unless another answers more than {MARGIN:.0%} more complete answers per "
@@ -246,22 +308,38 @@ def main(argv=None):
     parser.add_argument("--keep", type=pathlib.Path,
                         help="an earlier sweep's results: the builds not swept now keep their results from it")
     parser.add_argument("--k6", default=os.environ.get("K6", "k6"))
+    parser.add_argument("--kubernetes", metavar="NAMESPACE",
+                        help="sweep the builds deployed in this namespace, in their pods, with k6 as Jobs")
+    parser.add_argument("--where", default="local stack (one machine, loopback)")
     args = parser.parse_args(argv)
 
-    runs_dir, _, environment = targets.local_results(args.results, args.k6, args.repeats)
+    if args.kubernetes:
+        versions = args.versions.split(",")
+        runs_dir = args.results / "runs"
+        runs_dir.mkdir(parents=True, exist_ok=True)
+        environment = targets.kubernetes_environment(args.kubernetes, argparse.Namespace(
+            where=args.where, runs=args.repeats, no_warmup=False))
+        # In a pod the JVM and Quarkus count the CPU limit, rounded up, as their cores.
+        cores = math.ceil(kube.cgroup_readings(args.kubernetes, f"deploy/bench-{versions[0]}-web-api")["cpu_limit"]
+                          or CORES)
+        environment["cores_seen_by_the_services"] = cores
+        settings = settings_for(cores)
+        restarter = Cluster(args.kubernetes, versions)
+    else:
+        runs_dir, _, environment = targets.local_results(args.results, args.k6, args.repeats)
+        settings = SETTINGS
+        restarter = Stack(args.k6)
     (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
     if args.only:
         wanted = set(args.only.split(","))
-        for version in SETTINGS:
-            SETTINGS[version] = tuple(s for s in SETTINGS[version] if s.name in wanted)
-    restarter = Stack(args.k6)
+        settings = {version: tuple(s for s in found if s.name in wanted) for version, found in settings.items()}
     sweep = {"builds": {}}
     if args.keep:
         kept = json.loads((args.keep / "sweep.json").read_text())["builds"]
         sweep["builds"] = {version: result for version, result in kept.items() if version not in args.versions.split(",")}
     for version in args.versions.split(","):
         sweep["builds"][version] = sweep_build(version, restarter, runs_dir, args.repeats, args.iterations,
-                                               args.warmup, environment.get("git_commit", ""))
+                                               args.warmup, environment.get("git_commit", ""), settings[version])
         (args.results / "sweep.json").write_text(json.dumps(sweep, indent=2))
     render(args.results, sweep)
     step(f"Sweep: {args.results / 'sweep.md'} and {args.results / 'sweep.html'}")

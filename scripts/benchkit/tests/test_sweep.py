@@ -16,9 +16,9 @@ def test_each_setting_reaches_the_services_it_applies_to_as_quarkus_environment_
     assert lookups.variable == "WEB_API_AUTHOR_LOOKUPS_MAX_CONCURRENCY"
     chosen = {"worker threads": 50, "JDBC pool": 10, "look-up threads": 25}
     assert sweep.environment_of(sweep.SETTINGS["v1"], chosen, "web-api") == \
-        "QUARKUS_THREAD_POOL_MAX_THREADS=50 WEB_API_AUTHOR_LOOKUPS_MAX_CONCURRENCY=25"
+        {"QUARKUS_THREAD_POOL_MAX_THREADS": "50", "WEB_API_AUTHOR_LOOKUPS_MAX_CONCURRENCY": "25"}
     assert sweep.environment_of(sweep.SETTINGS["v1"], chosen, "authors") == \
-        "QUARKUS_THREAD_POOL_MAX_THREADS=50 QUARKUS_DATASOURCE_JDBC_MAX_SIZE=10"
+        {"QUARKUS_THREAD_POOL_MAX_THREADS": "50", "QUARKUS_DATASOURCE_JDBC_MAX_SIZE": "10"}
 
 
 def test_a_jdk_system_property_reaches_the_java_launcher_and_the_rest_stays_quarkus_configuration():
@@ -27,10 +27,22 @@ def test_a_jdk_system_property_reaches_the_java_launcher_and_the_rest_stays_quar
     assert carriers.current("v1") == sweep.CORES  # the JDK's default: as many carriers as cores
     chosen = {"carrier threads": 4, "JDBC pool": 10, "authors connections": 50}
     assert sweep.environment_of(sweep.SETTINGS["v3"], chosen, "web-api") == \
-        "JDK_JAVA_OPTIONS=-Djdk.virtualThreadScheduler.parallelism=4 QUARKUS_REST_CLIENT_AUTHORS_CONNECTION_POOL_SIZE=50"
+        {"JDK_JAVA_OPTIONS": "-Djdk.virtualThreadScheduler.parallelism=4",
+         "QUARKUS_REST_CLIENT_AUTHORS_CONNECTION_POOL_SIZE": "50"}
     assert sweep.environment_of(sweep.SETTINGS["v3"], chosen, "articles") == \
-        "JDK_JAVA_OPTIONS=-Djdk.virtualThreadScheduler.parallelism=4 QUARKUS_DATASOURCE_JDBC_MAX_SIZE=10"
+        {"JDK_JAVA_OPTIONS": "-Djdk.virtualThreadScheduler.parallelism=4", "QUARKUS_DATASOURCE_JDBC_MAX_SIZE": "10"}
     assert carriers.label == "jdk-virtualthreadscheduler-parallelism"
+
+
+def test_in_a_one_cpu_pod_the_sizes_derived_from_cores_are_swept_from_what_the_jvm_would_choose_there():
+    in_a_pod = sweep.settings_for(1)
+    carriers = next(s for s in in_a_pod["v3"] if s.name == "carrier threads")
+    event_loops = next(s for s in in_a_pod["v2"] if s.name == "event loops")
+    assert (carriers.candidates, carriers.default) == ((1, 2, 4, 8), 1)  # the JDK's default in a 1-CPU pod: 1
+    assert (event_loops.candidates, event_loops.default) == ((1, 2, 4), 2)  # Quarkus': 2 x cores
+    on_two_cores = sweep.settings_for(2)
+    assert next(s for s in on_two_cores["v3"] if s.name == "carrier threads").candidates == (2, 4, 8)
+    assert next(s for s in sweep.settings_for(4)["v2"] if s.name == "event loops").candidates == (1, 2, 4, 8)
 
 
 def test_the_shipped_values_come_from_application_properties_or_quarkus_defaults():
