@@ -112,11 +112,10 @@ def warm_up(version, build, runs_dir, iterations=None):
     throttling took meanwhile."""
     iterations = int(iterations or os.environ.get("WARMUP_ITERATIONS", "900"))
     windows, settled = [], False
-    first = build.snapshot()
+    first = before = build.snapshot()
     for window in range(1, WARMUP_MAX_WINDOWS + 1):
         count = iterations if window == 1 else max(1, iterations // 3)
         step(f"{version}: warm-up window {window} ({os.environ.get('VUS', '100')} VUs x {count} requests, not measured)")
-        before = build.snapshot()
         summary = runs_dir / f"{version}-warmup-{window}.json"
         build.run("warmup", summary, {"WARMUP_ITERATIONS": str(count)})
         after = build.snapshot()
@@ -129,13 +128,15 @@ def warm_up(version, build, runs_dir, iterations=None):
             info(f"{incomplete:.0%} of the window's answers were degraded or failed: warming up again once the circuit"
                  f" has closed ({BREAKER_DELAY_SECONDS} s)")
             time.sleep(BREAKER_DELAY_SECONDS)
+            before = build.snapshot()
             continue
         if share is None or share <= JIT_SETTLED_SHARE:  # unreadable counters: complete answers are the rule left
             settled = share is not None
             break
         info(f"the JIT took {share:.1%} of the services' CPU in this window (settled at {JIT_SETTLED_SHARE:.0%}): "
              "warming up further")
-    last = build.snapshot()
+        before = after  # one snapshot ends a window and starts the next (in a cluster each costs many kubectl execs)
+    last = after
     if not settled:
         info(f"{version}: the warm-up ended after {len(windows)} windows without the JIT settled"
              if windows[-1]["jit_share"] is not None else f"{version}: JIT time not readable; warmed until complete")

@@ -97,19 +97,22 @@ def parse_cgroup(text):
                                files.get(f"{v1_cpu}/cpu.cfs_period_us", "").strip())}
 
 
-def set_environment(namespace, deployment, variables, timeout=360):
-    """Sets (a value) or removes (None) environment variables of a Deployment's containers, and waits until its new
-    pods serve and the old ones are gone (a target such as deploy/x must not lead to a pod that is stopping)."""
-    kubectl(namespace, "set", "env", deployment,
-            *[f"{name}-" if value is None else f"{name}={value}" for name, value in variables.items()])
-    kubectl(namespace, "rollout", "status", deployment, f"--timeout={timeout}s")
-    spec = json.loads(kubectl(namespace, "get", deployment, "-o", "json"))
-    selector = ",".join(f"{k}={v}" for k, v in spec["spec"]["selector"]["matchLabels"].items())
+def set_environment(namespace, variables_by_deployment, timeout=360):
+    """Sets (a value) or removes (None) environment variables of Deployments' containers, {deployment: {name: value}},
+    all rolled at once, and waits until their new pods serve and the old ones are gone (a target such as deploy/x
+    must not lead to a pod that is stopping)."""
+    for deployment, variables in variables_by_deployment.items():
+        kubectl(namespace, "set", "env", deployment,
+                *[f"{name}-" if value is None else f"{name}={value}" for name, value in variables.items()])
     deadline = time.monotonic() + timeout
-    while len(kubectl(namespace, "get", "pods", "-l", selector, "-o", "name").split()) > spec["spec"]["replicas"]:
-        if time.monotonic() > deadline:
-            raise SystemExit(f"{deployment}: its old pods did not stop within {timeout} s")
-        time.sleep(2)
+    for deployment in variables_by_deployment:
+        kubectl(namespace, "rollout", "status", deployment, f"--timeout={timeout}s")
+        spec = json.loads(kubectl(namespace, "get", deployment, "-o", "json"))
+        selector = ",".join(f"{k}={v}" for k, v in spec["spec"]["selector"]["matchLabels"].items())
+        while len(kubectl(namespace, "get", "pods", "-l", selector, "-o", "name").split()) > spec["spec"]["replicas"]:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"{deployment}: its old pods did not stop within {timeout} s")
+            time.sleep(2)
 
 
 def cgroup_readings(namespace, target):

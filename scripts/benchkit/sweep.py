@@ -150,6 +150,9 @@ class Stack:
     def finish(self, version, settings, chosen):
         self.apply(version, settings, chosen)  # left at its best, for whatever is measured next
 
+    def close(self):
+        pass
+
 
 class Cluster:
     """Rolls a deployed build's Deployments (make deploy-<version>) with other settings: kubectl set env, then the
@@ -162,14 +165,14 @@ class Cluster:
         self.changed = {}  # deployment -> the variables the sweep set on it
 
     def apply(self, version, settings, chosen):
+        rolling = {}
         for service in SERVICES:
             deployment = f"deploy/bench-{version}-{service}"
             wanted = environment_of(settings, chosen, service)
-            if self.changed.get(deployment) == wanted:
-                continue
-            info(f"rolling {deployment} with " + " ".join(f"{k}={v}" for k, v in wanted.items()))
-            kube.set_environment(self.namespace, deployment, wanted)
-            self.changed[deployment] = wanted
+            if self.changed.get(deployment) != wanted:
+                info(f"rolling {deployment} with " + " ".join(f"{k}={v}" for k, v in wanted.items()))
+                rolling[deployment] = self.changed[deployment] = wanted
+        kube.set_environment(self.namespace, rolling)
         return self.connect(version)
 
     def connect(self, version):
@@ -181,15 +184,21 @@ class Cluster:
     def calibrate(self):
         return kube.calibrate(self.namespace)  # the node's speed, in a pod of its own
 
-    def finish(self, version, settings, chosen):
+    def finish(self, version, settings=None, chosen=None):
         """Back to what make deploy-<version> deployed (what make bench measures): the sweep's variables removed,
-        the pods rolled again."""
-        for deployment in [name for name in self.changed if name.startswith(f"deploy/bench-{version}-")]:
-            info(f"rolling {deployment} back to its chart's settings")
-            kube.set_environment(self.namespace, deployment, dict.fromkeys(self.changed.pop(deployment)))
+        the pods rolled again. Also when the sweep stops half-way (close)."""
         if self.build:
             self.build.close()
             self.build = None
+        rolling = {deployment: dict.fromkeys(self.changed.pop(deployment)) for deployment in list(self.changed)
+                   if deployment.startswith(f"deploy/bench-{version}-")}
+        if rolling:
+            info(f"rolling {', '.join(rolling)} back to their chart's settings")
+            kube.set_environment(self.namespace, rolling)
+
+    def close(self):
+        for version in {deployment.split("-")[1] for deployment in self.changed}:
+            self.finish(version)
 
 
 def sweep_build(version, stack, runs_dir, repeats, iterations, warmup, commit, settings):
@@ -337,9 +346,12 @@ def main(argv=None):
     if args.keep:
         kept = json.loads((args.keep / "sweep.json").read_text())["builds"]
         sweep["builds"] = {version: result for version, result in kept.items() if version not in args.versions.split(",")}
-    for version in args.versions.split(","):
-        sweep["builds"][version] = sweep_build(version, restarter, runs_dir, args.repeats, args.iterations,
-                                               args.warmup, environment.get("git_commit", ""), settings[version])
-        (args.results / "sweep.json").write_text(json.dumps(sweep, indent=2))
+    try:
+        for version in args.versions.split(","):
+            sweep["builds"][version] = sweep_build(version, restarter, runs_dir, args.repeats, args.iterations,
+                                                   args.warmup, environment.get("git_commit", ""), settings[version])
+            (args.results / "sweep.json").write_text(json.dumps(sweep, indent=2))
+    finally:
+        restarter.close()
     render(args.results, sweep)
     step(f"Sweep: {args.results / 'sweep.md'} and {args.results / 'sweep.html'}")
