@@ -13,6 +13,11 @@
 #                                external: skip both; the objects the operators would create must exist
 #                                (Services bench-postgres and bench-kafka-kafka-bootstrap, the credentials
 #                                Secrets), and undeploy leaves them and the namespace alone.
+#   KAFKA_PLATFORM, POSTGRES_PLATFORM
+#                                the same choice for one of the two (default: PLATFORM); the test node runs the
+#                                Zalando operator beside a Kafka stand-in (Strimzi's operator cannot be had there).
+#   ZALANDO_CHART, ZALANDO_VALUES the operator's chart (default: its official repository at ZALANDO_CHART_VERSION;
+#                                or a directory: the test node's, from the operator's Go module) and a values file.
 #   IMAGES=minikube|containerd|registry
 #                                minikube: `minikube image build` (default). containerd: buildah builds, then
 #                                `ctr images import` into CONTAINERD_ADDRESS. registry: buildah builds and
@@ -33,6 +38,7 @@ readonly ZALANDO_CHART_REPO="https://opensource.zalando.com/postgres-operator/ch
 readonly ZALANDO_CHART_VERSION="${ZALANDO_CHART_VERSION:?set by the Makefile}"
 readonly NS="$BENCH_NAMESPACE"
 readonly PLATFORM="${PLATFORM:-operators}"
+readonly KAFKA_PLATFORM="${KAFKA_PLATFORM:-$PLATFORM}" POSTGRES_PLATFORM="${POSTGRES_PLATFORM:-$PLATFORM}"
 readonly IMAGES="${IMAGES:-minikube}"
 readonly BUILD_SERVICES=(web-api articles authors)
 # The names the platform chart gives (and the operators derive their objects' names from).
@@ -46,7 +52,10 @@ require_cluster() {
   require_tool kubectl "see https://kubernetes.io/docs/tasks/tools/"
   kubectl cluster-info --request-timeout=5s >/dev/null 2>&1 ||
     die "No reachable Kubernetes cluster (context: $(kubectl config current-context 2>/dev/null || echo none)); start one with 'make minikube'"
-  [[ "$PLATFORM" == operators || "$PLATFORM" == external ]] || die "PLATFORM must be operators or external, not $PLATFORM"
+  local choice
+  for choice in PLATFORM KAFKA_PLATFORM POSTGRES_PLATFORM; do
+    [[ "${!choice}" == operators || "${!choice}" == external ]] || die "$choice must be operators or external, not ${!choice}"
+  done
   [[ "$IMAGES" =~ ^(minikube|containerd|registry)$ ]] || die "IMAGES must be minikube, containerd or registry, not $IMAGES"
 }
 
@@ -67,19 +76,25 @@ install_operators() {
   # Every time, not only when missing: `helm upgrade --install` puts back what an undeploy removed with
   # the namespace (Strimzi's RoleBindings in it) and is a no-op otherwise. Resources are set here so
   # that the CPU and memory budget (minikube/profile.env) holds by design, not by the charts' defaults.
-  step "Strimzi operator $STRIMZI_CHART_VERSION (official chart), watching namespace $NS"
-  "$HELM" upgrade --install strimzi "$STRIMZI_CHART" --version "$STRIMZI_CHART_VERSION" \
-    --namespace strimzi --create-namespace --set "watchNamespaces={$NS}" \
-    --set resources.requests.cpu="$STRIMZI_OPERATOR_CPU" --set resources.requests.memory="$STRIMZI_OPERATOR_MEMORY" \
-    --set resources.limits.memory="$STRIMZI_OPERATOR_MEMORY" --wait --timeout 10m >/dev/null
-  step "Zalando postgres-operator $ZALANDO_CHART_VERSION (official chart)"
-  "$HELM" upgrade --install postgres-operator postgres-operator --repo "$ZALANDO_CHART_REPO" \
-    --version "$ZALANDO_CHART_VERSION" --namespace postgres-operator --create-namespace \
-    --set resources.requests.cpu="$ZALANDO_OPERATOR_CPU" --set resources.requests.memory="$ZALANDO_OPERATOR_MEMORY" \
-    --set resources.limits.memory="$ZALANDO_OPERATOR_MEMORY" --wait --timeout 10m >/dev/null
-  # What the Strimzi operator needs in the namespace, checked rather than assumed.
-  kubectl auth can-i create pods -n "$NS" --as=system:serviceaccount:strimzi:strimzi-cluster-operator >/dev/null ||
-    die "the Strimzi operator may not create pods in $NS: kubectl -n $NS get rolebindings"
+  if [[ $KAFKA_PLATFORM == operators ]]; then
+    step "Strimzi operator $STRIMZI_CHART_VERSION (official chart), watching namespace $NS"
+    "$HELM" upgrade --install strimzi "$STRIMZI_CHART" --version "$STRIMZI_CHART_VERSION" \
+      --namespace strimzi --create-namespace --set "watchNamespaces={$NS}" \
+      --set resources.requests.cpu="$STRIMZI_OPERATOR_CPU" --set resources.requests.memory="$STRIMZI_OPERATOR_MEMORY" \
+      --set resources.limits.memory="$STRIMZI_OPERATOR_MEMORY" --wait --timeout 10m >/dev/null
+    # What the Strimzi operator needs in the namespace, checked rather than assumed.
+    kubectl auth can-i create pods -n "$NS" --as=system:serviceaccount:strimzi:strimzi-cluster-operator >/dev/null ||
+      die "the Strimzi operator may not create pods in $NS: kubectl -n $NS get rolebindings"
+  fi
+  if [[ $POSTGRES_PLATFORM == operators ]]; then
+    local chart=(postgres-operator --repo "$ZALANDO_CHART_REPO" --version "$ZALANDO_CHART_VERSION") values=()
+    [[ -z ${ZALANDO_CHART:-} ]] || chart=("$ZALANDO_CHART")
+    [[ -z ${ZALANDO_VALUES:-} ]] || values=(--values "$ZALANDO_VALUES")
+    step "Zalando postgres-operator ${ZALANDO_CHART:-$ZALANDO_CHART_VERSION (official chart)}"
+    "$HELM" upgrade --install postgres-operator "${chart[@]}" --namespace postgres-operator --create-namespace \
+      --set resources.requests.cpu="$ZALANDO_OPERATOR_CPU" --set resources.requests.memory="$ZALANDO_OPERATOR_MEMORY" \
+      --set resources.limits.memory="$ZALANDO_OPERATOR_MEMORY" "${values[@]}" --wait --timeout 10m >/dev/null
+  fi
 }
 
 # wait_until DESCRIPTION SECONDS COMMAND…: like wait_for, but fails with a diagnosis of the namespace.
@@ -94,24 +109,37 @@ wait_until() {
 }
 
 deploy_platform() {
-  step "Kafka (KRaft, one node) and PostgreSQL (one instance) through their operators"
-  "$HELM" upgrade --install platform "$ROOT/charts/platform" --namespace "$NS" >/dev/null
-  watch_scheduling "Kafka and PostgreSQL" 900 bash -c \
-    "kubectl -n '$NS' wait kafka/$KAFKA_CLUSTER --for=condition=Ready --timeout=5s &&
-     [[ \$(kubectl -n '$NS' get postgresql $POSTGRES_CLUSTER -o jsonpath='{.status.PostgresClusterStatus}') == Running ]]"
+  local kafka=false postgres=false ready=()
+  if [[ $KAFKA_PLATFORM == operators ]]; then
+    kafka=true ready+=("kubectl -n '$NS' wait kafka/$KAFKA_CLUSTER --for=condition=Ready --timeout=5s")
+  fi
+  if [[ $POSTGRES_PLATFORM == operators ]]; then
+    postgres=true
+    ready+=("[[ \$(kubectl -n '$NS' get postgresql $POSTGRES_CLUSTER -o jsonpath='{.status.PostgresClusterStatus}') == Running ]]")
+  fi
+  step "Through their operators: $($kafka && echo "Kafka (KRaft, one node) ")$($postgres && echo "PostgreSQL (one instance)")"
+  "$HELM" upgrade --install platform "$ROOT/charts/platform" --namespace "$NS" \
+    --set kafka.enabled="$kafka" --set postgres.enabled="$postgres" >/dev/null
+  local all
+  all=$(printf ' && %s' "${ready[@]}")
+  watch_scheduling "the platform" 900 bash -c "${all# && }"
 }
 
-require_platform() { # PLATFORM=external: what the operators would have created must be there
-  step "Using the existing platform in $NS (PLATFORM=external)"
+require_platform() { # what the operators would have created must be there, for each part that is external
+  step "Using the existing $([[ $KAFKA_PLATFORM == external ]] && echo "Kafka ")$([[ $POSTGRES_PLATFORM == external ]] && echo "PostgreSQL ")in $NS"
   local missing=() object user
-  for object in "service/$POSTGRES_CLUSTER" "service/$KAFKA_CLUSTER-kafka-bootstrap"; do
+  if [[ $POSTGRES_PLATFORM == external ]]; then
+    kubectl -n "$NS" get "service/$POSTGRES_CLUSTER" >/dev/null 2>&1 || missing+=("service/$POSTGRES_CLUSTER")
+    for user in articles authors; do
+      object="secret/$user.$POSTGRES_CLUSTER.credentials.postgresql.acid.zalan.do"
+      kubectl -n "$NS" get "$object" >/dev/null 2>&1 || missing+=("$object")
+    done
+  fi
+  if [[ $KAFKA_PLATFORM == external ]]; then
+    object="service/$KAFKA_CLUSTER-kafka-bootstrap"
     kubectl -n "$NS" get "$object" >/dev/null 2>&1 || missing+=("$object")
-  done
-  for user in articles authors; do
-    object="secret/$user.$POSTGRES_CLUSTER.credentials.postgresql.acid.zalan.do"
-    kubectl -n "$NS" get "$object" >/dev/null 2>&1 || missing+=("$object")
-  done
-  ((${#missing[@]} == 0)) || die "PLATFORM=external, but $NS lacks: ${missing[*]}"
+  fi
+  ((${#missing[@]} == 0)) || die "KAFKA_PLATFORM=$KAFKA_PLATFORM, POSTGRES_PLATFORM=$POSTGRES_PLATFORM, but $NS lacks: ${missing[*]}"
 }
 
 # watch_scheduling WHAT SECONDS COMMAND…: waits for COMMAND to succeed, and stops at once, saying why,
@@ -185,16 +213,19 @@ deploy() {
   [[ " ${BUILDS[*]} " == *" $version "* ]] || die "usage: $0 deploy VERSION (one of ${BUILDS[*]}: services/builds.conf)"
   require_cluster
   ensure_namespace
-  if [[ $PLATFORM == operators ]]; then
+  if [[ $KAFKA_PLATFORM == operators || $POSTGRES_PLATFORM == operators ]]; then
     install_operators
     deploy_platform
-  else
+  fi
+  if [[ $KAFKA_PLATFORM == external || $POSTGRES_PLATFORM == external ]]; then
     require_platform
   fi
   local tag values=()
   tag="$(git -C "$ROOT" rev-parse --short HEAD)-$(date +%s)"
   build_images "$version" "$tag"
   mapfile -t values < <(values_files)
+  local setting
+  for setting in $(build_chart_values "$version"); do values+=(--set "$setting"); done
   step "helm upgrade --install bench-$version (waits for the rollout)"
   # helm waits for the rollout; meanwhile a pod that cannot be scheduled, or has no image, stops it at once.
   local outcome="$LOCAL_DIR/helm-bench-$version"
@@ -265,7 +296,7 @@ undeploy() {
   done
   kubectl -n "$NS" delete configmap k6-script --ignore-not-found >/dev/null
   wait_until "the builds' pods gone" 120 gone pods -l app.kubernetes.io/part-of=reactive-bench,app.kubernetes.io/managed-by=Helm
-  if [[ $PLATFORM == external ]]; then
+  if [[ $KAFKA_PLATFORM == external && $POSTGRES_PLATFORM == external ]]; then
     step "The platform and namespace $NS stay (PLATFORM=external): $(elapsed)"
     return
   fi
@@ -278,6 +309,12 @@ undeploy() {
   fi
   if "$HELM" status platform --namespace "$NS" >/dev/null 2>&1; then
     "$HELM" uninstall platform --namespace "$NS" --wait --timeout 5m >/dev/null
+  fi
+  if [[ $KAFKA_PLATFORM == external || $POSTGRES_PLATFORM == external ]]; then
+    # What the operator made goes; what exists without it, and the namespace it lives in, stay.
+    wait_until "the operator's pods gone" 300 gone pods -l "$([[ $KAFKA_PLATFORM == external ]] && echo cluster-name || echo strimzi.io/cluster)"
+    step "Removed in $(elapsed); the namespace $NS and the external $([[ $KAFKA_PLATFORM == external ]] && echo Kafka || echo PostgreSQL) stay"
+    return
   fi
   wait_until "Kafka and PostgreSQL pods gone" 300 gone pods
   step "Removing namespace $NS"

@@ -33,6 +33,8 @@ readonly SERVICE_PORT SERVICES
 readonly SERVICE_JAVA_OPTS="${SERVICE_JAVA_OPTS:--Xms256m -Xmx512m -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError}"
 # build_java_options v3: the JVM options of one build beyond those (services/builds.conf), or nothing.
 build_java_options() { sed -n "s/^java-options $1: //p" "$ROOT/services/builds.conf"; }
+# build_chart_values v2: the chart values of one build in its pods (services/builds.conf), as name=value words.
+build_chart_values() { sed -n "s/^chart-values $1: //p" "$ROOT/services/builds.conf"; }
 
 JAVA_HOME="${JAVA_HOME:-$("$ROOT/scripts/find-jdk.sh")}"
 export JAVA_HOME

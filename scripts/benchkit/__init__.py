@@ -36,15 +36,21 @@ def builds(conf=ROOT / "services" / "builds.conf"):
     return found
 
 
+def build_lines(kind, conf=ROOT / "services" / "builds.conf"):
+    """{version: what follows} of builds.conf's lines of one kind ("java-options v3: …", "chart-values v2: …")."""
+    return dict(re.match(rf"{kind} (v[0-9]+): (.*)", line).groups() for line in conf.read_text().splitlines()
+                if line.startswith(kind + " "))
+
+
 def java_options(conf=ROOT / "services" / "builds.conf"):
     """{version: JVM options} of the builds that run with options of their own (builds.conf's java-options lines)."""
-    return dict(re.match(r"java-options (v[0-9]+): (.*)", line).groups() for line in conf.read_text().splitlines()
-                if line.startswith("java-options "))
+    return build_lines("java-options", conf)
 
 
 BUILDS = builds()
 VERSIONS = tuple(BUILDS)
 JAVA_OPTIONS = java_options()
+CHART_VALUES = build_lines("chart-values")  # what a build gets in its pods beyond its own configuration
 # "v1 (imperative)", "v3 (virtual threads)": what a report's columns are called
 NAMES = {version: f"{version} ({description.split(':', 1)[0]})" for version, description in BUILDS.items()}
 

@@ -31,7 +31,7 @@ import subprocess
 import time
 import urllib.request
 
-from . import JAVA_OPTIONS, LOCAL_DIR, ROOT, SERVICES, hsperf, k6, kube, procfs, profile, prometheus
+from . import CHART_VALUES, JAVA_OPTIONS, LOCAL_DIR, ROOT, SERVICES, hsperf, k6, kube, procfs, profile, prometheus
 
 
 class LocalBuild:
@@ -320,4 +320,6 @@ def kubernetes_environment(namespace, args):
         "runs": args.runs, "warmup": not args.no_warmup,
         "namespace": namespace,
         "builds": build_settings(),
+        # make deploy-<version>'s chart values of a build beyond its own configuration (services/builds.conf)
+        "chart_values": CHART_VALUES,
     }

@@ -25,6 +25,17 @@ app.kubernetes.io/managed-by: {{ .root.Release.Service }}
 helm.sh/chart: {{ include "reactive-bench.chart" .root }}
 {{- end }}
 
+{{/* The whole CPUs of a CPU quantity, rounded up ("1" -> 1, "1500m" -> 2, 0.5 -> 1): what the JVM counts as its
+processors under that CPU limit. */}}
+{{- define "reactive-bench.wholeCpus" -}}
+{{- $cpu := toString . -}}
+{{- if hasSuffix "m" $cpu -}}
+{{ div (add (trimSuffix "m" $cpu | atoi) 999) 1000 }}
+{{- else -}}
+{{ ceil (float64 $cpu) | int }}
+{{- end -}}
+{{- end }}
+
 {{/* The operator-generated credentials of a database user (Zalando: <user>.<cluster>.credentials…). */}}
 {{- define "reactive-bench.databaseSecret" -}}
 {{ printf "%s.%s.credentials.postgresql.acid.zalan.do" (replace "_" "-" .name) .root.Values.postgres.cluster }}

@@ -4,7 +4,7 @@ import fnmatch
 import json
 import re
 
-from benchkit import BUILDS, JAVA_OPTIONS, NAMES, ROOT, SERVICES, VERSIONS, builds, java_options
+from benchkit import BUILDS, JAVA_OPTIONS, NAMES, ROOT, SERVICES, VERSIONS, build_lines, builds, java_options
 
 
 def test_builds_conf_lists_the_builds_in_order_with_what_they_are(tmp_path):
@@ -17,9 +17,11 @@ def test_builds_conf_lists_the_builds_in_order_with_what_they_are(tmp_path):
 
 def test_a_build_may_have_jvm_options_of_its_own_and_they_are_not_a_build(tmp_path):
     conf = tmp_path / "builds.conf"
-    conf.write_text("v1 imperative: threads\nv2 reactive: loops\njava-options v2: -Da=1 -Db=2\n")
+    conf.write_text("v1 imperative: threads\nv2 reactive: loops\njava-options v2: -Da=1 -Db=2\n"
+                    "chart-values v2: eventLoopsPerCpu=1\n")
     assert list(builds(conf)) == ["v1", "v2"]
     assert java_options(conf) == {"v2": "-Da=1 -Db=2"}
+    assert build_lines("chart-values", conf) == {"v2": "eventLoopsPerCpu=1"}
     assert set(JAVA_OPTIONS) <= set(VERSIONS)
     # the Makefile and scripts/lib.sh find the builds with this pattern, and must not take the options for one
     lines = (ROOT / "services/builds.conf").read_text().splitlines()
