@@ -20,13 +20,22 @@ KWOK_VERSION ?= v0.8.0
 # container runtime from Debian's packages (versions of Debian 12, bookworm).
 COREDNS_VERSION ?= v1.12.4
 NODE_DEB_PACKAGES ?= containerd=1.6.20~ds1-1+deb12u3 runc=1.1.5+ds1-1+deb12u1 \
-  containernetworking-plugins=1.1.1+ds1-3+b5 buildah=1.28.2+ds1-3+deb12u1+b3 iptables=1.8.9-2 conntrack=1:1.4.7-1+b2
+  containernetworking-plugins=1.1.1+ds1-3+b5 buildah=1.28.2+ds1-3+deb12u1+b3 iptables=1.8.9-2 conntrack=1:1.4.7-1+b2 \
+  mmdebstrap=1.3.5-7
+# The Zalando operator on the test node: its binary from its Go module, its chart from the same module, and the
+# Spilo-compatible image it runs, from Debian trixie's packages at these versions (scripts/test-cluster/images.sh).
+ZALANDO_OPERATOR_VERSION ?= v1.15.1
+SPILO_POSTGRESQL ?= 17.12-0+deb13u1
+SPILO_PATRONI ?= 4.0.7-3~deb13u1
+export ZALANDO_OPERATOR_VERSION SPILO_POSTGRESQL SPILO_PATRONI
 # Stamped in as a release build would be: helm checks the charts' kubeVersion against it.
 KUBE_LDFLAGS = -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) -X k8s.io/component-base/version.gitMajor=1 \
   -X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION))) -X k8s.io/component-base/version.gitTreeState=clean
 # Operators, from their official charts.
 STRIMZI_CHART_VERSION ?= 1.2.0
-ZALANDO_CHART_VERSION ?= 2.0.0
+# The Zalando operator's release that the test node runs and whose CRD make test-k8s checks the postgresql against
+# (2.0.0 is newer, but neither its chart's CRD nor its operator can be had here to test it).
+ZALANDO_CHART_VERSION ?= $(ZALANDO_OPERATOR_VERSION:v%=%)
 export STRIMZI_CHART_VERSION ZALANDO_CHART_VERSION
 
 ## Locations (override on the command line, e.g. make test JAVA_HOME=…)
@@ -50,8 +59,9 @@ KUBELET ?= $(LOCALBIN)/kubelet-$(KUBE_VERSION)
 KUBE_PROXY ?= $(LOCALBIN)/kube-proxy-$(KUBE_VERSION)
 COREDNS ?= $(LOCALBIN)/coredns-$(COREDNS_VERSION)
 PAUSE ?= $(LOCALBIN)/pause-$(KUBE_VERSION)
+POSTGRES_OPERATOR ?= $(LOCALBIN)/postgres-operator-$(ZALANDO_OPERATOR_VERSION)
 export K6 K6_VERSION SCHEMATHESIS BENCHKIT_PYTHON HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
-export KUBELET KUBE_PROXY COREDNS PAUSE KUBE_VERSION
+export KUBELET KUBE_PROXY COREDNS PAUSE KUBE_VERSION POSTGRES_OPERATOR
 MVNW := cd services && ./mvnw -B -ntp
 # The builds: services/builds.conf is the one list of them (v1 v2 v3).
 BUILDS := $(shell sed -n 's/^\(v[0-9][0-9]*\) .*/\1/p' services/builds.conf)
@@ -231,7 +241,7 @@ $(SHELLCHECK):
 kube-tools: $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(ETCD) $(KWOK) ## Build the offline cluster: kube-apiserver, controller-manager, scheduler, etcd, kwok (10+ minutes the first time).
 
 .PHONY: node-tools
-node-tools: kube-tools $(KUBELET) $(KUBE_PROXY) $(COREDNS) $(PAUSE) k6 helm ## The real node of make test-cluster: the above, kubelet, kube-proxy, CoreDNS, pause; containerd, runc, CNI, buildah from Debian.
+node-tools: kube-tools $(KUBELET) $(KUBE_PROXY) $(COREDNS) $(PAUSE) $(POSTGRES_OPERATOR) k6 helm ## The real node of make test-cluster: the above, kubelet, kube-proxy, CoreDNS, pause, the Zalando operator; containerd, runc, CNI, buildah, mmdebstrap from Debian.
 	@scripts/test-cluster/install-packages.sh $(NODE_DEB_PACKAGES)
 $(LOCALBIN)/kube-%-$(KUBE_VERSION):
 	@echo "==> Building kube-$* $(KUBE_VERSION) from the Go module proxy (several minutes the first time)"
@@ -245,6 +255,13 @@ $(KUBELET):
 $(PAUSE):
 	@mkdir -p $(LOCALBIN)
 	@cd scripts/kube-validate && CGO_ENABLED=0 go build -o $@ ./pause
+# Static (CGO_ENABLED=0, as upstream builds it): it is the only file of the operator's image. Built in its own
+# module's directory with that module's go.sum (go install …@version would also ask the proxy for its version list).
+$(POSTGRES_OPERATOR):
+	@echo "==> Building the Zalando postgres-operator $(ZALANDO_OPERATOR_VERSION) from its Go module (a few minutes the first time)"
+	@mkdir -p $(LOCALBIN)
+	@cd "$$(go mod download -json github.com/zalando/postgres-operator@$(ZALANDO_OPERATOR_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p')" && \
+	  CGO_ENABLED=0 go build -o $@ ./cmd
 $(COREDNS):
 	@echo "==> Building CoreDNS $(COREDNS_VERSION) with go install (a few minutes the first time)"
 	@mkdir -p $(LOCALBIN)

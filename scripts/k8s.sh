@@ -25,6 +25,7 @@
 #   BASE_IMAGE                   the JRE image Dockerfile.jvm builds on (its default otherwise).
 #   VALUES                       extra values files for the build's chart, space-separated (sizing of a
 #                                cluster other than minikube's profile).
+#   PLATFORM_VALUES              the same for the platform chart (Kafka's and PostgreSQL's sizing).
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -118,7 +119,9 @@ deploy_platform() {
     ready+=("[[ \$(kubectl -n '$NS' get postgresql $POSTGRES_CLUSTER -o jsonpath='{.status.PostgresClusterStatus}') == Running ]]")
   fi
   step "Through their operators: $($kafka && echo "Kafka (KRaft, one node) ")$($postgres && echo "PostgreSQL (one instance)")"
-  "$HELM" upgrade --install platform "$ROOT/charts/platform" --namespace "$NS" \
+  local values=()
+  mapfile -t values < <(values_files PLATFORM_VALUES)
+  "$HELM" upgrade --install platform "$ROOT/charts/platform" --namespace "$NS" "${values[@]}" \
     --set kafka.enabled="$kafka" --set postgres.enabled="$postgres" >/dev/null
   local all
   all=$(printf ' && %s' "${ready[@]}")
@@ -200,10 +203,10 @@ image_repository() {
   esac
 }
 
-values_files() { # the --values options of VALUES
-  local file
-  for file in ${VALUES:-}; do
-    [[ -f "$file" ]] || die "VALUES names $file, which does not exist"
+values_files() { # values_files [VARIABLE]: the --values options of the files it names (default VALUES)
+  local variable=${1:-VALUES} file
+  for file in ${!variable:-}; do
+    [[ -f "$file" ]] || die "$variable names $file, which does not exist"
     printf -- '--values\n%s\n' "$file"
   done
 }

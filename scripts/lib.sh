@@ -31,6 +31,8 @@ readonly SERVICE_PORT SERVICES
 
 # The same JVM flags for every service of every build (recorded in every report).
 readonly SERVICE_JAVA_OPTS="${SERVICE_JAVA_OPTS:--Xms256m -Xmx512m -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError}"
+# go_module_dir MODULE@VERSION: where the Go module cache holds that module (downloaded if it is not there yet)
+go_module_dir() { go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p'; }
 # build_java_options v3: the JVM options of one build beyond those (services/builds.conf), or nothing.
 build_java_options() { sed -n "s/^java-options $1: //p" "$ROOT/services/builds.conf"; }
 # build_chart_values v2: the chart values of one build in its pods (services/builds.conf), as name=value words.

@@ -11,7 +11,8 @@ source "$(dirname "$0")/../lib.sh"
 
 readonly HELM="${HELM:?}" KUBE_APISERVER="${KUBE_APISERVER:?}" ETCD="${ETCD:?}" KWOK="${KWOK:?}"
 readonly KUBE_CONTROLLER_MANAGER="${KUBE_CONTROLLER_MANAGER:?}" KUBE_SCHEDULER="${KUBE_SCHEDULER:?}"
-readonly ZALANDO_MODULE="github.com/zalando/postgres-operator@v1.15.1"
+# The operator make deploy-vN installs (its chart's version, ZALANDO_CHART_VERSION) and the test node runs.
+readonly ZALANDO_MODULE="github.com/zalando/postgres-operator@${ZALANDO_OPERATOR_VERSION:?set by the Makefile}"
 readonly KUBE_VERSION="1.36.3"
 readonly WORK="$LOCAL_DIR/kube-validate"
 readonly NS=reactive-bench
@@ -51,7 +52,7 @@ step "CRDs: Strimzi (generated from io.strimzi:api 1.2.0) and Zalando (from $ZAL
   "io.strimzi.api.kafka.model.kafka.Kafka=$WORK/crds/kafka.yaml" \
   "io.strimzi.api.kafka.model.nodepool.KafkaNodePool=$WORK/crds/kafkanodepool.yaml" \
   "io.strimzi.api.kafka.model.topic.KafkaTopic=$WORK/crds/kafkatopic.yaml" >/dev/null
-zalando_dir=$(cd "$ROOT/scripts/kube-validate" && go mod download -json "$ZALANDO_MODULE" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+zalando_dir=$(go_module_dir "$ZALANDO_MODULE")
 cp "$zalando_dir/manifests/postgresql.crd.yaml" "$WORK/crds/postgresql.yaml"
 info "$(cd "$WORK/crds" && echo *.yaml)"
 

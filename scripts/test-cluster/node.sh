@@ -204,7 +204,7 @@ start_control_plane() {
     --kubeconfig="$NODE_DIR/pki/kube-controller-manager.kubeconfig" --leader-elect=false \
     --bind-address=127.0.0.1 --secure-port=10257 --service-account-private-key-file="$NODE_DIR/pki/sa.key" \
     --root-ca-file="$NODE_DIR/pki/apiserver/apiserver.crt" --use-service-account-credentials=false \
-    --controllers='*,-nodeipam,-cloud-node-lifecycle'
+    --controllers='*,-nodeipam,-cloud-node-lifecycle' --enable-hostpath-provisioner
   launch kube-scheduler "$(bin kube-scheduler)" --kubeconfig="$NODE_DIR/pki/kube-scheduler.kubeconfig" \
     --leader-elect=false --bind-address=127.0.0.1 --secure-port=10259
   # CoreDNS reads Services and their endpoints, nothing else.
@@ -221,6 +221,17 @@ kind: ClusterRoleBinding
 metadata: {name: "reactive-bench:coredns"}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "reactive-bench:coredns"}
 subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: "reactive-bench:coredns"}]
+---
+# Volumes on demand, like minikube's default class of the same name: the controller-manager's hostPath
+# provisioner makes a directory under /tmp/hostpath_pv for each claim and removes it with the claim.
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: standard
+  annotations: {storageclass.kubernetes.io/is-default-class: "true"}
+provisioner: kubernetes.io/host-path
+reclaimPolicy: Delete
+volumeBindingMode: Immediate
 EOF
 }
 
@@ -370,6 +381,8 @@ down() {
     restore_firewall ip6tables
     rm -f "$NODE_DIR/iptables-before.rules" "$NODE_DIR/ip6tables-before.rules"
   fi
+  # The volumes of claims still bound when the node stopped (the controller-manager removes the others).
+  rm -rf /tmp/hostpath_pv
   # The kubelet links every container's log here; ours point into $NODE_DIR.
   find /var/log/containers -maxdepth 1 -type l -lname "$NODE_DIR/*" -delete 2>/dev/null || true
   if [[ -f "$NODE_DIR/host-before.env" ]]; then

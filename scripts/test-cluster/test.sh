@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # make test-cluster: the user's commands against a real node on this machine. Starts the node
 # (node.sh), builds and loads every image (images.sh), proves the node is real (a container under runc
-# with its cgroup limits, DNS for Service names, a ClusterIP Service between pods), puts up the stand-ins
-# for what the operators would create, then runs `make deploy-vN` for every build, `make bench` (short),
-# `make undeploy` and a second `make deploy-v1` exactly as a user would, with PLATFORM=external and
-# IMAGES=containerd. Tears the node down at the end, also on failure or Ctrl-C, and checks that nothing
+# with its cgroup limits, DNS for Service names, a ClusterIP Service between pods), puts up the stand-in for
+# Kafka (Strimzi's operator cannot be had here), then runs `make deploy-vN` for every build (the first installs
+# the Zalando operator from its own chart, which makes PostgreSQL), `make bench` (short), `make undeploy` and a
+# second `make deploy-v1` exactly as a user would, with KAFKA_PLATFORM=external and IMAGES=containerd. Tears the node down at the end, also on failure or Ctrl-C, and checks that nothing
 # of it is left. Ends with "test-cluster: N passed, N failed".
 set -euo pipefail
 # shellcheck source=../lib.sh
@@ -17,25 +17,19 @@ readonly CHECK_NS=node-check
 PAUSE_IMAGE="" K6_IMAGE="" BASE_IMAGE=""
 eval "$("$HERE/images.sh" refs)"
 export KUBECONFIG="$NODE_DIR/kubeconfig"
-# What make deploy-vN, bench and undeploy get on this node: everything else is as on minikube.
-export PLATFORM=external IMAGES=containerd BASE_IMAGE CONTAINERD_ADDRESS="$NODE_DIR/containerd/containerd.sock"
-export VALUES="$HERE/values.yaml" K6_IMAGE K6_IMAGE_PULL_POLICY=Never K6_CPU_REQUEST=250m
+# What make deploy-vN, bench and undeploy get on this node: everything else is as on minikube. The Zalando
+# operator's chart is the package of its release, which its Go module carries (charts/postgres-operator).
+ZALANDO_CHART="$(go_module_dir "github.com/zalando/postgres-operator@${ZALANDO_OPERATOR_VERSION:?set by the Makefile}")/charts/postgres-operator/postgres-operator-${ZALANDO_OPERATOR_VERSION#v}.tgz"
+export KAFKA_PLATFORM=external POSTGRES_PLATFORM=operators ZALANDO_CHART ZALANDO_VALUES="$HERE/postgres-operator/values.yaml"
+export IMAGES=containerd BASE_IMAGE CONTAINERD_ADDRESS="$NODE_DIR/containerd/containerd.sock"
+export VALUES="$HERE/values.yaml" PLATFORM_VALUES="$HERE/platform-values.yaml" K6_IMAGE K6_IMAGE_PULL_POLICY=Never K6_CPU_REQUEST=250m
 export CONTAINERS_STORAGE_CONF="$NODE_DIR/buildah/storage.conf"
 # The node's own processes run on this machine: make bench reports their CPU apart (their pid files).
 export NODE_PROCESSES="$NODE_DIR/pids"
 
-standins_ready() { # what the operators would create, made by hand: Secrets, PostgreSQL (TLS only), Kafka
+standin_ready() { # what Strimzi would create, made by hand: a Kafka broker and its Services
   kubectl create namespace "$NS" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
-  local user
-  for user in articles authors; do
-    kubectl -n "$NS" create secret generic "$user.bench-postgres.credentials.postgresql.acid.zalan.do" \
-      --from-literal=username="$user" --from-literal=password="$(openssl rand -hex 16)" >/dev/null
-  done
-  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=bench-postgres -keyout "$NODE_DIR/tls.key" \
-    -out "$NODE_DIR/tls.crt" 2>/dev/null
-  kubectl -n "$NS" create secret tls bench-postgres-tls --cert="$NODE_DIR/tls.crt" --key="$NODE_DIR/tls.key" >/dev/null
   kubectl -n "$NS" apply -f "$HERE/operator-standins/manifests.yaml" >/dev/null
-  kubectl -n "$NS" rollout status statefulset/bench-postgres --timeout=360s >/dev/null
   kubectl -n "$NS" rollout status statefulset/bench-kafka-dual-role --timeout=360s >/dev/null
 }
 
@@ -45,13 +39,14 @@ start_node() { # a fresh node with every image loaded
   mkdir -p "$NODE_DIR"
   "$HERE/images.sh" base
   "$HERE/images.sh" node
+  "$HERE/images.sh" postgres-operator
   "$HERE/node.sh" up "$PAUSE_IMAGE" "$NODE_DIR/images/$(echo "${PAUSE_IMAGE#*/}" | tr '/:' '__').tar"
   "$HERE/images.sh" load "$NODE_DIR"/images/*.tar
 }
 
 node_environment() { # what make deploy-vN and make bench need to use this node, as lines to source
   local name
-  for name in KUBECONFIG PLATFORM IMAGES BASE_IMAGE CONTAINERD_ADDRESS VALUES K6_IMAGE K6_IMAGE_PULL_POLICY \
+  for name in KUBECONFIG KAFKA_PLATFORM POSTGRES_PLATFORM ZALANDO_CHART ZALANDO_VALUES IMAGES BASE_IMAGE CONTAINERD_ADDRESS VALUES PLATFORM_VALUES K6_IMAGE K6_IMAGE_PULL_POLICY \
     K6_CPU_REQUEST CONTAINERS_STORAGE_CONF NODE_PROCESSES; do
     printf 'export %s=%q\n' "$name" "${!name}"
   done
@@ -61,8 +56,8 @@ node_environment() { # what make deploy-vN and make bench need to use this node,
 case "${1:-test}" in
   up)
     start_node
-    step "Stand-ins for what the operators would create (Kafka, PostgreSQL, Secrets)"
-    standins_ready
+    step "The stand-in for what Strimzi would create (Kafka); make deploy-vN installs the Zalando operator"
+    standin_ready
     node_environment >"$NODE_DIR/env"
     step "The node is up: source ${NODE_DIR#"$ROOT"/}/env, then make deploy-v1, make bench, …; make node-down stops it"
     exit 0
@@ -129,14 +124,64 @@ JS
 expect "a pod reaches another through a Service name (CoreDNS) and its ClusterIP (kube-proxy)" dns_and_cluster_ip
 kubectl delete namespace "$CHECK_NS" --timeout=60s >/dev/null
 
-step "Stand-ins for what the operators would create (Kafka, PostgreSQL, Secrets)"
-expect "PostgreSQL (TLS only) and Kafka (with its topic) ready" standins_ready
+step "The stand-in for what Strimzi would create (Kafka)"
+expect "Kafka (with its topics) ready" standin_ready
 
 make_target() { (cd "$ROOT" && make --no-print-directory "$@"); }
-step "make deploy-vN for every build (${BUILDS[*]})"
+step "make deploy-vN for every build (${BUILDS[*]}); the first installs the Zalando operator, which makes PostgreSQL"
 for version in "${BUILDS[@]}"; do
   expect "make deploy-$version" make_target "deploy-$version"
 done
+
+readonly CLUSTER=bench-postgres OPERATOR_LABELS="cluster-name=bench-postgres,application=spilo"
+made_by_the_operator() { # the objects the operator made for the platform chart's postgresql, listed
+  kubectl -n "$NS" get postgresql,statefulset,pods,services,endpoints,secrets,pvc -l "$OPERATOR_LABELS" -o name | sort
+  kubectl -n "$NS" get postgresql "$CLUSTER" -o jsonpath='postgresql/{.metadata.name}: {.status.PostgresClusterStatus}{"\n"}'
+  kubectl get pv -o custom-columns=VOLUME:.metadata.name,CLAIM:.spec.claimRef.name,CLASS:.spec.storageClassName --no-headers
+  local object
+  for object in "statefulset.apps/$CLUSTER" "pod/$CLUSTER-0" "service/$CLUSTER" "service/$CLUSTER-repl" \
+    "endpoints/$CLUSTER" "persistentvolumeclaim/pgdata-$CLUSTER-0" \
+    secret/{postgres,standby,articles,authors}".$CLUSTER.credentials.postgresql.acid.zalan.do"; do
+    kubectl -n "$NS" get "$object" -l "$OPERATOR_LABELS" -o name | grep -q . || { echo "missing: $object"; return 1; }
+  done
+  [[ $(kubectl -n "$NS" get pod "$CLUSTER-0" -o jsonpath='{.metadata.labels.spilo-role}') == master ]] ||
+    { echo "$CLUSTER-0 is not labelled spilo-role=master (Patroni's leader label)"; return 1; }
+  [[ $(kubectl -n "$NS" get postgresql "$CLUSTER" -o jsonpath='{.status.PostgresClusterStatus}') == Running ]]
+}
+expect "the Zalando operator reconciled the postgresql: StatefulSet, Patroni's leader, Services, Secrets, a provisioned volume" \
+  made_by_the_operator
+roles_and_databases() { # the operator made the owners and their databases by SQL, as the CR asks
+  local owners
+  owners=$(kubectl -n "$NS" exec "$CLUSTER-0" -- psql -h /run/postgresql -U postgres -tAc \
+    "select datname || '=' || pg_get_userbyid(datdba) from pg_database where datname in ('articles', 'authors') order by 1")
+  echo "databases and owners: ${owners//$'\n'/, }"
+  [[ $owners == $'articles=articles\nauthors=authors' ]]
+}
+expect "the operator made the databases articles and authors, each owned by its user" roles_and_databases
+tls_required() { # a connection from another host without TLS is refused, with TLS it is let in (the Secret's password)
+  local ip password plain tls
+  ip=$(kubectl -n "$NS" get pod "$CLUSTER-0" -o jsonpath='{.status.podIP}')
+  password=$(kubectl -n "$NS" get secret "articles.$CLUSTER.credentials.postgresql.acid.zalan.do" -o jsonpath='{.data.password}' | base64 -d)
+  plain=$(kubectl -n "$NS" exec "$CLUSTER-0" -- env PGPASSWORD="$password" psql "host=$ip user=articles dbname=articles sslmode=disable" -tAc 'select 1' 2>&1) &&
+    { echo "a connection without TLS was let in: $plain"; return 1; }
+  echo "without TLS: $plain"
+  tls=$(kubectl -n "$NS" exec "$CLUSTER-0" -- env PGPASSWORD="$password" psql "host=$ip user=articles dbname=articles sslmode=require" -tAc 'select ssl from pg_stat_ssl where pid = pg_backend_pid()')
+  echo "with TLS, as the articles user of the operator's Secret: ssl=$tls"
+  grep -q "no encryption" <<<"$plain" && [[ $tls == t ]]
+}
+expect "PostgreSQL refuses a connection without TLS and admits the Secret's user with it" tls_required
+builds_on_the_operators_secrets() { # each data service reads its password from the Secret the operator made
+  local version service secret
+  for version in "${BUILDS[@]}"; do
+    for service in articles authors; do
+      secret=$(kubectl -n "$NS" get deploy "bench-$version-$service" -o jsonpath='{.spec.template.spec.containers[0].env[?(@.name=="QUARKUS_DATASOURCE_PASSWORD")].valueFrom.secretKeyRef.name}')
+      kubectl -n "$NS" get secret "$secret" -l "$OPERATOR_LABELS" -o name | grep -q . ||
+        { echo "bench-$version-$service reads $secret, which the operator did not make"; return 1; }
+    done
+  done
+  echo "every data service reads articles/authors.$CLUSTER.credentials.postgresql.acid.zalan.do, made by the operator"
+}
+expect "the builds connect with the Secrets the operator made" builds_on_the_operators_secrets
 
 step "make bench: its default scenarios (closed, open, curve, the hops alone, profile), short"
 # Every scenario a user's make bench runs, at small counts gentle enough for 2 cores shared by everything: a
@@ -206,6 +251,14 @@ builds_left() { # prints what is left of the builds and k6 Jobs (Helm's objects 
   [[ -z "$left" ]]
 }
 expect "nothing of the builds or the k6 Jobs is left" builds_left
+operator_cleaned_up() { # what the operator made for the postgresql went with it, its volume included
+  local left
+  left="$(kubectl -n "$NS" get postgresql,statefulset,pods,services,secrets,pvc -l "$OPERATOR_LABELS" -o name)$(kubectl get pv -o name)"
+  echo "left: ${left:-nothing}"
+  [[ -z "$left" ]]
+}
+expect "make undeploy: the operator removed everything it made (StatefulSet, pod, Services, Secrets, claim, volume)" \
+  operator_cleaned_up
 expect "a second make deploy-v1 works" make_target deploy-v1
 expect "make undeploy again" make_target undeploy
 
@@ -219,8 +272,9 @@ leftovers() {
   ip link show rbnode0 2>/dev/null && found=1
   ip -o link show type veth | grep . && found=1
   iptables-save | grep -E 'KUBE-|RB-NODE' && found=1
+  ls -d /tmp/hostpath_pv 2>/dev/null && found=1
   return $found
 }
-expect "no process, mount, interface or iptables rule of the node is left" leftovers
+expect "no process, mount, interface, iptables rule or volume of the node is left" leftovers
 
 summary test-cluster
