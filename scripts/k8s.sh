@@ -314,8 +314,14 @@ undeploy() {
     "$HELM" uninstall platform --namespace "$NS" --wait --timeout 5m >/dev/null
   fi
   if [[ $KAFKA_PLATFORM == external || $POSTGRES_PLATFORM == external ]]; then
-    # What the operator made goes; what exists without it, and the namespace it lives in, stay.
-    wait_until "the operator's pods gone" 300 gone pods -l "$([[ $KAFKA_PLATFORM == external ]] && echo cluster-name || echo strimzi.io/cluster)"
+    # What the operator made goes (it deletes it a moment after its custom resource); what exists without it, and
+    # the namespace it lives in, stay.
+    if [[ $POSTGRES_PLATFORM == operators ]]; then
+      wait_until "what the Zalando operator made gone" 300 gone statefulsets,pods,services,endpoints,secrets,persistentvolumeclaims \
+        -l "cluster-name=$POSTGRES_CLUSTER"
+    else
+      wait_until "what Strimzi made gone" 300 gone pods,services -l "strimzi.io/cluster=$KAFKA_CLUSTER"
+    fi
     step "Removed in $(elapsed); the namespace $NS and the external $([[ $KAFKA_PLATFORM == external ]] && echo Kafka || echo PostgreSQL) stay"
     return
   fi

@@ -134,6 +134,9 @@ for version in "${BUILDS[@]}"; do
 done
 
 readonly CLUSTER=bench-postgres OPERATOR_LABELS="cluster-name=bench-postgres,application=spilo"
+made_by_operator() { # made_by_operator KIND/NAME: it exists and carries the labels the operator gives its objects
+  [[ $(kubectl -n "$NS" get "$1" -o jsonpath='{.metadata.labels.cluster-name}/{.metadata.labels.application}' 2>/dev/null) == "$CLUSTER/spilo" ]]
+}
 made_by_the_operator() { # the objects the operator made for the platform chart's postgresql, listed
   kubectl -n "$NS" get postgresql,statefulset,pods,services,endpoints,secrets,pvc -l "$OPERATOR_LABELS" -o name | sort
   kubectl -n "$NS" get postgresql "$CLUSTER" -o jsonpath='postgresql/{.metadata.name}: {.status.PostgresClusterStatus}{"\n"}'
@@ -142,7 +145,7 @@ made_by_the_operator() { # the objects the operator made for the platform chart'
   for object in "statefulset.apps/$CLUSTER" "pod/$CLUSTER-0" "service/$CLUSTER" "service/$CLUSTER-repl" \
     "endpoints/$CLUSTER" "persistentvolumeclaim/pgdata-$CLUSTER-0" \
     secret/{postgres,standby,articles,authors}".$CLUSTER.credentials.postgresql.acid.zalan.do"; do
-    kubectl -n "$NS" get "$object" -l "$OPERATOR_LABELS" -o name | grep -q . || { echo "missing: $object"; return 1; }
+    made_by_operator "$object" || { echo "missing, or not the operator's: $object"; return 1; }
   done
   [[ $(kubectl -n "$NS" get pod "$CLUSTER-0" -o jsonpath='{.metadata.labels.spilo-role}') == master ]] ||
     { echo "$CLUSTER-0 is not labelled spilo-role=master (Patroni's leader label)"; return 1; }
@@ -175,7 +178,7 @@ builds_on_the_operators_secrets() { # each data service reads its password from 
   for version in "${BUILDS[@]}"; do
     for service in articles authors; do
       secret=$(kubectl -n "$NS" get deploy "bench-$version-$service" -o jsonpath='{.spec.template.spec.containers[0].env[?(@.name=="QUARKUS_DATASOURCE_PASSWORD")].valueFrom.secretKeyRef.name}')
-      kubectl -n "$NS" get secret "$secret" -l "$OPERATOR_LABELS" -o name | grep -q . ||
+      made_by_operator "secret/$secret" ||
         { echo "bench-$version-$service reads $secret, which the operator did not make"; return 1; }
     done
   done
@@ -251,9 +254,14 @@ builds_left() { # prints what is left of the builds and k6 Jobs (Helm's objects 
   [[ -z "$left" ]]
 }
 expect "nothing of the builds or the k6 Jobs is left" builds_left
-operator_cleaned_up() { # what the operator made for the postgresql went with it, its volume included
+operator_cleaned_up() { # what the operator made for the postgresql went with it; the provisioner then removes the volume
   local left
-  left="$(kubectl -n "$NS" get postgresql,statefulset,pods,services,secrets,pvc -l "$OPERATOR_LABELS" -o name)$(kubectl get pv -o name)"
+  for _ in $(seq 30); do
+    left="$(kubectl -n "$NS" get postgresql -o name)$(kubectl -n "$NS" get statefulset,pods,services,endpoints,secrets,pvc \
+      -l "$OPERATOR_LABELS" -o name 2>/dev/null)$(kubectl get pv -o name)"
+    [[ -z "$left" ]] && break
+    sleep 2
+  done
   echo "left: ${left:-nothing}"
   [[ -z "$left" ]]
 }
