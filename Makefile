@@ -260,7 +260,7 @@ $(PAUSE):
 $(POSTGRES_OPERATOR):
 	@echo "==> Building the Zalando postgres-operator $(ZALANDO_OPERATOR_VERSION) from its Go module (a few minutes the first time)"
 	@mkdir -p $(LOCALBIN)
-	@cd "$$(go mod download -json github.com/zalando/postgres-operator@$(ZALANDO_OPERATOR_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p')" && \
+	@cd "$$(bash -c 'source scripts/lib.sh && go_module_dir "$$1"' - github.com/zalando/postgres-operator@$(ZALANDO_OPERATOR_VERSION))" && \
 	  CGO_ENABLED=0 go build -o $@ ./cmd
 $(COREDNS):
 	@echo "==> Building CoreDNS $(COREDNS_VERSION) with go install (a few minutes the first time)"

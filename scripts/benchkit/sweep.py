@@ -164,41 +164,46 @@ class Cluster:
         self.build = None
         self.changed = {}  # deployment -> the variables the sweep set on it
 
+    @staticmethod
+    def deployments(version):
+        return [f"deploy/bench-{version}-{service}" for service in SERVICES]
+
     def apply(self, version, settings, chosen):
         rolling = {}
-        for service in SERVICES:
-            deployment = f"deploy/bench-{version}-{service}"
+        for service, deployment in zip(SERVICES, self.deployments(version)):
             wanted = environment_of(settings, chosen, service)
             if self.changed.get(deployment) != wanted:
                 info(f"rolling {deployment} with " + " ".join(f"{k}={v}" for k, v in wanted.items()))
                 rolling[deployment] = self.changed[deployment] = wanted
-        kube.set_environment(self.namespace, rolling)
-        return self.connect(version)
-
-    def connect(self, version):
-        if self.build:
-            self.build.close()  # its port-forwards led to pods that are gone
-        self.build = targets.KubernetesBuild(self.namespace, version, self.deployed)
+        if rolling or not self.build:
+            kube.set_environment(self.namespace, rolling)
+            self.disconnect()  # its port-forwards led to pods that are gone
+            self.build = targets.KubernetesBuild(self.namespace, version, self.deployed)
         return self.build
+
+    def disconnect(self):
+        if self.build:
+            self.build.close()
+            self.build = None
 
     def calibrate(self):
         return kube.calibrate(self.namespace)  # the node's speed, in a pod of its own
 
     def finish(self, version, settings=None, chosen=None):
         """Back to what make deploy-<version> deployed (what make bench measures): the sweep's variables removed,
-        the pods rolled again. Also when the sweep stops half-way (close)."""
-        if self.build:
-            self.build.close()
-            self.build = None
-        rolling = {deployment: dict.fromkeys(self.changed.pop(deployment)) for deployment in list(self.changed)
-                   if deployment.startswith(f"deploy/bench-{version}-")}
+        the pods rolled again."""
+        self.roll_back(self.deployments(version))
+
+    def close(self):
+        self.roll_back(list(self.changed))  # whatever a sweep that stopped half-way left changed
+
+    def roll_back(self, deployments):
+        self.disconnect()
+        rolling = {deployment: dict.fromkeys(self.changed.pop(deployment)) for deployment in deployments
+                   if deployment in self.changed}
         if rolling:
             info(f"rolling {', '.join(rolling)} back to their chart's settings")
             kube.set_environment(self.namespace, rolling)
-
-    def close(self):
-        for version in {deployment.split("-")[1] for deployment in self.changed}:
-            self.finish(version)
 
 
 def sweep_build(version, stack, runs_dir, repeats, iterations, warmup, commit, settings):

@@ -96,3 +96,31 @@ def test_the_verdict_says_when_the_build_now_ships_other_values():
               "properties": {"event loops": "quarkus.vertx.event-loops-pool-size"}}
     assert sweep.verdict("v2", result) == ("v2 (swept at commit abc1234): chosen event loops 1, instead of event loops 2 "
                                            "then; the build now ships other values: quarkus.vertx.event-loops-pool-size=2.")
+
+
+def test_in_a_cluster_a_candidate_rolls_only_what_changes_and_every_deployment_goes_back(monkeypatch):
+    from benchkit import kube, targets
+    rolled = []
+    monkeypatch.setattr(kube, "set_environment", lambda namespace, rolling: rolled.append(dict(rolling)))
+
+    class Build:
+        closed = False
+
+        def __init__(self, *args):
+            pass
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setattr(targets, "KubernetesBuild", Build)
+    cluster, loops = sweep.Cluster("reactive-bench", ["v2"]), sweep.settings_for(1)["v2"][:1]
+    first = cluster.apply("v2", loops, {"event loops": 1})
+    assert cluster.apply("v2", loops, {"event loops": 1}) is first and len(rolled) == 1  # the same value: no roll
+    second = cluster.apply("v2", loops, {"event loops": 2})
+    assert first.closed and second is not first and len(rolled) == 2  # new pods: new port-forwards
+    cluster.finish("v2")
+    assert rolled[-1] == {f"deploy/bench-v2-{s}": {"QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE": None} for s in sweep.SERVICES}
+    assert second.closed and cluster.changed == {}
+    cluster.apply("v2", loops, {"event loops": 4})
+    cluster.close()  # a sweep that stopped half-way
+    assert len(rolled) == 5 and cluster.changed == {}
