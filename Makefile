@@ -21,13 +21,20 @@ KWOK_VERSION ?= v0.8.0
 COREDNS_VERSION ?= v1.12.4
 NODE_DEB_PACKAGES ?= containerd=1.6.20~ds1-1+deb12u3 runc=1.1.5+ds1-1+deb12u1 \
   containernetworking-plugins=1.1.1+ds1-3+b5 buildah=1.28.2+ds1-3+deb12u1+b3 iptables=1.8.9-2 conntrack=1:1.4.7-1+b2 \
-  mmdebstrap=1.3.5-7
+  mmdebstrap=1.3.5-7 ipset=7.17-1
 # The Zalando operator on the test node: its binary from its Go module, its chart from the same module, and the
 # Spilo-compatible image it runs, from Debian trixie's packages at these versions (scripts/test-cluster/images.sh).
 ZALANDO_OPERATOR_VERSION ?= v1.15.1
 SPILO_POSTGRESQL ?= 17.12-0+deb13u1
 SPILO_PATRONI ?= 4.0.7-3~deb13u1
 export ZALANDO_OPERATOR_VERSION SPILO_POSTGRESQL SPILO_PATRONI
+# Calico on the test node, as minikube's --cni=calico: Felix (iptables data plane, Kubernetes datastore) and its CNI
+# plugin with its IPAM. The Go module proxy serves Calico at pseudo-versions only: this one is a commit of its
+# release-v3.28 branch (2025-08-13, after v3.28.5). Its nested api module, which the zip leaves out, at the commit
+# given here (scripts/test-cluster/calico/build.sh).
+CALICO_VERSION ?= v1.11.0-cni-plugin.0.20250813170300-a0db560f0520
+CALICO_API_VERSION ?= v0.0.0-20240708202104-e3f70b269c2c
+export CALICO_VERSION CALICO_API_VERSION
 # Stamped in as a release build would be: helm checks the charts' kubeVersion against it.
 KUBE_LDFLAGS = -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) -X k8s.io/component-base/version.gitMajor=1 \
   -X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION))) -X k8s.io/component-base/version.gitTreeState=clean
@@ -60,8 +67,10 @@ KUBE_PROXY ?= $(LOCALBIN)/kube-proxy-$(KUBE_VERSION)
 COREDNS ?= $(LOCALBIN)/coredns-$(COREDNS_VERSION)
 PAUSE ?= $(LOCALBIN)/pause-$(KUBE_VERSION)
 POSTGRES_OPERATOR ?= $(LOCALBIN)/postgres-operator-$(ZALANDO_OPERATOR_VERSION)
+CALICO_FELIX ?= $(LOCALBIN)/calico-felix-$(CALICO_VERSION)
+CALICO_CNI ?= $(LOCALBIN)/calico-cni-$(CALICO_VERSION)
 export K6 K6_VERSION SCHEMATHESIS BENCHKIT_PYTHON HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
-export KUBELET KUBE_PROXY COREDNS PAUSE KUBE_VERSION POSTGRES_OPERATOR
+export KUBELET KUBE_PROXY COREDNS PAUSE KUBE_VERSION POSTGRES_OPERATOR CALICO_FELIX CALICO_CNI
 MVNW := cd services && ./mvnw -B -ntp
 # The builds: services/builds.conf is the one list of them (v1 v2 v3).
 BUILDS := $(shell sed -n 's/^\(v[0-9][0-9]*\) .*/\1/p' services/builds.conf)
@@ -167,7 +176,7 @@ test-e2e: k6 schemathesis benchkit ## End-to-end on the real local stack: equal 
 test-k8s: helm shellcheck kube-tools benchkit ## Lint the charts and scripts; check the CPU/memory budget and that every k6 Job of make bench reaches its target behind the NetworkPolicies; validate every manifest on a real (offline) kube-apiserver.
 	@echo "==> helm lint --strict, shellcheck"
 	@for chart in charts/*/; do $(HELM) lint --strict --quiet $$chart --kube-version $(KUBE_VERSION:v%=%) >/dev/null || { $(HELM) lint --strict $$chart; exit 1; }; done
-	@$(SHELLCHECK) scripts/*.sh scripts/kube-validate/*.sh scripts/test-cluster/*.sh scripts/test-cluster/operator-standins/*.sh
+	@$(SHELLCHECK) $(shell find scripts -name "*.sh" | sort)
 	@$(BENCHKIT_PYTHON) scripts/check_budget.py --self-test
 	@$(BENCHKIT_PYTHON) scripts/check_budget.py
 	@echo "==> Every k6 Job of make bench reaches its target behind the charts' NetworkPolicies (evaluated offline)"
@@ -241,7 +250,7 @@ $(SHELLCHECK):
 kube-tools: $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(ETCD) $(KWOK) ## Build the offline cluster: kube-apiserver, controller-manager, scheduler, etcd, kwok (10+ minutes the first time).
 
 .PHONY: node-tools
-node-tools: kube-tools $(KUBELET) $(KUBE_PROXY) $(COREDNS) $(PAUSE) $(POSTGRES_OPERATOR) k6 helm ## The real node of make test-cluster: the above, kubelet, kube-proxy, CoreDNS, pause, the Zalando operator; containerd, runc, CNI, buildah, mmdebstrap from Debian.
+node-tools: kube-tools $(KUBELET) $(KUBE_PROXY) $(COREDNS) $(PAUSE) $(POSTGRES_OPERATOR) $(CALICO_FELIX) $(CALICO_CNI) k6 helm ## The real node of make test-cluster: the above, kubelet, kube-proxy, CoreDNS, pause, the Zalando operator, Calico; containerd, runc, CNI, buildah, mmdebstrap, ipset from Debian.
 	@scripts/test-cluster/install-packages.sh $(NODE_DEB_PACKAGES)
 $(LOCALBIN)/kube-%-$(KUBE_VERSION):
 	@echo "==> Building kube-$* $(KUBE_VERSION) from the Go module proxy (several minutes the first time)"
@@ -262,6 +271,9 @@ $(POSTGRES_OPERATOR):
 	@mkdir -p $(LOCALBIN)
 	@cd "$$(bash -c 'source scripts/lib.sh && go_module_dir "$$1"' - github.com/zalando/postgres-operator@$(ZALANDO_OPERATOR_VERSION))" && \
 	  CGO_ENABLED=0 go build -o $@ ./cmd
+# Felix and the CNI plugin come from one build of one module.
+$(CALICO_FELIX) $(CALICO_CNI) &:
+	@scripts/test-cluster/calico/build.sh $(CALICO_FELIX) $(CALICO_CNI)
 $(COREDNS):
 	@echo "==> Building CoreDNS $(COREDNS_VERSION) with go install (a few minutes the first time)"
 	@mkdir -p $(LOCALBIN)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A real single-node Kubernetes cluster on this machine, for make test-cluster:
-#   node.sh up      containerd + runc + CNI bridge, etcd, kube-apiserver, controller-manager, scheduler,
-#                   kubelet, kube-proxy (iptables) and CoreDNS; writes $NODE_DIR/kubeconfig
+#   node.sh up      containerd + runc, etcd, kube-apiserver, controller-manager, scheduler, kubelet,
+#                   kube-proxy (iptables), CoreDNS, and Calico (its CNI plugin and IPAM, Felix enforcing
+#                   NetworkPolicies with iptables), as minikube --cni=calico; writes $NODE_DIR/kubeconfig
 #   node.sh down    stops every process it started and removes every mount, network namespace, network
 #                   interface and iptables rule it made (also after a crash: it reads what up recorded)
 #   node.sh status  what runs
@@ -13,17 +14,19 @@ source "$(dirname "$0")/../lib.sh"
 
 readonly NODE_DIR="${NODE_DIR:-$LOCAL_DIR/test-cluster}"
 readonly NODE_NAME=reactive-bench-node
-# The node's own network: a bridge of its own, the pods' subnet behind it, Services on a virtual range.
-# The node's address is the bridge's, so nothing of the cluster listens on the machine's real interfaces.
+# The node's own network: its address on an interface of its own (a bridge without ports: this kernel has no
+# dummy interfaces), so nothing of the cluster listens on the machine's real interfaces; the pods in Calico's IP
+# pool, each behind its own veth (cali…) routed by the host (Calico's model: no overlay on one node); Services on
+# a virtual range.
 readonly BRIDGE=rbnode0
 readonly NODE_IP=10.244.0.1
-readonly POD_SUBNET=10.244.0.0/24
+readonly POD_SUBNET=10.244.1.0/24
 readonly SERVICE_RANGE=10.96.0.0/16
 readonly DNS_IP="$NODE_IP"
 readonly API_PORT=6443
 readonly CONTAINERD_SOCKET="$NODE_DIR/containerd/containerd.sock"
 readonly IPTABLES_GUARD=RB-NODE-GUARD
-readonly COMPONENTS=(containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy coredns)
+readonly COMPONENTS=(containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy calico-felix coredns)
 
 bin() { # bin NAME: the pinned binary the Makefile named in the environment
   local path
@@ -35,6 +38,8 @@ bin() { # bin NAME: the pinned binary the Makefile named in the environment
     kubelet) path=${KUBELET:-} ;;
     kube-proxy) path=${KUBE_PROXY:-} ;;
     coredns) path=${COREDNS:-} ;;
+    calico-felix) path=${CALICO_FELIX:-} ;;
+    calico-cni) path=${CALICO_CNI:-} ;;
   esac
   [[ -x "$path" ]] || die "$1 is not built: run 'make node-tools' (or make test-cluster)"
   echo "$path"
@@ -61,6 +66,21 @@ write_kubeconfig() { # write_kubeconfig FILE USER TOKEN
   KUBECONFIG="$file" kubectl config use-context "$NODE_NAME" >/dev/null
 }
 
+# What the node adds to the host's network, besides its interface: the rules of kube-proxy, of Felix and the guard
+# (by their chains' names and Felix's comments), the pods' veths (Calico names them cali…) and Felix's IP sets.
+readonly NODE_RULES='KUBE-|RB-NODE|cali[-:]'
+readonly CALICO_HOST_DIRS=(/var/lib/calico /var/run/calico)
+remove_pod_links() {
+  local link
+  for link in $(ip -o link show type veth 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | grep '^cali' || true); do
+    ip link del "$link" 2>/dev/null || true
+  done
+}
+remove_calico_ipsets() { # once no rule refers to them
+  local set
+  for set in $(ipset list -n 2>/dev/null | grep '^cali' || true); do ipset destroy "$set" 2>/dev/null || true; done
+}
+
 # ---------- up
 
 remove_stale_node() {
@@ -69,19 +89,18 @@ remove_stale_node() {
   # record its rules as the host's own. Recognised by the bridge or the guard chain, which only this
   # script makes, and only when no kubelet runs on the host: then its rules, bridge and empty network
   # namespaces are removed before anything is recorded.
-  ip link show "$BRIDGE" >/dev/null 2>&1 || iptables -nL "$IPTABLES_GUARD" >/dev/null 2>&1 || return 0
+  ip link show "$BRIDGE" >/dev/null 2>&1 || iptables -t mangle -nL "$IPTABLES_GUARD" >/dev/null 2>&1 || return 0
   if pgrep -x kubelet >/dev/null || pgrep -f "^[^ ]*kubelet-v" >/dev/null; then
     die "a kubelet already runs on this host (node.sh status; or the other checkout's node.sh down)"
   fi
-  warn "an earlier test node was not stopped: removing its bridge, iptables rules and network namespaces"
+  warn "an earlier test node was not stopped: removing its interfaces, iptables rules, IP sets and network namespaces"
   local link netns tool
-  for link in $(ip -o link show master "$BRIDGE" 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
-    ip link del "$link" 2>/dev/null || true
-  done
+  remove_pod_links
   ip link del "$BRIDGE" 2>/dev/null || true
   for tool in iptables ip6tables; do
-    "$tool-save" | grep -vE 'KUBE-|RB-NODE' | "$tool-restore"
+    "$tool-save" | grep -vE "$NODE_RULES" | "$tool-restore"
   done
+  remove_calico_ipsets
   while read -r netns; do
     if [[ -n "$netns" && -z "$(ip netns pids "$netns" 2>/dev/null)" ]]; then
       umount -l "/var/run/netns/$netns" 2>/dev/null || true
@@ -94,10 +113,10 @@ remove_stale_node() {
 prepare_host() {
   [[ $EUID -eq 0 ]] || die "the test node needs root (cgroups, mounts, network namespaces)"
   local tool
-  for tool in containerd runc ctr iptables iptables-save iptables-restore conntrack /usr/lib/cni/bridge; do
+  for tool in containerd runc ctr iptables iptables-save iptables-restore conntrack ipset /usr/lib/cni/loopback /usr/lib/cni/portmap; do
     command -v "$tool" >/dev/null || die "$tool is missing: run 'make node-tools' (Debian packages)"
   done
-  mkdir -p "$NODE_DIR"/{pids,logs,pki,cni/net.d,containerd,kubelet,pod-logs,etcd}
+  mkdir -p "$NODE_DIR"/{pids,logs,pki,cni/net.d,cni/bin,containerd,kubelet,pod-logs,etcd}
   # What the node changes on the host, recorded once so that down puts it back exactly.
   if [[ ! -f "$NODE_DIR/host-before.env" ]]; then
     remove_stale_node
@@ -109,6 +128,10 @@ prepare_host() {
     iptables-save >"$NODE_DIR/iptables-before.rules"
     ip6tables-save >"$NODE_DIR/ip6tables-before.rules"
     find /var/run/netns -maxdepth 1 -mindepth 1 -printf '%f\n' 2>/dev/null | sort >"$NODE_DIR/netns-before.txt" || true
+    # Felix writes the MTU it found to a fixed path (/var/lib/calico/mtu), and the CNI plugin may make Calico's
+    # run directory: whichever of them did not exist before is the node's to remove.
+    local dir
+    for dir in "${CALICO_HOST_DIRS[@]}"; do [[ -e "$dir" ]] || echo "$dir"; done >"$NODE_DIR/calico-dirs-made.txt"
   fi
   sysctl -qw net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1
   if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
@@ -116,11 +139,12 @@ prepare_host() {
     ip addr add "$NODE_IP/24" dev "$BRIDGE"
   fi
   ip link set "$BRIDGE" up
-  # A guard: nothing from a pod is forwarded anywhere but to another pod on this node. Service
-  # addresses are rewritten to pod addresses before forwarding, so this rule never stops a real call.
-  iptables -N "$IPTABLES_GUARD" 2>/dev/null || iptables -F "$IPTABLES_GUARD"
-  iptables -A "$IPTABLES_GUARD" -s "$POD_SUBNET" ! -o "$BRIDGE" -j DROP
-  iptables -C FORWARD -j "$IPTABLES_GUARD" 2>/dev/null || iptables -I FORWARD 1 -j "$IPTABLES_GUARD"
+  # A guard: nothing from a pod is forwarded anywhere but to another pod on this node (a cali… veth).
+  # Service addresses are rewritten to pod addresses before forwarding, so this rule never stops a real
+  # call. In mangle, which the packet passes before the filter table, where Felix accepts what policy allows.
+  iptables -t mangle -N "$IPTABLES_GUARD" 2>/dev/null || iptables -t mangle -F "$IPTABLES_GUARD"
+  iptables -t mangle -A "$IPTABLES_GUARD" -s "$POD_SUBNET" ! -o cali+ -j DROP
+  iptables -t mangle -C FORWARD -j "$IPTABLES_GUARD" 2>/dev/null || iptables -t mangle -I FORWARD 1 -j "$IPTABLES_GUARD"
 }
 
 start_containerd() {
@@ -142,7 +166,7 @@ state = "$NODE_DIR/containerd/state"
   restrict_oom_score_adj = true
   stream_server_address = "127.0.0.1"
   [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/usr/lib/cni"
+    bin_dir = "$NODE_DIR/cni/bin"
     conf_dir = "$NODE_DIR/cni/net.d"
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
@@ -152,15 +176,22 @@ state = "$NODE_DIR/containerd/state"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
 EOF
-  cat >"$NODE_DIR/cni/net.d/10-bridge.conflist" <<EOF
+  # Calico's CNI plugin is also its IPAM plugin, by the name it is called with; loopback and portmap are Debian's.
+  ln -sf "$(bin calico-cni)" "$NODE_DIR/cni/bin/calico"
+  ln -sf "$(bin calico-cni)" "$NODE_DIR/cni/bin/calico-ipam"
+  ln -sf /usr/lib/cni/loopback /usr/lib/cni/portmap "$NODE_DIR/cni/bin/"
+  # As calico-node's install-cni writes it for the Kubernetes datastore, but with its files in $NODE_DIR: the
+  # plugin's log, and the node's name, which start_felix writes once Felix is ready (the plugin waits for it).
+  cat >"$NODE_DIR/cni/net.d/10-calico.conflist" <<EOF
 {
-  "cniVersion": "1.0.0",
-  "name": "reactive-bench-node",
+  "cniVersion": "0.3.1",
+  "name": "k8s-pod-network",
   "plugins": [
-    {"type": "bridge", "bridge": "$BRIDGE", "isGateway": true, "ipMasq": false, "hairpinMode": true,
-     "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_SUBNET", "gateway": "$NODE_IP"}]],
-              "routes": [{"dst": "0.0.0.0/0"}], "dataDir": "$NODE_DIR/cni/ipam"}},
-    {"type": "portmap", "capabilities": {"portMappings": true}}
+    {"type": "calico", "datastore_type": "kubernetes", "nodename_file": "$NODE_DIR/calico/nodename", "mtu": 1500,
+     "log_level": "info", "log_file_path": "$NODE_DIR/logs/calico-cni.log",
+     "ipam": {"type": "calico-ipam"}, "ipam_lock_file": "$NODE_DIR/calico/ipam.lock", "policy": {"type": "k8s"},
+     "kubernetes": {"kubeconfig": "$NODE_DIR/pki/calico.kubeconfig"}},
+    {"type": "portmap", "snat": true, "capabilities": {"portMappings": true}}
   ]
 }
 EOF
@@ -174,8 +205,10 @@ start_control_plane() {
   openssl genrsa -out "$NODE_DIR/pki/sa.key" 2048 2>/dev/null
   : >"$NODE_DIR/pki/tokens.csv"
   # The controller-manager runs every controller under its own name (no per-controller service
-  # accounts here), so it needs the rights of all of them.
-  for user in admin:system:masters kubelet:system:nodes kube-proxy: kube-controller-manager:system:masters kube-scheduler: coredns:; do
+  # accounts here), so it needs the rights of all of them; Calico (Felix, its CNI plugin) too, for brevity
+  # (minikube gives calico-node a ClusterRole of its own).
+  for user in admin:system:masters kubelet:system:nodes kube-proxy: kube-controller-manager:system:masters kube-scheduler: coredns: \
+    calico:system:masters; do
     local name=${user%%:*} group=${user#*:} identity
     token=$(openssl rand -hex 16)
     case $name in
@@ -235,6 +268,45 @@ volumeBindingMode: Immediate
 EOF
 }
 
+install_calico() { # Calico's resources (Kubernetes datastore): its CRDs, one IP pool, and the datastore marked ready
+  local crds
+  crds="$(go_module_dir "github.com/projectcalico/calico@${CALICO_VERSION:?set by the Makefile}")/libcalico-go/config/crd"
+  # Server-side: some CRDs are too large for kubectl's last-applied annotation.
+  admin apply --server-side -f "$crds" >/dev/null
+  admin wait --for=condition=Established -f "$crds" --timeout=60s >/dev/null
+  # What calico-node's start-up would create on minikube. The pool is the node's pod subnet; one node, so
+  # neither IP-in-IP nor VXLAN, and no NAT: pods never leave the node (the guard in prepare_host).
+  admin apply -f - >/dev/null <<EOF
+apiVersion: crd.projectcalico.org/v1
+kind: IPPool
+metadata: {name: default-ipv4-ippool}
+spec: {cidr: $POD_SUBNET, blockSize: 26, ipipMode: Never, vxlanMode: Never, natOutgoing: false, nodeSelector: all()}
+---
+# Felix and the CNI plugin wait until the datastore is marked ready.
+apiVersion: crd.projectcalico.org/v1
+kind: ClusterInformation
+metadata: {name: default}
+spec: {datastoreReady: true, clusterType: "k8s,kdd", calicoVersion: "$CALICO_VERSION"}
+EOF
+}
+
+start_felix() { # Felix, as calico-node runs it on minikube (iptables, Kubernetes datastore), on the host like the kubelet
+  local backend=Legacy
+  # Felix must write its rules with the same iptables back end as kube-proxy (the one `iptables` is here).
+  iptables --version | grep -q nf_tables && backend=NFT
+  # DEFAULTENDPOINTTOHOSTACTION=ACCEPT as in Calico's manifests: pods reach the node (CoreDNS runs on it). The
+  # log goes to the screen only (no /var/log/calico); no usage reports.
+  launch calico-felix env KUBECONFIG="$NODE_DIR/pki/calico.kubeconfig" FELIX_DATASTORETYPE=kubernetes \
+    FELIX_FELIXHOSTNAME="$NODE_NAME" FELIX_IPTABLESBACKEND="$backend" FELIX_DEFAULTENDPOINTTOHOSTACTION=ACCEPT \
+    FELIX_IPV6SUPPORT=false FELIX_LOGFILEPATH=none FELIX_LOGSEVERITYSYS=none FELIX_LOGSEVERITYSCREEN=info \
+    FELIX_USAGEREPORTINGENABLED=false FELIX_HEALTHENABLED=true FELIX_HEALTHHOST=127.0.0.1 FELIX_HEALTHPORT=9099 \
+    "$(bin calico-felix)"
+  wait_for "Felix ready (Calico enforces NetworkPolicies)" 120 curl -fsS -o /dev/null http://127.0.0.1:9099/readiness ||
+    die "Felix did not start: $NODE_DIR/logs/calico-felix.log"
+  mkdir -p "$NODE_DIR/calico"
+  printf %s "$NODE_NAME" >"$NODE_DIR/calico/nodename" # no newline: the plugin takes the file as it is
+}
+
 start_node_agents() {
   # Pods resolve through CoreDNS only: no search domains or servers of the host leak into them.
   echo "nameserver $DNS_IP" >"$NODE_DIR/resolv.conf"
@@ -273,6 +345,7 @@ clientConnection: {kubeconfig: $NODE_DIR/pki/kube-proxy.kubeconfig}
 conntrack: {maxPerCore: 0}
 EOF
   launch kube-proxy "$(bin kube-proxy)" --config="$NODE_DIR/kube-proxy.yaml"
+  start_felix
   cat >"$NODE_DIR/Corefile" <<EOF
 .:53 {
     bind $DNS_IP
@@ -304,6 +377,7 @@ up() {
   start_containerd "$pause_ref"
   ctr --address "$CONTAINERD_SOCKET" -n k8s.io images import "$pause_tar" >/dev/null
   start_control_plane
+  install_calico
   start_node_agents
   step "Test node ready in $(elapsed): export KUBECONFIG=$NODE_DIR/kubeconfig"
 }
@@ -370,16 +444,18 @@ down() {
       rm -f "/var/run/netns/$netns"
     done < <(comm -13 "$NODE_DIR/netns-before.txt" <(find /var/run/netns -maxdepth 1 -mindepth 1 -printf '%f\n' 2>/dev/null | sort))
   fi
-  # The pods' veth ends that are still attached to the bridge, then the bridge.
-  local link
-  for link in $(ip -o link show master "$BRIDGE" 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
-    ip link del "$link" 2>/dev/null || true
-  done
+  # The pods' veth ends that are still there, then the node's interface.
+  remove_pod_links
   ip link del "$BRIDGE" 2>/dev/null || true
   if [[ -f "$NODE_DIR/iptables-before.rules" ]]; then
     restore_firewall iptables
     restore_firewall ip6tables
     rm -f "$NODE_DIR/iptables-before.rules" "$NODE_DIR/ip6tables-before.rules"
+  fi
+  remove_calico_ipsets
+  if [[ -f "$NODE_DIR/calico-dirs-made.txt" ]]; then
+    xargs -r rm -rf <"$NODE_DIR/calico-dirs-made.txt"
+    rm -f "$NODE_DIR/calico-dirs-made.txt"
   fi
   # The volumes of claims still bound when the node stopped (the controller-manager removes the others).
   rm -rf /tmp/hostpath_pv

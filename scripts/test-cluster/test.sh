@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # make test-cluster: the user's commands against a real node on this machine. Starts the node
 # (node.sh), builds and loads every image (images.sh), proves the node is real (a container under runc
-# with its cgroup limits, DNS for Service names, a ClusterIP Service between pods), puts up the stand-in for
+# with its cgroup limits, DNS for Service names, a ClusterIP Service between pods, on Calico's network), puts up the stand-in for
 # Kafka (Strimzi's operator cannot be had here), then runs `make deploy-vN` for every build (the first installs
 # the Zalando operator from its own chart, which makes PostgreSQL), `make bench` (short), `make undeploy` and a
-# second `make deploy-v1` exactly as a user would, with KAFKA_PLATFORM=external and IMAGES=containerd. Tears the node down at the end, also on failure or Ctrl-C, and checks that nothing
+# second `make deploy-v1` exactly as a user would (the charts' NetworkPolicies enforced by Calico's Felix, and probed), with KAFKA_PLATFORM=external and IMAGES=containerd. Tears the node down at the end, also on failure or Ctrl-C, and checks that nothing
 # of it is left. Ends with "test-cluster: N passed, N failed".
 set -euo pipefail
 # shellcheck source=../lib.sh
@@ -111,17 +111,20 @@ cgroup_limits() {
   [[ $memory == 134217728 && $quota == 50000 ]]
 }
 expect "the container's own cgroup holds its limits (128 MiB, 0.5 CPU)" cgroup_limits
-dns_and_cluster_ip() { # from a k6 pod: the Service's name resolves through CoreDNS and its ClusterIP routes
-  kubectl -n "$CHECK_NS" run client --image="$K6_IMAGE" --image-pull-policy=Never --restart=Never -i --quiet \
-    --overrides='{"spec":{"automountServiceAccountToken":false}}' -- run --quiet - <<'JS'
-import http from 'k6/http';
-export default function () {
-  const response = http.get('http://probe.node-check.svc.cluster.local/');
-  if (response.status !== 200) throw new Error(`probe answered ${response.status} ${response.error}`);
+reachability() { # reachability NAMESPACE LABELS OPEN DROPPED: from a k6 pod (reachability.js)
+  kubectl -n "$1" run "reach-$RANDOM" --image="$K6_IMAGE" --image-pull-policy=Never --restart=Never -i --quiet --rm \
+    ${2:+--labels="$2"} --env="OPEN=$3" --env="DROPPED=$4" --overrides='{"spec":{"automountServiceAccountToken":false}}' \
+    -- run --quiet --summary-mode=disabled - <"$HERE/reachability.js"
 }
-JS
+expect "a pod reaches another through a Service name (CoreDNS) and its ClusterIP (kube-proxy), on Calico's network" \
+  reachability "$CHECK_NS" "" http://probe.node-check.svc.cluster.local/ ""
+on_calicos_network() { # the pod's address came from Calico's IPAM (the plugin notes it on the pod), routed to a cali… veth
+  local address
+  address=$(kubectl -n "$CHECK_NS" get pod probe -o jsonpath='{.metadata.annotations.cni\.projectcalico\.org/podIP}')
+  echo "address ${address:-none}: $(ip route get "${address%/*}" 2>&1)"
+  [[ -n $address ]] && ip route get "${address%/*}" | grep -q ' dev cali'
 }
-expect "a pod reaches another through a Service name (CoreDNS) and its ClusterIP (kube-proxy)" dns_and_cluster_ip
+expect "the pod's address is from Calico's IPAM, routed by the host to its own cali… veth" on_calicos_network
 kubectl delete namespace "$CHECK_NS" --timeout=60s >/dev/null
 
 step "The stand-in for what Strimzi would create (Kafka)"
@@ -132,6 +135,31 @@ step "make deploy-vN for every build (${BUILDS[*]}); the first installs the Zala
 for version in "${BUILDS[@]}"; do
   expect "make deploy-$version" make_target "deploy-$version"
 done
+
+step "NetworkPolicies, enforced by Calico's Felix: what the charts admit gets through, nothing else"
+# Every build at once: the URLs of each, for one probe per kind of peer.
+urls() { # urls PATTERN: PATTERN for every build, with {v} its version
+  local version
+  for version in "${BUILDS[@]}"; do printf '%s ' "${1//\{v\}/$version}"; done
+}
+readonly SERVICE="http://bench-{v}" LOAD_GENERATOR_LABELS="app.kubernetes.io/name=k6,app.kubernetes.io/component=load-generator,app.kubernetes.io/part-of=reactive-bench"
+expect "a pod with the bench's load-generator labels (the hop scenarios' k6 Jobs) reaches articles and authors" \
+  reachability "$NS" "$LOAD_GENERATOR_LABELS" \
+  "$(urls "$SERVICE-articles:8080/{v}/articles")$(urls "$SERVICE-authors:8080/{v}/authors?name=Niklas%20Heidloff")" ""
+# After the pod above: articles and authors have answered already, so where admitted they answer in milliseconds,
+# far inside the 3 s after which a request without an answer counts as dropped.
+expect "a pod without web-api's labels gets web-api's complete answer (web-api reaches articles and authors), and nothing from articles or authors (dropped)" \
+  reachability "$NS" "" "$(urls "$SERVICE-web-api:8080/{v}/articles")" \
+  "$(urls "$SERVICE-articles:8080/{v}/articles")$(urls "$SERVICE-authors:8080/{v}/authors?name=Niklas%20Heidloff")"
+metrics_from_monitoring_only() { # metricsFrom: a pod in the namespace monitoring reads /q/metrics, one elsewhere does not
+  local metrics
+  metrics="$(urls "$SERVICE-articles.$NS:8080/q/metrics")$(urls "$SERVICE-authors.$NS:8080/q/metrics")"
+  reachability monitoring "" "$metrics" "" && reachability default "" "" "$metrics"
+}
+kubectl create namespace monitoring >/dev/null
+expect "a pod in the namespace monitoring reads articles' and authors' /q/metrics (metricsFrom); one in another namespace does not" \
+  metrics_from_monitoring_only
+kubectl delete namespace monitoring --timeout=60s >/dev/null
 
 readonly CLUSTER=bench-postgres OPERATOR_LABELS="cluster-name=bench-postgres,application=spilo"
 made_by_operator() { # made_by_operator KIND/NAME: it exists and carries the labels the operator gives its objects
@@ -245,6 +273,13 @@ kube.run_k6_job(sys.argv[1], "v1", "smoke", pathlib.Path(sys.argv[2]), {"REACH_S
 expect "a k6 Job that cannot reach its target stops at once and says so (exit 108, the target named)" \
   unreachable_target_stops_the_job
 
+without_the_policies() { # the same kind of pod as above, once the builds' NetworkPolicies are gone
+  kubectl -n "$NS" delete networkpolicy -l app.kubernetes.io/managed-by=Helm &&
+    reachability "$NS" "" "$(urls "$SERVICE-articles:8080/{v}/articles")$(urls "$SERVICE-authors:8080/{v}/authors?name=Niklas%20Heidloff")" ""
+}
+expect "the control: once the NetworkPolicies are deleted, a pod without web-api's labels reaches articles and authors" \
+  without_the_policies
+
 step "make undeploy, then a second make deploy-v1"
 expect "make undeploy" make_target undeploy
 builds_left() { # prints what is left of the builds and k6 Jobs (Helm's objects and releases); fails if anything
@@ -279,8 +314,9 @@ leftovers() {
   findmnt -rn -o TARGET | grep -F "$NODE_DIR" && found=1
   ip link show rbnode0 2>/dev/null && found=1
   ip -o link show type veth | grep . && found=1
-  iptables-save | grep -E 'KUBE-|RB-NODE' && found=1
-  ls -d /tmp/hostpath_pv 2>/dev/null && found=1
+  iptables-save | grep -E 'KUBE-|RB-NODE|cali[-:]' && found=1
+  ipset list -n | grep '^cali' && found=1
+  ls -d /tmp/hostpath_pv /var/lib/calico /var/run/calico 2>/dev/null && found=1
   return $found
 }
 expect "no process, mount, interface, iptables rule or volume of the node is left" leftovers
