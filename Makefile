@@ -135,6 +135,12 @@ bench: ## k6 Jobs in the cluster against each deployed build, one after the othe
 	@$(MAKE) helm benchkit
 	@scripts/k8s.sh bench
 
+.PHONY: chaos-cluster
+chaos-cluster: ## make chaos against the deployed builds: pods deleted, a container killed, rolling updates, PostgreSQL's and Kafka's pods deleted, under load. Run it on the node (or beside minikube tunnel): the clients use ClusterIPs. CHAOS_FAULTS, CHAOS_VERSIONS to choose.
+	@scripts/k8s.sh check
+	@$(MAKE) k6 benchkit
+	@scripts/k8s.sh chaos
+
 .PHONY: sweep-cluster
 sweep-cluster: ## make sweep in the deployed builds' pods, under their CPU limits (k6 as Jobs); each Deployment rolled back to its chart's settings at the end. SWEEP_VERSIONS, SWEEP_ONLY as for make sweep.
 	@scripts/k8s.sh check

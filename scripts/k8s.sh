@@ -280,6 +280,17 @@ sweep() {
   step "Done in $(elapsed). Open $results/sweep.html (or read sweep.md)."
 }
 
+chaos() {
+  require_cluster
+  local results
+  results="${RESULTS:-$ROOT/results/chaos-$(date -u +%Y%m%dT%H%M%SZ)-kubernetes}"
+  # The clients reach web-api by its ClusterIP, so this runs where that routes: on the node itself (the test
+  # node), or beside `minikube tunnel`. Every fault, every deployed build; CHAOS_FAULTS to choose.
+  benchkit chaos --kubernetes "$NS" --results "$results" --k6 "$K6" --versions "${CHAOS_VERSIONS:-$(deployed_versions)}" \
+    ${CHAOS_FAULTS:+--faults "$CHAOS_FAULTS"} ${CHAOS_QUICK:+--quick}
+  step "Done in $(elapsed). Open $results/chaos.html (or read chaos.md)."
+}
+
 # gone KIND NAME…: true when none of them exists any more
 # (A kubectl that fails, say an apiserver too busy to answer, proves nothing: only an empty list is gone.)
 gone() {
@@ -342,6 +353,7 @@ case "${1:-}" in
   deploy) deploy "${2:-}" ;;
   bench) bench ;;
   sweep) sweep ;;
+  chaos) chaos ;;
   undeploy) undeploy ;;
-  *) die "usage: $0 check | minikube | deploy VERSION | bench | sweep | undeploy" ;;
+  *) die "usage: $0 check | minikube | deploy VERSION | bench | sweep | chaos | undeploy" ;;
 esac

@@ -1,10 +1,15 @@
-"""Fault injection on the real local stack: for each fault and each build, k6 reads GET /vN/articles at a
-steady rate, a writer POSTs new articles, an SSE client follows /vN/articles/stream, and the real process
-(authors, articles, PostgreSQL, Kafka) is stopped or frozen, then brought back. Counts every outcome,
-every event produced and delivered, and the time to recover; checks each against what the build
-promises; writes chaos.json, chaos.md and chaos.html. Exits 1 if any expectation failed.
+"""Fault injection under load: for each fault and each build, k6 reads GET /vN/articles at a steady rate, a
+writer POSTs new articles, an SSE client follows /vN/articles/stream, and a real part of the system fails and
+comes back. Counts every outcome, every event produced and delivered, and the time to recover; checks each
+against what the build promises; writes chaos.json, chaos.md and chaos.html. Exits 1 if any expectation failed.
 
-The local stack must be up (scripts/stack.sh up); faults are injected with scripts/stack.sh.
+Two platforms, the same clients, checks and report:
+  the local stack (scripts/stack.sh up): a process (authors, articles, PostgreSQL, Kafka) stopped or frozen,
+      then started again with scripts/stack.sh; plus overload;
+  Kubernetes (--kubernetes NAMESPACE, the builds deployed by make deploy-vN): pods deleted, a container killed,
+      rolling updates, PostgreSQL's and Kafka's pods deleted, with kubectl; the clients reach web-api through its
+      Service's ClusterIP, so they must run where that routes: on the node itself (the test node), or beside
+      `minikube tunnel`.
 """
 import argparse
 import datetime
@@ -21,7 +26,7 @@ import time
 import urllib.error
 import urllib.request
 
-from . import LOCAL_DIR, MAX_IN_FLIGHT, ROOT, VERSIONS, charts, documents, info, k6, step
+from . import LOCAL_DIR, MAX_IN_FLIGHT, ROOT, VERSIONS, charts, documents, info, k6, kube, step
 from .procfs import peak_rss_mib, reset_peak_rss
 from .prometheus import answered, circuit_openings, scrape
 from .stats import percentile
@@ -31,11 +36,13 @@ OUTCOMES = k6.OUTCOMES
 
 
 class Fault:
-    """A part of the stack taken away (inject) and given back (restore), and what a build must keep doing."""
+    """A part of the system taken away (inject) and given back (restore), and what a build must keep doing.
+    inject and restore are actions of the platform (LocalStack, Cluster)."""
 
-    def __init__(self, name, part, inject, restore, reads_stay_ok, story):
+    def __init__(self, name, part, inject, restore, reads_stay_ok, story, reads_complete=False):
         self.name, self.part, self.inject, self.restore = name, part, inject, restore
         self.reads_stay_ok = reads_stay_ok  # every read still answers 200 (maybe degraded) while it lasts
+        self.reads_complete = reads_complete  # every read answers completely: the fault must not show at all
         self.story = story
 
     def target(self, version):
@@ -59,6 +66,32 @@ FAULTS = [
           "event of every 201 is streamed once the broker is back (transactional outbox)"),
 ]
 QUICK = ("authors stopped", "kafka stopped")
+# On Kubernetes the platform does the restoring (a Deployment replaces a pod, the kubelet restarts a container, a
+# StatefulSet brings PostgreSQL or Kafka back under the same name): restore waits until it has.
+KUBERNETES_FAULTS = [
+    Fault("authors pod deleted", "authors", "delete-pod", "await-replaced", True,
+          "authors' pod is deleted; its Deployment starts another; web-api answers 200 (author details null while "
+          "none is ready)"),
+    Fault("articles pod deleted", "articles", "delete-pod", "await-replaced", False,
+          "articles' pod is deleted; its Deployment starts another; web-api answers 503 problem JSON at once "
+          "while none is ready"),
+    Fault("authors container killed", "authors", "kill-container", "await-replaced", True,
+          "authors' JVM is killed (SIGKILL); the kubelet restarts the container in the same pod"),
+    Fault("web-api rolling update", "web-api", "rollout-restart", "await-replaced", True,
+          "kubectl rollout restart: a new web-api pod starts, and the old one stops only once it is ready "
+          "(preStop pause, then Quarkus' graceful shutdown); no read may fail", reads_complete=True),
+    Fault("articles rolling update", "articles", "rollout-restart", "await-replaced", True,
+          "kubectl rollout restart of articles; no read may fail", reads_complete=True),
+    Fault("authors rolling update", "authors", "rollout-restart", "await-replaced", True,
+          "kubectl rollout restart of authors; no read may fail", reads_complete=True),
+    Fault("postgres pod deleted", "postgres", "delete-pod", "await-replaced", False,
+          "PostgreSQL's pod is deleted; its StatefulSet brings it back under the same name, Patroni makes it the "
+          "leader again; no service is restarted"),
+    Fault("kafka pod deleted", "kafka", "delete-pod", "await-replaced", True,
+          "the Kafka broker's pod is deleted and comes back under the same name; reads are untouched, and every "
+          "event of every 201 is streamed once it is back (transactional outbox)"),
+]
+KUBERNETES_QUICK = ("articles pod deleted", "web-api rolling update")
 # The longest a part may take to come back: scripts/stack.sh waits this long for a restarted service.
 RESTORE_LIMIT_SECONDS = 180
 
@@ -66,6 +99,93 @@ RESTORE_LIMIT_SECONDS = 180
 def stack(action, part):
     subprocess.run([str(ROOT / "scripts" / "stack.sh"), action, part], check=True,
                    stdout=subprocess.DEVNULL, env={**os.environ, "LOCAL_DIR": str(LOCAL_DIR)})
+
+
+class LocalStack:
+    """The local stack: its services from stack.json, each part stopped and started by scripts/stack.sh."""
+    faults, quick, fault_seconds = FAULTS, QUICK, 8
+    where = "the local stack"
+
+    def url(self, version):
+        return self.services()[f"web-api-{version}"]["url"]
+
+    @staticmethod
+    def services():  # read again after each fault: a restarted process has a new pid
+        return json.loads((LOCAL_DIR / "stack.json").read_text())["services"]
+
+    def act(self, action, fault, version):
+        stack(action, fault.target(version))
+
+
+class Cluster:
+    """The builds deployed in a namespace: web-api through its Service's ClusterIP, faults by kubectl. A part is
+    the pods of a selector: a build's Deployment, or PostgreSQL's and Kafka's StatefulSet pods (by the labels the
+    Zalando operator and Strimzi give them, and the test node's stand-in too)."""
+    quick, fault_seconds = KUBERNETES_QUICK, 0  # the platform restores by itself: restore only waits
+    faults = KUBERNETES_FAULTS
+    SELECTORS = {"postgres": "cluster-name=bench-postgres", "kafka": "app.kubernetes.io/name=kafka"}
+
+    def __init__(self, namespace):
+        self.namespace = namespace
+        self.where = f"Kubernetes, namespace {namespace}"
+        self.before = {}
+
+    def url(self, version):
+        address = kube.kubectl(self.namespace, "get", "service", f"bench-{version}-web-api",
+                               "-o", "jsonpath={.spec.clusterIP}")
+        return f"http://{address}:8080"
+
+    def selector(self, fault, version):
+        return self.SELECTORS.get(fault.part) or \
+            f"app.kubernetes.io/instance=bench-{version},app.kubernetes.io/name={fault.part}"
+
+    def pods(self, selector):
+        """{uid: (name, restarts, ready, terminating)} of the pods of a selector."""
+        found = {}
+        for pod in json.loads(kube.kubectl(self.namespace, "get", "pods", "-l", selector, "-o", "json"))["items"]:
+            statuses = pod.get("status", {}).get("containerStatuses", [])
+            found[pod["metadata"]["uid"]] = (
+                pod["metadata"]["name"], sum(s.get("restartCount", 0) for s in statuses),
+                bool(statuses) and all(s.get("ready") for s in statuses), "deletionTimestamp" in pod["metadata"])
+        return found
+
+    def act(self, action, fault, version):
+        selector = self.selector(fault, version)
+        if action == "await-replaced":
+            return self.await_replaced(selector, self.before.pop(selector))
+        self.before[selector] = self.pods(selector)
+        victim = next(name for name, _, ready, terminating in self.before[selector].values() if ready and not terminating)
+        if action == "delete-pod":
+            kube.kubectl(self.namespace, "delete", "pod", victim, "--wait=false")
+        elif action == "rollout-restart":
+            kube.kubectl(self.namespace, "rollout", "restart", "deployment", f"bench-{version}-{fault.part}")
+        elif action == "kill-container":
+            kill_container(self.namespace, victim)
+        else:
+            raise ValueError(f"no such action on Kubernetes: {action}")
+
+    def await_replaced(self, selector, before, timeout=RESTORE_LIMIT_SECONDS):
+        """Until the fault has happened (a pod of before gone, or a container restarted) and the part is whole
+        again: as many pods as before, every one ready, none terminating."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            now = self.pods(selector)
+            changed = set(before) - set(now) or any(now[uid][1] > before[uid][1] for uid in set(now) & set(before))
+            if changed and len(now) == len(before) and all(ready and not terminating for _, _, ready, terminating in now.values()):
+                return
+            time.sleep(0.5)
+        sys.exit(f"{selector}: not whole again within {timeout} s")
+
+
+def kill_container(namespace, pod):
+    """SIGKILL to the container's main process, from the node it runs on (inside its own PID namespace a
+    process 1 cannot be sent SIGKILL): the kubelet then restarts the container in the same pod."""
+    container = kube.kubectl(namespace, "get", "pod", pod, "-o", "jsonpath={.status.containerStatuses[0].containerID}")
+    state = subprocess.run(["runc", "--root", "/run/containerd/runc/k8s.io", "state", container.split("://", 1)[1]],
+                           capture_output=True, text=True)
+    if state.returncode != 0:
+        sys.exit(f"cannot kill {pod}'s container from here (runc state: {state.stderr.strip()}): it needs the node itself")
+    os.kill(json.loads(state.stdout)["pid"], 9)
 
 
 # ---------- clients: the writer and the stream reader
@@ -103,35 +223,54 @@ class Writer(threading.Thread):
 
 
 class StreamReader(threading.Thread):
-    """Follows web-api's server-sent events and records each article event: (time, id, title)."""
+    """Follows web-api's server-sent events and records each article event: (time, id, title). When a stream
+    ends (its web-api pod stopped), it connects again after a second, as a browser's EventSource does, sending
+    the id of the last event it got (Last-Event-ID); reconnections counts how often."""
 
     def __init__(self, base_url, path):
         super().__init__(daemon=True)
-        host, port = base_url.removeprefix("http://").split(":")
-        self.connection = http.client.HTTPConnection(host, int(port), timeout=None)
-        self.path = path
+        self.host, port = base_url.removeprefix("http://").split(":")
+        self.port, self.path = int(port), path
+        self.connection = None
         self.events = []
         self.connected = threading.Event()
+        self.stopped = threading.Event()
         self.error = None
+        self.reconnections = 0
 
     def run(self):
-        try:
-            self.connection.request("GET", self.path, headers={"Accept": "text/event-stream"})
-            answer = self.connection.getresponse()
-            self.connected.set()
-            while True:
-                line = answer.fp.readline()
-                if not line:
-                    break
-                if line.startswith(b"data:"):
-                    event = json.loads(line[5:])
-                    self.events.append((time.time(), event.get("id"), event.get("title")))
-        except (OSError, ValueError, http.client.HTTPException) as error:
-            self.error = error
-        finally:
-            self.connected.set()
+        while True:
+            try:
+                self.follow()
+            except (OSError, ValueError, http.client.HTTPException) as error:
+                if not self.connected.is_set():  # the first connection failed: the caller says so
+                    self.error = error
+                    self.connected.set()
+                    return
+            if self.stopped.wait(1):
+                return
+            self.reconnections += 1
+
+    def follow(self):
+        self.connection = http.client.HTTPConnection(self.host, self.port, timeout=None)
+        headers = {"Accept": "text/event-stream"}
+        if self.events:
+            headers["Last-Event-ID"] = str(self.events[-1][1])
+        self.connection.request("GET", self.path, headers=headers)
+        answer = self.connection.getresponse()
+        if answer.status != 200:
+            raise http.client.HTTPException(f"{self.path} answered {answer.status}")
+        self.connected.set()
+        while True:
+            line = answer.fp.readline()
+            if not line:
+                return
+            if line.startswith(b"data:"):
+                event = json.loads(line[5:])
+                self.events.append((time.time(), event.get("id"), event.get("title")))
 
     def stop(self):
+        self.stopped.set()
         try:
             self.connection.sock.shutdown(socket.SHUT_RDWR)
         except (OSError, AttributeError):
@@ -168,8 +307,8 @@ def await_healthy(web_api, version, timeout=180):
         time.sleep(0.3 if streak else 1)
 
 
-def run_fault(fault, version, services, k6, timing, work):
-    web_api = services[f"web-api-{version}"]["url"]
+def run_fault(fault, version, platform, k6, timing, work):
+    web_api = platform.url(version)
     await_healthy(web_api, version)
     tag = f"chaos {fault.name} {version} {time.time_ns()}"
     reader = StreamReader(web_api, f"/{version}/articles/stream")
@@ -191,10 +330,10 @@ def run_fault(fault, version, services, k6, timing, work):
 
     time.sleep(timing["before"])
     injected = time.time()
-    stack(fault.inject, fault.target(version))
+    platform.act(fault.inject, fault, version)
     time.sleep(max(0, injected + timing["fault"] - time.time()))
     restoring = time.time()
-    stack(fault.restore, fault.target(version))
+    platform.act(fault.restore, fault, version)
     restored = time.time()  # a restarted service is ready; a restarted server accepts connections
     time.sleep(max(0, restored + timing["after"] - time.time()))
     enough.set()
@@ -209,17 +348,19 @@ def run_fault(fault, version, services, k6, timing, work):
         time.sleep(0.2)
     reader.stop()
     reader.join(5)
-    openings = circuit_openings(scrape(f"{web_api}/q/metrics")) - openings_before
+    # A new web-api pod counts from zero: its circuits' openings tell nothing then.
+    openings = None if fault.part == "web-api" else circuit_openings(scrape(f"{web_api}/q/metrics")) - openings_before
 
     outcomes, durations = k6_result["samples"]
-    return assess(fault, version, {
+    return assess(fault, version, isinstance(platform, Cluster), {
         "started": started, "injected": injected, "restoring": restoring, "restored": restored, "ended": ended,
         "outcomes": outcomes, "durations": durations, "writes": writer.sent, "created": created,
         "events": [e for e in reader.events if e[2] and e[2].startswith(tag)], "circuit_openings": openings,
+        "reconnections": reader.reconnections,
     })
 
 
-def assess(fault, version, run):
+def assess(fault, version, on_kubernetes, run):
     counts = {o: sum(1 for _, outcome in run["outcomes"] if outcome == o) for o in OUTCOMES}
     bad = [at for at, outcome in run["outcomes"] if outcome != "complete"]
     bad_after = [at for at in bad if at >= run["restoring"]]
@@ -227,7 +368,9 @@ def assess(fault, version, run):
     recovered = not bad_after or tail - max(bad_after) >= 3  # at least 3 s of complete answers at the end
     recovery = max(0.0, max(bad_after) - run["restoring"]) if bad_after else 0.0
     errors_outside = [at for at in bad if at < run["injected"]]
-    during = [ms for at, ms, _ in run["durations"] if run["injected"] <= at < run["restoring"]]
+    # On Kubernetes the fault lasts until the platform has made the part whole again.
+    fault_end = run["restored"] if on_kubernetes else run["restoring"]
+    during = [ms for at, ms, _ in run["durations"] if run["injected"] <= at < fault_end]
 
     delivered_ids = [e[1] for e in run["events"]]
     lost = sorted(set(run["created"]) - set(delivered_ids))
@@ -244,10 +387,15 @@ def assess(fault, version, run):
         "no errors before the fault": not errors_outside,
         "never 500: a failure is 503 problem JSON": counts["error"] == 0 and not any(
             status not in ("0", "201", "503") for status in write_statuses),
-        "recovered, without restarting web-api": recovered,
+        "recovered, without restarting web-api" if fault.part != "web-api" else "recovered": recovered,
         "events lost = 0": not lost,
         "no event streamed twice": duplicates == 0,
     }
+    if on_kubernetes:
+        checks["writes: 201 or a 503 problem, never a dropped connection or a 502"] = \
+            set(write_statuses) <= {"201", "503"}
+    if fault.reads_complete:
+        checks["every read complete (none failed, none degraded)"] = counts["complete"] == len(run["outcomes"]) > 0
     if fault.reads_stay_ok:
         checks["every read answered 200 during the fault"] = \
             counts["shed"] + counts["unavailable"] + counts["error"] + counts["rejected"] + counts["failed"] == 0
@@ -268,7 +416,8 @@ def assess(fault, version, run):
                                      "lost": len(lost), "duplicates": duplicates, "unconfirmed": unconfirmed,
                                      "last_delivered_after_restore_s":
                                          round(last_event - run["restoring"], 1) if last_event else None},
-        "circuit_openings": run["circuit_openings"], "checks": checks, "passed": all(checks.values()),
+        "circuit_openings": run["circuit_openings"], "stream_reconnections": run["reconnections"],
+        "checks": checks, "passed": all(checks.values()),
         "timeline": timeline(run),
     }
     mark = "PASS" if summary["passed"] else "FAIL"
@@ -362,20 +511,21 @@ def timeline_chart(title, entry):
     return charts.outcome_timeline(title, line["per_second"], line["injected"], line["restoring"], OUTCOMES)
 
 
-def render(results, directory):
+def render(results, directory, where):
     faults = [r for r in results if "timeline" in r]
     overloads = [r for r in results if "timeline" not in r]
     mark = lambda ok: "PASS" if ok else "FAIL"  # noqa: E731
     fault_rows = [["fault", "build", "requests", "complete", "degraded", "503", "500", "no answer", "p99 during fault ms",
                    "recovery s", "writes 201 / sent", "events delivered / created", "events lost", "circuit opened",
-                   "verdict"]]
+                   "stream reconnected", "verdict"]]
     for r in faults:
         o, e, w = r["outcomes"], r["events"], r["writes"]
         fault_rows.append([r["fault"], r["version"], r["requests"], o["complete"], o["degraded"],
                            o["shed"] + o["unavailable"], o["error"], o["failed"], f"{r['p99_ms_during_fault'] or 0:.0f}",
                            "not recovered" if r["recovery_seconds"] is None else f"{r['recovery_seconds']:.1f}",
                            f"{w['created']} / {w['sent']}", f"{e['delivered']} / {e['created']}", e["lost"],
-                           f"{r['circuit_openings']:.0f}×", mark(r["passed"])])
+                           "–" if r["circuit_openings"] is None else f"{r['circuit_openings']:.0f}×",
+                           f"{r.get('stream_reconnections', 0)}×", mark(r["passed"])])
     overload_rows = [["build", "sustains req/s", "offered req/s", "answered req/s", "accepted req/s", "complete",
                       "degraded", "shed 503", "other errors", "accepted mean ms (k6)", "in web-api ms", "Little's bound ms",
                       "accepted p99 ms", "web-api peak RSS MiB", "verdict"]]
@@ -395,7 +545,9 @@ def render(results, directory):
                  "POSTs new articles, an SSE client follows the stream. 'complete' answers have every author "
                  "detail; 'degraded' ones are 200 with null author details (a look-up fell back); '503' "
                  "are problem JSON answers with Retry-After, '500' would be unexpected errors; 'no answer' are requests that got nothing. Recovery is the time from "
-                 "giving the part back (restart command issued) to the last answer that was not complete. "
+                 "giving the part back (restart command issued; on Kubernetes, the fault itself, since the platform "
+                 "restores by itself) to the last answer that was not complete. 'stream reconnected': how often the SSE "
+                 "client had to connect again (its web-api pod stopped), sending Last-Event-ID. "
                  "An event is delivered when the SSE client saw it; every 201 must be delivered.",
                  [("", fault_rows)])]
     if overloads:
@@ -410,7 +562,7 @@ def render(results, directory):
                      [("", check_rows)]))
     charts = {f"chaos-{r['fault'].replace(' ', '-')}-{r['version']}": timeline_chart(f"{r['fault']}, {r['version']}", r)
               for r in faults}
-    subtitle = f"{datetime.datetime.now().isoformat(timespec='seconds')}, commit {git_commit()}"
+    subtitle = f"{where}, {datetime.datetime.now().isoformat(timespec='seconds')}, commit {git_commit()}"
     versions = list(dict.fromkeys(r["version"] for r in results))
     documents.write(directory, "chaos", "reactive-bench: faults, " + " vs ".join(versions), subtitle, sections,
                            {"Faults": charts})
@@ -423,10 +575,13 @@ def main(argv=None):
     parser.add_argument("--k6", default=os.environ.get("K6", "k6"))
     parser.add_argument("--results", type=pathlib.Path,
                         default=ROOT / "results" / ("chaos-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
-    parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}, shorter (for make test)")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"only {', '.join(QUICK)} (Kubernetes: {', '.join(KUBERNETES_QUICK)}), shorter (for make test)")
     parser.add_argument("--faults", help="comma-separated fault names, 'overload' among them (default: all)")
     parser.add_argument("--versions", default=",".join(VERSIONS))
+    parser.add_argument("--kubernetes", metavar="NAMESPACE", help="the builds deployed in this namespace, not the local stack")
     args = parser.parse_args(argv)
+    platform = Cluster(args.kubernetes) if args.kubernetes else LocalStack()
 
     # before: k6 needs about 2 s to start sending, which leaves a few seconds of normal service before the fault.
     # after: counted from the moment the part is back (a restarted service ready, a server accepting), however
@@ -436,32 +591,31 @@ def main(argv=None):
     timing = {"rate": 40, "writes": 4, "before": 6, "fault": 8, "after": 30, "drain": 60,
               "warmup_vus": 20, "warmup_iterations": 100,
               "probe_vus": 50, "probe_iterations": 100, "overload": 20}
-    names = args.faults.split(",") if args.faults else QUICK if args.quick else [f.name for f in FAULTS] + ["overload"]
-    unknown = set(names) - {f.name for f in FAULTS} - {"overload"}
+    # Overload needs the local processes (their peak RSS): on Kubernetes the faults are the platform's own.
+    known = [f.name for f in platform.faults] + ([] if args.kubernetes else ["overload"])
+    names = args.faults.split(",") if args.faults else platform.quick if args.quick else known
+    unknown = set(names) - set(known)
     if unknown:
-        sys.exit(f"unknown faults: {', '.join(sorted(unknown))}; known: {', '.join(f.name for f in FAULTS)}, overload")
-    chosen = [f for f in FAULTS if f.name in names]
-    if args.quick:
-        timing.update(fault=6)
-    services = json.loads((LOCAL_DIR / "stack.json").read_text())["services"]
+        sys.exit(f"unknown faults on {platform.where}: {', '.join(sorted(unknown))}; known: {', '.join(known)}")
+    chosen = [f for f in platform.faults if f.name in names]
+    timing.update(fault=platform.fault_seconds if args.kubernetes else 6 if args.quick else timing["fault"])
     args.results.mkdir(parents=True, exist_ok=True)
     work = args.results / "work"
     work.mkdir(exist_ok=True)
 
     for version in args.versions.split(","):
         step(f"warming up {version} (the same {timing['warmup_vus']} × {timing['warmup_iterations']} requests for each build)")
-        run_k6(args.k6, version, services[f"web-api-{version}"]["url"], "warmup",
+        run_k6(args.k6, version, platform.url(version), "warmup",
                {"VUS": timing["warmup_vus"], "WARMUP_ITERATIONS": timing["warmup_iterations"]}, work)
     results = []
     for fault in chosen:
         for version in args.versions.split(","):
             step(f"{fault.name}, {version}: {fault.story}")
-            results.append(run_fault(fault, version, services, args.k6, timing, work))
-            services = json.loads((LOCAL_DIR / "stack.json").read_text())["services"]  # new pids after restarts
+            results.append(run_fault(fault, version, platform, args.k6, timing, work))
     if "overload" in names:
         for version in args.versions.split(","):
-            results.append(run_overload(version, services, args.k6, timing, work))
-    passed = render(results, args.results)
+            results.append(run_overload(version, platform.services(), args.k6, timing, work))
+    passed = render(results, args.results, platform.where)
     print(f"Chaos report: {args.results / 'chaos.md'} and {args.results / 'chaos.html'}")
     if not passed:
         sys.exit("Some expectation failed under a fault: see the report's Expectations section")

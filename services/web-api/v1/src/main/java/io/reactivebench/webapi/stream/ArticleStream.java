@@ -1,7 +1,9 @@
 package io.reactivebench.webapi.stream;
 
+import io.quarkus.runtime.ShutdownEvent;
 import io.reactivebench.articles.api.Article;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseBroadcaster;
@@ -27,6 +29,13 @@ public class ArticleStream {
         // A comment first: it sends the response headers now, so the client knows it is connected.
         sink.send(sse.newEventBuilder().comment(CONNECTED).build());
         broadcaster.register(sink);
+    }
+
+    /** At shutdown every stream ends, so that its client reconnects at once, to a pod that stays. */
+    synchronized void endStreams(@Observes ShutdownEvent event) {
+        if (broadcaster != null) {
+            broadcaster.close();
+        }
     }
 
     @Incoming("articles-created")

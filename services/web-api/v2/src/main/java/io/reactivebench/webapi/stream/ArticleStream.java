@@ -1,9 +1,11 @@
 package io.reactivebench.webapi.stream;
 
+import io.quarkus.runtime.ShutdownEvent;
 import io.reactivebench.articles.api.Article;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.operators.multi.processors.BroadcastProcessor;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.sse.OutboundSseEvent;
 import jakarta.ws.rs.sse.Sse;
@@ -31,6 +33,11 @@ public class ArticleStream {
         return Multi.createBy().concatenating().streams(connected, articles.onOverflow().buffer(CLIENT_BUFFER).map(article -> sse.newEventBuilder()
                 .id(String.valueOf(article.id())).name("article-created")
                 .mediaType(MediaType.APPLICATION_JSON_TYPE).data(Article.class, article).build()));
+    }
+
+    /** At shutdown every stream ends, so that its client reconnects at once, to a pod that stays. */
+    void endStreams(@Observes ShutdownEvent event) {
+        articles.onComplete();
     }
 
     @Incoming("articles-created")

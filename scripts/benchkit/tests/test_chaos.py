@@ -1,0 +1,69 @@
+import json
+
+from benchkit import chaos, kube
+
+
+def pod(uid, name, restarts=0, ready=True, terminating=False):
+    metadata = {"uid": uid, "name": name, **({"deletionTimestamp": "now"} if terminating else {})}
+    return {"metadata": metadata, "status": {"containerStatuses": [{"restartCount": restarts, "ready": ready}]}}
+
+
+def cluster_seeing(monkeypatch, *moments):
+    """A Cluster whose kubectl get pods answers each moment's pods in turn (the last one from then on)."""
+    answers = list(moments)
+    monkeypatch.setattr(kube, "kubectl", lambda namespace, *args: json.dumps({"items": answers.pop(0) if len(answers) > 1 else answers[0]}))
+    monkeypatch.setattr(chaos.time, "sleep", lambda seconds: None)
+    return chaos.Cluster("reactive-bench")
+
+
+def test_a_deleted_pod_counts_as_replaced_only_once_its_successor_is_ready_and_it_is_gone(monkeypatch):
+    before = {"old": ("authors-a", 0, True, False)}
+    cluster = cluster_seeing(monkeypatch,
+                             [pod("old", "authors-a", terminating=True)],  # not yet: nothing changed
+                             [pod("old", "authors-a", terminating=True), pod("new", "authors-b", ready=False)],
+                             [pod("old", "authors-a", terminating=True), pod("new", "authors-b")],  # still terminating
+                             [pod("new", "authors-b")])
+    calls = []
+    real_pods = cluster.pods
+    cluster.pods = lambda selector: calls.append(selector) or real_pods(selector)
+    cluster.await_replaced("app.kubernetes.io/name=authors", before)
+    assert len(calls) == 4
+
+
+def test_a_killed_container_counts_as_replaced_once_it_restarted_and_is_ready(monkeypatch):
+    before = {"same": ("authors-a", 0, True, False)}
+    cluster = cluster_seeing(monkeypatch, [pod("same", "authors-a", ready=False)], [pod("same", "authors-a", restarts=1, ready=False)],
+                             [pod("same", "authors-a", restarts=1)])
+    calls = []
+    real_pods = cluster.pods
+    cluster.pods = lambda selector: calls.append(selector) or real_pods(selector)
+    cluster.await_replaced("app.kubernetes.io/name=authors", before)
+    assert len(calls) == 3
+
+
+def run(outcomes, writes, events=None):
+    at = 100.0
+    return {"started": at, "injected": at + 6, "restoring": at + 6, "restored": at + 20, "ended": at + 50,
+            "outcomes": [(at + 1 + i, outcome) for i, outcome in enumerate(outcomes)], "durations": [],
+            "writes": [(at + i, status, i if status == 201 else None, f"t{i}") for i, status in enumerate(writes)],
+            "created": {i: f"t{i}" for i, status in enumerate(writes) if status == 201},
+            "events": events if events is not None else [(at + i, i, f"t{i}") for i, status in enumerate(writes) if status == 201],
+            "circuit_openings": 0, "reconnections": 1}
+
+
+def test_on_kubernetes_a_dropped_write_fails_and_a_rolling_update_allows_no_degraded_read():
+    rolling = next(f for f in chaos.KUBERNETES_FAULTS if f.name == "web-api rolling update")
+    clean = chaos.assess(rolling, "v1", True, run(["complete"] * 10, [201, 201, 503]))
+    assert clean["passed"], clean["checks"]
+    dropped = chaos.assess(rolling, "v1", True, run(["complete"] * 10, [201, 0]))
+    assert not dropped["checks"]["writes: 201 or a 503 problem, never a dropped connection or a 502"]
+    degraded = chaos.assess(rolling, "v1", True, run(["complete"] * 9 + ["degraded"], [201]))
+    assert not degraded["checks"]["every read complete (none failed, none degraded)"]
+    lost = chaos.assess(rolling, "v1", True, run(["complete"] * 10, [201, 201], events=[(101.0, 0, "t0")]))
+    assert not lost["checks"]["events lost = 0"] and lost["events"]["lost"] == 1
+
+
+def test_locally_a_write_without_an_answer_is_still_allowed_as_before():
+    stopped = next(f for f in chaos.FAULTS if f.name == "articles stopped")
+    assert "writes: 201 or a 503 problem, never a dropped connection or a 502" not in \
+        chaos.assess(stopped, "v1", False, run(["complete"] * 10, [201, 0]))["checks"]
