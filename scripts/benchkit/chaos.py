@@ -103,8 +103,12 @@ def stack(action, part):
 
 class LocalStack:
     """The local stack: its services from stack.json, each part stopped and started by scripts/stack.sh."""
-    faults, quick, fault_seconds = FAULTS, QUICK, 8
+    faults, quick = FAULTS, QUICK
     where = "the local stack"
+
+    @staticmethod
+    def fault_seconds(quick):  # how long a part stays away before restore gives it back
+        return 6 if quick else 8
 
     def url(self, version):
         return self.services()[f"web-api-{version}"]["url"]
@@ -121,14 +125,17 @@ class Cluster:
     """The builds deployed in a namespace: web-api through its Service's ClusterIP, faults by kubectl. A part is
     the pods of a selector: a build's Deployment, or PostgreSQL's and Kafka's StatefulSet pods (by the labels the
     Zalando operator and Strimzi give them, and the test node's stand-in too)."""
-    quick, fault_seconds = KUBERNETES_QUICK, 0  # the platform restores by itself: restore only waits
-    faults = KUBERNETES_FAULTS
+    faults, quick = KUBERNETES_FAULTS, KUBERNETES_QUICK
     SELECTORS = {"postgres": "cluster-name=bench-postgres", "kafka": "app.kubernetes.io/name=kafka"}
 
     def __init__(self, namespace):
         self.namespace = namespace
         self.where = f"Kubernetes, namespace {namespace}"
         self.before = {}
+
+    @staticmethod
+    def fault_seconds(quick):  # the platform restores by itself: restore follows at once, and only waits
+        return 0
 
     def url(self, version):
         address = kube.kubectl(self.namespace, "get", "service", f"bench-{version}-web-api",
@@ -154,11 +161,12 @@ class Cluster:
         if action == "await-replaced":
             return self.await_replaced(selector, self.before.pop(selector))
         self.before[selector] = self.pods(selector)
+        if action == "rollout-restart":
+            kube.kubectl(self.namespace, "rollout", "restart", "deployment", f"bench-{version}-{fault.part}")
+            return
         victim = next(name for name, _, ready, terminating in self.before[selector].values() if ready and not terminating)
         if action == "delete-pod":
             kube.kubectl(self.namespace, "delete", "pod", victim, "--wait=false")
-        elif action == "rollout-restart":
-            kube.kubectl(self.namespace, "rollout", "restart", "deployment", f"bench-{version}-{fault.part}")
         elif action == "kill-container":
             kill_container(self.namespace, victim)
         else:
@@ -588,7 +596,7 @@ def main(argv=None):
     # long its start took on that machine. web-api's circuit tries again every 5 s, and its first trial against
     # a cold JVM can exceed the time-out (seen in CI: the trial 5 s after authors was ready failed). So: two
     # breaker delays, the 3 s of complete answers that count as recovered, and the headroom of a slower machine.
-    timing = {"rate": 40, "writes": 4, "before": 6, "fault": 8, "after": 30, "drain": 60,
+    timing = {"rate": 40, "writes": 4, "before": 6, "fault": platform.fault_seconds(args.quick), "after": 30, "drain": 60,
               "warmup_vus": 20, "warmup_iterations": 100,
               "probe_vus": 50, "probe_iterations": 100, "overload": 20}
     # Overload needs the local processes (their peak RSS): on Kubernetes the faults are the platform's own.
@@ -598,7 +606,6 @@ def main(argv=None):
     if unknown:
         sys.exit(f"unknown faults on {platform.where}: {', '.join(sorted(unknown))}; known: {', '.join(known)}")
     chosen = [f for f in platform.faults if f.name in names]
-    timing.update(fault=platform.fault_seconds if args.kubernetes else 6 if args.quick else timing["fault"])
     args.results.mkdir(parents=True, exist_ok=True)
     work = args.results / "work"
     work.mkdir(exist_ok=True)

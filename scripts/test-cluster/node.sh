@@ -6,6 +6,7 @@
 #   node.sh down    stops every process it started and removes every mount, network namespace, network
 #                   interface and iptables rule it made (also after a crash: it reads what up recorded)
 #   node.sh status  what runs
+#   node.sh leftovers  prints whatever of a stopped node is still on the host; fails if anything is
 # Everything lives under $NODE_DIR (default .local/test-cluster); binaries come from .tools/bin (make
 # node-tools). Root only: a kubelet needs cgroups, mounts and network namespaces.
 set -euo pipefail
@@ -70,6 +71,9 @@ write_kubeconfig() { # write_kubeconfig FILE USER TOKEN
 # (by their chains' names and Felix's comments), the pods' veths (Calico names them cali…) and Felix's IP sets.
 readonly NODE_RULES='KUBE-|RB-NODE|cali[-:]'
 readonly CALICO_HOST_DIRS=(/var/lib/calico /var/run/calico)
+# Where the controller-manager's hostPath provisioner makes the claims' volumes (a fixed path of its own).
+readonly HOSTPATH_VOLUMES=/tmp/hostpath_pv
+calico_ipsets() { ipset list -n 2>/dev/null | grep '^cali'; }
 remove_pod_links() {
   local link
   for link in $(ip -o link show type veth 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | grep '^cali' || true); do
@@ -78,7 +82,7 @@ remove_pod_links() {
 }
 remove_calico_ipsets() { # once no rule refers to them
   local set
-  for set in $(ipset list -n 2>/dev/null | grep '^cali' || true); do ipset destroy "$set" 2>/dev/null || true; done
+  for set in $(calico_ipsets || true); do ipset destroy "$set" 2>/dev/null || true; done
 }
 
 # ---------- up
@@ -458,7 +462,7 @@ down() {
     rm -f "$NODE_DIR/calico-dirs-made.txt"
   fi
   # The volumes of claims still bound when the node stopped (the controller-manager removes the others).
-  rm -rf /tmp/hostpath_pv
+  rm -rf "$HOSTPATH_VOLUMES"
   # The kubelet links every container's log here; ours point into $NODE_DIR.
   find /var/log/containers -maxdepth 1 -type l -lname "$NODE_DIR/*" -delete 2>/dev/null || true
   if [[ -f "$NODE_DIR/host-before.env" ]]; then
@@ -479,9 +483,22 @@ status() {
   done
 }
 
+leftovers() {
+  local found=0
+  pgrep -f "$NODE_DIR" && found=1
+  findmnt -rn -o TARGET | grep -F "$NODE_DIR" && found=1
+  ip link show "$BRIDGE" 2>/dev/null && found=1
+  ip -o link show type veth | grep . && found=1
+  iptables-save | grep -E "$NODE_RULES" && found=1
+  calico_ipsets && found=1
+  ls -d "$HOSTPATH_VOLUMES" "${CALICO_HOST_DIRS[@]}" 2>/dev/null && found=1
+  return $found
+}
+
 case "${1:-}" in
   up) up "${2:-}" "${3:-}" ;;
   down) down ;;
   status) status ;;
+  leftovers) leftovers ;;
   *) die "usage: $0 up PAUSE-IMAGE-REF PAUSE-IMAGE-TAR | down | status" ;;
 esac

@@ -143,14 +143,17 @@ urls() { # urls PATTERN: PATTERN for every build, with {v} its version
   for version in "${BUILDS[@]}"; do printf '%s ' "${1//\{v\}/$version}"; done
 }
 readonly SERVICE="http://bench-{v}" LOAD_GENERATOR_LABELS="app.kubernetes.io/name=k6,app.kubernetes.io/component=load-generator,app.kubernetes.io/part-of=reactive-bench"
+# What only web-api and the bench's load generator may call: articles and authors of every build.
+HOPS="$(urls "$SERVICE-articles:8080/{v}/articles")$(urls "$SERVICE-authors:8080/{v}/authors?name=Niklas%20Heidloff")"
+readonly HOPS
 expect "a pod with the bench's load-generator labels (the hop scenarios' k6 Jobs) reaches articles and authors" \
   reachability "$NS" "$LOAD_GENERATOR_LABELS" \
-  "$(urls "$SERVICE-articles:8080/{v}/articles")$(urls "$SERVICE-authors:8080/{v}/authors?name=Niklas%20Heidloff")" ""
+  "$HOPS" ""
 # After the pod above: articles and authors have answered already, so where admitted they answer in milliseconds,
 # far inside the 3 s after which a request without an answer counts as dropped.
 expect "a pod without web-api's labels gets web-api's complete answer (web-api reaches articles and authors), and nothing from articles or authors (dropped)" \
   reachability "$NS" "" "$(urls "$SERVICE-web-api:8080/{v}/articles")" \
-  "$(urls "$SERVICE-articles:8080/{v}/articles")$(urls "$SERVICE-authors:8080/{v}/authors?name=Niklas%20Heidloff")"
+  "$HOPS"
 metrics_from_monitoring_only() { # metricsFrom: a pod in the namespace monitoring reads /q/metrics, one elsewhere does not
   local metrics
   metrics="$(urls "$SERVICE-articles.$NS:8080/q/metrics")$(urls "$SERVICE-authors.$NS:8080/q/metrics")"
@@ -275,7 +278,7 @@ expect "a k6 Job that cannot reach its target stops at once and says so (exit 10
 
 without_the_policies() { # the same kind of pod as above, once the builds' NetworkPolicies are gone
   kubectl -n "$NS" delete networkpolicy -l app.kubernetes.io/managed-by=Helm &&
-    reachability "$NS" "" "$(urls "$SERVICE-articles:8080/{v}/articles")$(urls "$SERVICE-authors:8080/{v}/authors?name=Niklas%20Heidloff")" ""
+    reachability "$NS" "" "$HOPS" ""
 }
 expect "the control: once the NetworkPolicies are deleted, a pod without web-api's labels reaches articles and authors" \
   without_the_policies
@@ -308,17 +311,6 @@ expect "make undeploy again" make_target undeploy
 step "Tearing the node down"
 trap - EXIT
 "$HERE/node.sh" down
-leftovers() {
-  local found=0
-  pgrep -f "$NODE_DIR" && found=1
-  findmnt -rn -o TARGET | grep -F "$NODE_DIR" && found=1
-  ip link show rbnode0 2>/dev/null && found=1
-  ip -o link show type veth | grep . && found=1
-  iptables-save | grep -E 'KUBE-|RB-NODE|cali[-:]' && found=1
-  ipset list -n | grep '^cali' && found=1
-  ls -d /tmp/hostpath_pv /var/lib/calico /var/run/calico 2>/dev/null && found=1
-  return $found
-}
-expect "no process, mount, interface, iptables rule or volume of the node is left" leftovers
+expect "no process, mount, interface, iptables rule, IP set or volume of the node is left" "$HERE/node.sh" leftovers
 
 summary test-cluster
