@@ -19,7 +19,16 @@ public final class SseClient implements AutoCloseable {
     private final HttpClient client = HttpClient.newHttpClient();
 
     public SseClient(String url) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url)).header("Accept", "text/event-stream").GET().build();
+        this(url, null);
+    }
+
+    /** A client that reconnects: it sends the id of the last event it received (null: none). */
+    public SseClient(String url, Long lastEventId) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(url)).header("Accept", "text/event-stream");
+        if (lastEventId != null) {
+            builder.header("Last-Event-ID", lastEventId.toString());
+        }
+        HttpRequest request = builder.GET().build();
         connection = client.sendAsync(request, HttpResponse.BodyHandlers.fromLineSubscriber(
                 new LineCollector(line -> {
                     if (line.startsWith("data:")) {

@@ -218,6 +218,43 @@ public abstract class WebApiContract extends ServiceContract {
         }
     }
 
+    /**
+     * A client that reconnects with Last-Event-ID (its stream ended: the instance stopped, the network broke) is
+     * sent what it missed first, oldest first, and nothing it had already received.
+     */
+    @Test
+    void replaysWhatAReconnectingClientMissed() throws InterruptedException {
+        String title = "Replayed " + UUID.randomUUID();
+        long received;
+        Map<Long, String> missed = new LinkedHashMap<>();
+        try (SseClient client = new SseClient(streamUrl())) {
+            received = JsonPath.from(awaitStreamed(client, title + " received")).getLong("id");
+            for (long id = received + 1; id <= received + 3; id++) {
+                missed.put(id, event(id, title + " missed"));
+            }
+            ArticleEvents.publishAll(missed);
+            for (long id : missed.keySet()) { // streamed live: the instance has them all
+                client.await(line -> line.contains("\"id\":" + id + ","), Duration.ofSeconds(10))
+                        .orElseThrow(() -> new AssertionError("article " + id + " was not streamed"));
+            }
+        }
+        try (SseClient reconnected = new SseClient(streamUrl(), received)) {
+            List<Long> replayed = new ArrayList<>();
+            while (replayed.size() < 3) {
+                String data = reconnected.await(line -> line.contains(title), Duration.ofSeconds(10))
+                        .orElseThrow(() -> new AssertionError("replayed " + replayed + " of " + missed.keySet()));
+                replayed.add(JsonPath.from(data).getLong("id"));
+            }
+            assertEquals(List.copyOf(missed.keySet()), replayed);
+        }
+    }
+
+    @Test
+    void rejectsALastEventIdThatIsNoArticleId() {
+        assertProblem(given().header("Accept", "text/event-stream").header("Last-Event-ID", "yesterday")
+                .get(path() + "/stream").then(), 400);
+    }
+
     /** Events that arrive faster than a client reads them are queued for it, not dropped (nor the client). */
     @Test
     void streamsABurstOfEventsWithoutDroppingAny() throws InterruptedException {

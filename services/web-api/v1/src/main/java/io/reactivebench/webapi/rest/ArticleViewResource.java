@@ -9,6 +9,7 @@ import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -20,7 +21,11 @@ import jakarta.ws.rs.sse.SseEventSink;
 import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+
+import static io.reactivebench.webapi.api.StreamContract.LAST_EVENT_ID;
+import static io.reactivebench.webapi.api.StreamContract.LAST_EVENT_ID_DESCRIPTION;
 
 /** Blocking endpoints: each request holds its thread (a worker thread in v1, a virtual one in v3) until articles and authors answered. */
 @Path("/articles")
@@ -57,10 +62,11 @@ public class ArticleViewResource {
     @GET
     @Path("stream")
     @Produces(MediaType.SERVER_SENT_EVENTS)
-    @Operation(summary = "Server-sent events: every article created after the client connected")
+    @Operation(summary = "Server-sent events: every article created after the client connected, or after its Last-Event-ID")
     @APIResponse(responseCode = "200", description = "A comment (:connected), then one article-created event per article",
             content = @Content(mediaType = MediaType.SERVER_SENT_EVENTS))
-    public void stream(@Context SseEventSink sink, @Context Sse sse) {
-        stream.subscribe(sink, sse);
+    public void stream(@Context SseEventSink sink, @Context Sse sse,
+            @HeaderParam(LAST_EVENT_ID) @Parameter(description = LAST_EVENT_ID_DESCRIPTION) Long lastEventId) {
+        stream.subscribe(sink, sse, lastEventId);
     }
 }

@@ -5,6 +5,7 @@ import io.reactivebench.articles.api.Article;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.sse.OutboundSseEvent;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseBroadcaster;
 import jakarta.ws.rs.sse.SseEventSink;
@@ -14,20 +15,25 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 @ApplicationScoped
 public class ArticleStream {
     static final String CONNECTED = "connected";
-    private static final int REMEMBERED_IDS = 10_000;
+    private static final int REMEMBERED = 10_000;
 
-    private final SeenArticles seen = new SeenArticles(REMEMBERED_IDS);
+    private final RecentArticles recent = new RecentArticles(REMEMBERED);
 
     private Sse sse;
     private SseBroadcaster broadcaster;
 
-    public synchronized void subscribe(SseEventSink sink, Sse sse) {
+    /** Connects a client; one that reconnects ({@code lastEventId} not null) is first sent what it missed. */
+    public synchronized void subscribe(SseEventSink sink, Sse sse, Long lastEventId) {
         if (broadcaster == null) {
             this.sse = sse;
             this.broadcaster = sse.newBroadcaster();
         }
         // A comment first: it sends the response headers now, so the client knows it is connected.
         sink.send(sse.newEventBuilder().comment(CONNECTED).build());
+        // Under the same lock as onArticleCreated: no article comes between the missed ones and the live ones.
+        if (lastEventId != null) {
+            recent.after(lastEventId).forEach(article -> sink.send(event(article)));
+        }
         broadcaster.register(sink);
     }
 
@@ -40,10 +46,13 @@ public class ArticleStream {
 
     @Incoming("articles-created")
     public synchronized void onArticleCreated(Article article) {
-        if (broadcaster != null && seen.firstTime(article.id())) {
-            broadcaster.broadcast(sse.newEventBuilder()
-                    .id(String.valueOf(article.id())).name("article-created")
-                    .mediaType(MediaType.APPLICATION_JSON_TYPE).data(Article.class, article).build());
+        if (recent.add(article) && broadcaster != null) {
+            broadcaster.broadcast(event(article));
         }
+    }
+
+    private OutboundSseEvent event(Article article) {
+        return sse.newEventBuilder().id(String.valueOf(article.id())).name("article-created")
+                .mediaType(MediaType.APPLICATION_JSON_TYPE).data(Article.class, article).build();
     }
 }

@@ -11,6 +11,7 @@ import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -22,7 +23,11 @@ import jakarta.ws.rs.sse.OutboundSseEvent;
 import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+
+import static io.reactivebench.webapi.api.StreamContract.LAST_EVENT_ID;
+import static io.reactivebench.webapi.api.StreamContract.LAST_EVENT_ID_DESCRIPTION;
 
 /** v2: non-blocking endpoints; the event loop is free while articles and authors work. */
 @Path("/articles")
@@ -57,10 +62,11 @@ public class ArticleViewResource {
     @GET
     @Path("stream")
     @Produces(MediaType.SERVER_SENT_EVENTS)
-    @Operation(summary = "Server-sent events: every article created after the client connected")
+    @Operation(summary = "Server-sent events: every article created after the client connected, or after its Last-Event-ID")
     @APIResponse(responseCode = "200", description = "A comment (:connected), then one article-created event per article",
             content = @Content(mediaType = MediaType.SERVER_SENT_EVENTS))
-    public Multi<OutboundSseEvent> stream(@Context Sse sse) {
-        return stream.subscribe(sse);
+    public Multi<OutboundSseEvent> stream(@Context Sse sse,
+            @HeaderParam(LAST_EVENT_ID) @Parameter(description = LAST_EVENT_ID_DESCRIPTION) Long lastEventId) {
+        return stream.subscribe(sse, lastEventId);
     }
 }
