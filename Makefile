@@ -121,7 +121,7 @@ minikube: ## Start the minikube profile (pinned Kubernetes, CPUs and memory size
 	@scripts/k8s.sh minikube
 
 .PHONY: $(addprefix deploy-,$(BUILDS))
-deploy-v1: ## Deploy v1: operators if missing, Kafka + PostgreSQL, images built in minikube, helm upgrade --install.
+deploy-v1: ## Deploy v1: operators if missing, Kafka + PostgreSQL, images built in minikube, helm upgrade --install (REPLICAS=2: two pods per service).
 deploy-v2: ## Deploy v2 the same way (the builds can run side by side).
 deploy-v3: ## Deploy v3 the same way.
 $(addprefix deploy-,$(BUILDS)): deploy-%:

@@ -6,12 +6,12 @@ resources the operators turn into pods), a k6 Job, one rolling update's surge po
 of minikube's own pods and of the operators (minikube/profile.env). Renders the charts with helm, so
 what is checked is what is deployed.
 
-  check_budget.py               the sum, per item, and whether it fits (exit 1 if not)
+  check_budget.py               the sum, per item, and whether it fits (exit 1 if not); then the same for
+                                the fault runs (make chaos-cluster): one build with REPLICAS=2
   check_budget.py --self-test   proves the check bites: the old sizing (0.5 CPU per service, the
                                 operators' chart defaults) must not fit
 """
 import argparse
-import math
 import os
 import pathlib
 import re
@@ -62,7 +62,7 @@ def pod_requests(spec):
     return sum(t[0] for t in totals), sum(t[1] for t in totals)
 
 
-def budget(extra_settings=(), operator_cpu=None):
+def budget(extra_settings=(), operator_cpu=None, builds=BUILDS, k6_job=True):
     env = profile()
     items = []  # (what, millicores, MiB)
     items.append(("minikube's own pods (control plane, CoreDNS, Calico)", cpu(env["MINIKUBE_SYSTEM_CPU"]),
@@ -82,7 +82,7 @@ def budget(extra_settings=(), operator_cpu=None):
             n = doc["spec"]["numberOfInstances"]
             items.append((f"PostgreSQL x {n}", c * n, m * n))
     surge = (0, 0)
-    for build in BUILDS:
+    for build in builds:
         surge_cpu = surge_memory = 0
         for doc in render("reactive-bench", f"bench-{build}", f"build={build}", *extra_settings):
             if doc["kind"] != "Deployment":
@@ -90,10 +90,10 @@ def budget(extra_settings=(), operator_cpu=None):
             replicas = doc["spec"]["replicas"]
             c, m = pod_requests(doc["spec"]["template"]["spec"])
             items.append((f"{doc['metadata']['name']} x {replicas}", c * replicas, m * replicas))
-            extra = math.ceil(replicas * 0.25)  # a Deployment's default maxSurge: 25 %, rounded up
+            extra = doc["spec"]["strategy"]["rollingUpdate"]["maxSurge"]  # the chart's: a number of pods
             surge_cpu, surge_memory = surge_cpu + c * extra, surge_memory + m * extra
         surge = max(surge, (surge_cpu, surge_memory))
-    for doc in render("k6-job", "k6", "scenario=closed"):
+    for doc in render("k6-job", "k6", "scenario=closed") if k6_job else ():
         if doc["kind"] == "Job":
             c, m = pod_requests(doc["spec"]["template"]["spec"])
             items.append(("k6 Job (make bench)", c, m))
@@ -127,6 +127,11 @@ def main():
     print(f"==> CPU and memory budget of minikube/profile.env: {' + '.join('deploy-' + b for b in BUILDS)} + bench, requests")
     if not report(*budget()):
         sys.exit("The requests do not fit the minikube profile: pods would stay Pending (see minikube/profile.env)")
+    # make chaos-cluster with REPLICAS=2: one build at a time (its load comes from beside the cluster, no k6 Job)
+    print("==> The fault runs: one build deployed with REPLICAS=2 at a time, chaos's clients outside the cluster")
+    replicated = [f"services.{service}.replicas=2" for service in ("web-api", "articles", "authors")]
+    if not report(*budget(replicated, builds=BUILDS[:1], k6_job=False)):
+        sys.exit("One build with two replicas per service does not fit the minikube profile (see minikube/profile.env)")
 
 
 if __name__ == "__main__":

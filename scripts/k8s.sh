@@ -229,6 +229,9 @@ deploy() {
   mapfile -t values < <(values_files)
   local setting
   for setting in $(build_chart_values "$version"); do values+=(--set "$setting"); done
+  # REPLICAS=2: two pods per service (the fault runs: a rolling update then never leaves one pod alone)
+  local service
+  [[ -z "${REPLICAS:-}" ]] || for service in "${BUILD_SERVICES[@]}"; do values+=(--set "services.$service.replicas=$REPLICAS"); done
   step "helm upgrade --install bench-$version (waits for the rollout)"
   # helm waits for the rollout; meanwhile a pod that cannot be scheduled, or has no image, stops it at once.
   local outcome="$LOCAL_DIR/helm-bench-$version"

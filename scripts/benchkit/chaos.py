@@ -39,10 +39,12 @@ class Fault:
     """A part of the system taken away (inject) and given back (restore), and what a build must keep doing.
     inject and restore are actions of the platform (LocalStack, Cluster)."""
 
-    def __init__(self, name, part, inject, restore, reads_stay_ok, story, reads_complete=False):
+    def __init__(self, name, part, inject, restore, reads_stay_ok, story, reads_complete=False, even_alone=False):
         self.name, self.part, self.inject, self.restore = name, part, inject, restore
         self.reads_stay_ok = reads_stay_ok  # every read still answers 200 (maybe degraded) while it lasts
-        self.reads_complete = reads_complete  # every read answers completely: the fault must not show at all
+        # every read answers completely, the fault must not show at all: where another replica serves, or
+        # even_alone, also with one
+        self.reads_complete, self.even_alone = reads_complete, even_alone
         self.story = story
 
     def target(self, version):
@@ -90,6 +92,15 @@ KUBERNETES_FAULTS = [
     Fault("kafka pod deleted", "kafka", "delete-pod", "await-replaced", True,
           "the Kafka broker's pod is deleted and comes back under the same name; reads are untouched, and every "
           "event of every 201 is streamed once it is back (transactional outbox)"),
+    Fault("redeploy (new image tag)", "build", "redeploy", "await-replaced", True,
+          "make deploy-vN again: its images built anew under a new tag, and all three services rolled at once; "
+          "no read may fail", reads_complete=True),
+]
+# Only where the node is this machine's test node (make node-up): its kubelet is a process here.
+NODE_FAULTS = [
+    Fault("kubelet restarted", "build", "restart-kubelet", "await-unchanged", True,
+          "the node's kubelet stops and starts again (as systemctl restart kubelet would); the pods run on and "
+          "nothing restarts", reads_complete=True, even_alone=True),
 ]
 KUBERNETES_QUICK = ("articles pod deleted", "web-api rolling update")
 # The longest a part may take to come back: scripts/stack.sh waits this long for a restarted service.
@@ -105,6 +116,10 @@ class LocalStack:
     """The local stack: its services from stack.json, each part stopped and started by scripts/stack.sh."""
     faults, quick = FAULTS, QUICK
     where = "the local stack"
+
+    @staticmethod
+    def replicas(fault, version):  # one process per service
+        return 1
 
     @staticmethod
     def fault_seconds(quick):  # how long a part stays away before restore gives it back
@@ -123,15 +138,27 @@ class LocalStack:
 
 class Cluster:
     """The builds deployed in a namespace: web-api through its Service's ClusterIP, faults by kubectl. A part is
-    the pods of a selector: a build's Deployment, or PostgreSQL's and Kafka's StatefulSet pods (by the labels the
-    Zalando operator and Strimzi give them, and the test node's stand-in too)."""
-    faults, quick = KUBERNETES_FAULTS, KUBERNETES_QUICK
+    the pods of a selector: a build's Deployment, or all of a build's pods, or PostgreSQL's and Kafka's
+    StatefulSet pods (by the labels the Zalando operator and Strimzi give them, and the test node's stand-in too)."""
+    quick = KUBERNETES_QUICK
     SELECTORS = {"postgres": "cluster-name=bench-postgres", "kafka": "app.kubernetes.io/name=kafka"}
+    NODE = pathlib.Path(os.environ.get("NODE_DIR", LOCAL_DIR / "test-cluster"))
 
     def __init__(self, namespace):
         self.namespace = namespace
         self.where = f"Kubernetes, namespace {namespace}"
         self.before = {}
+        on_test_node = (self.NODE / "pids" / "kubelet.pid").exists()
+        self.faults = KUBERNETES_FAULTS + (NODE_FAULTS if on_test_node else [])
+
+    def replicas(self, fault, version):
+        """The fewest replicas of the Deployments a fault touches (PostgreSQL and Kafka: 1)."""
+        if fault.part in self.SELECTORS:
+            return 1
+        deployments = json.loads(kube.kubectl(self.namespace, "get", "deployments", "-l",
+                                              f"app.kubernetes.io/instance=bench-{version}", "-o", "json"))["items"]
+        return min(d["spec"]["replicas"] for d in deployments
+                   if fault.part == "build" or d["metadata"]["labels"]["app.kubernetes.io/name"] == fault.part)
 
     @staticmethod
     def fault_seconds(quick):  # the platform restores by itself: restore follows at once, and only waits
@@ -143,6 +170,8 @@ class Cluster:
         return f"http://{address}:8080"
 
     def selector(self, fault, version):
+        if fault.part == "build":
+            return f"app.kubernetes.io/instance=bench-{version}"
         return self.SELECTORS.get(fault.part) or \
             f"app.kubernetes.io/instance=bench-{version},app.kubernetes.io/name={fault.part}"
 
@@ -160,9 +189,18 @@ class Cluster:
         selector = self.selector(fault, version)
         if action == "await-replaced":
             return self.await_replaced(selector, self.before.pop(selector))
+        if action == "await-unchanged":
+            return self.await_unchanged(selector, self.before.pop(selector))
         self.before[selector] = self.pods(selector)
         if action == "rollout-restart":
             kube.kubectl(self.namespace, "rollout", "restart", "deployment", f"bench-{version}-{fault.part}")
+            return
+        if action == "redeploy":  # as the user would: builds the images, then helm upgrade --wait
+            subprocess.run([str(ROOT / "scripts" / "k8s.sh"), "deploy", version], check=True, stdout=subprocess.DEVNULL)
+            return
+        if action == "restart-kubelet":
+            subprocess.run([str(ROOT / "scripts" / "test-cluster" / "node.sh"), "restart-kubelet"], check=True,
+                           stdout=subprocess.DEVNULL, env={**os.environ, "NODE_DIR": str(self.NODE)})
             return
         victim = next(name for name, _, ready, terminating in self.before[selector].values() if ready and not terminating)
         if action == "delete-pod":
@@ -183,6 +221,19 @@ class Cluster:
                 return
             time.sleep(0.5)
         sys.exit(f"{selector}: not whole again within {timeout} s")
+
+
+    def await_unchanged(self, selector, before, timeout=RESTORE_LIMIT_SECONDS):
+        """Until every pod of before is ready again; fails if one was replaced or restarted meanwhile."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            now = self.pods(selector)
+            if set(now) != set(before) or any(now[uid][1] != before[uid][1] for uid in now):
+                sys.exit(f"{selector}: pods were replaced or restarted: {before} -> {now}")
+            if all(ready and not terminating for _, _, ready, terminating in now.values()):
+                return
+            time.sleep(0.5)
+        sys.exit(f"{selector}: not ready again within {timeout} s")
 
 
 def kill_container(namespace, pod):
@@ -317,6 +368,7 @@ def await_healthy(web_api, version, timeout=180):
 
 def run_fault(fault, version, platform, k6, timing, work):
     web_api = platform.url(version)
+    replicas = platform.replicas(fault, version)
     await_healthy(web_api, version)
     tag = f"chaos {fault.name} {version} {time.time_ns()}"
     reader = StreamReader(web_api, f"/{version}/articles/stream")
@@ -360,7 +412,7 @@ def run_fault(fault, version, platform, k6, timing, work):
     openings = None if fault.part == "web-api" else circuit_openings(scrape(f"{web_api}/q/metrics")) - openings_before
 
     outcomes, durations = k6_result["samples"]
-    return assess(fault, version, isinstance(platform, Cluster), {
+    return assess(fault, version, isinstance(platform, Cluster), replicas, {
         "started": started, "injected": injected, "restoring": restoring, "restored": restored, "ended": ended,
         "outcomes": outcomes, "durations": durations, "writes": writer.sent, "created": created,
         "events": [e for e in reader.events if e[2] and e[2].startswith(tag)], "circuit_openings": openings,
@@ -368,7 +420,7 @@ def run_fault(fault, version, platform, k6, timing, work):
     })
 
 
-def assess(fault, version, on_kubernetes, run):
+def assess(fault, version, on_kubernetes, replicas, run):
     counts = {o: sum(1 for _, outcome in run["outcomes"] if outcome == o) for o in OUTCOMES}
     bad = [at for at, outcome in run["outcomes"] if outcome != "complete"]
     bad_after = [at for at in bad if at >= run["restoring"]]
@@ -402,8 +454,12 @@ def assess(fault, version, on_kubernetes, run):
     if on_kubernetes:
         checks["writes: 201 or a 503 problem, never a dropped connection or a 502"] = \
             set(write_statuses) <= {"201", "503"}
-    if fault.reads_complete:
+    # A rolling update must not show at all where another replica serves; with one, the new pod takes over
+    # alone and the reads need only stay answered (the counts show how many were degraded).
+    if fault.reads_complete and (replicas > 1 or fault.even_alone):
         checks["every read complete (none failed, none degraded)"] = counts["complete"] == len(run["outcomes"]) > 0
+        if run["circuit_openings"] is not None:
+            checks["no circuit opened"] = run["circuit_openings"] == 0
     if fault.reads_stay_ok:
         checks["every read answered 200 during the fault"] = \
             counts["shed"] + counts["unavailable"] + counts["error"] + counts["rejected"] + counts["failed"] == 0
@@ -411,11 +467,11 @@ def assess(fault, version, on_kubernetes, run):
         checks["errors fast: p99 during the fault < 3.5 s"] = (percentile(during, 99) or 0) < 3500
     if fault.name == "kafka stopped":
         checks["every write answered 201"] = writes["created"] == writes["sent"] > 0
-    if fault.part == "authors":
+    if fault.part == "authors" and not fault.reads_complete:
         checks["the circuit opened"] = run["circuit_openings"] > 0
 
     summary = {
-        "fault": fault.name, "version": version, "requests": len(run["outcomes"]), "outcomes": counts,
+        "fault": fault.name, "version": version, "replicas": replicas, "requests": len(run["outcomes"]), "outcomes": counts,
         "fault_seconds": round(run["restoring"] - run["injected"], 1),
         "restore_seconds": round(run["restored"] - run["restoring"], 1),
         "recovery_seconds": round(recovery, 1) if recovered else None,
@@ -523,12 +579,12 @@ def render(results, directory, where):
     faults = [r for r in results if "timeline" in r]
     overloads = [r for r in results if "timeline" not in r]
     mark = lambda ok: "PASS" if ok else "FAIL"  # noqa: E731
-    fault_rows = [["fault", "build", "requests", "complete", "degraded", "503", "500", "no answer", "p99 during fault ms",
+    fault_rows = [["fault", "build", "replicas", "requests", "complete", "degraded", "503", "500", "no answer", "p99 during fault ms",
                    "recovery s", "writes 201 / sent", "events delivered / created", "events lost", "circuit opened",
                    "stream reconnected", "verdict"]]
     for r in faults:
         o, e, w = r["outcomes"], r["events"], r["writes"]
-        fault_rows.append([r["fault"], r["version"], r["requests"], o["complete"], o["degraded"],
+        fault_rows.append([r["fault"], r["version"], r.get("replicas", 1), r["requests"], o["complete"], o["degraded"],
                            o["shed"] + o["unavailable"], o["error"], o["failed"], f"{r['p99_ms_during_fault'] or 0:.0f}",
                            "not recovered" if r["recovery_seconds"] is None else f"{r['recovery_seconds']:.1f}",
                            f"{w['created']} / {w['sent']}", f"{e['delivered']} / {e['created']}", e["lost"],

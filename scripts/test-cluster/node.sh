@@ -6,6 +6,7 @@
 #   node.sh down    stops every process it started and removes every mount, network namespace, network
 #                   interface and iptables rule it made (also after a crash: it reads what up recorded)
 #   node.sh status  what runs
+#   node.sh restart-kubelet  stops the kubelet and starts it again (a fault of make chaos-cluster)
 #   node.sh leftovers  prints whatever of a stopped node is still on the host; fails if anything is
 # Everything lives under $NODE_DIR (default .local/test-cluster); binaries come from .tools/bin (make
 # node-tools). Root only: a kubelet needs cgroups, mounts and network namespaces.
@@ -311,6 +312,22 @@ start_felix() { # Felix, as calico-node runs it on minikube (iptables, Kubernete
   printf %s "$NODE_NAME" >"$NODE_DIR/calico/nodename" # no newline: the plugin takes the file as it is
 }
 
+start_kubelet() { # with the configuration start_node_agents wrote
+  launch kubelet "$(bin kubelet)" --config="$NODE_DIR/kubelet/config.yaml" \
+    --kubeconfig="$NODE_DIR/pki/kubelet.kubeconfig" --root-dir="$NODE_DIR/kubelet" \
+    --cert-dir="$NODE_DIR/kubelet/pki" --hostname-override="$NODE_NAME" --node-ip="$NODE_IP"
+}
+
+# node.sh restart-kubelet: the kubelet stopped (SIGTERM, as systemctl restart would) and started again, for the
+# faults on Kubernetes; the pods' containers run on under containerd meanwhile, and the new kubelet adopts them.
+restart_kubelet() {
+  running kubelet || die "no kubelet of this node runs (node.sh up first)"
+  stop_process kubelet
+  start_kubelet
+  wait_for "the kubelet healthy again" 120 curl -sf http://127.0.0.1:10248/healthz ||
+    die "the kubelet did not start again: $NODE_DIR/logs/kubelet.log"
+}
+
 start_node_agents() {
   # Pods resolve through CoreDNS only: no search domains or servers of the host leak into them.
   echo "nameserver $DNS_IP" >"$NODE_DIR/resolv.conf"
@@ -332,9 +349,7 @@ podLogsDir: $NODE_DIR/pod-logs
 serializeImagePulls: false
 maxPods: 40
 EOF
-  launch kubelet "$(bin kubelet)" --config="$NODE_DIR/kubelet/config.yaml" \
-    --kubeconfig="$NODE_DIR/pki/kubelet.kubeconfig" --root-dir="$NODE_DIR/kubelet" \
-    --cert-dir="$NODE_DIR/kubelet/pki" --hostname-override="$NODE_NAME" --node-ip="$NODE_IP"
+  start_kubelet
   cat >"$NODE_DIR/kube-proxy.yaml" <<EOF
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
@@ -500,5 +515,6 @@ case "${1:-}" in
   down) down ;;
   status) status ;;
   leftovers) leftovers ;;
-  *) die "usage: $0 up PAUSE-IMAGE-REF PAUSE-IMAGE-TAR | down | status" ;;
+  restart-kubelet) restart_kubelet ;;
+  *) die "usage: $0 up PAUSE-IMAGE-REF PAUSE-IMAGE-TAR | down | status | leftovers | restart-kubelet" ;;
 esac

@@ -51,19 +51,41 @@ def run(outcomes, writes, events=None):
             "circuit_openings": 0, "reconnections": 1}
 
 
-def test_on_kubernetes_a_dropped_write_fails_and_a_rolling_update_allows_no_degraded_read():
+def test_on_kubernetes_a_dropped_write_fails_and_a_rolling_update_allows_no_degraded_read_beside_another_replica():
     rolling = next(f for f in chaos.KUBERNETES_FAULTS if f.name == "web-api rolling update")
-    clean = chaos.assess(rolling, "v1", True, run(["complete"] * 10, [201, 201, 503]))
+    clean = chaos.assess(rolling, "v1", True, 2, run(["complete"] * 10, [201, 201, 503]))
     assert clean["passed"], clean["checks"]
-    dropped = chaos.assess(rolling, "v1", True, run(["complete"] * 10, [201, 0]))
+    dropped = chaos.assess(rolling, "v1", True, 2, run(["complete"] * 10, [201, 0]))
     assert not dropped["checks"]["writes: 201 or a 503 problem, never a dropped connection or a 502"]
-    degraded = chaos.assess(rolling, "v1", True, run(["complete"] * 9 + ["degraded"], [201]))
+    degraded = chaos.assess(rolling, "v1", True, 2, run(["complete"] * 9 + ["degraded"], [201]))
     assert not degraded["checks"]["every read complete (none failed, none degraded)"]
-    lost = chaos.assess(rolling, "v1", True, run(["complete"] * 10, [201, 201], events=[(101.0, 0, "t0")]))
+    lost = chaos.assess(rolling, "v1", True, 2, run(["complete"] * 10, [201, 201], events=[(101.0, 0, "t0")]))
     assert not lost["checks"]["events lost = 0"] and lost["events"]["lost"] == 1
+
+
+def test_with_one_replica_a_rolling_update_may_degrade_reads_but_not_fail_them_and_a_kubelet_restart_may_not_even_degrade():
+    rolling = next(f for f in chaos.KUBERNETES_FAULTS if f.name == "authors rolling update")
+    degraded = chaos.assess(rolling, "v1", True, 1, run(["complete"] * 6 + ["degraded"] + ["complete"] * 5, [201]))
+    assert degraded["passed"], degraded["checks"]
+    assert "the circuit opened" not in degraded["checks"]  # expected of authors' outages, not of its updates
+    failed = chaos.assess(rolling, "v1", True, 1, run(["complete"] * 6 + ["failed"] + ["complete"] * 5, [201]))
+    assert not failed["checks"]["every read answered 200 during the fault"]
+    kubelet = next(f for f in chaos.NODE_FAULTS if f.name == "kubelet restarted")
+    assert not chaos.assess(kubelet, "v1", True, 1, run(["complete"] * 9 + ["degraded"], [201]))["passed"]
+
+
+def test_a_kubelet_restart_fails_when_a_pod_was_restarted_meanwhile(monkeypatch):
+    before = {"same": ("authors-a", 0, True, False)}
+    cluster = cluster_seeing(monkeypatch, [pod("same", "authors-a", restarts=1)])
+    try:
+        cluster.await_unchanged("app.kubernetes.io/instance=bench-v1", before)
+    except SystemExit as failure:
+        assert "restarted" in str(failure)
+    else:
+        raise AssertionError("a restarted pod went unnoticed")
 
 
 def test_locally_a_write_without_an_answer_is_still_allowed_as_before():
     stopped = next(f for f in chaos.FAULTS if f.name == "articles stopped")
     assert "writes: 201 or a 503 problem, never a dropped connection or a 502" not in \
-        chaos.assess(stopped, "v1", False, run(["complete"] * 10, [201, 0]))["checks"]
+        chaos.assess(stopped, "v1", False, 1, run(["complete"] * 10, [201, 0]))["checks"]

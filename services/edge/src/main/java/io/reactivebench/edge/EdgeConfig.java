@@ -3,6 +3,8 @@ package io.reactivebench.edge;
 import io.quarkus.runtime.configuration.MemorySize;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.Optional;
 
 /** The limits at the HTTP edge of a build (application.properties, prefix {@code edge}). */
 @ConfigMapping(prefix = "edge")
@@ -22,4 +24,24 @@ public interface EdgeConfig {
      */
     @WithDefault("16K")
     MemorySize maxBodySize();
+
+    /** What this instance asks of itself before it reports ready (WarmUp). */
+    WarmUp warmUp();
+
+    interface WarmUp {
+        /** The request, e.g. {@code /v1/authors?name=...}: each service's own, in its config module. */
+        Optional<String> path();
+
+        /** How many; 0 (the default, in tests and local runs) reports ready without any. */
+        @WithDefault("0")
+        int requests();
+
+        /** How many at once: enough that the first connections, threads and pooled sessions exist too. */
+        @WithDefault("4")
+        int concurrency();
+
+        /** Ready after this long even if not all were answered (a slow machine is no reason to stay out). */
+        @WithDefault("60s")
+        Duration limit();
+    }
 }
