@@ -75,6 +75,10 @@ MVNW := cd services && ./mvnw -B -ntp
 # The builds: services/builds.conf is the one list of them (v1 v2 v3).
 BUILDS := $(shell sed -n 's/^\(v[0-9][0-9]*\) .*/\1/p' services/builds.conf)
 BUILD_LOG := .local/logs/build.log
+# What the builds are made of: a build is done again only when one of these changed since the last (each
+# make deploy-vN, make up and make test-cluster asks for one). In the parent's target/, so mvnw clean drops it.
+BUILD_STAMP := services/target/build.stamp
+SERVICE_SOURCES := $(shell find services -name target -prune -o -type f -print)
 
 ##@ General
 
@@ -156,13 +160,24 @@ undeploy: ## Remove every build, Kafka, PostgreSQL and the namespace (the operat
 ##@ Build and test
 
 .PHONY: build
-build: ## Build every build of articles, authors and web-api (services/builds.conf) without running tests.
+build: $(BUILD_STAMP) ## Build every build of articles, authors and web-api (services/builds.conf) without running tests (again only after a change).
+$(BUILD_STAMP): $(SERVICE_SOURCES)
 	@mkdir -p $(dir $(BUILD_LOG))
 	@echo "==> Building $(words $(BUILDS)) builds of three services with Maven (about 2 min; log in $(BUILD_LOG))"
 	@$(MVNW) install -DskipTests >$(CURDIR)/$(BUILD_LOG) 2>&1 || { tail -30 $(CURDIR)/$(BUILD_LOG); exit 1; }
+	@mkdir -p $(dir $@) && touch $@
 
 .PHONY: test
-test: test-static test-services test-e2e test-k8s test-cluster ## Run every test: source audit, contract suites, end-to-end and faults on the local stack, manifests offline, a real node.
+test: ## Run every test: source audit, contract suites, end-to-end and faults on the local stack, manifests offline, a real node.
+	@# The Kubernetes binaries (20 minutes of compiling the first time) build in the background at the lowest
+	@# priority while the local parts run, in the CPU those leave idle; the Kubernetes parts wait for them.
+	@mkdir -p $(dir $(BUILD_LOG))
+	@echo "==> Meanwhile, in the background (nice 19): the Kubernetes binaries (log in .local/logs/node-binaries.log)"
+	@setsid nice -n 19 $(MAKE) --no-print-directory node-binaries >.local/logs/node-binaries.log 2>&1 & binaries=$$!; \
+	  $(MAKE) --no-print-directory test-static test-services test-e2e || { kill -- -$$binaries 2>/dev/null; exit 1; }; \
+	  echo "==> Waiting for the Kubernetes binaries"; \
+	  wait $$binaries || { tail -30 .local/logs/node-binaries.log; exit 1; }; \
+	  $(MAKE) --no-print-directory test-k8s test-cluster
 
 .PHONY: test-static
 test-static: benchkit ## Source audit (no SQL built at run time: scripts/check_sql.py, which first proves it bites); the harness's unit tests (pytest).
@@ -173,6 +188,7 @@ test-static: benchkit ## Source audit (no SQL built at run time: scripts/check_s
 .PHONY: test-services
 test-services: ## The contract suites of every build, on real PostgreSQL and Kafka (Maven).
 	$(MVNW) install
+	@mkdir -p $(dir $(BUILD_STAMP)) && touch $(BUILD_STAMP)
 
 .PHONY: test-e2e
 test-e2e: k6 schemathesis benchkit ## End-to-end on the real local stack: equal bytes, k6 smoke, SSE, the report (needs a build).
@@ -255,8 +271,11 @@ $(SHELLCHECK):
 .PHONY: kube-tools
 kube-tools: $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(ETCD) $(KWOK) ## Build the offline cluster: kube-apiserver, controller-manager, scheduler, etcd, kwok (10+ minutes the first time).
 
+.PHONY: node-binaries
+node-binaries: kube-tools $(KUBELET) $(KUBE_PROXY) $(COREDNS) $(PAUSE) $(POSTGRES_OPERATOR) $(CALICO_FELIX) $(CALICO_CNI) ## What make test-cluster's node compiles from the Go module proxy: kube-tools, kubelet, kube-proxy, CoreDNS, pause, the Zalando operator, Calico.
+
 .PHONY: node-tools
-node-tools: kube-tools $(KUBELET) $(KUBE_PROXY) $(COREDNS) $(PAUSE) $(POSTGRES_OPERATOR) $(CALICO_FELIX) $(CALICO_CNI) k6 helm ## The real node of make test-cluster: the above, kubelet, kube-proxy, CoreDNS, pause, the Zalando operator, Calico; containerd, runc, CNI, buildah, mmdebstrap, ipset from Debian.
+node-tools: node-binaries k6 helm ## The real node of make test-cluster: node-binaries, k6, helm; containerd, runc, CNI, buildah, mmdebstrap, ipset from Debian.
 	@scripts/test-cluster/install-packages.sh $(NODE_DEB_PACKAGES)
 $(LOCALBIN)/kube-%-$(KUBE_VERSION):
 	@echo "==> Building kube-$* $(KUBE_VERSION) from the Go module proxy (several minutes the first time)"

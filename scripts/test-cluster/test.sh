@@ -4,7 +4,7 @@
 # with its cgroup limits, DNS for Service names, a ClusterIP Service between pods, on Calico's network), puts up the stand-in for
 # Kafka (Strimzi's operator cannot be had here), then runs `make deploy-vN` for every build (the first installs
 # the Zalando operator from its own chart, which makes PostgreSQL), `make bench` (short), `make undeploy` and a
-# second `make deploy-v1` exactly as a user would (the charts' NetworkPolicies enforced by Calico's Felix, and probed), with KAFKA_PLATFORM=external and IMAGES=containerd. Tears the node down at the end, also on failure or Ctrl-C, and checks that nothing
+# second `make deploy-v1` exactly as a user would, with a short `make chaos-cluster` (a pod deleted, a rolling update) (the charts' NetworkPolicies enforced by Calico's Felix, and probed), with KAFKA_PLATFORM=external and IMAGES=containerd. Tears the node down at the end, also on failure or Ctrl-C, and checks that nothing
 # of it is left. Ends with "test-cluster: N passed, N failed".
 set -euo pipefail
 # shellcheck source=../lib.sh
@@ -275,6 +275,12 @@ kube.run_k6_job(sys.argv[1], "v1", "smoke", pathlib.Path(sys.argv[2]), {"REACH_S
 }
 expect "a k6 Job that cannot reach its target stops at once and says so (exit 108, the target named)" \
   unreachable_target_stops_the_job
+
+step "Faults under load, short: make chaos-cluster's articles pod deleted and web-api rolling update, every build"
+chaos_quick() { # the harness's own checks: reads answered (or 503 at once), writes 201 or 503, no event lost or streamed twice
+  RESULTS="$NODE_DIR/chaos" CHAOS_QUICK=1 make_target chaos-cluster
+}
+expect "a pod deleted and a rolling update under load, every build: nothing lost, no request dropped" chaos_quick
 
 without_the_policies() { # the same kind of pod as above, once the builds' NetworkPolicies are gone
   kubectl -n "$NS" delete networkpolicy -l app.kubernetes.io/managed-by=Helm &&
