@@ -28,7 +28,7 @@ import urllib.request
 
 from . import LOCAL_DIR, MAX_IN_FLIGHT, ROOT, VERSIONS, charts, documents, info, k6, kube, step
 from .procfs import peak_rss_mib, reset_peak_rss
-from .prometheus import answered, circuit_openings, scrape
+from .prometheus import answered, circuit_openings, read_retries, scrape
 from .stats import percentile
 from .targets import git_commit
 
@@ -274,6 +274,9 @@ class Writer(threading.Thread):
                     article_id = json.loads(answer.read()).get("id")
             except urllib.error.HTTPError as error:
                 status = error.code
+                if status == 503 and not (error.headers.get("Retry-After")
+                                          and error.headers.get_content_type() == "application/problem+json"):
+                    status = "503 without problem JSON and Retry-After"  # not the clear answer promised
             except (urllib.error.URLError, OSError):
                 status = 0
             self.sent.append((time.time(), status, article_id, title))
@@ -375,7 +378,7 @@ def run_fault(fault, version, platform, k6, timing, work):
     reader.start()
     if not reader.connected.wait(30) or reader.error:
         sys.exit(f"could not follow {web_api}/{version}/articles/stream: {reader.error}")
-    openings_before = circuit_openings(scrape(f"{web_api}/q/metrics"))
+    metrics_before = scrape(f"{web_api}/q/metrics")
 
     # The load lasts until `after` seconds once the part is back, however long it took to come back: k6 is
     # given room for the longest restart the stack waits for, and stopped then.
@@ -408,14 +411,18 @@ def run_fault(fault, version, platform, k6, timing, work):
         time.sleep(0.2)
     reader.stop()
     reader.join(5)
-    # A new web-api pod counts from zero: its circuits' openings tell nothing then.
-    openings = None if fault.part == "web-api" else circuit_openings(scrape(f"{web_api}/q/metrics")) - openings_before
+    # A new web-api pod counts from zero: its circuits' openings and its retries tell nothing then.
+    metrics_after = None if fault.part in ("web-api", "build") else scrape(f"{web_api}/q/metrics")
+    openings, retries = ((None, None) if metrics_after is None else
+                         (circuit_openings(metrics_after) - circuit_openings(metrics_before),
+                          read_retries(metrics_after) - read_retries(metrics_before)))
 
     outcomes, durations = k6_result["samples"]
     return assess(fault, version, isinstance(platform, Cluster), replicas, {
         "started": started, "injected": injected, "restoring": restoring, "restored": restored, "ended": ended,
         "outcomes": outcomes, "durations": durations, "writes": writer.sent, "created": created,
         "events": [e for e in reader.events if e[2] and e[2].startswith(tag)], "circuit_openings": openings,
+        "retries": retries,
         "reconnections": reader.reconnections,
     })
 
@@ -480,7 +487,8 @@ def assess(fault, version, on_kubernetes, replicas, run):
                                      "lost": len(lost), "duplicates": duplicates, "unconfirmed": unconfirmed,
                                      "last_delivered_after_restore_s":
                                          round(last_event - run["restoring"], 1) if last_event else None},
-        "circuit_openings": run["circuit_openings"], "stream_reconnections": run["reconnections"],
+        "circuit_openings": run["circuit_openings"], "retries": run.get("retries"),
+        "stream_reconnections": run["reconnections"],
         "checks": checks, "passed": all(checks.values()),
         "timeline": timeline(run),
     }
@@ -581,7 +589,7 @@ def render(results, directory, where):
     mark = lambda ok: "PASS" if ok else "FAIL"  # noqa: E731
     fault_rows = [["fault", "build", "replicas", "requests", "complete", "degraded", "503", "500", "no answer", "p99 during fault ms",
                    "recovery s", "writes 201 / sent", "events delivered / created", "events lost", "circuit opened",
-                   "stream reconnected", "verdict"]]
+                   "reads retried", "stream reconnected", "verdict"]]
     for r in faults:
         o, e, w = r["outcomes"], r["events"], r["writes"]
         fault_rows.append([r["fault"], r["version"], r.get("replicas", 1), r["requests"], o["complete"], o["degraded"],
@@ -589,6 +597,7 @@ def render(results, directory, where):
                            "not recovered" if r["recovery_seconds"] is None else f"{r['recovery_seconds']:.1f}",
                            f"{w['created']} / {w['sent']}", f"{e['delivered']} / {e['created']}", e["lost"],
                            "–" if r["circuit_openings"] is None else f"{r['circuit_openings']:.0f}×",
+                           "–" if r.get("retries") is None else f"{r['retries']:.0f}",
                            f"{r.get('stream_reconnections', 0)}×", mark(r["passed"])])
     overload_rows = [["build", "sustains req/s", "offered req/s", "answered req/s", "accepted req/s", "complete",
                       "degraded", "shed 503", "other errors", "accepted mean ms (k6)", "in web-api ms", "Little's bound ms",
@@ -610,7 +619,9 @@ def render(results, directory, where):
                  "detail; 'degraded' ones are 200 with null author details (a look-up fell back); '503' "
                  "are problem JSON answers with Retry-After, '500' would be unexpected errors; 'no answer' are requests that got nothing. Recovery is the time from "
                  "giving the part back (restart command issued; on Kubernetes, the fault itself, since the platform "
-                 "restores by itself) to the last answer that was not complete. 'stream reconnected': how often the SSE "
+                 "restores by itself) to the last answer that was not complete. 'reads retried': web-api's "
+                 "second tries of articles' newest (its one retry of an idempotent read, each a call of its own). "
+                 "'stream reconnected': how often the SSE "
                  "client had to connect again (its web-api pod stopped), sending Last-Event-ID. "
                  "An event is delivered when the SSE client saw it; every 201 must be delivered.",
                  [("", fault_rows)])]

@@ -39,6 +39,11 @@ def circuit_openings(metrics):
     return counter(metrics, "ft_circuitbreaker_opened_total")
 
 
+def read_retries(metrics):
+    """How often web-api tried a read of articles again (SmallRye Fault Tolerance's metrics)."""
+    return counter(metrics, "ft_retry_retries_total")
+
+
 def requests_served(metrics):
     """The requests each service of a build has served so far, and web-api's author fall-backs. Routes are tagged
     without the build's version prefix (quarkus.rest.path)."""

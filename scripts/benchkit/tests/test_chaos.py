@@ -1,4 +1,5 @@
 import json
+import time
 
 from benchkit import chaos, kube
 
@@ -89,3 +90,38 @@ def test_locally_a_write_without_an_answer_is_still_allowed_as_before():
     stopped = next(f for f in chaos.FAULTS if f.name == "articles stopped")
     assert "writes: 201 or a 503 problem, never a dropped connection or a 502" not in \
         chaos.assess(stopped, "v1", False, 1, run(["complete"] * 10, [201, 0]))["checks"]
+
+
+def test_a_503_without_problem_json_and_retry_after_is_not_the_clear_answer_a_write_is_promised():
+    import http.server
+    import threading
+
+    class Unavailable(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            clear = self.path.endswith("/clear")
+            self.send_response(503)
+            self.send_header("Content-Type", "application/problem+json" if clear else "text/plain")
+            if clear:
+                self.send_header("Retry-After", "1")
+            self.end_headers()
+            self.wfile.write(b'{"status":503}')
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Unavailable)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        statuses = {}
+        for path in ("clear", "bare"):
+            writer = chaos.Writer(f"http://127.0.0.1:{server.server_port}/{path}", 50, "t")
+            writer.start()
+            time.sleep(0.1)
+            writer.done.set()
+            writer.join(5)
+            statuses[path] = {status for _, status, *_ in writer.sent}
+    finally:
+        server.shutdown()
+    assert statuses["clear"] == {503}
+    assert statuses["bare"] == {"503 without problem JSON and Retry-After"}
