@@ -125,3 +125,13 @@ def test_a_503_without_problem_json_and_retry_after_is_not_the_clear_answer_a_wr
         server.shutdown()
     assert statuses["clear"] == {503}
     assert statuses["bare"] == {"503 without problem JSON and Retry-After"}
+
+
+def test_beside_a_second_replica_a_deleted_pod_must_not_show_and_the_circuit_need_not_open():
+    deleted = next(f for f in chaos.KUBERNETES_FAULTS if f.name == "authors pod deleted")
+    alone = chaos.assess(deleted, "v1", True, 1, run(["complete"] * 6 + ["degraded"] + ["complete"] * 5, [201]))
+    assert alone["checks"]["the circuit opened"] is False  # run() reports no opening: alone, it must open
+    beside = chaos.assess(deleted, "v1", True, 2, run(["complete"] * 12, [201]))
+    assert beside["passed"] and "the circuit opened" not in beside["checks"], beside["checks"]
+    degraded = chaos.assess(deleted, "v1", True, 2, run(["complete"] * 6 + ["degraded"] + ["complete"] * 5, [201]))
+    assert not degraded["checks"]["every read complete (none failed, none degraded)"]
