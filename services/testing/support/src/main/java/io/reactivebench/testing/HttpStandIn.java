@@ -38,10 +38,17 @@ public final class HttpStandIn implements AutoCloseable {
                     "{\"status\":" + status + ",\"title\":\"" + title + "\"}", Duration.ZERO);
         }
 
+        /** No answer at all: the connection is closed once the request is read, as by a server shutting down. */
+        public static Reply hangUp() {
+            return new Reply(HANG_UP, "", "", Duration.ZERO);
+        }
+
         public Reply after(Duration pause) {
             return new Reply(status, contentType, body, pause);
         }
     }
+
+    private static final int HANG_UP = -1;
 
     private final HttpServer server;
     private final Map<String, Function<Request, Reply>> routes = new ConcurrentHashMap<>();
@@ -110,6 +117,9 @@ public final class HttpStandIn implements AutoCloseable {
             Function<Request, Reply> route = routes.get(request.method() + " " + request.path());
             Reply reply = route == null ? Reply.problem(404, "No stand-in route") : route.apply(request);
             Thread.sleep(reply.delay());
+            if (reply.status() == HANG_UP) {
+                throw new IOException("hung up"); // the server closes the connection without an answer
+            }
             byte[] body = reply.body().getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("Content-Type", reply.contentType());
             exchange.sendResponseHeaders(reply.status(), body.length == 0 ? -1 : body.length);

@@ -32,6 +32,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
@@ -92,6 +93,21 @@ public abstract class WebApiContract extends ServiceContract {
         double before = fallbacks();
         assertEquals(expectedViews(List.of("Grace Hopper")), newestViews());
         assertEquals(before + 1, fallbacks(), "webapi_author_lookup_fallbacks_total");
+    }
+
+    /**
+     * A look-up whose connection closes before any answer (a pooled keep-alive connection to an authors pod that is
+     * stopping) is sent once more, on another connection; it is idempotent, and the retry is counted.
+     */
+    @Test
+    void triesALookupAgainWhenItsConnectionClosesBeforeAnAnswer() {
+        AtomicInteger hangUps = new AtomicInteger();
+        authors.on("GET", authorsPath(), request -> request.query("name").equals("Grace Hopper") && hangUps.getAndIncrement() == 0
+                ? Reply.hangUp() : authorReply(request.query("name")));
+        double before = lookupRetries();
+        assertEquals(expectedViews(List.of()), newestViews());
+        assertEquals(2, authors.requests("GET", authorsPath()).stream().filter(r -> r.query("name").equals("Grace Hopper")).count());
+        assertEquals(before + 1, lookupRetries(), "ft_retry_retries_total of the look-up");
     }
 
     @Test
@@ -319,6 +335,10 @@ public abstract class WebApiContract extends ServiceContract {
 
     private static double fallbacks() {
         return metric("webapi_author_lookup_fallbacks_total");
+    }
+
+    private static double lookupRetries() {
+        return metric("ft_retry_retries_total{method=\"io.reactivebench.webapi.client.AuthorsClient.findByName\"");
     }
 
     /** The sum of the Prometheus samples whose line starts with {@code prefix}. */
