@@ -412,7 +412,7 @@ def run_fault(fault, version, platform, k6, timing, work):
     reader.stop()
     reader.join(5)
     # A new web-api pod counts from zero: its circuits' openings and its retries tell nothing then.
-    metrics_after = None if fault.part in ("web-api", "build") else scrape(f"{web_api}/q/metrics")
+    metrics_after = None if replaces_web_api(fault) else scrape(f"{web_api}/q/metrics")
     openings, retries = ((None, None) if metrics_after is None else
                          (circuit_openings(metrics_after) - circuit_openings(metrics_before),
                           read_retries(metrics_after) - read_retries(metrics_before)))
@@ -425,6 +425,12 @@ def run_fault(fault, version, platform, k6, timing, work):
         "retries": retries,
         "reconnections": reader.reconnections,
     })
+
+
+def replaces_web_api(fault):
+    """Whether the fault gives web-api new pods (whose counters start from zero): its own rolling update, a
+    redeploy of the whole build; not a kubelet restart, whose pods run on."""
+    return fault.part == "web-api" or fault.inject == "redeploy"
 
 
 def assess(fault, version, on_kubernetes, replicas, run):
@@ -620,7 +626,8 @@ def render(results, directory, where):
                  "are problem JSON answers with Retry-After, '500' would be unexpected errors; 'no answer' are requests that got nothing. Recovery is the time from "
                  "giving the part back (restart command issued; on Kubernetes, the fault itself, since the platform "
                  "restores by itself) to the last answer that was not complete. 'reads retried': web-api's "
-                 "second tries of articles' newest (its one retry of an idempotent read, each a call of its own). "
+                 "second tries of its reads (articles' newest after a failure, an author look-up after its connection "
+                 "failed; each a call of its own). "
                  "'stream reconnected': how often the SSE "
                  "client had to connect again (its web-api pod stopped), sending Last-Event-ID. "
                  "An event is delivered when the SSE client saw it; every 201 must be delivered.",

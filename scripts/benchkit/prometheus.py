@@ -40,7 +40,8 @@ def circuit_openings(metrics):
 
 
 def read_retries(metrics):
-    """How often web-api tried a read of articles again (SmallRye Fault Tolerance's metrics)."""
+    """How often web-api tried a read again: articles' newest or an author look-up, summed (SmallRye Fault
+    Tolerance's metrics)."""
     return counter(metrics, "ft_retry_retries_total")
 
 

@@ -135,3 +135,11 @@ def test_beside_a_second_replica_a_deleted_pod_must_not_show_and_the_circuit_nee
     assert beside["passed"] and "the circuit opened" not in beside["checks"], beside["checks"]
     degraded = chaos.assess(deleted, "v1", True, 2, run(["complete"] * 6 + ["degraded"] + ["complete"] * 5, [201]))
     assert not degraded["checks"]["every read complete (none failed, none degraded)"]
+
+
+def test_only_faults_that_give_web_api_new_pods_leave_its_counters_unread():
+    by_name = {f.name: f for f in chaos.KUBERNETES_FAULTS + chaos.NODE_FAULTS}
+    assert chaos.replaces_web_api(by_name["web-api rolling update"])
+    assert chaos.replaces_web_api(by_name["redeploy (new image tag)"])
+    assert not chaos.replaces_web_api(by_name["kubelet restarted"])  # its pods run on: "no circuit opened" applies
+    assert not chaos.replaces_web_api(by_name["authors rolling update"])
