@@ -27,7 +27,7 @@ import urllib.error
 import urllib.request
 
 from . import LOCAL_DIR, MAX_IN_FLIGHT, ROOT, VERSIONS, charts, documents, info, k6, kube, step
-from .procfs import peak_rss_mib, reset_peak_rss
+from .procfs import machine_cpu, peak_rss_mib, pod_cpu_seconds, reset_peak_rss
 from .prometheus import answered, circuit_openings, read_retries, scrape
 from .stats import percentile
 from .targets import git_commit
@@ -236,6 +236,66 @@ class Cluster:
         sys.exit(f"{selector}: not ready again within {timeout} s")
 
 
+class CpuRecorder(threading.Thread):
+    """Once a second, how busy the whole machine was and, where the kubelet runs on this machine (the test node),
+    the cores each part's pods used: to tell what a fault does from what JVMs starting beside it on the same
+    cores do (a redeploy starts three at once)."""
+
+    def __init__(self, namespace=None):
+        super().__init__(daemon=True)
+        self.namespace, self.done, self.samples, self.parts = namespace, threading.Event(), [], {}
+
+    def name_pods(self):
+        if self.namespace is None:
+            return
+        for pod in json.loads(kube.kubectl(self.namespace, "get", "pods", "-o", "json"))["items"]:
+            labels = pod["metadata"].get("labels", {})
+            name = "postgres" if "cluster-name" in labels else labels.get("app.kubernetes.io/name", pod["metadata"]["name"])
+            build = labels.get("app.kubernetes.io/instance", "").removeprefix("bench-")
+            self.parts[pod["metadata"]["uid"]] = f"{name} {build}" if build in VERSIONS else name
+
+    def run(self):
+        at, machine, pods = time.time(), machine_cpu(), pod_cpu_seconds()
+        self.name_pods()
+        named = at
+        while not self.done.wait(1.0):
+            now, machine_now, pods_now = time.time(), machine_cpu(), pod_cpu_seconds()
+            if now - named >= 5:  # a replaced pod has a new uid
+                self.name_pods()
+                named = now
+            cores = {}
+            for uid in set(pods) & set(pods_now):
+                part = self.parts.get(uid, "other pods")
+                cores[part] = round(cores.get(part, 0) + (pods_now[uid] - pods[uid]) / (now - at), 3)
+            busy = (machine_now[0] - machine[0]) / max(1, machine_now[1] - machine[1])
+            self.samples.append((now, round(busy, 3), cores))
+            at, machine, pods = now, machine_now, pods_now
+
+    def stop(self):
+        self.done.set()
+        self.join(5)
+        return self.samples
+
+
+def cpu_summary(samples, outcomes, start, end):
+    """The machine's busy share during [start, end), and in the seconds with an answer that was not complete
+    against those without; the cores of each part during [start, end)."""
+    if not samples:
+        return None
+    bad_seconds = {int(at) for at, outcome in outcomes if outcome != "complete"}
+    within = [s for s in samples if start <= s[0] < end]
+    mean = lambda values: round(statistics.fmean(values), 3) if values else None  # noqa: E731
+    # a sample covers the second before it was taken
+    hit = [busy for at, busy, _ in samples if int(at - 1) in bad_seconds or int(at) in bad_seconds]
+    clean = [busy for at, busy, _ in samples if int(at - 1) not in bad_seconds and int(at) not in bad_seconds]
+    parts = sorted({part for *_, cores in within for part in cores})
+    return {"machine_busy_during_fault": mean([busy for _, busy, _ in within]),
+            "machine_busy_max_during_fault": max((busy for _, busy, _ in within), default=None),
+            "machine_busy_when_not_complete": mean(hit), "machine_busy_when_complete": mean(clean),
+            "cores_during_fault": {part: mean([cores.get(part, 0) for *_, cores in within]) for part in parts},
+            "per_second": [(round(at - samples[0][0], 1), busy) for at, busy, _ in samples]}
+
+
 def kill_container(namespace, pod):
     """SIGKILL to the container's main process, from the node it runs on (inside its own PID namespace a
     process 1 cannot be sent SIGKILL): the kubelet then restarts the container in the same pod."""
@@ -379,6 +439,8 @@ def run_fault(fault, version, platform, k6, timing, work):
     if not reader.connected.wait(30) or reader.error:
         sys.exit(f"could not follow {web_api}/{version}/articles/stream: {reader.error}")
     metrics_before = scrape(f"{web_api}/q/metrics")
+    cpu = CpuRecorder(getattr(platform, "namespace", None))
+    cpu.start()
 
     # The load lasts until `after` seconds once the part is back, however long it took to come back: k6 is
     # given room for the longest restart the stack waits for, and stopped then.
@@ -411,6 +473,7 @@ def run_fault(fault, version, platform, k6, timing, work):
         time.sleep(0.2)
     reader.stop()
     reader.join(5)
+    cpu_samples = cpu.stop()
     # A new web-api pod counts from zero: its circuits' openings and its retries tell nothing then.
     metrics_after = None if replaces_web_api(fault) else scrape(f"{web_api}/q/metrics")
     openings, retries = ((None, None) if metrics_after is None else
@@ -423,7 +486,7 @@ def run_fault(fault, version, platform, k6, timing, work):
         "outcomes": outcomes, "durations": durations, "writes": writer.sent, "created": created,
         "events": [e for e in reader.events if e[2] and e[2].startswith(tag)], "circuit_openings": openings,
         "retries": retries,
-        "reconnections": reader.reconnections,
+        "reconnections": reader.reconnections, "cpu": cpu_samples,
     })
 
 
@@ -495,6 +558,7 @@ def assess(fault, version, on_kubernetes, replicas, run):
                                          round(last_event - run["restoring"], 1) if last_event else None},
         "circuit_openings": run["circuit_openings"], "retries": run.get("retries"),
         "stream_reconnections": run["reconnections"],
+        "cpu": cpu_summary(run.get("cpu"), run["outcomes"], run["injected"], fault_end),
         "checks": checks, "passed": all(checks.values()),
         "timeline": timeline(run),
     }
@@ -615,6 +679,16 @@ def render(results, directory, where):
                               f"{r['accepted_mean_ms']:.1f}", f"{r['server_mean_ms']:.1f}", f"{r['little_bound_ms']:.0f}",
                               f"{r['accepted_p99_ms'] or 0:.0f}",
                               r["peak_rss_mib"], mark(r["passed"])])
+    percent = lambda share: "–" if share is None else f"{100 * share:.0f} %"  # noqa: E731
+    cpu_rows = [["fault", "build", "machine busy during fault", "max", "busy in seconds with an incomplete answer",
+                 "busy in the other seconds", "cores per part during fault"]]
+    for r in (r for r in faults if r.get("cpu")):
+        c = r["cpu"]
+        busiest = sorted(c["cores_during_fault"].items(), key=lambda item: -item[1])[:5]
+        cpu_rows.append([r["fault"], r["version"], percent(c["machine_busy_during_fault"]),
+                         percent(c["machine_busy_max_during_fault"]), percent(c["machine_busy_when_not_complete"]),
+                         percent(c["machine_busy_when_complete"]),
+                         ", ".join(f"{part} {cores:.2f}" for part, cores in busiest) or "–"])
     check_rows = [["fault", "build", "expectation", "verdict"]]
     for r in results:
         check_rows += [[r["fault"], r["version"], name, mark(ok)] for name, ok in r["checks"].items()]
@@ -632,6 +706,11 @@ def render(results, directory, where):
                  "client had to connect again (its web-api pod stopped), sending Last-Event-ID. "
                  "An event is delivered when the SSE client saw it; every 201 must be delivered.",
                  [("", fault_rows)])]
+    if len(cpu_rows) > 1:
+        sections.append(("CPU", "How busy the machine's cores were, sampled once a second (everything on it: the "
+                         "pods, k6, this harness), and where the kubelet runs here (the test node) the cores each "
+                         "part's pods used, from their cgroups: whether answers that were not complete came with "
+                         "cores that were all taken.", [("", cpu_rows)]))
     if overloads:
         sections.append(("Overload", "An open-model arrival rate of twice what the build sustained in a short "
                          "closed-model probe just before. Beyond 200 requests in flight web-api turns requests away "

@@ -91,3 +91,34 @@ def jvm_counters(pid):
 def thread_names(pid):
     """The names of a process's threads, as the kernel has them (15 characters at most)."""
     return per_thread(pid, "comm")
+
+
+def machine_cpu():
+    """(busy, total) clock ticks of the whole machine since boot, from /proc/stat's first line (idle and iowait
+    are not busy; guest time is already within user)."""
+    fields = [int(x) for x in pathlib.Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    total = sum(fields)
+    return total - fields[3] - fields[4], total
+
+
+# A kubelet with the cgroupfs driver puts each pod in kubepods[/besteffort|/burstable]/pod<uid>.
+KUBEPODS = [pathlib.Path(p) for p in ("/sys/fs/cgroup/cpuacct/kubepods", "/sys/fs/cgroup/cpu,cpuacct/kubepods",
+                                      "/sys/fs/cgroup/kubepods")]
+
+
+def pod_cpu_seconds():
+    """{pod uid: CPU seconds since it started} of every pod of a kubelet running on this machine (the test node),
+    {} where none does (minikube keeps its own in its VM or container)."""
+    found = {}
+    for root in (r for r in KUBEPODS if r.is_dir()):
+        for pod in [*root.glob("pod*"), *root.glob("*/pod*")]:
+            try:
+                if (pod / "cpuacct.usage").exists():
+                    found[pod.name[3:]] = int((pod / "cpuacct.usage").read_text()) / 1e9
+                else:
+                    usage = next(line for line in (pod / "cpu.stat").read_text().splitlines() if line.startswith("usage_usec"))
+                    found[pod.name[3:]] = int(usage.split()[1]) / 1e6
+            except (OSError, StopIteration, ValueError):
+                pass  # the pod went meanwhile
+        break
+    return found

@@ -143,3 +143,24 @@ def test_only_faults_that_give_web_api_new_pods_leave_its_counters_unread():
     assert chaos.replaces_web_api(by_name["redeploy (new image tag)"])
     assert not chaos.replaces_web_api(by_name["kubelet restarted"])  # its pods run on: "no circuit opened" applies
     assert not chaos.replaces_web_api(by_name["authors rolling update"])
+
+
+def test_the_cpu_summary_sets_the_busy_share_of_seconds_with_incomplete_answers_against_the_others():
+    samples = [(100.0 + i, 1.0 if 105 <= 100 + i <= 107 else 0.25, {"web-api v1": 0.5, "authors v1": 1.5 if i > 5 else 0.1})
+               for i in range(1, 20)]
+    outcomes = [(100.5 + i, "degraded" if i == 6 else "complete") for i in range(19)]
+    summary = chaos.cpu_summary(samples, outcomes, 105.0, 110.0)
+    assert summary["machine_busy_when_not_complete"] == 1.0  # the samples taken at 106 and 107 cover second 106
+    assert summary["machine_busy_when_complete"] < 0.4
+    assert summary["machine_busy_max_during_fault"] == 1.0
+    assert summary["cores_during_fault"] == {"authors v1": 1.22, "web-api v1": 0.5}  # 0.1 then four of 1.5
+    assert chaos.cpu_summary([], outcomes, 105.0, 110.0) is None
+
+
+def test_the_machine_cpu_reading_is_real_and_moves_forward():
+    from benchkit import procfs
+    busy, total = procfs.machine_cpu()
+    sum(range(2_000_000))
+    time.sleep(0.05)
+    busy_after, total_after = procfs.machine_cpu()
+    assert 0 <= busy <= total and busy_after > busy and total_after > total
