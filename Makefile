@@ -106,6 +106,10 @@ sweep: build k6 benchkit ## Each build at its best: its concurrency settings (th
 tls: build k6 benchkit ## What TLS to PostgreSQL (required in the cluster, absent locally) costs each build: with and without on a fresh local stack; writes results/tls-<time>/tls.html.
 	@scripts/demo.sh tls
 
+.PHONY: vthread-stall
+vthread-stall: build ## v3's overload stall outside Quarkus: virtual threads, Agroal and PostgreSQL under overload, a watchdog's evidence at the instant (STALL_ARGS, STALL_JAVA_HOME: see scripts/vthread-stall.sh).
+	@scripts/vthread-stall.sh
+
 .PHONY: up
 up: build ## Start the local stack (PostgreSQL, Kafka, three services per build) for manual calls; see make status.
 	@scripts/stack.sh up

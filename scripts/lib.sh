@@ -53,12 +53,18 @@ benchkit() { (cd "$ROOT/scripts" && "${BENCHKIT_PYTHON:-python3}" -m benchkit "$
 elapsed() { printf '%ds' $((SECONDS - SECONDS_AT_START)); }
 
 # Test outcomes for the shell test suites (e2e, kube-validate), closed by `summary NAME`.
+# Each outcome shows the seconds since the one before, so a slow part of a suite shows in any log of it.
 passed=0
 failed=0
-pass() { passed=$((passed + 1)); printf '    \033[32mPASS\033[0m %s\n' "$1"; }
-fail() { failed=$((failed + 1)); printf '    \033[31mFAIL\033[0m %s\n' "$1"; }
+last_outcome_at=$SECONDS
+outcome() { # outcome COLOUR WORD WHAT
+  printf '    \033[%sm%s\033[0m %s (%ds)\n' "$1" "$2" "$3" $((SECONDS - last_outcome_at))
+  last_outcome_at=$SECONDS
+}
+pass() { passed=$((passed + 1)); outcome 32 PASS "$1"; }
+fail() { failed=$((failed + 1)); outcome 31 FAIL "$1"; }
 summary() { # prints "NAME: N passed, N failed" and fails when anything failed
-  echo "$1: $passed passed, $failed failed"
+  echo "$1: $passed passed, $failed failed, in $(elapsed)"
   ((failed == 0))
 }
 
