@@ -128,6 +128,9 @@ class LocalStack:
     def url(self, version):
         return self.services()[f"web-api-{version}"]["url"]
 
+    def web_api_metrics(self, version):  # one process: its counters are the build's
+        return {"web-api": scrape(self.url(version))}
+
     @staticmethod
     def services():  # read again after each fault: a restarted process has a new pid
         return json.loads((LOCAL_DIR / "stack.json").read_text())["services"]
@@ -168,6 +171,19 @@ class Cluster:
         address = kube.kubectl(self.namespace, "get", "service", f"bench-{version}-web-api",
                                "-o", "jsonpath={.spec.clusterIP}")
         return f"http://{address}:8080"
+
+    def web_api_metrics(self, version):
+        """{pod uid: Prometheus text} of each ready web-api pod of a build, through the API server's pod proxy
+        (which reaches a pod from wherever kubectl works): a pod's counters are its own, and through the Service
+        two replicas would answer with either's."""
+        pods = json.loads(kube.kubectl(self.namespace, "get", "pods", "-l",
+                                       f"app.kubernetes.io/instance=bench-{version},app.kubernetes.io/name=web-api",
+                                       "-o", "json"))["items"]
+        return {pod["metadata"]["uid"]: kube.kubectl(
+                    self.namespace, "get", "--raw",
+                    f"/api/v1/namespaces/{self.namespace}/pods/{pod['metadata']['name']}:8080/proxy/q/metrics")
+                for pod in pods if "deletionTimestamp" not in pod["metadata"]
+                and all(c.get("ready") for c in pod.get("status", {}).get("containerStatuses", [{}]))}
 
     def selector(self, fault, version):
         if fault.part == "build":
@@ -438,7 +454,7 @@ def run_fault(fault, version, platform, k6, timing, work):
     reader.start()
     if not reader.connected.wait(30) or reader.error:
         sys.exit(f"could not follow {web_api}/{version}/articles/stream: {reader.error}")
-    metrics_before = scrape(f"{web_api}/q/metrics")
+    metrics_before = platform.web_api_metrics(version)
     cpu = CpuRecorder(getattr(platform, "namespace", None))
     cpu.start()
 
@@ -475,10 +491,9 @@ def run_fault(fault, version, platform, k6, timing, work):
     reader.join(5)
     cpu_samples = cpu.stop()
     # A new web-api pod counts from zero: its circuits' openings and its retries tell nothing then.
-    metrics_after = None if replaces_web_api(fault) else scrape(f"{web_api}/q/metrics")
-    openings, retries = ((None, None) if metrics_after is None else
-                         (circuit_openings(metrics_after) - circuit_openings(metrics_before),
-                          read_retries(metrics_after) - read_retries(metrics_before)))
+    metrics_after = None if replaces_web_api(fault) else platform.web_api_metrics(version)
+    openings = counter_growth(metrics_before, metrics_after, circuit_openings)
+    retries = counter_growth(metrics_before, metrics_after, read_retries)
 
     outcomes, durations = k6_result["samples"]
     return assess(fault, version, isinstance(platform, Cluster), replicas, {
@@ -488,6 +503,15 @@ def run_fault(fault, version, platform, k6, timing, work):
         "retries": retries,
         "reconnections": reader.reconnections, "cpu": cpu_samples,
     })
+
+
+def counter_growth(before, after, counter):
+    """How much one of web-api's counters grew during a run, summed over the pods that served from its start to its
+    end; None when there are none (a new pod counts from zero, and its start-up counted too)."""
+    common = set(before) & set(after or {})
+    if not common:
+        return None
+    return sum(counter(after[pod]) - counter(before[pod]) for pod in common)
 
 
 def replaces_web_api(fault):

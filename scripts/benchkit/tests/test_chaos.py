@@ -164,3 +164,16 @@ def test_the_machine_cpu_reading_is_real_and_moves_forward():
     time.sleep(0.05)
     busy_after, total_after = procfs.machine_cpu()
     assert 0 <= busy <= total and busy_after > busy and total_after > total
+
+
+def test_web_apis_counters_grow_per_pod_over_the_pods_that_served_throughout():
+    text = lambda openings, retries: (f'ft_circuitbreaker_opened_total{{method="a"}} {openings}\n'  # noqa: E731
+                                      f'ft_retry_retries_total{{method="a"}} {retries}\n')
+    # Read through the Service, pod b's history (its start-up) would have passed for this run's: 2 openings.
+    before = {"a": text(0, 0), "b": text(2, 515)}
+    after = {"a": text(0, 3), "b": text(2, 516)}
+    assert chaos.counter_growth(before, after, chaos.circuit_openings) == 0
+    assert chaos.counter_growth(before, after, chaos.read_retries) == 4
+    assert chaos.counter_growth(before, {"c": text(1, 1)}, chaos.circuit_openings) is None  # every pod replaced
+    assert chaos.counter_growth(before, None, chaos.read_retries) is None
+    assert chaos.counter_growth(before, {"a": text(1, 0), "c": text(5, 5)}, chaos.circuit_openings) == 1
