@@ -28,7 +28,7 @@ import urllib.request
 
 from . import LOCAL_DIR, MAX_IN_FLIGHT, ROOT, VERSIONS, charts, documents, info, k6, kube, step
 from .procfs import machine_cpu, peak_rss_mib, pod_cpu_seconds, reset_peak_rss
-from .prometheus import answered, circuit_openings, read_retries, scrape
+from .prometheus import answered, calls_timed_out, circuit_openings, read_retries, scrape
 from .stats import percentile
 from .targets import git_commit
 
@@ -494,13 +494,14 @@ def run_fault(fault, version, platform, k6, timing, work):
     metrics_after = None if replaces_web_api(fault) else platform.web_api_metrics(version)
     openings = counter_growth(metrics_before, metrics_after, circuit_openings)
     retries = counter_growth(metrics_before, metrics_after, read_retries)
+    timeouts = counter_growth(metrics_before, metrics_after, calls_timed_out)
 
     outcomes, durations = k6_result["samples"]
     return assess(fault, version, isinstance(platform, Cluster), replicas, {
         "started": started, "injected": injected, "restoring": restoring, "restored": restored, "ended": ended,
         "outcomes": outcomes, "durations": durations, "writes": writer.sent, "created": created,
         "events": [e for e in reader.events if e[2] and e[2].startswith(tag)], "circuit_openings": openings,
-        "retries": retries,
+        "retries": retries, "timeouts": timeouts,
         "reconnections": reader.reconnections, "cpu": cpu_samples,
     })
 
@@ -580,7 +581,7 @@ def assess(fault, version, on_kubernetes, replicas, run):
                                      "lost": len(lost), "duplicates": duplicates, "unconfirmed": unconfirmed,
                                      "last_delivered_after_restore_s":
                                          round(last_event - run["restoring"], 1) if last_event else None},
-        "circuit_openings": run["circuit_openings"], "retries": run.get("retries"),
+        "circuit_openings": run["circuit_openings"], "retries": run.get("retries"), "timeouts": run.get("timeouts"),
         "stream_reconnections": run["reconnections"],
         "cpu": cpu_summary(run.get("cpu"), run["outcomes"], run["injected"], fault_end),
         "checks": checks, "passed": all(checks.values()),
@@ -683,7 +684,7 @@ def render(results, directory, where):
     mark = lambda ok: "PASS" if ok else "FAIL"  # noqa: E731
     fault_rows = [["fault", "build", "replicas", "requests", "complete", "degraded", "503", "500", "no answer", "p99 during fault ms",
                    "recovery s", "writes 201 / sent", "events delivered / created", "events lost", "circuit opened",
-                   "reads retried", "stream reconnected", "verdict"]]
+                   "reads retried", "calls timed out", "stream reconnected", "verdict"]]
     for r in faults:
         o, e, w = r["outcomes"], r["events"], r["writes"]
         fault_rows.append([r["fault"], r["version"], r.get("replicas", 1), r["requests"], o["complete"], o["degraded"],
@@ -692,6 +693,7 @@ def render(results, directory, where):
                            f"{w['created']} / {w['sent']}", f"{e['delivered']} / {e['created']}", e["lost"],
                            "–" if r["circuit_openings"] is None else f"{r['circuit_openings']:.0f}×",
                            "–" if r.get("retries") is None else f"{r['retries']:.0f}",
+                           "–" if r.get("timeouts") is None else f"{r['timeouts']:.0f}",
                            f"{r.get('stream_reconnections', 0)}×", mark(r["passed"])])
     overload_rows = [["build", "sustains req/s", "offered req/s", "answered req/s", "accepted req/s", "complete",
                       "degraded", "shed 503", "other errors", "accepted mean ms (k6)", "in web-api ms", "Little's bound ms",
@@ -725,7 +727,7 @@ def render(results, directory, where):
                  "giving the part back (restart command issued; on Kubernetes, the fault itself, since the platform "
                  "restores by itself) to the last answer that was not complete. 'reads retried': web-api's "
                  "second tries of its reads (articles' newest after a failure, an author look-up after its connection "
-                 "failed; each a call of its own). "
+                 "failed; each a call of its own). 'calls timed out': web-api's calls to articles or authors that reached their time-out (1 s for a look-up, 1.5 s for a read, 3 s for a write): a degraded read with none came from a failed connection. "
                  "'stream reconnected': how often the SSE "
                  "client had to connect again (its web-api pod stopped), sending Last-Event-ID. "
                  "An event is delivered when the SSE client saw it; every 201 must be delivered.",

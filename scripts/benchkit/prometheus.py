@@ -45,6 +45,13 @@ def read_retries(metrics):
     return counter(metrics, "ft_retry_retries_total")
 
 
+def calls_timed_out(metrics):
+    """How many of web-api's calls to articles and authors reached their time-out (SmallRye Fault Tolerance's
+    metrics): what tells a slow answer from a failed connection when a read came back degraded."""
+    return sum(float(line.rsplit(" ", 1)[1]) for line in metrics.splitlines()
+               if line.startswith("ft_timeout_calls_total{") and 'timedOut="true"' in line)
+
+
 def requests_served(metrics):
     """The requests each service of a build has served so far, and web-api's author fall-backs. Routes are tagged
     without the build's version prefix (quarkus.rest.path)."""

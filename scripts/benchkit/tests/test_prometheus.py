@@ -37,3 +37,11 @@ def test_answered_is_the_count_and_time_of_one_status_of_one_route():
     assert prometheus.answered(METRICS, "GET", "/articles", "200") == (40.0, 6.0)
     assert prometheus.answered(METRICS, "GET", "/articles", "503") == (2.0, 0.5)
     assert prometheus.answered(METRICS, "GET", "/articles", "500") == (0.0, 0.0)
+
+
+def test_calls_timed_out_counts_only_the_calls_that_reached_their_time_out():
+    metrics = ('ft_timeout_calls_total{method="a.AuthorsClient.findByName",timedOut="true"} 10.0\n'
+               'ft_timeout_calls_total{method="a.AuthorsClient.findByName",timedOut="false"} 900.0\n'
+               'ft_timeout_calls_total{method="a.ArticlesClient.findNewest",timedOut="true"} 4.0\n'
+               'ft_timeouts_other_total 7.0\n')
+    assert prometheus.calls_timed_out(metrics) == 14
