@@ -81,7 +81,8 @@ KUBERNETES_FAULTS = [
           "authors' JVM is killed (SIGKILL); the kubelet restarts the container in the same pod"),
     Fault("web-api rolling update", "web-api", "rollout-restart", "await-replaced", True,
           "kubectl rollout restart: a new web-api pod starts, and the old one stops only once it is ready "
-          "(preStop pause, then Quarkus' graceful shutdown); no read may fail", reads_complete=True),
+          "(Quarkus' shutdown delay, closing its callers' connections, then its graceful shutdown); no read may fail",
+          reads_complete=True),
     Fault("articles rolling update", "articles", "rollout-restart", "await-replaced", True,
           "kubectl rollout restart of articles; no read may fail", reads_complete=True),
     Fault("authors rolling update", "authors", "rollout-restart", "await-replaced", True,
