@@ -177,14 +177,11 @@ class Cluster:
         """{pod uid: Prometheus text} of each ready web-api pod of a build, through the API server's pod proxy
         (which reaches a pod from wherever kubectl works): a pod's counters are its own, and through the Service
         two replicas would answer with either's."""
-        pods = json.loads(kube.kubectl(self.namespace, "get", "pods", "-l",
-                                       f"app.kubernetes.io/instance=bench-{version},app.kubernetes.io/name=web-api",
-                                       "-o", "json"))["items"]
-        return {pod["metadata"]["uid"]: kube.kubectl(
-                    self.namespace, "get", "--raw",
-                    f"/api/v1/namespaces/{self.namespace}/pods/{pod['metadata']['name']}:8080/proxy/q/metrics")
-                for pod in pods if "deletionTimestamp" not in pod["metadata"]
-                and all(c.get("ready") for c in pod.get("status", {}).get("containerStatuses", [{}]))}
+        return {uid: kube.kubectl(self.namespace, "get", "--raw",
+                                  f"/api/v1/namespaces/{self.namespace}/pods/{name}:8080/proxy/q/metrics")
+                for uid, (name, _, ready, terminating) in self.pods(
+                    f"app.kubernetes.io/instance=bench-{version},app.kubernetes.io/name=web-api").items()
+                if ready and not terminating}
 
     def selector(self, fault, version):
         if fault.part == "build":

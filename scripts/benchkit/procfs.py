@@ -109,16 +109,15 @@ KUBEPODS = [pathlib.Path(p) for p in ("/sys/fs/cgroup/cpuacct/kubepods", "/sys/f
 def pod_cpu_seconds():
     """{pod uid: CPU seconds since it started} of every pod of a kubelet running on this machine (the test node),
     {} where none does (minikube keeps its own in its VM or container)."""
+    root = next((r for r in KUBEPODS if r.is_dir()), None)
     found = {}
-    for root in (r for r in KUBEPODS if r.is_dir()):
-        for pod in [*root.glob("pod*"), *root.glob("*/pod*")]:
-            try:
-                if (pod / "cpuacct.usage").exists():
-                    found[pod.name[3:]] = int((pod / "cpuacct.usage").read_text()) / 1e9
-                else:
-                    usage = next(line for line in (pod / "cpu.stat").read_text().splitlines() if line.startswith("usage_usec"))
-                    found[pod.name[3:]] = int(usage.split()[1]) / 1e6
-            except (OSError, StopIteration, ValueError):
-                pass  # the pod went meanwhile
-        break
+    for pod in [*root.glob("pod*"), *root.glob("*/pod*")] if root else []:
+        try:
+            if (pod / "cpuacct.usage").exists():
+                found[pod.name[3:]] = int((pod / "cpuacct.usage").read_text()) / 1e9
+            else:
+                usage = next(line for line in (pod / "cpu.stat").read_text().splitlines() if line.startswith("usage_usec"))
+                found[pod.name[3:]] = int(usage.split()[1]) / 1e6
+        except (OSError, StopIteration, ValueError):
+            pass  # the pod went meanwhile
     return found

@@ -28,10 +28,11 @@ def answered(metrics, method, uri, status):
     return _requests(metrics, "count", method, uri, status), _requests(metrics, "sum", method, uri, status)
 
 
-def counter(metrics, name):
-    """A counter's value summed over its labels (0 when it was never incremented)."""
+def counter(metrics, name, *labels):
+    """A counter's value summed over its labels, or over the series that carry every label given (0 when it was
+    never incremented)."""
     return sum(float(line.rsplit(" ", 1)[1]) for line in metrics.splitlines()
-               if line.startswith(name + " ") or line.startswith(name + "{"))
+               if (line.startswith(name + " ") or line.startswith(name + "{")) and all(label in line for label in labels))
 
 
 def circuit_openings(metrics):
@@ -48,8 +49,7 @@ def read_retries(metrics):
 def calls_timed_out(metrics):
     """How many of web-api's calls to articles and authors reached their time-out (SmallRye Fault Tolerance's
     metrics): what tells a slow answer from a failed connection when a read came back degraded."""
-    return sum(float(line.rsplit(" ", 1)[1]) for line in metrics.splitlines()
-               if line.startswith("ft_timeout_calls_total{") and 'timedOut="true"' in line)
+    return counter(metrics, "ft_timeout_calls_total", 'timedOut="true"')
 
 
 def requests_served(metrics):
