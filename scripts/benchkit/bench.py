@@ -145,16 +145,20 @@ def warm_up(version, build, runs_dir, iterations=None):
             "throttling": targets.deltas(first["throttling"], last["throttling"])}
 
 
-def background(build, seconds):
-    """CPU seconds per second of each process of the build with no load at all (the outbox relays poll, health
-    probes, the JVM's own housekeeping): what a run's CPU includes whatever it serves."""
-    step(f"{build.version}: {seconds} s with no load, for the background rate")
-    before = build.snapshot()
+def background(builds, seconds):
+    """CPU seconds per second of each process of every build with no load at all (the outbox relays poll, health
+    probes, the JVM's own housekeeping): what a run's CPU includes whatever it serves. One quiet window for every
+    build at once: nothing is loaded, so each build's processes idle as they would alone, at the same moment."""
+    step(f"{', '.join(builds)}: {seconds} s with no load, for the background rate")
+    before = {version: build.snapshot() for version, build in builds.items()}
     time.sleep(seconds)
-    after = build.snapshot()
-    elapsed = after["time"] - before["time"]
-    return {process: (after["cpu_seconds"][process] - before["cpu_seconds"][process]) / elapsed
-            for process in after["cpu_seconds"]}
+    after = {version: build.snapshot() for version, build in builds.items()}
+    rates = {}
+    for version in builds:
+        elapsed = after[version]["time"] - before[version]["time"]
+        rates[version] = {process: (after[version]["cpu_seconds"][process] - before[version]["cpu_seconds"][process])
+                          / elapsed for process in after[version]["cpu_seconds"]}
+    return rates
 
 
 def order(versions, run):
@@ -228,8 +232,7 @@ def main(argv=None):
             environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}
         # After the warm-up: the threads a JVM starts on demand (carriers, compiler and GC threads) exist by now.
         environment["ergonomics"] = {version: build.ergonomics() for version, build in builds.items()}
-        environment["background_cpu_per_s"] = {version: background(build, BACKGROUND_SECONDS)
-                                               for version, build in builds.items()}
+        environment["background_cpu_per_s"] = background(builds, BACKGROUND_SECONDS)
         (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
         for scenario in args.scenarios.split(","):
             if scenario == "curve":

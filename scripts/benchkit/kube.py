@@ -2,9 +2,11 @@
 and k6 as a Job of the k6-job chart."""
 import json
 import os
+import queue
 import re
 import subprocess
 import sys
+import threading
 import time
 
 from . import ROOT, hsperf, info, k6
@@ -310,6 +312,55 @@ def k6_cpu_seconds(log):
     return parse_cgroup(log.split(CGROUP_BEGIN, 1)[1].split(CGROUP_END, 1)[0])["cpu_seconds"]
 
 
+def job_states(namespace, job):
+    """The Job's "succeeded,failed" counts as lines, one now and one at each change, from a kubectl watch (a
+    thread of its own), until the watch is stopped; the API server ends a watch now and then: then another."""
+    lines = queue.Queue()
+
+    def follow():
+        while not stopped.is_set():
+            watch = subprocess.Popen(["kubectl", "-n", namespace, "get", f"job/{job}", "--watch", "-o",
+                                      'jsonpath={.status.succeeded},{.status.failed}{"\\n"}'],
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            watches.append(watch)
+            if stopped.is_set():  # stopped while this watch started: stop() may not have seen it
+                watch.kill()
+            for line in watch.stdout:
+                lines.put(line.strip())
+            watch.wait()
+            stopped.wait(1)
+
+    stopped, watches = threading.Event(), []
+    threading.Thread(target=follow, daemon=True).start()
+    return lines, lambda: (stopped.set(), [watch.kill() for watch in watches])
+
+
+def await_job(namespace, job, what, every=5):
+    """The k6 exit code of a Job once it has ended: 0 when it succeeded, else its container's. The end is seen as it
+    happens (a watch, not a poll every few seconds); between changes, every few seconds, whether its pod cannot
+    start (waiting out the Job's deadline would not help), and every 30 s a line of progress."""
+    started = reported = time.monotonic()
+    lines, stop = job_states(namespace, job)
+    try:
+        while True:
+            try:
+                succeeded, _, failed = lines.get(timeout=every).partition(",")
+            except queue.Empty:
+                succeeded = failed = ""
+            if succeeded not in ("", "0"):
+                return 0
+            if failed not in ("", "0"):
+                return exit_code(namespace, job)
+            stuck = unschedulable(namespace, f"app.kubernetes.io/instance={job}")
+            if stuck:
+                raise SystemExit(f"k6 Job {job} cannot start: {stuck}")
+            if time.monotonic() - reported >= 30:
+                reported = time.monotonic()
+                info(f"… {what}: {reported - started:.0f}s")
+    finally:
+        stop()
+
+
 def run_k6_job(namespace, version, scenario, summary, settings, base_url):
     """k6/articles.js as a Job of the k6-job chart (the script from its ConfigMap), against the build's
     Service at base_url; its summary is read from the Job's log. Returns the k6 exit code (0 or 99) and the
@@ -319,22 +370,8 @@ def run_k6_job(namespace, version, scenario, summary, settings, base_url):
                                 *k6_job_values(version, scenario, settings, base_url)], capture_output=True, text=True)
     if installed.returncode:
         raise SystemExit(f"could not install the k6 Job {release}: {installed.stderr.strip()}")
-    started = time.monotonic()
-    code = None
     try:
-        while code is None:
-            status = json.loads(kubectl(namespace, "get", f"job/{release}", "-o", "json"))["status"]
-            if status.get("succeeded"):
-                code = 0
-            elif status.get("failed"):
-                code = exit_code(namespace, release)
-            else:
-                stuck = unschedulable(namespace, f"app.kubernetes.io/instance={release}")
-                if stuck:  # waiting out the Job's deadline would not help
-                    raise SystemExit(f"k6 Job {release} cannot start: {stuck}")
-                time.sleep(5)
-                if int(time.monotonic() - started) % 30 < 5:
-                    info(f"… {version} {scenario}: {time.monotonic() - started:.0f}s")
+        code = await_job(namespace, release, f"{version} {scenario}")
         log = kubectl(namespace, "logs", f"job/{release}", check=False)
         summary.with_suffix(".log").write_text(log)
         if code not in (0, k6.THRESHOLDS_CROSSED):  # aborted (k6/articles.js: the target unreachable), or worse

@@ -60,3 +60,21 @@ def test_a_warm_up_that_never_settles_stops_at_the_last_window(tmp_path, monkeyp
     monkeypatch.setattr(bench, "WARMUP_MAX_WINDOWS", 3)
     warmed = bench.warm_up("v1", FakeBuild([5.0] * 3), tmp_path, 30)
     assert len(warmed["windows"]) == 3 and not warmed["settled"]
+
+
+def test_the_background_rate_of_every_build_comes_from_one_quiet_window(monkeypatch):
+    slept = []
+    monkeypatch.setattr(bench.time, "sleep", slept.append)
+    builds = {"v1": FakeBuild([]), "v2": FakeBuild([])}
+    builds["v2"].cpu = 30.0  # a build that has served more before: its rate is still only what it used meanwhile
+
+    def idle_for(seconds):  # the quiet window: each build's clock moves, v1 uses 1.5 CPU s, v2 3 CPU s
+        slept.append(seconds)
+        for build, cpu in zip(builds.values(), (1.5, 3.0)):
+            build.clock += seconds
+            build.cpu += cpu
+    monkeypatch.setattr(bench.time, "sleep", idle_for)
+    rates = bench.background(builds, 10)
+    assert slept == [10]
+    assert rates == {"v1": {s: 0.05 for s in ("web-api", "articles", "authors")},
+                     "v2": {s: 0.1 for s in ("web-api", "articles", "authors")}}

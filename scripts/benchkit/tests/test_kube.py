@@ -73,3 +73,37 @@ def test_the_k6_job_s_own_cpu_from_its_log():
            f"{kube.CGROUP_END}\n")
     assert kube.k6_cpu_seconds(log) == 3.25
     assert kube.k6_cpu_seconds("text summary only\n") is None
+
+
+def fake_kubectl(tmp_path, monkeypatch, watched, pods):
+    """A kubectl on PATH: its watch of the Job prints the given "succeeded,failed" lines, then waits to be stopped;
+    `get pods` prints the given pods."""
+    (tmp_path / "pods.json").write_text(pods)
+    script = tmp_path / "kubectl"
+    script.write_text("#!/bin/sh\ncase \"$*\" in\n"
+                      f"  *--watch*) printf '{watched}'; exec sleep 600 ;;\n"
+                      f"  *'get pods'*) cat '{tmp_path / 'pods.json'}' ;;\n"
+                      "  *) exit 1 ;;\nesac\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{__import__('os').environ['PATH']}")
+
+
+def test_a_job_that_succeeds_is_seen_from_the_watch(tmp_path, monkeypatch):
+    fake_kubectl(tmp_path, monkeypatch, ",\\n,\\n1,\\n", '{"items": []}')
+    assert kube.await_job("ns", "k6-v1-closed", "v1 closed", every=30) == 0
+
+
+def test_a_job_that_failed_gives_its_containers_exit_code(tmp_path, monkeypatch):
+    pods = ('{"items": [{"metadata": {"name": "k6-0"}, "status": {"containerStatuses": ['
+            '{"state": {"terminated": {"exitCode": 99}}}]}}]}')
+    fake_kubectl(tmp_path, monkeypatch, ",\\n,1\\n", pods)
+    assert kube.await_job("ns", "k6-v1-closed", "v1 closed", every=30) == 99
+
+
+def test_a_job_whose_pod_cannot_start_stops_the_wait(tmp_path, monkeypatch):
+    import pytest
+    pods = ('{"items": [{"metadata": {"name": "k6-0"}, "status": {"conditions": [{"type": "PodScheduled", '
+            '"reason": "Unschedulable", "message": "0/1 nodes: Insufficient cpu"}]}}]}')
+    fake_kubectl(tmp_path, monkeypatch, ",\\n", pods)
+    with pytest.raises(SystemExit, match="cannot start: k6-0 is unschedulable: 0/1 nodes: Insufficient cpu"):
+        kube.await_job("ns", "k6-v1-closed", "v1 closed", every=30)

@@ -33,3 +33,37 @@ def test_the_jit_compiler_threads_cpu_from_proc():
         f"103 (vert.x-eventloo) S 1 1 1 0 -1 4194368 0 0 0 0 {50 * ticks} 0 0 0 20 0 1 0 5 0 0",
         f"104 (a (strange) name) S 1 1 1 0 -1 4194368 0 0 0 0 {7 * ticks} 0 0 0 20 0 1 0 5 0 0"])
     assert procfs.compiler_cpu_seconds(stats) == 5.0
+
+
+def test_a_clusters_snapshot_makes_its_kubectl_calls_together(monkeypatch):
+    """Each call waits at a barrier for the others of its kind: made one after the other, the first would wait
+    alone until the barrier's time-out and the snapshot would fail."""
+    import threading
+    from benchkit import kube, prometheus
+    build = object.__new__(targets.KubernetesBuild)
+    build.namespace, build.version = "ns", "v1"
+    build.targets = {name: f"deploy/bench-v1-{name}" for name in ("web-api", "articles", "authors")}
+    build.idle = ["deploy/bench-v2-web-api"]
+    build.forwards = {name: type("Forward", (), {"url": f"http://{name}"})() for name in build.targets}
+    cgroups = threading.Barrier(len(build.targets) + len(targets.KubernetesBuild.PODS) + len(build.idle), timeout=30)
+    jvms = threading.Barrier(2 * len(build.targets), timeout=30)
+
+    def cgroup(namespace, target):
+        cgroups.wait()
+        return {"cpu_seconds": 1.0 if "v2" in target else 2.0, "throttling": None}
+
+    def jvm_call(namespace, target):
+        jvms.wait()
+        return None
+    monkeypatch.setattr(kube, "cgroup_readings", cgroup)
+    monkeypatch.setattr(kube, "jvm_counters", jvm_call)
+    monkeypatch.setattr(kube, "task_stats", jvm_call)
+    monkeypatch.setattr(kube, "pod_states", lambda namespace: {})
+    monkeypatch.setattr(prometheus, "scrape", lambda url: url)
+    monkeypatch.setattr(prometheus, "requests_served", lambda scraped: {name: len(text) for name, text in scraped.items()})
+    snapshot = build.snapshot()
+    assert snapshot["cpu_seconds"] == {"web-api": 2.0, "articles": 2.0, "authors": 2.0, "postgres": 2.0, "kafka": 2.0}
+    assert snapshot["idle_cpu_seconds"] == 1.0
+    assert snapshot["requests"] == {"web-api": len("http://web-api"), "articles": len("http://articles"),
+                                    "authors": len("http://authors")}
+    assert snapshot["jvm"] == {"web-api": None, "articles": None, "authors": None}
