@@ -1,5 +1,6 @@
 package io.reactivebench.vthreadstall;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -22,6 +23,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * pooled connection, runs authors' query on PostgreSQL, gives the connection back and spends a little CPU (the JSON).
  */
 final class OverloadRun {
+    static final ObjectMapper JSON = new ObjectMapper();
+    /** What starts the line of a run's result on its standard output, for the parent to find. */
+    static final String RESULT = "RESULT ";
+
     private final Settings settings;
     private final ConnectionPool pool;
     private final Semaphore slots;
@@ -46,8 +51,9 @@ final class OverloadRun {
         try (ConnectionPool pool = ConnectionPool.create(settings, url); Evidence evidence = new Evidence(directory, url)) {
             Map<String, Object> result = new OverloadRun(settings, pool, evidence).load();
             result.put("run", run);
-            Files.writeString(directory.resolve("result.json"), Json.write(result));
-            System.out.println("RESULT " + Json.write(result));
+            String line = JSON.writeValueAsString(result);
+            Files.writeString(directory.resolve("result.json"), line);
+            System.out.println(RESULT + line);
         }
     }
 

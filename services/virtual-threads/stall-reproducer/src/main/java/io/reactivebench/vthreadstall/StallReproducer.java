@@ -1,5 +1,6 @@
 package io.reactivebench.vthreadstall;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -8,8 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Starts a real PostgreSQL, then runs {@code --runs} overload runs, each in a fresh JVM on the runtime under test
@@ -17,12 +16,6 @@ import java.util.regex.Pattern;
  * its thread dumps and JFR recording) and summary.txt.
  */
 public final class StallReproducer {
-    private static final Pattern STALLED = Pattern.compile("\"stalled_ms\":(\\d+|null)");
-    private static final Pattern LOOK_UPS = Pattern.compile("\"look_ups\":(\\d+),\"per_second\":(\\d+)");
-    private static final Pattern QUEUED_IDLE = Pattern.compile("\"runnable_queued_no_carrier_active\":true");
-    private static final Pattern KICKED = Pattern.compile("\"kicked\":true");
-    private static final Pattern JAVA = Pattern.compile("\"java\":\"([^\"]+)\"");
-
     private StallReproducer() {
     }
 
@@ -49,18 +42,16 @@ public final class StallReproducer {
         StringBuilder rows = new StringBuilder("run | look-ups | per s | stalls (ms)\n");
         try (Database database = new Database()) {
             for (int run = 1; run <= settings.runs(); run++) {
-                String line = runOnce(settings, database.url(), run);
+                JsonNode result = runOnce(settings, database.url(), run);
                 List<Long> stalls = new ArrayList<>();
-                Matcher stalled = STALLED.matcher(line);
-                while (stalled.find()) {
-                    stalls.add(stalled.group(1).equals("null") ? -1 : Long.parseLong(stalled.group(1)));
+                for (JsonNode stall : result.path("stalls")) {
+                    JsonNode stalled = stall.path("stalled_ms");
+                    stalls.add(stalled.isNumber() ? stalled.asLong() : -1);  // -1: still stalled when the run ended
+                    queuedIdle += stall.path("runnable_queued_no_carrier_active").asBoolean() ? 1 : 0;
+                    kicked += stall.path("kicked").asBoolean() ? 1 : 0;
                 }
-                queuedIdle += (int) QUEUED_IDLE.matcher(line).results().count();
-                kicked += (int) KICKED.matcher(line).results().count();
-                Matcher javaVersion = JAVA.matcher(line);
-                java = javaVersion.find() ? javaVersion.group(1) : java;
-                Matcher lookUps = LOOK_UPS.matcher(line);
-                String counts = lookUps.find() ? lookUps.group(1) + " | " + lookUps.group(2) : "run failed | ";
+                java = result.path("java").asText(java);
+                String counts = result.has("look_ups") ? result.get("look_ups") + " | " + result.get("per_second") : "run failed | ";
                 runsWithStall += stalls.isEmpty() ? 0 : 1;
                 durations.addAll(stalls);
                 rows.append(run).append(" | ").append(counts).append(" | ").append(stalls).append('\n');
@@ -76,7 +67,8 @@ public final class StallReproducer {
         System.out.print(summary);
     }
 
-    private static String runOnce(Settings settings, String url, int run) throws IOException, InterruptedException {
+    /** One run in a JVM of its own; its result (an empty object if it left none). */
+    private static JsonNode runOnce(Settings settings, String url, int run) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(settings.java(),
                 "-Djdk.virtualThreadScheduler.parallelism=" + settings.carriers(),
                 "--add-opens=java.base/java.lang=ALL-UNNAMED",
@@ -91,15 +83,16 @@ public final class StallReproducer {
         String result = "";
         try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line = out.readLine(); line != null; line = out.readLine()) {
-                if (line.startsWith("RESULT ")) {
-                    result = line;
+                if (line.startsWith(OverloadRun.RESULT)) {
+                    result = line.substring(OverloadRun.RESULT.length());
                 }
             }
         }
         int exit = process.waitFor();
         if (exit != 0 || result.isEmpty()) {
             System.err.println("run " + run + " exited " + exit + " without a result: see run-" + run + ".log");
+            return OverloadRun.JSON.createObjectNode();
         }
-        return result;
+        return OverloadRun.JSON.readTree(result);
     }
 }

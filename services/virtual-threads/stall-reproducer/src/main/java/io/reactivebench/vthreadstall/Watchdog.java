@@ -1,5 +1,6 @@
 package io.reactivebench.vthreadstall;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -89,8 +90,16 @@ final class Watchdog extends Thread {
             stall.put("kick_ran_ms_after_kick", kickedAt == 0 || kickRanAt.get() == 0 ? null : (kickRanAt.get() - kickedAt) / 1_000_000);
             stall.put("acquisition_timeouts_meanwhile", timeouts.get() - timeoutsBefore);
             stalls.add(stall);
-            System.err.println("stall: " + Json.write(stall.get("seen")) + " lasted " + stall.get("stalled_ms") + " ms"
+            System.err.println("stall: " + json(stall.get("seen")) + " lasted " + stall.get("stalled_ms") + " ms"
                     + (kickedAt != 0 ? ", kicked" : ""));
+        }
+    }
+
+    private static String json(Object value) {
+        try {
+            return OverloadRun.JSON.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            return String.valueOf(value);
         }
     }
 
