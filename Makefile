@@ -180,11 +180,14 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	@# priority while the local parts run, in the CPU those leave idle; the Kubernetes parts wait for them.
 	@mkdir -p $(dir $(BUILD_LOG))
 	@echo "==> Meanwhile, in the background (nice 19): the Kubernetes binaries (log in .local/logs/node-binaries.log)"
-	@setsid nice -n 19 $(MAKE) --no-print-directory node-binaries >.local/logs/node-binaries.log 2>&1 & binaries=$$!; \
+	@# Where the time goes, in any log of it: the minute each stage ends.
+	@started=$$(date +%s); at() { echo "$$(( ($$(date +%s) - started) / 60 )) min"; }; \
+	  setsid nice -n 19 $(MAKE) --no-print-directory node-binaries >.local/logs/node-binaries.log 2>&1 & binaries=$$!; \
 	  $(MAKE) --no-print-directory test-static test-services test-e2e || { kill -- -$$binaries 2>/dev/null; exit 1; }; \
-	  echo "==> Waiting for the Kubernetes binaries"; \
+	  echo "==> The local parts passed at $$(at); waiting for the Kubernetes binaries"; \
 	  wait $$binaries || { tail -30 .local/logs/node-binaries.log; exit 1; }; \
-	  $(MAKE) --no-print-directory test-k8s test-cluster
+	  echo "==> The Kubernetes binaries ready at $$(at)"; \
+	  $(MAKE) --no-print-directory test-k8s test-cluster && echo "==> make test passed in $$(at)"
 
 .PHONY: test-static
 test-static: benchkit ## Source audit (no SQL built at run time: scripts/check_sql.py, which first proves it bites); the harness's unit tests (pytest).

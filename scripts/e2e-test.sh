@@ -151,7 +151,7 @@ expect "the chaos report has its table" grep -qF "| authors stopped | v2 |" "$WO
 
 step "The sweep, one setting of v2 (make sweep varies each build's settings this way)"
 expect "v2's articles and authors restart with each pipelining limit, and the sweep writes its table" \
-  benchkit sweep --versions v2 --only "pipelining limit" --repeats 1 --iterations 30 --warmup 100 --results "$WORK/sweep" --k6 "$K6"
+  benchkit sweep --versions v2 --only "pipelining limit" --repeats 1 --iterations 30 --warmup 30 --results "$WORK/sweep" --k6 "$K6"
 expect "the sweep table names the setting, marks the chosen value, and v2 runs with it" bash -c "
   grep -qF '| pipelining limit (quarkus.datasource.reactive.postgresql.pipelining-limit) |' '$WORK/sweep/sweep.md' &&
   grep -qE '\| (1|256) \|.*chosen' '$WORK/sweep/sweep.md' &&
