@@ -5,6 +5,7 @@ the share of CPU samples that pass through each library.
 
 JFR comes with the JDK the services run on: `jcmd <pid> JFR.start` needs no restart and no agent; in a pod, through
 `kubectl exec` (the pod's image must have jcmd: the test node's base has it, a JRE-only image has not)."""
+import concurrent.futures
 import json
 import os
 import pathlib
@@ -74,11 +75,18 @@ def collapse(events):
     return folded
 
 
-def read(recording):
-    """The recording's CPU samples, collapsed."""
-    printed = subprocess.run([jdk_tool("jfr"), "print", "--json", "--events", "jdk.ExecutionSample", str(recording)],
+SAMPLE, PINNED = "jdk.ExecutionSample", "jdk.VirtualThreadPinned"
+
+
+def events(recording):
+    """The recording's CPU samples and pinned virtual threads (the profile settings record those of 20 ms and
+    longer), as `jfr print --json` writes them: {event type: [events]}. One jfr run (a JVM start) for both."""
+    printed = subprocess.run([jdk_tool("jfr"), "print", "--json", "--events", f"{SAMPLE},{PINNED}", str(recording)],
                              check=True, capture_output=True, text=True).stdout
-    return collapse(json.loads(printed)["recording"]["events"])
+    found = {SAMPLE: [], PINNED: []}
+    for event in json.loads(printed)["recording"]["events"]:
+        found.setdefault(event["type"], []).append(event)
+    return found
 
 
 JDK_POLLER = "sun.nio.ch.Poller"
@@ -95,13 +103,6 @@ def pinned(events):
         else:
             found.append(" < ".join(frames[:4]) or "(no stack trace)")
     return {"count": len(found), "where": found[:5], "jdk_pollers": pollers}
-
-
-def pins(recording):
-    """The recording's pinned virtual threads (the profile settings record those of 20 ms and longer)."""
-    printed = subprocess.run([jdk_tool("jfr"), "print", "--json", "--events", "jdk.VirtualThreadPinned", str(recording)],
-                             check=True, capture_output=True, text=True).stdout
-    return pinned(json.loads(printed)["recording"]["events"])
 
 
 def shares(folded):
@@ -202,13 +203,17 @@ def record(builds, versions, results, iterations):
                            {"ITERATIONS": str(iterations)})
         summary[version] = {}
         for service, jfr in recordings.items():
+            jfr.stop((directory / f"{version}-{service}.jfr").resolve())
+        # Each service's recording read by a jfr of its own, all at once (each is mostly a JVM starting).
+        with concurrent.futures.ThreadPoolExecutor(max_workers=len(recordings)) as pool:
+            printed = {service: pool.submit(events, directory / f"{version}-{service}.jfr") for service in recordings}
+        for service, found in printed.items():
             recording = directory / f"{version}-{service}.jfr"
-            jfr.stop(recording.resolve())
-            folded = read(recording)
+            folded = collapse(found.result()[SAMPLE])
             write_folded(folded, recording.with_suffix(".folded"))
             flame_graph(folded, recording.with_suffix(".svg"), f"{service} {version}")
-            found, samples = shares(folded)
-            summary[version][service] = {"samples": samples, "shares": found, "pins": pins(recording)}
+            shared, samples = shares(folded)
+            summary[version][service] = {"samples": samples, "shares": shared, "pins": pinned(found.result()[PINNED])}
     (directory / "profile.json").write_text(json.dumps(summary, indent=2))
     return summary
 

@@ -76,3 +76,23 @@ def test_pinned_virtual_threads_are_counted_but_the_jdks_own_pollers_apart():
     assert found["count"] == 1 and found["jdk_pollers"] == 1
     assert "com.example.Slow.<clinit>" in found["where"][0]
     assert profile.pinned([]) == {"count": 0, "where": [], "jdk_pollers": 0}
+
+
+def test_one_jfr_run_reads_a_real_recordings_samples_and_pins(tmp_path):
+    """A real JVM, busy for a moment under JFR's profile settings: its samples come back with its own frames."""
+    import subprocess
+    (tmp_path / "Busy.java").write_text("""
+        public class Busy {
+            public static void main(String[] args) {
+                long until = System.nanoTime() + 1_500_000_000L, x = 1;
+                while (System.nanoTime() < until) { x = x * 6364136223846793005L + 1; }
+                System.out.println(x == 0);
+            }
+        }""")
+    recording = tmp_path / "busy.jfr"
+    subprocess.run([profile.jdk_tool("java"), f"-XX:StartFlightRecording=filename={recording},settings=profile",
+                    str(tmp_path / "Busy.java")], check=True, capture_output=True)
+    found = profile.events(recording)
+    assert set(found) >= {profile.SAMPLE, profile.PINNED} and found[profile.PINNED] == []
+    folded = profile.collapse(found[profile.SAMPLE])
+    assert any(stack.endswith("Busy.main") for stack in folded), list(folded)[:5]
