@@ -85,7 +85,9 @@ def test_one_jfr_run_reads_a_real_recordings_samples_and_pins(tmp_path):
         public class Busy {
             public static void main(String[] args) {
                 long until = System.nanoTime() + 1_500_000_000L, x = 1;
-                while (System.nanoTime() < until) { x = x * 6364136223846793005L + 1; }
+                // The clock read once in a million turns: a thread in System.nanoTime (native until the JIT has
+                // compiled the loop) is not sampled as running Java, so the loop itself must be where time goes.
+                for (long i = 1; (i & 0xFFFFF) != 0 || System.nanoTime() < until; i++) { x = x * 6364136223846793005L + i; }
                 System.out.println(x == 0);
             }
         }""")
