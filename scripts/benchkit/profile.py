@@ -202,18 +202,19 @@ def record(builds, versions, results, iterations):
         builds[version].run("closed", directory / f"{version}-profile-run.json",
                            {"ITERATIONS": str(iterations)})
         summary[version] = {}
+        files = {service: directory / f"{version}-{service}.jfr" for service in recordings}
         for service, jfr in recordings.items():
-            jfr.stop((directory / f"{version}-{service}.jfr").resolve())
+            jfr.stop(files[service].resolve())
         # Each service's recording read by a jfr of its own, all at once (each is mostly a JVM starting).
-        with concurrent.futures.ThreadPoolExecutor(max_workers=len(recordings)) as pool:
-            printed = {service: pool.submit(events, directory / f"{version}-{service}.jfr") for service in recordings}
-        for service, found in printed.items():
-            recording = directory / f"{version}-{service}.jfr"
-            folded = collapse(found.result()[SAMPLE])
+        with concurrent.futures.ThreadPoolExecutor(max_workers=len(files)) as pool:
+            printed = {service: pool.submit(events, recording) for service, recording in files.items()}
+        for service, recording in files.items():
+            found = printed[service].result()
+            folded = collapse(found[SAMPLE])
             write_folded(folded, recording.with_suffix(".folded"))
             flame_graph(folded, recording.with_suffix(".svg"), f"{service} {version}")
             shared, samples = shares(folded)
-            summary[version][service] = {"samples": samples, "shares": shared, "pins": pinned(found.result()[PINNED])}
+            summary[version][service] = {"samples": samples, "shares": shared, "pins": pinned(found[PINNED])}
     (directory / "profile.json").write_text(json.dumps(summary, indent=2))
     return summary
 
