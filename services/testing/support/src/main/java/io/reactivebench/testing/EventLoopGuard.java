@@ -21,7 +21,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * checked every 10 ms (FrequentBlockedThreadChecks), with the blocked thread's stack from 50 ms on
  * (warning-exception-time). A report counts when that stack waits (sleeps, parks, waits on a monitor, reads
  * or polls a socket): a blocking call on an event loop, however short. A busy stack counts from 1 s on: a
- * cold JVM's class loading and first compilation also take an event loop beyond 50 ms, without blocking it.
+ * cold JVM's class loading and first compilation also take an event loop beyond 50 ms, without blocking it. So
+ * does a wait to take a lock (ReentrantLock, as entering a synchronized block, which shows as busy anyway): the
+ * holder's work is what it waits for, e.g. another thread building the same Jackson deserializer at first use.
  */
 public class EventLoopGuard implements BeforeAllCallback, AfterAllCallback {
     public static final String CHECKER_LOGGER = "io.vertx.core.impl.BlockedThreadChecker";
@@ -58,6 +60,9 @@ public class EventLoopGuard implements BeforeAllCallback, AfterAllCallback {
     /** The innermost frames of a thread that waits: sleeping, parked, in Object.wait, reading or polling a socket. */
     private static final List<String> WAITING = List.of("java.lang.Thread.sleep", "jdk.internal.misc.Unsafe.park",
             "java.lang.Object.wait", "sun.nio.ch.Net.poll", "sun.nio.ch.SocketDispatcher.read", "sun.nio.ch.NioSocketImpl.park");
+    /** A frame of taking a lock: the wait under it is for the holder's work, not for I/O. */
+    private static final List<String> LOCKING = List.of("java.util.concurrent.locks.ReentrantLock.lock",
+            "java.util.concurrent.locks.ReentrantReadWriteLock$ReadLock.lock", "java.util.concurrent.locks.ReentrantReadWriteLock$WriteLock.lock");
     private static final Pattern BLOCKED_FOR = Pattern.compile("blocked for (\\d+) ms");
 
     /** Whether a report of Vert.x's checker is a block this guard fails a test for (see the class comment). */
@@ -66,12 +71,16 @@ public class EventLoopGuard implements BeforeAllCallback, AfterAllCallback {
         if (blocked.find() && Long.parseLong(blocked.group(1)) >= BUSY_LIMIT_MS) {
             return true;
         }
-        return stack != null && stack.getStackTrace().length > 0 && waits(stack.getStackTrace()[0]);
+        if (stack == null || stack.getStackTrace().length == 0) {
+            return false;
+        }
+        StackTraceElement[] frames = stack.getStackTrace();
+        return matches(frames[0], WAITING) && Arrays.stream(frames).limit(8).noneMatch(frame -> matches(frame, LOCKING));
     }
 
-    private static boolean waits(StackTraceElement innermost) {
-        String frame = innermost.getClassName() + "." + innermost.getMethodName();
-        return WAITING.stream().anyMatch(frame::startsWith);
+    private static boolean matches(StackTraceElement frame, List<String> prefixes) {
+        String name = frame.getClassName() + "." + frame.getMethodName();
+        return prefixes.stream().anyMatch(name::startsWith);
     }
 
     /** What Vert.x reported since the last {@link #clear()} and counts (see {@link #counts}). */

@@ -12,7 +12,10 @@ import java.net.Socket;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -97,6 +100,52 @@ class EventLoopGuardTest {
         });
         awaitCheckerReport();
         assertEquals(List.of(), EventLoopGuard.reports());
+    }
+
+    @Test
+    void leavesAWaitForALockHeldByABusyThreadBelowOneSecondAlone() throws Exception {
+        var lock = new ReentrantLock();
+        var held = new CountDownLatch(1);
+        Thread holder = Thread.ofPlatform().start(() -> {
+            lock.lock();
+            try {
+                held.countDown();
+                long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(4 * LIMIT_MS);
+                while (System.nanoTime() < end) {
+                    Thread.onSpinWait(); // busy, as a first use that builds a Jackson deserializer is
+                }
+            } finally {
+                lock.unlock();
+            }
+        });
+        held.await();
+        vertx.runOnContext(ignored -> {
+            lock.lock();
+            lock.unlock();
+        });
+        awaitCheckerReport();
+        holder.join();
+        assertTrue(seen.stream().anyMatch(r -> r.getThrown() != null
+                && r.getThrown().getStackTrace()[0].getMethodName().equals("park")), "the event loop was reported parked");
+        assertEquals(List.of(), EventLoopGuard.reports());
+    }
+
+    @Test
+    void countsAnEventLoopThatAwaitsACondition() throws Exception {
+        var lock = new ReentrantLock();
+        Condition never = lock.newCondition();
+        vertx.runOnContext(ignored -> {
+            lock.lock();
+            try {
+                never.await(2 * LIMIT_MS, TimeUnit.MILLISECONDS); // a wait for an event, as a blocking call's
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                lock.unlock();
+            }
+        });
+        awaitCheckerReport();
+        assertFalse(EventLoopGuard.reports().isEmpty(), "Vert.x reported " + seen.size() + " blocks, the guard counted none");
     }
 
     @Test
