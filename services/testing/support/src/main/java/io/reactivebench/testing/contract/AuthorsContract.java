@@ -5,6 +5,8 @@ import static org.hamcrest.Matchers.equalTo;
 
 import io.reactivebench.testing.Fixtures;
 import io.restassured.http.ContentType;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -12,6 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /** The authors API, the same for every build. */
 public abstract class AuthorsContract extends ServiceContract {
@@ -27,6 +30,18 @@ public abstract class AuthorsContract extends ServiceContract {
                 .extract().jsonPath().getMap("$");
         assertEquals(Set.of("name", "twitter", "blog"), author.keySet());
         assertEquals(Fixtures.author("Niklas Heidloff"), author);
+    }
+
+    @Test
+    void theJdbcBuildsQueueEveryTransactionForAConnectionAndGiveEveryPlaceBack() {
+        assumeFalse(version.equals("v2"), "v2 has no JDBC pool: the reactive pool queues its own waiters");
+        double before = metric("jdbc_connection_queue_transactions_total");
+        int lookUps = 60; // more at once than the pool has connections (20 in v1, 10 in v3)
+        var answers = sendTogether(path() + "?name=" + URLEncoder.encode("Niklas Heidloff", StandardCharsets.UTF_8), lookUps);
+        assertEquals(Map.of(200, (long) lookUps), statuses(answers));
+        assertEquals(before + lookUps, metric("jdbc_connection_queue_transactions_total"), "each look-up waited its turn");
+        assertEquals(0, metric("jdbc_connection_queue_taken"), "every place was given back");
+        assertEquals(0, metric("jdbc_connection_queue_waiting"));
     }
 
     @Test

@@ -9,7 +9,19 @@ import static org.hamcrest.Matchers.emptyOrNullString;
 
 import io.reactivebench.testing.EventLoopGuard;
 import io.reactivebench.testing.PinnedThreadGuard;
+import io.restassured.RestAssured;
 import io.restassured.response.ValidatableResponse;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -59,6 +71,29 @@ public abstract class ServiceContract {
         String huge = "{\"title\":\"" + "x".repeat(20 * 1024) + "\"}"; // the limit is 16 KiB (edge.max-body-size)
         assertProblem(given().contentType("application/json").body(huge).post(path()).then(), 413)
                 .body("detail", containsString("16384 bytes"));
+    }
+
+    /** Sends {@code count} GET requests for {@code pathAndQuery} at once, each on a connection of its own; none may take over 15 s. */
+    protected static List<HttpResponse<String>> sendTogether(String pathAndQuery, int count) {
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(RestAssured.baseURI + ":" + RestAssured.port + pathAndQuery))
+                .timeout(Duration.ofSeconds(15)).build();
+        return IntStream.range(0, count)
+                .mapToObj(i -> client.sendAsync(request, HttpResponse.BodyHandlers.ofString()))
+                .toList().stream().map(CompletableFuture::join).toList();
+    }
+
+    /** How many answers had each status. */
+    protected static Map<Integer, Long> statuses(List<HttpResponse<String>> answers) {
+        return answers.stream().collect(Collectors.groupingBy(HttpResponse::statusCode, TreeMap::new, Collectors.counting()));
+    }
+
+    /** The sum of the Prometheus samples whose line starts with {@code prefix}. */
+    protected static double metric(String prefix) {
+        return given().get("/q/metrics").then().statusCode(200).extract().asString().lines()
+                .filter(line -> line.startsWith(prefix))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .sum();
     }
 
     /** Asserts an RFC 9457 problem answer with that status. */

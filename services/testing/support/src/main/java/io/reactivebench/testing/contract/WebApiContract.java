@@ -17,9 +17,6 @@ import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,12 +26,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -151,7 +145,7 @@ public abstract class WebApiContract extends ServiceContract {
     @Test
     void answersEveryAdmittedRequestWhileAllWaitForTheirLookUps() {
         authors.on("GET", authorsPath(), request -> authorReply(request.query("name")).after(AUTHOR_DELAY));
-        List<HttpResponse<String>> answers = sendTogether(20);
+        List<HttpResponse<String>> answers = sendTogether(path(), 20);
         assertEquals(Map.of(200, 20L), statuses(answers));
         for (HttpResponse<String> answer : answers) {
             assertEquals(expectedViews(List.of()), JsonPath.from(answer.body()).getList("$"));
@@ -167,7 +161,7 @@ public abstract class WebApiContract extends ServiceContract {
                 .after(Duration.ofSeconds(1))); // every admitted request stays in flight while the others arrive
         double shedBefore = metric("edge_requests_rejected_total{reason=\"overload\"");
 
-        List<HttpResponse<String>> answers = sendTogether(limit + extra);
+        List<HttpResponse<String>> answers = sendTogether(path(), limit + extra);
 
         assertEquals(Map.of(200, (long) limit, 503, (long) extra), statuses(answers));
         for (HttpResponse<String> shed : answers.stream().filter(a -> a.statusCode() == 503).toList()) {
@@ -319,19 +313,6 @@ public abstract class WebApiContract extends ServiceContract {
                 + "\"creationDate\":\"2026-01-01T00:00:00Z\"}";
     }
 
-    /** Sends {@code count} GET requests at once, each on a connection of its own; none may take over 15 s. */
-    private List<HttpResponse<String>> sendTogether(int count) {
-        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        HttpRequest request = HttpRequest.newBuilder(URI.create(RestAssured.baseURI + ":" + RestAssured.port + path()))
-                .timeout(Duration.ofSeconds(15)).build();
-        return IntStream.range(0, count)
-                .mapToObj(i -> client.sendAsync(request, HttpResponse.BodyHandlers.ofString()))
-                .toList().stream().map(CompletableFuture::join).toList();
-    }
-
-    private static Map<Integer, Long> statuses(List<HttpResponse<String>> answers) {
-        return answers.stream().collect(Collectors.groupingBy(HttpResponse::statusCode, TreeMap::new, Collectors.counting()));
-    }
 
     private static double fallbacks() {
         return metric("webapi_author_lookup_fallbacks_total");
@@ -339,14 +320,6 @@ public abstract class WebApiContract extends ServiceContract {
 
     private static double lookupRetries() {
         return metric("ft_retry_retries_total{method=\"io.reactivebench.webapi.client.AuthorsClient.findByName\"");
-    }
-
-    /** The sum of the Prometheus samples whose line starts with {@code prefix}. */
-    private static double metric(String prefix) {
-        return given().get("/q/metrics").then().statusCode(200).extract().asString().lines()
-                .filter(line -> line.startsWith(prefix))
-                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
-                .sum();
     }
 
     // The stand-ins are the downstream APIs' bases (quarkus.rest-client.*.url), which carry the version in production.
