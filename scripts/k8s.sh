@@ -291,9 +291,9 @@ chaos() {
   local results
   results="${RESULTS:-$ROOT/results/chaos-$(date -u +%Y%m%dT%H%M%SZ)-kubernetes}"
   # The clients reach web-api by its ClusterIP, so this runs where that routes: on the node itself (the test
-  # node), or beside `minikube tunnel`. Every fault, every deployed build; CHAOS_FAULTS to choose.
+  # node), or beside `minikube tunnel`. Every fault, every deployed build; CHAOS_FAULTS, CHAOS_VERSIONS, CHAOS_ROUNDS to choose.
   benchkit chaos --kubernetes "$NS" --results "$results" --k6 "$K6" --versions "${CHAOS_VERSIONS:-$(deployed_versions)}" \
-    ${CHAOS_FAULTS:+--faults "$CHAOS_FAULTS"} ${CHAOS_QUICK:+--quick}
+    ${CHAOS_FAULTS:+--faults "$CHAOS_FAULTS"} ${CHAOS_QUICK:+--quick} ${CHAOS_ROUNDS:+--rounds "$CHAOS_ROUNDS"}
   step "Done in $(elapsed). Open $results/chaos.html (or read chaos.md)."
 }
 

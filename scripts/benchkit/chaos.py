@@ -692,6 +692,23 @@ def timeline_chart(title, entry):
     return charts.outcome_timeline(title, line["per_second"], line["injected"], line["restoring"], OUTCOMES)
 
 
+def overload_rounds(overloads):
+    """Per build, when it ran overload more than once: how many runs had a degraded answer (a look-up that gave up:
+    how a stall shows) and the medians of what each run measured."""
+    by_version = {}
+    for r in overloads:
+        by_version.setdefault(r["version"], []).append(r)
+    if all(len(runs) < 2 for runs in by_version.values()):
+        return []
+    rows = [["build", "runs", "runs with a degraded answer", "degraded answers", "median accepted req/s",
+             "median accepted p99 ms", "runs passed"]]
+    for version, runs in by_version.items():
+        rows.append([version, len(runs), sum(1 for r in runs if r["outcomes"]["degraded"] > 0),
+                     sum(r["outcomes"]["degraded"] for r in runs), round(statistics.median(r["accepted_rps"] for r in runs)),
+                     round(statistics.median(r["accepted_p99_ms"] or 0 for r in runs)), sum(1 for r in runs if r["passed"])])
+    return rows
+
+
 def render(results, directory, where):
     faults = [r for r in results if "timeline" in r]
     overloads = [r for r in results if "timeline" not in r]
@@ -719,6 +736,7 @@ def render(results, directory, where):
                               f"{r['accepted_mean_ms']:.1f}", f"{r['server_mean_ms']:.1f}", f"{r['little_bound_ms']:.0f}",
                               f"{r['accepted_p99_ms'] or 0:.0f}",
                               r["peak_rss_mib"], mark(r["passed"])])
+    round_rows = overload_rounds(overloads)
     percent = lambda share: "–" if share is None else f"{100 * share:.0f} %"  # noqa: E731
     cpu_rows = [["fault", "build", "machine busy during fault", "max", "busy in seconds with an incomplete answer",
                  "busy in the other seconds", "cores per part during fault"]]
@@ -758,7 +776,7 @@ def render(results, directory, where):
                          "by Little's law their mean time in web-api (its own timer) is at most 200 / the accepted "
                          "rate. k6's mean adds the client's side: its own scheduling at thousands of requests a "
                          "second on the same cores, and the connection queue ahead of the edge.",
-                         [("", overload_rows)]))
+                         [("", overload_rows)] + ([("Per build, over the rounds", round_rows)] if round_rows else [])))
     sections.append(("Expectations", "PASS: every expectation held." if passed else "FAIL: see below.",
                      [("", check_rows)]))
     charts = {f"chaos-{r['fault'].replace(' ', '-')}-{r['version']}": timeline_chart(f"{r['fault']}, {r['version']}", r)
@@ -781,7 +799,12 @@ def main(argv=None):
     parser.add_argument("--faults", help="comma-separated fault names, 'overload' among them (default: all)")
     parser.add_argument("--versions", default=",".join(VERSIONS))
     parser.add_argument("--kubernetes", metavar="NAMESPACE", help="the builds deployed in this namespace, not the local stack")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="run every chosen fault (and overload) this many times, the builds in turn each round: "
+                             "to count something rare, such as a stall (default: 1)")
     args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error("--rounds must be 1 or more")
     platform = Cluster(args.kubernetes) if args.kubernetes else LocalStack()
 
     # before: k6 needs about 2 s to start sending, which leaves a few seconds of normal service before the fault.
@@ -807,13 +830,16 @@ def main(argv=None):
         run_k6(args.k6, version, platform.url(version), "warmup",
                {"VUS": timing["warmup_vus"], "WARMUP_ITERATIONS": timing["warmup_iterations"]}, work)
     results = []
-    for fault in chosen:
-        for version in args.versions.split(","):
-            step(f"{fault.name}, {version}: {fault.story}")
-            results.append(run_fault(fault, version, platform, args.k6, timing, work))
-    if "overload" in names:
-        for version in args.versions.split(","):
-            results.append(run_overload(version, platform.services(), args.k6, timing, work))
+    for turn in range(1, args.rounds + 1):
+        if args.rounds > 1:
+            step(f"round {turn} of {args.rounds}")
+        for fault in chosen:
+            for version in args.versions.split(","):
+                step(f"{fault.name}, {version}: {fault.story}")
+                results.append(run_fault(fault, version, platform, args.k6, timing, work))
+        if "overload" in names:
+            for version in args.versions.split(","):
+                results.append(run_overload(version, platform.services(), args.k6, timing, work))
     passed = render(results, args.results, platform.where)
     print(f"Chaos report: {args.results / 'chaos.md'} and {args.results / 'chaos.html'}")
     if not passed:

@@ -1,6 +1,8 @@
 import json
 import time
 
+import pytest
+
 from benchkit import chaos, kube
 
 
@@ -177,3 +179,28 @@ def test_web_apis_counters_grow_per_pod_over_the_pods_that_served_throughout():
     assert chaos.counter_growth(before, {"c": text(1, 1)}, chaos.circuit_openings) is None  # every pod replaced
     assert chaos.counter_growth(before, None, chaos.read_retries) is None
     assert chaos.counter_growth(before, {"a": text(1, 0), "c": text(5, 5)}, chaos.circuit_openings) == 1
+
+
+def _overload(version, degraded, rps, p99, passed=True):
+    return {"version": version, "outcomes": {"degraded": degraded}, "accepted_rps": rps, "accepted_p99_ms": p99,
+            "passed": passed}
+
+
+def test_overload_rounds_count_per_build_the_runs_with_a_degraded_answer_and_take_medians():
+    runs = [_overload("v1", 0, 900, 120), _overload("v3", 0, 1300, 90), _overload("v1", 0, 1000, 100),
+            _overload("v3", 12026, 1100, 400, passed=False), _overload("v1", 0, 950, 110), _overload("v3", 0, 1200, 95)]
+    assert chaos.overload_rounds(runs) == [
+        ["build", "runs", "runs with a degraded answer", "degraded answers", "median accepted req/s",
+         "median accepted p99 ms", "runs passed"],
+        ["v1", 3, 0, 0, 950, 110, 3],
+        ["v3", 3, 1, 12026, 1200, 95, 2]]
+
+
+def test_one_overload_run_per_build_needs_no_summary():
+    assert chaos.overload_rounds([_overload("v1", 0, 900, 120), _overload("v2", 3, 1900, 60)]) == []
+
+
+def test_rounds_must_be_at_least_one(capsys):
+    with pytest.raises(SystemExit):
+        chaos.main(["--rounds", "0"])
+    assert "--rounds must be 1 or more" in capsys.readouterr().err
