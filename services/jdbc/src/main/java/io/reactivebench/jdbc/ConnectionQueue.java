@@ -26,7 +26,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * add up until every caller sleeps beside idle ones, and the service stands still for that second (v3's stall,
  * docs/faults.md; AgroalHandOffTest shows the interleaving). Here a transaction holds a place until its connection is
  * back in the pool, so whoever holds a place finds a connection free and never waits in Agroal. The reactive pool
- * of v2 queues its waiters the same way: in order, with a time-out.
+ * of v2 queues its waiters the same way: in order, with a time-out. What borrows outside a transaction (the
+ * readiness check, Flyway at start-up) still waits in Agroal when the pool is busy; the next connection returned is
+ * handed to it, and until then a transaction arriving parks behind it for as long: a moment under load, not a second.
  */
 @Singleton
 public class ConnectionQueue {
