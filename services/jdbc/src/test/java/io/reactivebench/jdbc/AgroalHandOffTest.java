@@ -20,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -48,7 +49,7 @@ class AgroalHandOffTest {
         var parks = new Parks();
         try (AgroalDataSource pool = pool(1, timeout, parks)) {
             Connection held = pool.getConnection();
-            parks.onFirst = () -> close(held); // the holder is done just as the waiter parks
+            parks.onFirst.set(() -> close(held)); // the holder is done just as the waiter parks
 
             long start = System.nanoTime();
             try (Connection connection = pool.getConnection()) { // 3.2.1 looks once more when its time is up
@@ -65,9 +66,9 @@ class AgroalHandOffTest {
         try (AgroalDataSource pool = pool(1, Duration.ofSeconds(30), parks);
                 ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             Connection held = pool.getConnection();
-            parks.onFirst = () -> close(held);
+            parks.onFirst.set(() -> close(held));
             Future<Connection> first = threads.submit(() -> pool.getConnection());
-            awaitParked(pool, 1);
+            await(() -> pool.getMetrics().awaitingCount() == 1, "no caller parked in Agroal");
 
             try (Connection newcomer = pool.getConnection()) { // parks up to a second first, then scans
                 assertEquals(List.of(1L, 1L), parks.availableAtEach,
@@ -148,27 +149,19 @@ class AgroalHandOffTest {
                                 .jdbcUrl(postgres.getJdbcUrl("postgres", "postgres")))), parks);
         parks.pool = pool;
         // Opened up front: a caller that waits for a connection being opened is told to the listener too.
-        awaitAvailable(pool, size);
+        await(() -> pool.getMetrics().availableCount() == size, "Agroal did not open " + size + " connections");
         parks.availableAtEach.clear();
         return pool;
     }
 
-    private static void awaitParked(AgroalDataSource pool, long waiters) throws InterruptedException {
+    /** Waits, 30 s at most, until the condition holds; else fails naming what did not happen. */
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
         for (long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos(); System.nanoTime() < deadline; Thread.sleep(5)) {
-            if (pool.getMetrics().awaitingCount() == waiters) {
+            if (condition.getAsBoolean()) {
                 return;
             }
         }
-        throw new AssertionError("no caller parked in Agroal within 30 s");
-    }
-
-    private static void awaitAvailable(AgroalDataSource pool, long connections) throws InterruptedException {
-        for (long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos(); System.nanoTime() < deadline; Thread.sleep(5)) {
-            if (pool.getMetrics().availableCount() == connections) {
-                return;
-            }
-        }
-        throw new AssertionError("Agroal did not open " + connections + " connections within 30 s");
+        throw new AssertionError(what + " within 30 s");
     }
 
     private static void close(Connection connection) {
@@ -182,14 +175,14 @@ class AgroalHandOffTest {
     /** Each time a caller is about to park in Agroal: how many connections were idle then. */
     private static final class Parks implements AgroalDataSourceListener {
         final List<Long> availableAtEach = new CopyOnWriteArrayList<>();
-        final AtomicReference<Runnable> first = new AtomicReference<>();
+        /** Run by the first caller to park after it is set, and by no other. */
+        final AtomicReference<Runnable> onFirst = new AtomicReference<>();
         volatile AgroalDataSource pool;
-        volatile Runnable onFirst;
 
         @Override
         public void beforePoolBlock(long timeout) {
-            Runnable once = onFirst;
-            if (once != null && first.compareAndSet(null, once)) {
+            Runnable once = onFirst.getAndSet(null);
+            if (once != null) {
                 once.run();
             }
             availableAtEach.add(pool.getMetrics().availableCount());

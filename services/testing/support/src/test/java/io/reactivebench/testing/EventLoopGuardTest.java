@@ -92,12 +92,7 @@ class EventLoopGuardTest {
 
     @Test
     void leavesABusyEventLoopBelowOneSecondAlone() throws Exception {
-        vertx.runOnContext(ignored -> {
-            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(4 * LIMIT_MS);
-            while (System.nanoTime() < end) {
-                Thread.onSpinWait(); // busy, as class loading and a first compilation are
-            }
-        });
+        vertx.runOnContext(ignored -> busyFor(4 * LIMIT_MS)); // busy, as class loading and a first compilation are
         awaitCheckerReport();
         assertEquals(List.of(), EventLoopGuard.reports());
     }
@@ -110,10 +105,7 @@ class EventLoopGuardTest {
             lock.lock();
             try {
                 held.countDown();
-                long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(4 * LIMIT_MS);
-                while (System.nanoTime() < end) {
-                    Thread.onSpinWait(); // busy, as a first use that builds a Jackson deserializer is
-                }
+                busyFor(4 * LIMIT_MS); // busy, as a first use that builds a Jackson deserializer is
             } finally {
                 lock.unlock();
             }
@@ -162,6 +154,13 @@ class EventLoopGuardTest {
         }
         assertFalse(seen.isEmpty(), "Vert.x's checker reported nothing");
         Thread.sleep(100); // the block is over by now; later reports of it have arrived
+    }
+
+    private static void busyFor(long millis) {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
     }
 
     private static void sleep(Duration duration) {
