@@ -115,9 +115,9 @@ class AgroalHandOffTest {
                     all.add(threads.submit(() -> {
                         for (int i = 0; i < borrowsEach; i++) {
                             if (queue == null) {
-                                query(pool);
+                                borrowAndSelectOne(pool);
                             } else {
-                                queue.inTurn(() -> query(pool));
+                                queue.inTurn(() -> borrowAndSelectOne(pool));
                             }
                             done.incrementAndGet();
                         }
@@ -133,7 +133,7 @@ class AgroalHandOffTest {
         }
     }
 
-    private static Object query(AgroalDataSource pool) throws SQLException {
+    private static Object borrowAndSelectOne(AgroalDataSource pool) throws SQLException {
         try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
             return statement.execute("SELECT 1");
         }
