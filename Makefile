@@ -98,7 +98,7 @@ demo: build k6 benchkit ## Build, start the local stack, load each build in turn
 	@scripts/demo.sh
 
 .PHONY: chaos
-chaos: build k6 benchkit ## Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a fresh local stack, every build; writes results/chaos-<time>/chaos.html. CHAOS_FAULTS, CHAOS_VERSIONS, CHAOS_ROUNDS to choose.
+chaos: build k6 benchkit ## Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a fresh local stack, every build; writes results/chaos-<time>/chaos.html. CHAOS_FAULTS, CHAOS_VERSIONS, CHAOS_ROUNDS to choose; CHAOS_QUICK=1 for the short subset of make test.
 	@scripts/demo.sh chaos
 
 .PHONY: sweep

@@ -51,9 +51,9 @@ case $MODE in
     step "Done in $(elapsed). Open $RESULTS/report.html (or read report.md)."
     ;;
   chaos)
-    # CHAOS_FAULTS, CHAOS_VERSIONS, CHAOS_ROUNDS choose, as for make chaos-cluster (e.g. CHAOS_FAULTS=overload CHAOS_ROUNDS=30).
+    # CHAOS_FAULTS, CHAOS_VERSIONS, CHAOS_ROUNDS, CHAOS_QUICK choose, as for make chaos-cluster (e.g. CHAOS_FAULTS=overload CHAOS_ROUNDS=30).
     benchkit chaos --results "$RESULTS" --k6 "$K6" ${CHAOS_FAULTS:+--faults "$CHAOS_FAULTS"} \
-      ${CHAOS_VERSIONS:+--versions "$CHAOS_VERSIONS"} ${CHAOS_ROUNDS:+--rounds "$CHAOS_ROUNDS"}
+      ${CHAOS_VERSIONS:+--versions "$CHAOS_VERSIONS"} ${CHAOS_ROUNDS:+--rounds "$CHAOS_ROUNDS"} ${CHAOS_QUICK:+--quick}
     step "Done in $(elapsed). Open $RESULTS/chaos.html (or read chaos.md)."
     ;;
   sweep)

@@ -459,7 +459,24 @@ def await_healthy(web_api, version, timeout=180):
         time.sleep(0.3 if streak else 1)
 
 
-def run_fault(fault, version, platform, k6, timing, work):
+def settled(outcomes, since, seconds):
+    """Whether k6's answers so far end in `seconds` of complete ones, all after `since`."""
+    if not outcomes:
+        return False
+    latest = max(at for at, _ in outcomes)
+    last_bad = max((at for at, outcome in outcomes if outcome != "complete"), default=since)
+    return latest - max(since, last_bad) >= seconds
+
+
+def await_settled(samples, since, seconds, deadline):
+    """Until the answers k6 has written end in `seconds` of complete ones since the part came back, or until the
+    deadline: a build that has recovered is not kept under load for the whole `after`, one that has not gets all
+    of it (and the report's checks judge it)."""
+    while time.time() < deadline and not settled(samples.read().outcomes, since, seconds):
+        time.sleep(1)
+
+
+def run_fault(fault, version, platform, k6_binary, timing, work):
     web_api = platform.url(version)
     replicas = platform.replicas(fault, version)
     await_healthy(web_api, version)
@@ -472,12 +489,12 @@ def run_fault(fault, version, platform, k6, timing, work):
     cpu = CpuRecorder(getattr(platform, "namespace", None))
     cpu.start()
 
-    # The load lasts until `after` seconds once the part is back, however long it took to come back: k6 is
-    # given room for the longest restart the stack waits for, and stopped then.
+    # The load lasts until the answers have settled once the part is back (at most `after` seconds), however long
+    # it took to come back: k6 is given room for the longest restart the stack waits for, and stopped then.
     duration = timing["before"] + timing["fault"] + RESTORE_LIMIT_SECONDS + timing["after"]
     k6_result, enough = {}, threading.Event()
     load = threading.Thread(target=lambda: k6_result.update(zip(("samples", "summary"), run_k6(
-        k6, version, web_api, "steady", {"RATE": timing["rate"], "DURATION": f"{duration}s"}, work, enough))))
+        k6_binary, version, web_api, "steady", {"RATE": timing["rate"], "DURATION": f"{duration}s"}, work, enough))))
     writer = Writer(f"{web_api}/{version}/articles", timing["writes"], tag)
     load.start()
     writer.start()
@@ -490,7 +507,7 @@ def run_fault(fault, version, platform, k6, timing, work):
     restoring = time.time()
     platform.act(fault.restore, fault, version)
     restored = time.time()  # a restarted service is ready; a restarted server accepts connections
-    time.sleep(max(0, restored + timing["after"] - time.time()))
+    await_settled(k6.Samples(work / "k6.csv"), restored, timing["settled"], restored + timing["after"])
     enough.set()
     load.join()
     writer.done.set()
@@ -808,9 +825,11 @@ def main(argv=None):
     platform = Cluster(args.kubernetes) if args.kubernetes else LocalStack()
 
     # before: k6 needs about 2 s to start sending, which leaves a few seconds of normal service before the fault.
-    # after: how long the load goes on once the part is back (each platform says why).
+    # after: the longest the load goes on once the part is back (each platform says why); it ends sooner once the
+    # last `settled` seconds of answers were all complete: two of web-api's breaker delays (5 s), so a circuit that
+    # closed and would open again shows within them.
     timing = {"rate": 40, "writes": 4, "before": 6, "fault": platform.fault_seconds(args.quick),
-              "after": platform.after_seconds(args.quick), "drain": 60,
+              "after": platform.after_seconds(args.quick), "settled": 10, "drain": 60,
               # The short subset runs in make test after make bench has warmed every build: a third of it then.
               "warmup_vus": 20, "warmup_iterations": 30 if args.quick else 100,
               "probe_vus": 50, "probe_iterations": 100, "overload": 20}

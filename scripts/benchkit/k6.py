@@ -1,6 +1,7 @@
 """k6: the one runner for a local k6 process, and the reading of what k6 wrote (its summary JSON and its
 per-request CSV samples). The in-cluster runner (kube.K6Job) reads the same summary out of a Job's log."""
 import csv
+import io
 import os
 import re
 import resource
@@ -116,15 +117,39 @@ def metrics(summary):
     }
 
 
-def read_samples(path):
-    """[(time s, outcome)] and [(time s, duration ms, status)] from k6's CSV output."""
-    outcomes, durations = [], []
-    with open(path, newline="") as file:
-        for row in csv.DictReader(file):
+class Samples:
+    """k6's CSV output, read as it grows: each read() takes the whole lines written since the one before (k6 writes
+    its samples out every second, so the last line may be half written). outcomes: [(time s, outcome)];
+    durations: [(time s, duration ms, status)]."""
+
+    def __init__(self, path):
+        self.path, self.offset, self.columns = path, 0, None
+        self.outcomes, self.durations = [], []
+
+    def read(self):
+        try:
+            with open(self.path, "rb") as file:
+                file.seek(self.offset)
+                written = file.read()
+        except FileNotFoundError:  # k6 has not started writing
+            return self
+        whole = written[:written.rfind(b"\n") + 1]
+        self.offset += len(whole)
+        rows = csv.reader(io.StringIO(whole.decode(), newline=""))
+        if self.columns is None:
+            self.columns = next(rows, None)
+        for values in rows:
+            row = dict(zip(self.columns, values))
             at = int(row["timestamp"]) / 1000
             if row["metric_name"] == "request_outcomes":
                 tag = re.search(r"outcome=(\w+)", row.get("extra_tags") or "")
-                outcomes.append((at, tag.group(1) if tag else "failed"))
+                self.outcomes.append((at, tag.group(1) if tag else "failed"))
             elif row["metric_name"] == "http_req_duration":
-                durations.append((at, float(row["metric_value"]), row["status"]))
-    return outcomes, durations
+                self.durations.append((at, float(row["metric_value"]), row["status"]))
+        return self
+
+
+def read_samples(path):
+    """[(time s, outcome)] and [(time s, duration ms, status)] from k6's CSV output, once k6 has ended."""
+    samples = Samples(path).read()
+    return samples.outcomes, samples.durations

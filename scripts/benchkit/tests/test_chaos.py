@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from benchkit import chaos, kube
+from benchkit import chaos, k6, kube
 
 
 def pod(uid, name, restarts=0, ready=True, terminating=False):
@@ -204,3 +204,33 @@ def test_rounds_must_be_at_least_one(capsys):
     with pytest.raises(SystemExit):
         chaos.main(["--rounds", "0"])
     assert "--rounds must be 1 or more" in capsys.readouterr().err
+
+
+def test_a_run_settles_after_its_seconds_of_complete_answers_counted_from_the_part_back_or_the_last_bad_one():
+    back = 100.0
+    complete_since_back = [(back + t / 2, "complete") for t in range(21)]  # 10 s of complete answers
+    assert chaos.settled(complete_since_back, back, 10)
+    assert not chaos.settled(complete_since_back[:-1], back, 10)
+    # a degraded answer restarts the count; one before the part was back does not count against it
+    assert not chaos.settled(complete_since_back + [(back + 4, "degraded")], back, 10)
+    assert chaos.settled([(back - 1, "degraded")] + complete_since_back, back, 10)
+    assert not chaos.settled([], back, 10)
+
+
+def test_the_wait_for_settled_answers_reads_k6s_samples_as_they_are_written_and_ends_at_the_deadline(tmp_path):
+    samples = tmp_path / "k6.csv"
+    samples.write_text("metric_name,timestamp,metric_value,status,extra_tags\n")
+    now = time.time()
+    with samples.open("a") as csv:  # 11 s of complete answers, the last line half written
+        for tenth in range(0, 111):
+            csv.write(f"request_outcomes,{int((now - 11 + tenth / 10) * 1000)},1,,outcome=complete\n")
+        csv.write("request_outcomes,17")
+    started = time.monotonic()
+    chaos.await_settled(k6.Samples(samples), now - 11, 10, deadline=now + 30)
+    assert time.monotonic() - started < 1, "settled: no wait"
+    degraded = tmp_path / "degraded.csv"
+    degraded.write_text("metric_name,timestamp,metric_value,status,extra_tags\n"
+                        f"request_outcomes,{int(now * 1000)},1,,outcome=degraded\n")
+    started = time.monotonic()
+    chaos.await_settled(k6.Samples(degraded), now - 11, 10, deadline=time.time() + 1.5)
+    assert 1 <= time.monotonic() - started < 5, "not settled: waited until the deadline"

@@ -70,6 +70,19 @@ def test_read_samples(tmp_path):
     assert durations == [(1700000000.0, 12.5, "200")]
 
 
+
+def test_samples_are_read_on_as_k6_writes_them_a_half_written_line_only_once_whole(tmp_path):
+    csv = tmp_path / "k6.csv"
+    samples = k6.Samples(csv)
+    assert samples.read().outcomes == [], "k6 has not written yet"
+    csv.write_text("metric_name,timestamp,metric_value,status,extra_tags\n"
+                   "request_outcomes,1700000000500,1,,outcome=complete\n"
+                   "request_outcomes,17000000010")
+    assert samples.read().outcomes == [(1700000000.5, "complete")]
+    with csv.open("a") as file:
+        file.write("00,1,,outcome=shed\n")
+    assert samples.read().outcomes == [(1700000000.5, "complete"), (1700000001.0, "shed")]
+
 # A stand-in for the k6 binary: runs until SIGINT, then writes its summary and exits as k6 does (105); says when
 # it listens for the signal (a file beside the summary).
 STAND_IN = """#!/usr/bin/env python3
