@@ -176,17 +176,18 @@ $(BUILD_STAMP): $(SERVICE_SOURCES)
 
 .PHONY: test
 test: ## Run every test: source audit, contract suites, end-to-end and faults on the local stack, manifests offline, a real node.
-	@# The Kubernetes binaries (20 minutes of compiling the first time) build in the background at the lowest
-	@# priority while the local parts run, in the CPU those leave idle; the Kubernetes parts wait for them.
+	@# What the node needs (the Kubernetes binaries: 20 minutes of compiling the first time; helm; Debian's
+	@# packages) is prepared in the background at the lowest priority while the local parts run, in the CPU those
+	@# leave idle; the Kubernetes parts wait for it.
 	@mkdir -p $(dir $(BUILD_LOG))
-	@echo "==> Meanwhile, in the background (nice 19): the Kubernetes binaries (log in .local/logs/node-binaries.log)"
+	@echo "==> Meanwhile, in the background (nice 19): what the Kubernetes parts need (log in .local/logs/node-binaries.log)"
 	@# Where the time goes, in any log of it: the minute each stage ends.
 	@started=$$(date +%s); at() { echo "$$(( ($$(date +%s) - started) / 60 )) min"; }; \
-	  setsid nice -n 19 $(MAKE) --no-print-directory node-binaries >.local/logs/node-binaries.log 2>&1 & binaries=$$!; \
+	  setsid nice -n 19 $(MAKE) --no-print-directory node-prerequisites >.local/logs/node-binaries.log 2>&1 & binaries=$$!; \
 	  $(MAKE) --no-print-directory test-static test-services test-e2e || { kill -- -$$binaries 2>/dev/null; exit 1; }; \
-	  echo "==> The local parts passed at $$(at); waiting for the Kubernetes binaries"; \
+	  echo "==> The local parts passed at $$(at); waiting for what the Kubernetes parts need"; \
 	  wait $$binaries || { tail -30 .local/logs/node-binaries.log; exit 1; }; \
-	  echo "==> The Kubernetes binaries ready at $$(at)"; \
+	  echo "==> What the Kubernetes parts need is ready at $$(at)"; \
 	  $(MAKE) --no-print-directory test-k8s test-cluster && echo "==> make test passed in $$(at)"
 
 .PHONY: test-static
@@ -298,7 +299,10 @@ kube-tools: $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(ETC
 node-binaries: kube-tools $(KUBELET) $(KUBE_PROXY) $(COREDNS) $(PAUSE) $(POSTGRES_OPERATOR) $(CALICO_FELIX) $(CALICO_CNI) ## What make test-cluster's node compiles from the Go module proxy: kube-tools, kubelet, kube-proxy, CoreDNS, pause, the Zalando operator, Calico.
 
 .PHONY: node-tools
-node-tools: node-binaries k6 helm ## The real node of make test-cluster: node-binaries, k6, helm; containerd, runc, CNI, buildah, mmdebstrap, ipset from Debian.
+node-tools: node-prerequisites k6 ## The real node of make test-cluster: node-prerequisites and k6.
+
+.PHONY: node-prerequisites
+node-prerequisites: node-binaries helm ## What the node needs that make test prepares in the background: node-binaries, helm; containerd, runc, CNI, buildah, mmdebstrap, ipset from Debian.
 	@scripts/test-cluster/install-packages.sh $(NODE_DEB_PACKAGES)
 $(LOCALBIN)/kube-%-$(KUBE_VERSION):
 	@echo "==> Building kube-$* $(KUBE_VERSION) from the Go module proxy (several minutes the first time)"
