@@ -140,10 +140,14 @@ public abstract class WebApiContract extends ServiceContract {
     /**
      * As many requests as the in-flight limit admits (20 in the test profile), each waiting for its five
      * author look-ups, all complete: the look-ups never wait for the threads that wait for them (v1's test
-     * profile has fewer worker threads than the limit).
+     * profile has fewer worker threads than the limit). Were they to wait, every look-up would time out. A first
+     * burst without the stand-in's delay, whose answers are not checked, warms the path and opens the connections:
+     * on the cold JVM of a busy machine one of a hundred first look-ups at once outlasted the 1 s time-out.
      */
     @Test
     void answersEveryAdmittedRequestWhileAllWaitForTheirLookUps() {
+        authors.on("GET", authorsPath(), request -> authorReply(request.query("name")));
+        assertEquals(Map.of(200, 20L), statuses(sendTogether(path(), 20)));
         authors.on("GET", authorsPath(), request -> authorReply(request.query("name")).after(AUTHOR_DELAY));
         List<HttpResponse<String>> answers = sendTogether(path(), 20);
         assertEquals(Map.of(200, 20L), statuses(answers));
