@@ -70,7 +70,6 @@ def test_read_samples(tmp_path):
     assert durations == [(1700000000.0, 12.5, "200")]
 
 
-
 def test_samples_are_read_on_as_k6_writes_them_a_half_written_line_only_once_whole(tmp_path):
     csv = tmp_path / "k6.csv"
     samples = k6.Samples(csv)
