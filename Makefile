@@ -198,7 +198,8 @@ test-static: benchkit ## Source audit (no SQL built at run time: scripts/check_s
 
 .PHONY: test-services
 test-services: ## The contract suites of every build, on real PostgreSQL and Kafka (Maven).
-	$(MVNW) install
+	@# A failure's name and message come last, where a log read from its end shows them.
+	@started=$$(date +%s); $(MVNW) install || { python3 scripts/test-failures.py --since $$started; exit 1; }
 	@mkdir -p $(dir $(BUILD_STAMP)) && touch $(BUILD_STAMP)
 
 .PHONY: test-e2e

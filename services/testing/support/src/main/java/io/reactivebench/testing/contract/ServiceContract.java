@@ -75,12 +75,17 @@ public abstract class ServiceContract {
 
     /** Sends {@code count} GET requests for {@code pathAndQuery} at once, each on a connection of its own; none may take over 15 s. */
     protected static List<HttpResponse<String>> sendTogether(String pathAndQuery, int count) {
+        return startTogether(pathAndQuery, count).stream().map(CompletableFuture::join).toList();
+    }
+
+    /** {@link #sendTogether} without waiting: the answers as they come. */
+    protected static List<CompletableFuture<HttpResponse<String>>> startTogether(String pathAndQuery, int count) {
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         HttpRequest request = HttpRequest.newBuilder(URI.create(RestAssured.baseURI + ":" + RestAssured.port + pathAndQuery))
                 .timeout(Duration.ofSeconds(15)).build();
         return IntStream.range(0, count)
                 .mapToObj(i -> client.sendAsync(request, HttpResponse.BodyHandlers.ofString()))
-                .toList().stream().map(CompletableFuture::join).toList();
+                .toList();
     }
 
     /** How many answers had each status. */
@@ -94,6 +99,22 @@ public abstract class ServiceContract {
                 .filter(line -> line.startsWith(prefix))
                 .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
                 .sum();
+    }
+
+    /** The metric as soon as it reads {@code expected}, or as it reads after {@code atMost}. */
+    protected static double awaitMetric(String prefix, double expected, Duration atMost) {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        double value = metric(prefix);
+        while (value != expected && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            value = metric(prefix);
+        }
+        return value;
     }
 
     /** Asserts an RFC 9457 problem answer with that status. */

@@ -27,6 +27,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
@@ -77,7 +80,8 @@ public abstract class WebApiContract extends ServiceContract {
         List<String> looked = authors.requests("GET", authorsPath()).stream().map(r -> r.query("name")).sorted().toList();
         assertEquals(Fixtures.AUTHORS.stream().map(a -> a.get("name")).sorted().toList(), looked);
         assertEquals(5, authors.maxInFlight(), "author look-ups in flight together");
-        assertTrue(took.compareTo(AUTHOR_DELAY.multipliedBy(2)) < 0, "took " + took + ", sequential look-ups?");
+        // In flight together is the proof; the time only has to be under what one after the other takes at least.
+        assertTrue(took.compareTo(AUTHOR_DELAY.multipliedBy(5)) < 0, "took " + took + ", sequential look-ups?");
     }
 
     @Test
@@ -141,19 +145,21 @@ public abstract class WebApiContract extends ServiceContract {
      * As many requests as the in-flight limit admits (20 in the test profile), each waiting for its five
      * author look-ups, all complete: the look-ups never wait for the threads that wait for them (v1's test
      * profile has fewer worker threads than the limit). Were they to wait, every look-up would time out. A first
-     * burst without the stand-in's delay, whose answers are not checked, warms the path and opens the connections:
-     * on the cold JVM of a busy machine one of a hundred first look-ups at once outlasted the 1 s time-out.
+     * such burst, whose views are not checked, warms the path and opens all hundred connections to authors: on the
+     * cold JVM of a busy machine one of a hundred first look-ups at once outlasted the 1 s time-out.
      */
     @Test
     void answersEveryAdmittedRequestWhileAllWaitForTheirLookUps() {
-        authors.on("GET", authorsPath(), request -> authorReply(request.query("name")));
-        assertEquals(Map.of(200, 20L), statuses(sendTogether(path(), 20)));
         authors.on("GET", authorsPath(), request -> authorReply(request.query("name")).after(AUTHOR_DELAY));
+        assertEquals(Map.of(200, 20L), statuses(sendTogether(path(), 20)), "the warm-up burst");
+        authors.resetCounts();
         List<HttpResponse<String>> answers = sendTogether(path(), 20);
         assertEquals(Map.of(200, 20L), statuses(answers));
-        for (HttpResponse<String> answer : answers) {
-            assertEquals(expectedViews(List.of()), JsonPath.from(answer.body()).getList("$"));
-        }
+        List<Map<String, Object>> expected = expectedViews(List.of());
+        List<String> incomplete = answers.stream().map(answer -> JsonPath.from(answer.body()).<Map<String, Object>>getList("$"))
+                .filter(views -> !expected.equals(views)).map(Object::toString).toList();
+        assertEquals(List.of(), incomplete, "answers unlike the expected views (" + authors.requests("GET", authorsPath()).size()
+                + " look-ups reached authors, at most " + authors.maxInFlight() + " at once)");
     }
 
     /** Requests beyond the in-flight limit (20 in the test profile) are turned away at once, not queued. */
@@ -161,11 +167,22 @@ public abstract class WebApiContract extends ServiceContract {
     void turnsAwayRequestsBeyondTheInFlightLimitWithRetryAfter() {
         int limit = 20;
         int extra = 10;
-        articles.on("GET", articlesPath(), request -> Reply.json(200, Json.write(Fixtures.newestArticles()))
-                .after(Duration.ofSeconds(1))); // every admitted request stays in flight while the others arrive
+        // Every admitted request stays in flight while the others arrive: articles answers once the turned-away
+        // ones have their answers, or after 1 s (under the 1.5 s time-out of web-api's call), whichever is first.
+        CountDownLatch turnedAway = new CountDownLatch(extra);
+        articles.on("GET", articlesPath(), request -> {
+            awaitQuietly(turnedAway, Duration.ofSeconds(1));
+            return Reply.json(200, Json.write(Fixtures.newestArticles()));
+        });
         double shedBefore = metric("edge_requests_rejected_total{reason=\"overload\"");
 
-        List<HttpResponse<String>> answers = sendTogether(path(), limit + extra);
+        List<CompletableFuture<HttpResponse<String>>> sent = startTogether(path(), limit + extra);
+        sent.forEach(answer -> answer.thenAccept(response -> {
+            if (response.statusCode() == 503) {
+                turnedAway.countDown();
+            }
+        }));
+        List<HttpResponse<String>> answers = sent.stream().map(CompletableFuture::join).toList();
 
         assertEquals(Map.of(200, (long) limit, 503, (long) extra), statuses(answers));
         for (HttpResponse<String> shed : answers.stream().filter(a -> a.statusCode() == 503).toList()) {
@@ -174,7 +191,9 @@ public abstract class WebApiContract extends ServiceContract {
             assertEquals(503, JsonPath.from(shed.body()).getInt("status"));
         }
         assertEquals(shedBefore + extra, metric("edge_requests_rejected_total{reason=\"overload\""));
-        assertEquals(0, metric("edge_requests_in_flight"), "admitted requests still counted after their answers");
+        // The count drops once an answer has been written, which the client may read an instant before.
+        assertEquals(0, awaitMetric("edge_requests_in_flight", 0, Duration.ofSeconds(5)),
+                "admitted requests still counted after their answers");
     }
 
     @Test
@@ -317,6 +336,15 @@ public abstract class WebApiContract extends ServiceContract {
                 + "\"creationDate\":\"2026-01-01T00:00:00Z\"}";
     }
 
+
+    /** Waits up to {@code atMost} for the latch, as a stand-in's route (which cannot throw) must. */
+    private static void awaitQuietly(CountDownLatch latch, Duration atMost) {
+        try {
+            latch.await(atMost.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
 
     private static double fallbacks() {
         return metric("webapi_author_lookup_fallbacks_total");
