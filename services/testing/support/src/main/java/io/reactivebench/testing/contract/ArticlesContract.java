@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** The articles API, the same for every build. Tests add articles, so none relies on exact seed positions. */
 public abstract class ArticlesContract extends ServiceContract {
-    private static final Duration OUTAGE = Duration.ofSeconds(12);
+    private static final Duration OUTAGE = Duration.ofSeconds(5);
     private static final Set<String> ARTICLE_FIELDS = Set.of("id", "title", "url", "author", "creationDate");
 
     protected ArticlesContract(String version) {
@@ -144,7 +144,7 @@ public abstract class ArticlesContract extends ServiceContract {
             }
             given().get("/q/health/ready").then().statusCode(200);
             assertEquals(title(newest(given().queryParam("amount", 1)).get(0)), titles.get(1));
-            // Down for longer than the producer's delivery timeout (8 s): the first attempts fail for good.
+            // Down for longer than the producer's delivery timeout (3 s in the test profile): the first attempts fail for good.
             Thread.sleep(OUTAGE.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
