@@ -20,8 +20,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * <p>In the tests an event loop may run 50 ms at a time (%test.quarkus.vertx.max-event-loop-execute-time),
  * checked every 10 ms (FrequentBlockedThreadChecks), with the blocked thread's stack from 50 ms on
  * (warning-exception-time). A report counts when that stack waits (sleeps, parks, waits on a monitor, reads
- * or polls a socket): a blocking call on an event loop, however short. A busy stack counts from 1 s on: a
- * cold JVM's class loading and first compilation also take an event loop beyond 50 ms, without blocking it. So
+ * or polls a socket): a blocking call on an event loop, however short. A busy stack counts from 10 s on, as in
+ * the end-to-end suite's logs (benchkit/blocked.py): a cold JVM's class loading and first compilation also take
+ * an event loop beyond 50 ms without blocking it, and a cold make test here, beside the background's compile,
+ * logged 1.0 s in web-api's start-up (TCPServerBase.listen) and the end-to-end stack's start 2.2 s. So
  * does a wait to take a lock (ReentrantLock, as entering a synchronized block, which shows as busy anyway): the
  * holder's work is what it waits for, e.g. another thread building the same Jackson deserializer at first use.
  */
@@ -56,7 +58,7 @@ public class EventLoopGuard implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** Longer than this, a busy (not waiting) event loop counts too. */
-    static final long BUSY_LIMIT_MS = 1000;
+    static final long BUSY_LIMIT_MS = 10_000;
     /** The innermost frames of a thread that waits: sleeping, parked, in Object.wait, reading or polling a socket. */
     private static final List<String> WAITING = List.of("java.lang.Thread.sleep", "jdk.internal.misc.Unsafe.park",
             "java.lang.Object.wait", "sun.nio.ch.Net.poll", "sun.nio.ch.SocketDispatcher.read", "sun.nio.ch.NioSocketImpl.park");
