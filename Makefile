@@ -194,14 +194,14 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	  setsid nice -n 19 bash -c '$(MAKE) --no-print-directory $(TEST_K8S_TOOLS) && touch $(TEST_K8S_TOOLS_READY) && \
 	    $(MAKE) --no-print-directory node-prerequisites' >$(NODE_LOG) 2>&1 & binaries=$$!; \
 	  stop() { kill -- -$$binaries 2>/dev/null || true; exit 1; }; \
+	  background_failed() { tail -30 $(NODE_LOG); exit 1; }; \
 	  $(MAKE) --no-print-directory test-static test-services test-e2e || stop; \
 	  echo "==> The local parts passed at $$(at); waiting for what test-k8s needs"; \
-	  until [[ -e $(TEST_K8S_TOOLS_READY) ]]; do \
-	    kill -0 $$binaries 2>/dev/null || { wait $$binaries || true; tail -30 $(NODE_LOG); exit 1; }; sleep 2; done; \
+	  until [[ -e $(TEST_K8S_TOOLS_READY) ]]; do kill -0 $$binaries 2>/dev/null || background_failed; sleep 2; done; \
 	  echo "==> What test-k8s needs is ready at $$(at)"; \
 	  $(MAKE) --no-print-directory test-k8s || stop; \
 	  echo "==> test-k8s passed at $$(at); waiting for what the node needs"; \
-	  wait $$binaries || { tail -30 $(NODE_LOG); exit 1; }; \
+	  wait $$binaries || background_failed; \
 	  echo "==> What the node needs is ready at $$(at)"; \
 	  $(MAKE) --no-print-directory test-cluster && echo "==> make test passed in $$(at)"
 
