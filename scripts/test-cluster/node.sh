@@ -122,6 +122,10 @@ prepare_host() {
     command -v "$tool" >/dev/null || die "$tool is missing: run 'make node-tools' (Debian packages)"
   done
   mkdir -p "$NODE_DIR"/{pids,logs,pki,cni/net.d,cni/bin,containerd,kubelet,pod-logs,etcd}
+  # The node's images, containers and volumes take about 5 GB, and the kubelet keeps 2 GB free (evictionHard).
+  local free_gb
+  free_gb=$(df --output=avail -BG "$NODE_DIR" | tail -1 | tr -dc 0-9)
+  ((free_gb >= 7)) || die "the test node needs 7 GB free beside ${NODE_DIR#"$ROOT"/}; $free_gb GB are"
   # What the node changes on the host, recorded once so that down puts it back exactly.
   if [[ ! -f "$NODE_DIR/host-before.env" ]]; then
     remove_stale_node
@@ -348,6 +352,11 @@ resolvConf: $NODE_DIR/resolv.conf
 podLogsDir: $NODE_DIR/pod-logs
 serializeImagePulls: false
 maxPods: 40
+# The node shares a large disk with the host. The defaults are shares of it (pressure below 10 % free for the node,
+# 15 % for images; image collection from 85 % used): on a host with 40 GB of 270 GB free, pods would never be
+# admitted, and images deleted that cannot be pulled again. A few GB is what the node needs.
+evictionHard: {memory.available: 100Mi, nodefs.available: 2Gi, nodefs.inodesFree: 5%, imagefs.available: 2Gi}
+imageGCHighThresholdPercent: 100
 EOF
   start_kubelet
   cat >"$NODE_DIR/kube-proxy.yaml" <<EOF

@@ -67,7 +67,26 @@ case "${1:-test}" in
   *) die "usage: $0 [test|up|down]" ;;
 esac
 
-expect() { local what=$1; shift; if "$@" >"$NODE_DIR/last.log" 2>&1; then pass "$what"; else fail "$what"; sed 's/^/      /' "$NODE_DIR/last.log" | tail -15; fi; }
+# A failed run is read from its end (CI shows only the end): the first failure and the node's state at that moment
+# are kept, and printed last.
+readonly FIRST_FAILURE="$NODE_DIR/first-failure.txt"
+node_state() { # why pods may not start or answer: the node's Ready condition, pods not ready, the latest warnings, the kubelet's last errors
+  local kubectl=(kubectl --request-timeout=10s)
+  "${kubectl[@]}" get nodes --no-headers \
+    -o custom-columns='NODE:.metadata.name,READY:.status.conditions[?(@.type=="Ready")].status,WHY:.status.conditions[?(@.type=="Ready")].message'
+  "${kubectl[@]}" get pods -A --no-headers | awk '{split($3, ready, "/")} $4 != "Completed" && ($4 != "Running" || ready[1] != ready[2])' | head -4
+  "${kubectl[@]}" get events -A --field-selector type=Warning --sort-by=.lastTimestamp --no-headers \
+    -o custom-columns='OBJECT:.involvedObject.name,REASON:.reason,MESSAGE:.message' | tail -3
+  grep -hE '^E[0-9]{4} ' "$NODE_DIR/logs/kubelet.log" | tail -2
+}
+expect() {
+  local what=$1; shift
+  if "$@" >"$NODE_DIR/last.log" 2>&1; then pass "$what"; return; fi
+  fail "$what"
+  sed 's/^/      /' "$NODE_DIR/last.log" | tail -15
+  [[ -e $FIRST_FAILURE ]] ||
+    { echo "the first failure: $what"; tail -3 "$NODE_DIR/last.log"; node_state 2>&1; } | cut -c1-240 >"$FIRST_FAILURE"
+}
 
 teardown() {
   "$HERE/node.sh" down || true
@@ -322,4 +341,8 @@ trap - EXIT
 "$HERE/node.sh" down
 expect "no process, mount, interface, iptables rule, IP set or volume of the node is left" "$HERE/node.sh" leftovers
 
+if [[ -s $FIRST_FAILURE ]]; then
+  step "The first failure, and the node's state at that moment (${FIRST_FAILURE#"$ROOT"/})"
+  sed 's/^/    /' "$FIRST_FAILURE"
+fi
 summary test-cluster
