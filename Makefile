@@ -184,7 +184,7 @@ $(BUILD_STAMP): $(SERVICE_SOURCES)
 .PHONY: test
 test: ## Run every test: source audit, contract suites, end-to-end and faults on the local stack, manifests offline, a real node.
 	@# What the node needs (the Kubernetes binaries: 20 minutes of compiling the first time; helm; Debian's
-	@# packages) is prepared in the background at the lowest priority while the local parts run, in the CPU those
+	@# packages; the Spilo-compatible image) is prepared in the background at the lowest priority while the local parts run, in the CPU those
 	@# leave idle: first what test-k8s needs, which starts as soon as that is ready, while the rest is finished
 	@# for test-cluster.
 	@mkdir -p $(dir $(BUILD_LOG)) && rm -f $(TEST_K8S_TOOLS_READY)
@@ -318,8 +318,9 @@ node-binaries: kube-tools $(KUBELET) $(KUBE_PROXY) $(COREDNS) $(PAUSE) $(POSTGRE
 node-tools: node-prerequisites k6 ## The real node of make test-cluster: node-prerequisites and k6.
 
 .PHONY: node-prerequisites
-node-prerequisites: node-binaries helm ## What the node needs that make test prepares in the background: node-binaries, helm; containerd, runc, CNI, buildah, mmdebstrap, ipset from Debian.
+node-prerequisites: node-binaries helm ## What the node needs that make test prepares in the background: node-binaries, helm; containerd, runc, CNI, buildah, mmdebstrap, ipset from Debian; the Spilo-compatible image.
 	@scripts/test-cluster/install-packages.sh $(NODE_DEB_PACKAGES)
+	@scripts/test-cluster/images.sh spilo-compatible
 $(LOCALBIN)/kube-%-$(KUBE_VERSION):
 	@echo "==> Building kube-$* $(KUBE_VERSION) from the Go module proxy (several minutes the first time)"
 	@mkdir -p $(LOCALBIN)

@@ -7,6 +7,8 @@
 #                       stand-in for what Strimzi's operator would run (Kafka)
 #   images.sh postgres-operator  the Zalando operator (its binary) and a Spilo-compatible image (Debian's
 #                       PostgreSQL 17 and Patroni 4, scripts/test-cluster/postgres-operator/) for it to run
+#   images.sh spilo-compatible  only the Spilo-compatible image's archive, into its cache (make test builds it
+#                       in the background, while the local parts run)
 #   images.sh load TAR… import image archives into the node's containerd
 # The six services' images are built by scripts/k8s.sh from services/Dockerfile.jvm, the file minikube
 # builds, with BASE_IMAGE set to the base built here.
@@ -27,21 +29,29 @@ readonly KAFKA_STANDIN_IMAGE="docker.io/reactive-bench/standin-kafka:4.3.1"
 readonly POSTGRES_OPERATOR_IMAGE="docker.io/reactive-bench/postgres-operator:${ZALANDO_OPERATOR_VERSION:?set by the Makefile}"
 readonly SPILO_COMPATIBLE_IMAGE="docker.io/reactive-bench/spilo-compatible:pg17-patroni4"
 
-# buildah keeps its images under $NODE_DIR, never in the machine's own container storage.
+# The Spilo-compatible image is a minute and a half of mmdebstrap and depends only on its two pinned packages and
+# its entrypoint: its archive is kept here, outside the node's directory (which every make test-cluster starts
+# afresh), and built again only when one of those changes.
+readonly SPILO_CACHE="$LOCAL_DIR/spilo-compatible"
+
+# buildah keeps its images under $NODE_DIR (or the cache's own directory), never in the machine's container storage.
 export CONTAINERS_STORAGE_CONF="$NODE_DIR/buildah/storage.conf"
-storage_conf() {
-  mkdir -p "$NODE_DIR/buildah" "$ARCHIVES"
+storage_conf() { # storage_conf [DIR]: buildah's storage in DIR, the node's by default
+  local dir=${1:-$NODE_DIR/buildah}
+  mkdir -p "$dir" "$ARCHIVES"
+  export CONTAINERS_STORAGE_CONF="$dir/storage.conf"
   cat >"$CONTAINERS_STORAGE_CONF" <<EOF
 [storage]
 driver = "overlay"
-graphroot = "$NODE_DIR/buildah/root"
-runroot = "$NODE_DIR/buildah/run"
+graphroot = "$dir/root"
+runroot = "$dir/run"
 EOF
 }
 
+archive_file() { echo "$ARCHIVES/$(echo "${1#*/}" | tr '/:' '__').tar"; } # archive_file REF: where its archive goes
 archive() { # archive REF: buildah's image as a docker-archive tar, named REF, for ctr import
   local ref=$1 file
-  file="$ARCHIVES/$(echo "${ref#*/}" | tr '/:' '__').tar"
+  file=$(archive_file "$ref")
   rm -f "$file"
   buildah push -q "$ref" "docker-archive:$file:$ref" >/dev/null
   echo "$file"
@@ -138,11 +148,34 @@ postgres_operator_images() {
   buildah config --entrypoint '["/postgres-operator"]' --user 1000:1000 "$container"
   buildah commit --quiet --rm "$container" "$POSTGRES_OPERATOR_IMAGE" >/dev/null
 
+  archive "$POSTGRES_OPERATOR_IMAGE" >/dev/null
+  (spilo_compatible_image)
+  ln -f "$(spilo_compatible_archive)" "$(archive_file "$SPILO_COMPATIBLE_IMAGE")" 2>/dev/null ||
+    cp "$(spilo_compatible_archive)" "$(archive_file "$SPILO_COMPATIBLE_IMAGE")"
+  info "($(elapsed))"
+}
+
+spilo_compatible_archive() { # the cached archive's path for the pinned packages and this entrypoint
+  local key
+  key=$(printf '%s\n' "$SPILO_POSTGRESQL" "$SPILO_PATRONI" | cat - "$HERE/postgres-operator/spilo-compatible-entrypoint.py" |
+    sha256sum | cut -c1-12)
+  echo "$SPILO_CACHE/spilo-compatible-$key.tar"
+}
+
+spilo_compatible_image() { # its archive in the cache, built unless the cache holds it already
+  local file
+  file=$(spilo_compatible_archive)
+  if [[ -s $file ]]; then
+    step "Image $SPILO_COMPATIBLE_IMAGE: built before, ${file#"$ROOT"/}"
+    return
+  fi
+  local work="$SPILO_CACHE/work"
+  rm -rf "$work"
+  storage_conf "$work/buildah"
   # Debian trixie (13): PostgreSQL 17 and Patroni 4, the versions Spilo 4 runs; bookworm has PostgreSQL 15 only.
   # The two are pinned; their dependencies are what trixie has that day (a point release may move them).
   step "Image $SPILO_COMPATIBLE_IMAGE: Patroni $SPILO_PATRONI and PostgreSQL $SPILO_POSTGRESQL from Debian trixie"
-  local rootfs="$NODE_DIR/buildah/spilo-rootfs"
-  rm -rf "$rootfs"
+  local rootfs="$work/rootfs" container
   # shellcheck disable=SC2016 # the hooks' $1 (the root file system) is mmdebstrap's, expanded by its shell
   printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s trixie main\n' "$(debian_mirror)" |
     mmdebstrap --quiet --mode=root --variant=apt --format=directory --dpkgopt=force-confold \
@@ -158,10 +191,13 @@ postgres_operator_images() {
     --env LANG=C.UTF-8 --env PATH=/usr/lib/postgresql/17/bin:/usr/local/bin:/usr/bin:/bin \
     --port 5432 --port 8008 "$container"
   buildah commit --quiet --rm "$container" "$SPILO_COMPATIBLE_IMAGE" >/dev/null
-  rm -rf "$rootfs"
-  local ref
-  for ref in "$POSTGRES_OPERATOR_IMAGE" "$SPILO_COMPATIBLE_IMAGE"; do archive "$ref" >/dev/null; done
-  info "($(elapsed))"
+  buildah push -q "$SPILO_COMPATIBLE_IMAGE" "docker-archive:$file.partial:$SPILO_COMPATIBLE_IMAGE" >/dev/null
+  # One archive is kept: the one of these versions.
+  rm -f "$SPILO_CACHE"/spilo-compatible-*.tar
+  mv "$file.partial" "$file"
+  buildah rmi --all --force >/dev/null
+  rm -rf "$work"
+  info "$(du -h "$file" | cut -f1) archive in ${SPILO_CACHE#"$ROOT"/} ($(elapsed))"
 }
 
 load() { # load TAR…: into the node's containerd, where the kubelet finds them
@@ -176,8 +212,9 @@ case "${1:-}" in
   base) base ;;
   node) node_images ;;
   postgres-operator) postgres_operator_images ;;
+  spilo-compatible) spilo_compatible_image ;;
   archive) shift; archive "$@" ;;
   load) shift; load "$@" ;;
   refs) printf 'PAUSE_IMAGE=%s\nK6_IMAGE=%s\nBASE_IMAGE=%s\n' "$PAUSE_IMAGE" "$K6_IMAGE" "$BASE_IMAGE" ;;
-  *) die "usage: $0 base | node | postgres-operator | archive REF | load TAR… | refs" ;;
+  *) die "usage: $0 base | node | postgres-operator | spilo-compatible | archive REF | load TAR… | refs" ;;
 esac

@@ -72,12 +72,16 @@ esac
 readonly FIRST_FAILURE="$NODE_DIR/first-failure.txt"
 node_state() { # why pods may not start or answer: the node's Ready condition, pods not ready, the latest warnings, the kubelet's last errors
   local kubectl=(kubectl --request-timeout=10s)
-  "${kubectl[@]}" get nodes --no-headers \
-    -o custom-columns='NODE:.metadata.name,READY:.status.conditions[?(@.type=="Ready")].status,WHY:.status.conditions[?(@.type=="Ready")].message'
-  "${kubectl[@]}" get pods -A --no-headers | awk '{split($3, ready, "/")} $4 != "Completed" && ($4 != "Running" || ready[1] != ready[2])' | head -4
-  "${kubectl[@]}" get events -A --field-selector type=Warning --sort-by=.lastTimestamp --no-headers \
-    -o custom-columns='OBJECT:.involvedObject.name,REASON:.reason,MESSAGE:.message' | tail -3
-  grep -hE '^E[0-9]{4} ' "$NODE_DIR/logs/kubelet.log" | tail -2
+  if "${kubectl[@]}" get nodes --no-headers 2>/dev/null \
+    -o custom-columns='NODE:.metadata.name,READY:.status.conditions[?(@.type=="Ready")].status,WHY:.status.conditions[?(@.type=="Ready")].message,TAINTS:.spec.taints[*].key'; then
+    "${kubectl[@]}" get pods -A --no-headers 2>/dev/null |
+      awk '{split($3, ready, "/")} $4 != "Completed" && ($4 != "Running" || ready[1] != ready[2])' | head -4
+    "${kubectl[@]}" get events -A --field-selector type=Warning --sort-by=.lastTimestamp --no-headers 2>/dev/null \
+      -o custom-columns='OBJECT:.involvedObject.name,REASON:.reason,MESSAGE:.message' | tail -3
+  else
+    echo "the API server does not answer"
+  fi
+  grep -hE '^E[0-9]{4} ' "$NODE_DIR/logs/kubelet.log" 2>/dev/null | tail -2
 }
 expect() {
   local what=$1; shift
@@ -85,7 +89,7 @@ expect() {
   fail "$what"
   sed 's/^/      /' "$NODE_DIR/last.log" | tail -15
   [[ -e $FIRST_FAILURE ]] ||
-    { echo "the first failure: $what"; tail -3 "$NODE_DIR/last.log"; node_state 2>&1; } | cut -c1-240 >"$FIRST_FAILURE"
+    { echo "the first failure: $what"; tail -3 "$NODE_DIR/last.log"; node_state 2>&1; } | cut -c1-240 | head -16 >"$FIRST_FAILURE"
 }
 
 teardown() {
