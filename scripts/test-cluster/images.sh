@@ -150,8 +150,9 @@ postgres_operator_images() {
 
   archive "$POSTGRES_OPERATOR_IMAGE" >/dev/null
   (spilo_compatible_image)
-  ln -f "$(spilo_compatible_archive)" "$(archive_file "$SPILO_COMPATIBLE_IMAGE")" 2>/dev/null ||
-    cp "$(spilo_compatible_archive)" "$(archive_file "$SPILO_COMPATIBLE_IMAGE")"
+  local cached node_archive
+  cached=$(spilo_compatible_archive) node_archive=$(archive_file "$SPILO_COMPATIBLE_IMAGE")
+  ln -f "$cached" "$node_archive" 2>/dev/null || cp "$cached" "$node_archive"
   info "($(elapsed))"
 }
 
