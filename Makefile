@@ -191,7 +191,8 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	@# ready; test-cluster, which loads the whole machine, runs alone at the end.
 	@mkdir -p $(dir $(BUILD_LOG)) && rm -f $(TEST_K8S_TOOLS_READY)
 	@echo "==> Meanwhile, in the background (nice 19): what the Kubernetes parts need (log in $(NODE_LOG))"
-	@# Where the time goes, in any log of it: the minute each stage ends.
+	@# Where the time goes, in any log of it: the minute each stage ends. test-k8s's waiter exits 3 when the
+	@# background ended before its tools were built (make itself exits 1 or 2): the background's log tells why.
 	@started=$$(date +%s); at() { echo "$$(( ($$(date +%s) - started) / 60 )) min"; }; \
 	  setsid nice -n 19 bash -c '$(MAKE) --no-print-directory node-packages & packages=$$!; \
 	    $(MAKE) --no-print-directory $(TEST_K8S_TOOLS) && touch $(TEST_K8S_TOOLS_READY) && \

@@ -49,9 +49,8 @@ EOF
 }
 
 archive_file() { echo "$ARCHIVES/$(echo "${1#*/}" | tr '/:' '__').tar"; } # archive_file REF: where its archive goes
-archive() { # archive REF: buildah's image as a docker-archive tar, named REF, for ctr import
-  local ref=$1 file
-  file=$(archive_file "$ref")
+archive() { # archive REF [FILE]: buildah's image as a docker-archive tar, named REF, for ctr import (FILE: the node's by default)
+  local ref=$1 file=${2:-$(archive_file "$1")}
   rm -f "$file"
   buildah push -q "$ref" "docker-archive:$file:$ref" >/dev/null
   echo "$file"
@@ -192,7 +191,7 @@ spilo_compatible_image() { # its archive in the cache, built unless the cache ho
     --env LANG=C.UTF-8 --env PATH=/usr/lib/postgresql/17/bin:/usr/local/bin:/usr/bin:/bin \
     --port 5432 --port 8008 "$container"
   buildah commit --quiet --rm "$container" "$SPILO_COMPATIBLE_IMAGE" >/dev/null
-  buildah push -q "$SPILO_COMPATIBLE_IMAGE" "docker-archive:$file.partial:$SPILO_COMPATIBLE_IMAGE" >/dev/null
+  archive "$SPILO_COMPATIBLE_IMAGE" "$file.partial" >/dev/null
   # One archive is kept: the one of these versions.
   rm -f "$SPILO_CACHE"/spilo-compatible-*.tar
   mv "$file.partial" "$file"
