@@ -7,7 +7,8 @@ SHELL := bash
 MAKEFLAGS += --no-print-directory
 
 ## Versions (pinned, one block; each tool installs into .tools/bin on first use)
-K6_VERSION ?= v1.8.1
+# The load generator is this project's own (load/: fasthttp, pinned in load/go.mod); its version is its image's tag.
+LOADGEN_VERSION ?= 0.1.0
 HELM_VERSION ?= v3.22.0
 SHELLCHECK_VERSION ?= 0.11.0
 # A newer JDK 25 update than the one that builds, for make vthread-stall's A/B: Temurin's jlink runtime in PyPI's
@@ -55,7 +56,8 @@ export STRIMZI_CHART_VERSION ZALANDO_CHART_VERSION
 LOCALBIN := $(CURDIR)/.tools/bin
 JAVA_HOME ?= $(shell scripts/find-jdk.sh)
 export JAVA_HOME
-K6 ?= $(LOCALBIN)/k6-$(K6_VERSION)
+LOADGEN ?= $(LOCALBIN)/loadgen
+LOADGEN_SOURCES := $(wildcard load/*.go load/go.mod load/go.sum load/scenarios.json)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 SHELLCHECK ?= $(LOCALBIN)/shellcheck-$(SHELLCHECK_VERSION)
 SCHEMATHESIS_VENV := $(CURDIR)/.tools/schemathesis-$(SCHEMATHESIS_VERSION)
@@ -75,7 +77,7 @@ PAUSE ?= $(LOCALBIN)/pause-$(KUBE_VERSION)
 POSTGRES_OPERATOR ?= $(LOCALBIN)/postgres-operator-$(ZALANDO_OPERATOR_VERSION)
 CALICO_FELIX ?= $(LOCALBIN)/calico-felix-$(CALICO_VERSION)
 CALICO_CNI ?= $(LOCALBIN)/calico-cni-$(CALICO_VERSION)
-export K6 K6_VERSION SCHEMATHESIS BENCHKIT_PYTHON HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
+export LOADGEN LOADGEN_VERSION SCHEMATHESIS BENCHKIT_PYTHON HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
 export KUBELET KUBE_PROXY COREDNS PAUSE KUBE_VERSION POSTGRES_OPERATOR CALICO_FELIX CALICO_CNI
 MVNW := cd services && ./mvnw -B -ntp
 # The builds: services/builds.conf is the one list of them (v1 v2 v3).
@@ -102,19 +104,19 @@ help: ## Show this help.
 ##@ Run on this machine (no Docker, no Kubernetes)
 
 .PHONY: demo
-demo: build k6 benchkit ## Build, start the local stack, load each build in turn with k6, write results/<time>/report.html, stop.
+demo: build loadgen benchkit ## Build, start the local stack, load each build in turn (loadgen), write results/<time>/report.html, stop.
 	@scripts/demo.sh
 
 .PHONY: chaos
-chaos: build k6 benchkit ## Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a fresh local stack, every build; writes results/chaos-<time>/chaos.html. CHAOS_FAULTS, CHAOS_VERSIONS, CHAOS_ROUNDS to choose; CHAOS_QUICK=1 for the short subset of make test.
+chaos: build loadgen benchkit ## Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a fresh local stack, every build; writes results/chaos-<time>/chaos.html. CHAOS_FAULTS, CHAOS_VERSIONS, CHAOS_ROUNDS to choose; CHAOS_QUICK=1 for the short subset of make test.
 	@scripts/demo.sh chaos
 
 .PHONY: sweep
-sweep: build k6 benchkit ## Each build at its best: its concurrency settings (threads, pools, event loops) one at a time on a fresh local stack; writes results/sweep-<time>/sweep.html (about an hour on two cores).
+sweep: build loadgen benchkit ## Each build at its best: its concurrency settings (threads, pools, event loops) one at a time on a fresh local stack; writes results/sweep-<time>/sweep.html (about an hour on two cores).
 	@scripts/demo.sh sweep
 
 .PHONY: tls
-tls: build k6 benchkit ## What TLS to PostgreSQL (required in the cluster, absent locally) costs each build: with and without on a fresh local stack; writes results/tls-<time>/tls.html.
+tls: build loadgen benchkit ## What TLS to PostgreSQL (required in the cluster, absent locally) costs each build: with and without on a fresh local stack; writes results/tls-<time>/tls.html.
 	@scripts/demo.sh tls
 
 .PHONY: vthread-stall
@@ -149,21 +151,21 @@ $(addprefix deploy-,$(BUILDS)): deploy-%:
 	@scripts/k8s.sh deploy $*
 
 .PHONY: bench
-bench: ## k6 Jobs in the cluster against each deployed build, one after the other, then the report.
+bench: ## Load-generator Jobs in the cluster against each deployed build (LOAD_PODS=N splits each run over N pods), one after the other, then the report.
 	@scripts/k8s.sh check
-	@$(MAKE) helm benchkit
+	@$(MAKE) helm benchkit loadgen
 	@scripts/k8s.sh bench
 
 .PHONY: chaos-cluster
 chaos-cluster: ## make chaos against the deployed builds: pods deleted, a container killed, rolling updates, PostgreSQL's and Kafka's pods deleted, under load. Run it on the node (or beside minikube tunnel): the clients use ClusterIPs. CHAOS_FAULTS, CHAOS_VERSIONS to choose.
 	@scripts/k8s.sh check
-	@$(MAKE) k6 benchkit
+	@$(MAKE) loadgen benchkit
 	@scripts/k8s.sh chaos
 
 .PHONY: sweep-cluster
-sweep-cluster: ## make sweep in the deployed builds' pods, under their CPU limits (k6 as Jobs); each Deployment rolled back to its chart's settings at the end. SWEEP_VERSIONS, SWEEP_ONLY as for make sweep.
+sweep-cluster: ## make sweep in the deployed builds' pods, under their CPU limits (the load generator as Jobs); each Deployment rolled back to its chart's settings at the end. SWEEP_VERSIONS, SWEEP_ONLY as for make sweep.
 	@scripts/k8s.sh check
-	@$(MAKE) helm benchkit
+	@$(MAKE) helm benchkit loadgen
 	@scripts/k8s.sh sweep
 
 .PHONY: undeploy
@@ -215,7 +217,8 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	  $(MAKE) --no-print-directory test-cluster && echo "==> make test passed in $$(at)"
 
 .PHONY: test-static
-test-static: benchkit ## Source audit (no SQL built at run time: scripts/check_sql.py, which first proves it bites); the harness's unit tests (pytest).
+test-static: benchkit ## Source audit (no SQL built at run time: scripts/check_sql.py, which first proves it bites); the harness's unit tests (pytest); the load generator's (go test).
+	@$(MAKE) --no-print-directory test-loadgen
 	@python3 scripts/check_sql.py --self-test
 	@python3 scripts/check_sql.py
 	@cd scripts && $(BENCHKIT_PYTHON) -m pyflakes . && $(BENCHKIT_PYTHON) -m pytest -q -p no:cacheprovider benchkit/tests
@@ -227,17 +230,17 @@ test-services: ## The contract suites of every build, on real PostgreSQL and Kaf
 	@mkdir -p $(dir $(BUILD_STAMP)) && touch $(BUILD_STAMP)
 
 .PHONY: test-e2e
-test-e2e: k6 schemathesis benchkit ## End-to-end on the real local stack: equal bytes, k6 smoke, SSE, the report (needs a build).
+test-e2e: loadgen schemathesis benchkit ## End-to-end on the real local stack: equal bytes, the smoke load, SSE, the report (needs a build).
 	@scripts/e2e-test.sh
 
 .PHONY: test-k8s
-test-k8s: $(TEST_K8S_TOOLS) benchkit ## Lint the charts and scripts; check the CPU/memory budget and that every k6 Job of make bench reaches its target behind the NetworkPolicies; validate every manifest on a real (offline) kube-apiserver.
+test-k8s: $(TEST_K8S_TOOLS) benchkit ## Lint the charts and scripts; check the CPU/memory budget and that every load Job of make bench reaches its target behind the NetworkPolicies; validate every manifest on a real (offline) kube-apiserver.
 	@echo "==> helm lint --strict, shellcheck"
 	@for chart in charts/*/; do $(HELM) lint --strict --quiet $$chart --kube-version $(KUBE_VERSION:v%=%) >/dev/null || { $(HELM) lint --strict $$chart; exit 1; }; done
 	@$(SHELLCHECK) $(shell find scripts -name "*.sh" | sort)
 	@$(BENCHKIT_PYTHON) scripts/check_budget.py --self-test
 	@$(BENCHKIT_PYTHON) scripts/check_budget.py
-	@echo "==> Every k6 Job of make bench reaches its target behind the charts' NetworkPolicies (evaluated offline)"
+	@echo "==> Every load Job of make bench reaches its target behind the charts' NetworkPolicies (evaluated offline)"
 	@cd scripts && $(BENCHKIT_PYTHON) -m benchkit reach --self-test
 	@scripts/kube-validate/validate.sh
 
@@ -260,14 +263,17 @@ clean: down ## Stop the local stack and remove build output and local state (res
 
 ##@ Tools
 
-.PHONY: k6
-k6: $(K6) ## Install k6 (pinned: K6_VERSION) into .tools/bin (built with go install; a few minutes the first time).
-$(K6):
-	@command -v go >/dev/null || { echo "k6 is built with Go: install Go 1.24+ (or set K6=/path/to/k6 $(K6_VERSION))"; exit 1; }
-	@echo "==> Building k6 $(K6_VERSION) with go install (a few minutes the first time)"
+.PHONY: loadgen
+loadgen: $(LOADGEN) ## Build the load generator (load/) into .tools/bin, static, again only after a change.
+$(LOADGEN): $(LOADGEN_SOURCES)
+	@command -v go >/dev/null || { echo "loadgen is built with Go: install Go 1.25+"; exit 1; }
+	@echo "==> Building loadgen $(LOADGEN_VERSION) (load/)"
 	@mkdir -p $(LOCALBIN)
-	@GOBIN=$(LOCALBIN) go install -ldflags "$(GO_LDFLAGS)" go.k6.io/k6@$(K6_VERSION)
-	@mv $(LOCALBIN)/k6 $(K6)
+	@cd load && CGO_ENABLED=0 go build -o $@ -ldflags "$(GO_LDFLAGS) -X main.version=$(LOADGEN_VERSION)" .
+
+.PHONY: test-loadgen
+test-loadgen: ## The load generator's own tests: its scenarios, its samples, and coordinated omission against a target that stalls (go test).
+	@cd load && go vet ./... && go test -count=1 ./...
 
 .PHONY: helm
 helm: $(HELM) ## Install helm (pinned: HELM_VERSION) into .tools/bin.
@@ -324,7 +330,7 @@ kube-tools: $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(ETC
 node-binaries: kube-tools $(KUBELET) $(KUBE_PROXY) $(COREDNS) $(PAUSE) $(POSTGRES_OPERATOR) $(CALICO_FELIX) $(CALICO_CNI) ## What make test-cluster's node compiles from the Go module proxy: kube-tools, kubelet, kube-proxy, CoreDNS, pause, the Zalando operator, Calico.
 
 .PHONY: node-tools
-node-tools: node-prerequisites k6 ## The real node of make test-cluster: node-prerequisites and k6.
+node-tools: node-prerequisites loadgen ## The real node of make test-cluster: node-prerequisites and loadgen.
 
 .PHONY: node-prerequisites
 node-prerequisites: node-binaries helm node-packages ## What the node needs that make test prepares in the background: node-binaries, helm, node-packages.

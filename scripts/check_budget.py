@@ -2,7 +2,7 @@
 """Checks that everything `make deploy-vN` (every build) and `make bench` place on minikube fits the
 profile's node (part of make test). The scheduler places a pod only where its requests fit: summed here
 are the requests of both builds' pods, the platform's (from the Kafka, KafkaNodePool and postgresql
-resources the operators turn into pods), a k6 Job, one rolling update's surge pods, and the known requests
+resources the operators turn into pods), a load Job, one rolling update's surge pods, and the known requests
 of minikube's own pods and of the operators (minikube/profile.env). Renders the charts with helm, so
 what is checked is what is deployed.
 
@@ -62,7 +62,7 @@ def pod_requests(spec):
     return sum(t[0] for t in totals), sum(t[1] for t in totals)
 
 
-def budget(extra_settings=(), operator_cpu=None, builds=BUILDS, k6_job=True):
+def budget(extra_settings=(), operator_cpu=None, builds=BUILDS, load_job=True):
     env = profile()
     items = []  # (what, millicores, MiB)
     items.append(("minikube's own pods (control plane, CoreDNS, Calico)", cpu(env["MINIKUBE_SYSTEM_CPU"]),
@@ -93,10 +93,10 @@ def budget(extra_settings=(), operator_cpu=None, builds=BUILDS, k6_job=True):
             extra = doc["spec"]["strategy"]["rollingUpdate"]["maxSurge"]  # the chart's: a number of pods
             surge_cpu, surge_memory = surge_cpu + c * extra, surge_memory + m * extra
         surge = max(surge, (surge_cpu, surge_memory))
-    for doc in render("k6-job", "k6", "scenario=closed") if k6_job else ():
+    for doc in render("load-job", "load", "scenario=closed") if load_job else ():
         if doc["kind"] == "Job":
             c, m = pod_requests(doc["spec"]["template"]["spec"])
-            items.append(("k6 Job (make bench)", c, m))
+            items.append(("load Job (make bench)", c, m))
     items.append(("surge pods of one build's rolling update (redeploy)", *surge))
     allocatable = (cpu(env["MINIKUBE_ALLOCATABLE_CPU"]), memory(env["MINIKUBE_ALLOCATABLE_MEMORY"]))
     return items, allocatable
@@ -127,10 +127,10 @@ def main():
     print(f"==> CPU and memory budget of minikube/profile.env: {' + '.join('deploy-' + b for b in BUILDS)} + bench, requests")
     if not report(*budget()):
         sys.exit("The requests do not fit the minikube profile: pods would stay Pending (see minikube/profile.env)")
-    # make chaos-cluster with REPLICAS=2: one build at a time (its load comes from beside the cluster, no k6 Job)
+    # make chaos-cluster with REPLICAS=2: one build at a time (its load comes from beside the cluster, no load Job)
     print("==> The fault runs: one build deployed with REPLICAS=2 at a time, chaos's clients outside the cluster")
     replicated = [f"services.{service}.replicas=2" for service in ("web-api", "articles", "authors")]
-    if not report(*budget(replicated, builds=BUILDS[:1], k6_job=False)):
+    if not report(*budget(replicated, builds=BUILDS[:1], load_job=False)):
         sys.exit("One build with two replicas per service does not fit the minikube profile (see minikube/profile.env)")
 
 

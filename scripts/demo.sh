@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # make demo / make chaos: the whole comparison on one machine. Starts the local stack, then
-#   demo.sh        loads each build's web-api in turn with k6 and writes the report (results/<time>/report.html)
+#   demo.sh        loads each build's web-api in turn (loadgen) and writes the report (results/<time>/report.html)
 #   demo.sh chaos  injects every fault into every build under load (results/chaos-<time>/chaos.html)
 #   demo.sh sweep  each build's concurrency settings, one at a time (results/sweep-<time>/sweep.html)
 #   demo.sh tls    what TLS to PostgreSQL costs each build, with and without (results/tls-<time>/tls.html)
 # and stops what it started, also on Ctrl-C or failure.
 # RUNS=N repeats every measured run (benchkit bench reads it: 3 when unset); RATE, DURATION,
-# WARMUP_ITERATIONS, … tune k6 (k6/articles.js).
+# WARMUP_ITERATIONS, … tune the load (load/scenarios.json).
 set -euo pipefail
 readonly MODE="${1:-bench}"
 # A stack of its own, started with fresh data (the seed: one request = one articles call and five
@@ -16,7 +16,7 @@ export LOCAL_DIR
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
-readonly K6="${K6:?K6 must name the k6 binary (the Makefile sets it)}"
+readonly LOADGEN="${LOADGEN:?LOADGEN must name the loadgen binary (the Makefile sets it)}"
 RESULTS="$ROOT/results/$([[ $MODE != bench ]] && echo "$MODE-")$(date -u +%Y%m%dT%H%M%SZ)"
 readonly RESULTS
 
@@ -44,7 +44,7 @@ started_stack=true
 
 case $MODE in
   bench)
-    benchkit bench --results "$RESULTS" --k6 "$K6" ${SCENARIOS:+--scenarios "$SCENARIOS"}
+    benchkit bench --results "$RESULTS" --loadgen "$LOADGEN" ${SCENARIOS:+--scenarios "$SCENARIOS"}
     # SWEEP=results/sweep-<time>: the sweep that chose the builds' settings goes into the report.
     if [[ -n ${SWEEP:-} ]]; then cp "$SWEEP/sweep.json" "$RESULTS/"; fi
     benchkit report "$RESULTS"
@@ -52,17 +52,17 @@ case $MODE in
     ;;
   chaos)
     # CHAOS_FAULTS, CHAOS_VERSIONS, CHAOS_ROUNDS, CHAOS_QUICK choose, as for make chaos-cluster (e.g. CHAOS_FAULTS=overload CHAOS_ROUNDS=30).
-    benchkit chaos --results "$RESULTS" --k6 "$K6" ${CHAOS_FAULTS:+--faults "$CHAOS_FAULTS"} \
+    benchkit chaos --results "$RESULTS" --loadgen "$LOADGEN" ${CHAOS_FAULTS:+--faults "$CHAOS_FAULTS"} \
       ${CHAOS_VERSIONS:+--versions "$CHAOS_VERSIONS"} ${CHAOS_ROUNDS:+--rounds "$CHAOS_ROUNDS"} ${CHAOS_QUICK:+--quick}
     step "Done in $(elapsed). Open $RESULTS/chaos.html (or read chaos.md)."
     ;;
   sweep)
-    benchkit sweep --results "$RESULTS" --k6 "$K6" ${SWEEP_ONLY:+--only "$SWEEP_ONLY"} \
+    benchkit sweep --results "$RESULTS" --loadgen "$LOADGEN" ${SWEEP_ONLY:+--only "$SWEEP_ONLY"} \
       ${SWEEP_VERSIONS:+--versions "$SWEEP_VERSIONS"} ${SWEEP_KEEP:+--keep "$SWEEP_KEEP"}
     step "Done in $(elapsed). Open $RESULTS/sweep.html (or read sweep.md)."
     ;;
   tls)
-    benchkit tls --results "$RESULTS" --k6 "$K6" ${TLS_VERSIONS:+--versions "$TLS_VERSIONS"}
+    benchkit tls --results "$RESULTS" --loadgen "$LOADGEN" ${TLS_VERSIONS:+--versions "$TLS_VERSIONS"}
     step "Done in $(elapsed). Open $RESULTS/tls.html (or read tls.md)."
     ;;
   *) die "usage: $0 [bench|chaos|sweep|tls]" ;;

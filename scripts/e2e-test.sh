@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end tests on the real local stack (part of make test): every build answers with byte-identical
-# JSON, k6's smoke scenario passes its thresholds for each, a POST reaches the SSE stream (in about a second),
+# JSON, the smoke load scenario passes its thresholds for each, a POST reaches the SSE stream (in about a second),
 # the report generator produces every section, schemathesis finds nothing against each service's own
 # OpenAPI document, two faults under load are survived (make chaos --quick),
 # no Vert.x thread waited on an event loop, and `down` leaves nothing.
@@ -11,7 +11,7 @@ export LOCAL_DIR
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
-readonly K6="${K6:?K6 must name the k6 binary (the Makefile sets it)}"
+readonly LOADGEN="${LOADGEN:?LOADGEN must name the loadgen binary (the Makefile sets it)}"
 readonly SCHEMATHESIS="${SCHEMATHESIS:?SCHEMATHESIS must name the st binary (the Makefile sets it)}"
 readonly WORK="$LOCAL_DIR/work"
 
@@ -66,14 +66,20 @@ import json, sys
 articles = json.load(open(sys.argv[1]))
 sys.exit(not (len(articles) == 10 and len({a["authorName"] for a in articles}) == 5))' "$WORK/v1.json"
 
-step "k6 smoke scenario, each build in turn, and the report"
+step "The smoke load scenario, each build in turn, and the report"
 # A short warm-up before the profiled run, as a benchmark has: a cold JVM under a burst times out look-ups. At most
 # two windows of it, here and in the sweep below: the JIT does not settle so soon, and the tests check that the
 # rule runs, not that it ends.
 export WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=2
-expect "k6 smoke passes its thresholds for ${BUILDS[*]}, and a short profiled run records every service" \
-  benchkit bench --results "$WORK/results" --runs 1 --scenarios smoke,profile --profile-iterations 10 --k6 "$K6"
+expect "the smoke load passes its thresholds for ${BUILDS[*]}, and a short profiled run records every service" \
+  benchkit bench --results "$WORK/results" --runs 1 --scenarios smoke,profile --profile-iterations 10 --loadgen "$LOADGEN"
 unset WARMUP_ITERATIONS
+expect "every build's smoke run crossed no threshold of load/scenarios.json (judged on its samples)" python3 -c '
+import json, sys
+summaries = {path: json.load(open(path)) for path in sys.argv[1:]}
+crossed = {path: s["thresholds_crossed"] for path, s in summaries.items() if s["thresholds_crossed"]}
+print(crossed or "", end="")
+sys.exit(len(summaries) != int(sys.argv[0]) or bool(crossed))' "${#BUILDS[@]}" "$WORK"/results/runs/v*-smoke-1.json
 expect "the report generator runs and finds equal work" benchkit report "$WORK/results"
 per_build() { local version; for version in "${BUILDS[@]}"; do printf '%s' "$1"; done; } # a table cell per build
 for section in "## Results" "## Equal work" "## Cost" "## Environment" \
@@ -146,12 +152,12 @@ done
 
 step "Faults under load: the quick subset of make chaos"
 expect "authors and Kafka stopped under load, ${BUILDS[*]}: every expectation held (events lost = 0)" \
-  benchkit chaos --quick --results "$WORK/chaos" --k6 "$K6"
+  benchkit chaos --quick --results "$WORK/chaos" --loadgen "$LOADGEN"
 expect "the chaos report has its table" grep -qF "| authors stopped | v2 |" "$WORK/chaos/chaos.md"
 
 step "The sweep, one setting of v2 (make sweep varies each build's settings this way)"
 expect "v2's articles and authors restart with each pipelining limit, and the sweep writes its table" \
-  benchkit sweep --versions v2 --only "pipelining limit" --repeats 1 --iterations 30 --warmup 30 --results "$WORK/sweep" --k6 "$K6"
+  benchkit sweep --versions v2 --only "pipelining limit" --repeats 1 --iterations 30 --warmup 30 --results "$WORK/sweep" --loadgen "$LOADGEN"
 expect "the sweep table names the setting, marks the chosen value, and v2 runs with it" bash -c "
   grep -qF '| pipelining limit (quarkus.datasource.reactive.postgresql.pipelining-limit) |' '$WORK/sweep/sweep.md' &&
   grep -qE '\| (1|256) \|.*chosen' '$WORK/sweep/sweep.md' &&

@@ -3,7 +3,7 @@
 #   k8s.sh check             kubectl is there and a cluster answers (every Makefile target asks this first)
 #   k8s.sh minikube          start the minikube profile of minikube/profile.env
 #   k8s.sh deploy VERSION    namespace, operators, the platform, the build's images and chart; waits for rollout
-#   k8s.sh bench             k6 Jobs against every deployed build, one after the other; then the report
+#   k8s.sh bench             load Jobs against every deployed build, one after the other; then the report
 #   k8s.sh sweep             each deployed build's concurrency settings in its pods (make sweep-cluster)
 #   k8s.sh undeploy          remove every build, the platform and the namespace (operators stay)
 # Idempotent: every step can be rerun, also after an undeploy. Tool versions come from the Makefile.
@@ -165,37 +165,54 @@ pods_that_cannot_start() { # why pods of the namespace cannot start (unschedulab
 }
 
 build_images() { # build_images VERSION TAG: the three images of one build, where the cluster finds them
-  local version=$1 tag=$2 service image arg
+  local version=$1 tag=$2 service
   for service in "${BUILD_SERVICES[@]}"; do
-    image="$(image_repository)/$service-$version:$tag"
-    local build_args=("SERVICE=$service/$version") minikube_args=() buildah_args=()
-    [[ -z "${BASE_IMAGE:-}" ]] || build_args+=("BASE_IMAGE=$BASE_IMAGE")
-    for arg in "${build_args[@]}"; do minikube_args+=("--build-opt=build-arg=$arg"); buildah_args+=("--build-arg=$arg"); done
-    step "Image $image ($IMAGES)"
-    case $IMAGES in
-      minikube)
-        minikube -p "$MINIKUBE_PROFILE" image build -t "$image" -f Dockerfile.jvm \
-          "${minikube_args[@]}" "$ROOT/services" >/dev/null
-        ;;
+    build_image "$(image_repository)/$service-$version:$tag" "$ROOT/services" Dockerfile.jvm "SERVICE=$service/$version"
+  done
+}
+
+build_load_image() { # the load generator's image (load/Containerfile), unless LOAD_IMAGE names one already there
+  [[ -z "${LOAD_IMAGE:-}" ]] || return 0
+  LOAD_IMAGE="$(image_repository)/loadgen:${LOADGEN_VERSION:?set by the Makefile}"
+  LOAD_IMAGE_PULL_POLICY=Never
+  [[ $IMAGES != registry ]] || LOAD_IMAGE_PULL_POLICY=IfNotPresent
+  export LOAD_IMAGE LOAD_IMAGE_PULL_POLICY
+  local context="$LOCAL_DIR/loadgen-image"
+  rm -rf "$context" && mkdir -p "$context"
+  cp "${LOADGEN:?set by the Makefile}" "$context/loadgen" && cp "$ROOT/load/Containerfile" "$context/"
+  build_image "$LOAD_IMAGE" "$context" Containerfile
+}
+
+build_image() { # build_image IMAGE CONTEXT FILE [BUILD_ARG…]: one image from CONTEXT/FILE, where the cluster finds it
+  local image=$1 context=$2 file=$3 arg
+  shift 3
+  local build_args=("$@") minikube_args=() buildah_args=()
+  [[ -z "${BASE_IMAGE:-}" ]] || build_args+=("BASE_IMAGE=$BASE_IMAGE")
+  for arg in "${build_args[@]}"; do minikube_args+=("--build-opt=build-arg=$arg"); buildah_args+=("--build-arg=$arg"); done
+  step "Image $image ($IMAGES)"
+  case $IMAGES in
+    minikube)
+      minikube -p "$MINIKUBE_PROFILE" image build -t "$image" -f "$file" "${minikube_args[@]}" "$context" >/dev/null
+      ;;
       containerd | registry)
         require_tool buildah "apt-get install buildah (daemonless image builds)"
         # At the lowest CPU priority: here the images are built on the cores the running pods serve from (the test
         # node's two), and a redeploy under load at normal priority starved them (5 s in which even the chaos
         # harness's sampler did not run, and four look-ups past their 1 s time-out).
         nice -n 19 buildah build --quiet --pull-never --layers "${buildah_args[@]}" \
-          -t "$image" -f "$ROOT/services/Dockerfile.jvm" "$ROOT/services" >/dev/null
+          -t "$image" -f "$context/$file" "$context" >/dev/null
         if [[ $IMAGES == registry ]]; then
           nice -n 19 buildah push --quiet "$image" "docker://$image" >/dev/null
         else
-          local archive="$LOCAL_DIR/images/$service-$version.tar"
+          local archive
+          archive="$LOCAL_DIR/images/$(basename "${image%:*}").tar"
           mkdir -p "$(dirname "$archive")" && rm -f "$archive"
           nice -n 19 buildah push --quiet "$image" "docker-archive:$archive:$image" >/dev/null
           ctr --address "${CONTAINERD_ADDRESS:?IMAGES=containerd needs CONTAINERD_ADDRESS}" -n k8s.io images import "$archive" >/dev/null
           rm -f "$archive"
         fi
         ;;
-    esac
-  done
+  esac
 }
 
 image_repository() {
@@ -250,15 +267,13 @@ deploy() {
   step "bench-$version ready in $(elapsed): kubectl -n $NS port-forward svc/bench-$version-web-api 8080:8080"
 }
 
-# deployed_versions: the builds deployed in the namespace, comma-separated; k6's script in its ConfigMap
+# deployed_versions: the builds deployed in the namespace, comma-separated
 deployed_versions() {
   local versions=()
   for version in "${BUILDS[@]}"; do
     if "$HELM" status "bench-$version" --namespace "$NS" >/dev/null 2>&1; then versions+=("$version"); fi
   done
   ((${#versions[@]} > 0)) || die "Nothing deployed: run 'make deploy-v1' (or any of ${BUILDS[*]}) first"
-  kubectl -n "$NS" create configmap k6-script --from-file="$ROOT/k6/articles.js" --dry-run=client -o yaml |
-    kubectl apply -f - >/dev/null
   (IFS=,; echo "${versions[*]}")
 }
 
@@ -266,6 +281,7 @@ bench() {
   require_cluster
   local versions results
   versions=$(deployed_versions)
+  build_load_image
   results="${RESULTS:-$ROOT/results/$(date -u +%Y%m%dT%H%M%SZ)-kubernetes}"
   benchkit bench --kubernetes "$NS" --results "$results" --versions "$versions" \
     ${SCENARIOS:+--scenarios "$SCENARIOS"} ${NO_WARMUP:+--no-warmup} \
@@ -279,6 +295,7 @@ sweep() {
   require_cluster
   local versions results
   versions=$(deployed_versions)
+  build_load_image
   results="${RESULTS:-$ROOT/results/sweep-$(date -u +%Y%m%dT%H%M%SZ)-kubernetes}"
   benchkit sweep --kubernetes "$NS" --results "$results" --versions "${SWEEP_VERSIONS:-$versions}" \
     ${SWEEP_ONLY:+--only "$SWEEP_ONLY"} ${SWEEP_KEEP:+--keep "$(cd "$SWEEP_KEEP" && pwd)"} \
@@ -292,7 +309,7 @@ chaos() {
   results="${RESULTS:-$ROOT/results/chaos-$(date -u +%Y%m%dT%H%M%SZ)-kubernetes}"
   # The clients reach web-api by its ClusterIP, so this runs where that routes: on the node itself (the test
   # node), or beside `minikube tunnel`. Every fault, every deployed build; CHAOS_FAULTS, CHAOS_VERSIONS, CHAOS_ROUNDS to choose.
-  benchkit chaos --kubernetes "$NS" --results "$results" --k6 "$K6" --versions "${CHAOS_VERSIONS:-$(deployed_versions)}" \
+  benchkit chaos --kubernetes "$NS" --results "$results" --loadgen "$LOADGEN" --versions "${CHAOS_VERSIONS:-$(deployed_versions)}" \
     ${CHAOS_FAULTS:+--faults "$CHAOS_FAULTS"} ${CHAOS_QUICK:+--quick} ${CHAOS_ROUNDS:+--rounds "$CHAOS_ROUNDS"}
   step "Done in $(elapsed). Open $results/chaos.html (or read chaos.md)."
 }
@@ -309,12 +326,11 @@ gone() {
 undeploy() {
   require_cluster
   kubectl get namespace "$NS" >/dev/null 2>&1 || { info "namespace $NS does not exist: nothing to remove"; return; }
-  step "Removing the builds and the k6 Jobs"
+  step "Removing the builds and the load Jobs"
   local release
   for release in $("$HELM" list --namespace "$NS" --short); do
     [[ $release == platform ]] || "$HELM" uninstall "$release" --namespace "$NS" --wait --timeout 2m >/dev/null
   done
-  kubectl -n "$NS" delete configmap k6-script --ignore-not-found >/dev/null
   wait_until "the builds' pods gone" 120 gone pods -l app.kubernetes.io/part-of=reactive-bench,app.kubernetes.io/managed-by=Helm
   if [[ $KAFKA_PLATFORM == external && $POSTGRES_PLATFORM == external ]]; then
     step "The platform and namespace $NS stay (PLATFORM=external): $(elapsed)"

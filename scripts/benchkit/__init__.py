@@ -1,9 +1,11 @@
 """benchkit: the benchmark harness of reactive-bench, run as `python -m benchkit <command>` from scripts/.
 
-  k6           one k6 runner (a local process) and the reading of its summary and per-request samples
+  load         the load generator as a plug: a local loadgen process, the samples of a Job's log
+  samples      the neutral per-request sample format, and every figure computed from it
+  bakeoff      the load generators' bake-off (CPU per request, coordinated omission)
   prometheus   what the services counted (/q/metrics)
   procfs       CPU and peak RSS of local processes (/proc)
-  kube         kubectl, pod states, cgroup readings, port-forwards, k6 as a Job
+  kube         kubectl, pod states, cgroup readings, port-forwards, the load generator as a Job
   targets      where a build runs: LocalBuild (the local stack) and KubernetesBuild, one interface
   bench        the measured runs           report     the report of a bench run
   work         the equal-work check        stats      medians, spreads, percentiles
@@ -12,7 +14,7 @@
   curve        the load ladder             calibration  the machine's speed per round
   sql          SQL parity                  profile    JFR recordings, flame graphs, CPU per library
   blocked      Vert.x's blocked-thread reports in the services' logs, waiting told from busy
-  reach        whether every k6 Job of make bench reaches its target behind the charts' NetworkPolicies
+  reach        whether every load Job of make bench reaches its target behind the charts' NetworkPolicies
   tls          what TLS to PostgreSQL costs each build (the local stack, with and without)
   compare      an answer's cost on the local stack and on a node, the difference taken apart
   hsperf       HotSpot's counters (JIT, GC) from a JVM's hsperfdata file

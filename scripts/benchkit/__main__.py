@@ -2,7 +2,7 @@
 import importlib
 import sys
 
-COMMANDS = ("bench", "report", "sweep", "chaos", "blocked", "reach", "tls", "compare")
+COMMANDS = ("bench", "report", "sweep", "chaos", "blocked", "reach", "tls", "compare", "bakeoff")
 
 
 def main():

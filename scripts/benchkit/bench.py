@@ -1,6 +1,6 @@
 """The measured runs: the same warm-up for every build, then each scenario RUNS times, one build at a
 time, the builds' order turned round every other round; the open model's rate follows what the closed
-runs measured here unless RATE is given. Each run records the k6 summary, what every process of the build used, and the downstream calls the
+runs measured here unless RATE is given. Each run records its per-request samples and their summary, what every process of the build used, and the downstream calls the
 services themselves counted: results/<time>/runs/<version>-<scenario>-<run>.json and .cost.json, which
 `python -m benchkit report` renders. The local stack must be up (scripts/stack.sh up), or, with
 --kubernetes, the builds deployed (make deploy-v1, make deploy-v2)."""
@@ -12,18 +12,18 @@ import statistics
 import time
 import urllib.request
 
-from . import LOCAL_DIR, VERSIONS, calibration, curve, info, k6, kube, profile, step, targets
+from . import LOCAL_DIR, VERSIONS, calibration, curve, info, kube, load, profile, step, targets
 
 
 # A hop alone: the closed model against one downstream service of the build, to tell data access from
-# the fan-out (k6 scenario, target service).
+# the fan-out (load scenario, target service).
 HOPS = {"articles-alone": ("closed", "articles"), "authors-alone": ("closed", "authors")}
 # What make bench runs unless SCENARIOS says otherwise.
 DEFAULT_SCENARIOS = ("closed", "open", "curve", *HOPS, "profile")
 
 
-def k6_scenario_and_target(scenario):
-    """The k6 scenario (k6/articles.js) a bench scenario runs, and the service of the build it loads. The profile
+def load_scenario_and_target(scenario):
+    """The load scenario (load/scenarios.json) a bench scenario runs, and the service of the build it loads. The profile
     and the curve's steps load web-api too (closed, open)."""
     if scenario in HOPS:
         return HOPS[scenario]
@@ -44,24 +44,24 @@ def probe(build):
 def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, label=None):
     """One measured run of a scenario (label: what the run is called in the results, if not the scenario)."""
     name = f"{build.version}-{label or scenario}-{run}"
-    k6_scenario, target = k6_scenario_and_target(scenario)
+    load_scenario, target = load_scenario_and_target(scenario)
     expected, names = probe(build)
     settings = {**(settings or {}), **({"AUTHOR_NAMES": ",".join(names)} if target == "authors" else {})}
     time.sleep(1)  # the look-ups of that request are counted by authors a moment after web-api answered
     build.reset_peaks()
     build.reset_statements()
     before = build.snapshot()
-    code, k6_cpu = build.run(k6_scenario, runs_dir / f"{name}.json", settings, target)
+    code, load_cpu = build.run(load_scenario, runs_dir / f"{name}.json", settings, target)
     time.sleep(1)  # and so are the last look-ups of the run
     after = build.snapshot()
     statements = build.statements()
     cost = {
-        "version": build.version, "scenario": label or scenario, "target": target, "run": run, "k6_exit_code": code,
+        "version": build.version, "scenario": label or scenario, "target": target, "run": run, "thresholds_crossed": code == load.THRESHOLDS_CROSSED,
         "seconds": after["time"] - before["time"], "settings": settings,
         "requests_served": {k: after["requests"][k] - before["requests"][k] for k in before["requests"]},
         "expected_calls_per_request": expected,
         "cpu_seconds": {k: after["cpu_seconds"][k] - before["cpu_seconds"][k] for k in before["cpu_seconds"]},
-        "k6_cpu_seconds": k6_cpu,
+        "load_cpu_seconds": load_cpu,
         "idle_cpu_seconds": after["idle_cpu_seconds"] - before["idle_cpu_seconds"],
         "memory_mib": build.memory(before, after),
         "restarts": build.restarts(before, after),
@@ -74,7 +74,7 @@ def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, lab
         **(round_facts or {}),
     }
     (runs_dir / f"{name}.cost.json").write_text(json.dumps(cost, indent=2))
-    figures = k6.metrics(json.loads((runs_dir / f"{name}.json").read_text()))
+    figures = load.metrics(json.loads((runs_dir / f"{name}.json").read_text()))
     if figures["requests"] and not figures["complete"] + figures["degraded"]:
         # Nothing the next runs measure could mean anything: stop here, saying where to look.
         raise SystemExit(f"every request of {name} against {target} failed ({figures['failed']:.0f}, "
@@ -87,7 +87,7 @@ def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, lab
 # from /proc: HotSpot's own compile time is elapsed time, which a busy machine stretches), and the window's answers
 # were complete (more than WARMUP_CLEAN_SHARE degraded or failed did not warm the look-up path: a cold first look-up
 # timed out, the circuit opened, and the rest fell back at once without calling authors). The first window is
-# WARMUP_ITERATIONS per VU, each later one a third of it; at most WARMUP_MAX_WINDOWS.
+# WARMUP_ITERATIONS per user, each later one a third of it; at most WARMUP_MAX_WINDOWS.
 WARMUP_CLEAN_SHARE = 0.01
 JIT_SETTLED_SHARE = 0.03
 WARMUP_MAX_WINDOWS = int(os.environ.get("WARMUP_MAX_WINDOWS", "6"))
@@ -107,7 +107,7 @@ def jit_share(before, after):
 
 
 def warm_up(version, build, runs_dir, iterations=None):
-    """The same warm-up rule for every build (see above). Returns its windows (requests per VU, seconds, share of
+    """The same warm-up rule for every build (see above). Returns its windows (requests per user, seconds, share of
     incomplete answers, JIT share), whether it settled, how long it took, and what the JIT, the GC and CFS
     throttling took meanwhile."""
     iterations = int(iterations or os.environ.get("WARMUP_ITERATIONS", "900"))
@@ -115,11 +115,11 @@ def warm_up(version, build, runs_dir, iterations=None):
     first = before = build.snapshot()
     for window in range(1, WARMUP_MAX_WINDOWS + 1):
         count = iterations if window == 1 else max(1, iterations // 3)
-        step(f"{version}: warm-up window {window} ({os.environ.get('VUS', '100')} VUs x {count} requests, not measured)")
+        step(f"{version}: warm-up window {window} ({os.environ.get('USERS', '100')} users x {count} requests, not measured)")
         summary = runs_dir / f"{version}-warmup-{window}.json"
         build.run("warmup", summary, {"WARMUP_ITERATIONS": str(count)})
         after = build.snapshot()
-        figures = k6.metrics(json.loads(summary.read_text()))
+        figures = load.metrics(json.loads(summary.read_text()))
         incomplete = round(1 - figures["complete"] / figures["requests"], 4) if figures["requests"] else 1.0
         share = jit_share(before, after)
         windows.append({"iterations": count, "seconds": round(after["time"] - before["time"], 1),
@@ -193,7 +193,7 @@ def run_curve(builds, versions, closed_rates, runs_dir, environment, results):
         for version in order(versions, index):
             step(f"{version}: curve step {index}/{len(rates)}, {rate} requests/s for {duration}")
             measure(builds[version], curve.label(rate), runs_dir, 1,
-                    {"RATE": rate, "DURATION": duration, "MAX_VUS": max(200, rate)})
+                    {"RATE": rate, "DURATION": duration, "MAX_USERS": max(200, rate)})
 
 
 def main(argv=None):
@@ -204,13 +204,13 @@ def main(argv=None):
                         help="closed, open, curve (the latency-versus-load ladder, after closed), smoke, the "
                              "hops alone: " + ", ".join(HOPS) + ", and profile (JFR during one more closed run)")
     parser.add_argument("--profile-iterations", type=int, default=int(os.environ.get("PROFILE_ITERATIONS", "150")),
-                        help="requests per virtual user of the profiled run")
+                        help="requests per user of the profiled run")
     parser.add_argument("--runs", type=int, default=int(os.environ.get("RUNS", "3")))
     parser.add_argument("--no-warmup", action="store_true", help="skip the warm-up (smoke runs only)")
-    parser.add_argument("--k6", default=os.environ.get("K6", "k6"))
+    parser.add_argument("--loadgen", default=os.environ.get("LOADGEN", "loadgen"))
     parser.add_argument("--stack", type=pathlib.Path, default=LOCAL_DIR / "stack.json")
     parser.add_argument("--where", default="local stack (one machine, loopback)")
-    parser.add_argument("--kubernetes", metavar="NAMESPACE", help="run k6 as Jobs in this namespace instead")
+    parser.add_argument("--kubernetes", metavar="NAMESPACE", help="run the load generator as Jobs in this namespace instead")
     args = parser.parse_args(argv)
 
     runs_dir = args.results / "runs"
@@ -221,8 +221,8 @@ def main(argv=None):
         environment = targets.kubernetes_environment(args.kubernetes, args)
     else:
         stack = json.loads(args.stack.read_text())
-        builds = {version: targets.LocalBuild(stack, version, args.k6) for version in versions}
-        environment = targets.local_environment(args.k6, stack, args)
+        builds = {version: targets.LocalBuild(stack, version, args.loadgen) for version in versions}
+        environment = targets.local_environment(args.loadgen, stack, args)
     (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
 
     closed_rates = {}

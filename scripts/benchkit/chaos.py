@@ -1,4 +1,4 @@
-"""Fault injection under load: for each fault and each build, k6 reads GET /vN/articles at a steady rate, a
+"""Fault injection under load: for each fault and each build, the load generator reads GET /vN/articles at a steady rate, a
 writer POSTs new articles, an SSE client follows /vN/articles/stream, and a real part of the system fails and
 comes back. Counts every outcome, every event produced and delivered, and the time to recover; checks each
 against what the build promises; writes chaos.json, chaos.md and chaos.html. Exits 1 if any expectation failed.
@@ -26,13 +26,13 @@ import time
 import urllib.error
 import urllib.request
 
-from . import LOCAL_DIR, MAX_IN_FLIGHT, ROOT, VERSIONS, charts, documents, info, k6, kube, step
+from . import LOCAL_DIR, MAX_IN_FLIGHT, ROOT, VERSIONS, charts, documents, info, kube, load, samples, step
 from .procfs import machine_cpu, peak_rss_mib, pod_cpu_seconds, reset_peak_rss
 from .prometheus import answered, calls_timed_out, circuit_openings, read_retries, scrape
 from .stats import percentile
 from .targets import git_commit
 
-OUTCOMES = k6.OUTCOMES
+OUTCOMES = samples.OUTCOMES
 
 
 class Fault:
@@ -429,13 +429,15 @@ class StreamReader(threading.Thread):
             pass
 
 
-# ---------- k6 and what it saw
+# ---------- the load and what it saw
 
-def run_k6(k6_binary, version, base_url, scenario, settings, work, stop=None):
-    """One k6 run (stop: an Event that ends it early); returns (per-request samples from its CSV, its summary)."""
-    samples, summary = work / "k6.csv", work / "k6-summary.json"
-    k6.run(k6_binary, version, scenario, base_url, summary, settings, samples=samples, stop=stop)
-    return k6.read_samples(samples), json.loads(summary.read_text())
+def run_load(loadgen, version, base_url, scenario, settings, work, stop=None):
+    """One load run (stop: an Event that ends it early); returns ((outcomes, durations) from its samples, the
+    figures of its summary). Its samples go to work/load.csv, read as they are written by the fault's timing."""
+    summary = work / "load.json"
+    load.run(loadgen, version, scenario, base_url, summary, settings, stop=stop)
+    written = samples.Reader(summary.with_suffix(".csv")).read()
+    return (written.outcomes, written.durations), load.metrics(json.loads(summary.read_text()))
 
 
 # ---------- one fault against one build
@@ -460,7 +462,7 @@ def await_healthy(web_api, version, timeout=180):
 
 
 def settled(outcomes, since, seconds):
-    """Whether k6's answers so far end in `seconds` of complete ones, all after `since`."""
+    """Whether the answers so far end in `seconds` of complete ones, all after `since`."""
     if not outcomes:
         return False
     latest = max(at for at, _ in outcomes)
@@ -469,14 +471,14 @@ def settled(outcomes, since, seconds):
 
 
 def await_settled(samples, since, seconds, deadline):
-    """Until the answers k6 has written end in `seconds` of complete ones since the part came back, or until the
+    """Until the answers written so far end in `seconds` of complete ones since the part came back, or until the
     deadline: a build that has recovered is not kept under load for the whole `after`, one that has not gets all
     of it (and the report's checks judge it)."""
     while time.time() < deadline and not settled(samples.read().outcomes, since, seconds):
         time.sleep(1)
 
 
-def run_fault(fault, version, platform, k6_binary, timing, work):
+def run_fault(fault, version, platform, loadgen, timing, work):
     web_api = platform.url(version)
     replicas = platform.replicas(fault, version)
     await_healthy(web_api, version)
@@ -490,13 +492,13 @@ def run_fault(fault, version, platform, k6_binary, timing, work):
     cpu.start()
 
     # The load lasts until the answers have settled once the part is back (at most `after` seconds), however long
-    # it took to come back: k6 is given room for the longest restart the stack waits for, and stopped then.
+    # it took to come back: the generator is given room for the longest restart the stack waits for, and stopped then.
     duration = timing["before"] + timing["fault"] + RESTORE_LIMIT_SECONDS + timing["after"]
-    k6_result, enough = {}, threading.Event()
-    load = threading.Thread(target=lambda: k6_result.update(zip(("samples", "summary"), run_k6(
-        k6_binary, version, web_api, "steady", {"RATE": timing["rate"], "DURATION": f"{duration}s"}, work, enough))))
+    load_result, enough = {}, threading.Event()
+    loading = threading.Thread(target=lambda: load_result.update(zip(("samples", "summary"), run_load(
+        loadgen, version, web_api, "steady", {"RATE": timing["rate"], "DURATION": f"{duration}s"}, work, enough))))
     writer = Writer(f"{web_api}/{version}/articles", timing["writes"], tag)
-    load.start()
+    loading.start()
     writer.start()
     started = time.time()
 
@@ -507,9 +509,9 @@ def run_fault(fault, version, platform, k6_binary, timing, work):
     restoring = time.time()
     platform.act(fault.restore, fault, version)
     restored = time.time()  # a restarted service is ready; a restarted server accepts connections
-    await_settled(k6.Samples(work / "k6.csv"), restored, timing["settled"], restored + timing["after"])
+    await_settled(samples.Reader(work / "load.csv"), restored, timing["settled"], restored + timing["after"])
     enough.set()
-    load.join()
+    loading.join()
     writer.done.set()
     writer.join()
     ended = time.time()
@@ -527,7 +529,7 @@ def run_fault(fault, version, platform, k6_binary, timing, work):
     retries = counter_growth(metrics_before, metrics_after, read_retries)
     timeouts = counter_growth(metrics_before, metrics_after, calls_timed_out)
 
-    outcomes, durations = k6_result["samples"]
+    outcomes, durations = load_result["samples"]
     return assess(fault, version, isinstance(platform, Cluster), replicas, {
         "started": started, "injected": injected, "restoring": restoring, "restored": restored, "ended": ended,
         "outcomes": outcomes, "durations": durations, "writes": writer.sent, "created": created,
@@ -637,20 +639,20 @@ def timeline(run):
 
 # ---------- overload: twice what the build sustains
 
-def run_overload(version, services, k6, timing, work):
+def run_overload(version, services, loadgen, timing, work):
     web_api = services[f"web-api-{version}"]["url"]
-    step(f"overload {version}: measuring what it sustains (closed model, {timing['probe_vus']} VUs, after the same warm-up)")
-    probe_settings = {"VUS": timing["probe_vus"], "ITERATIONS": timing["probe_iterations"]}
-    run_k6(k6, version, web_api, "closed", probe_settings, work)  # warms the JIT; not measured
-    _, probe = run_k6(k6, version, web_api, "closed", probe_settings, work)
-    capacity = probe["metrics"]["http_reqs"]["values"]["rate"]
+    step(f"overload {version}: measuring what it sustains (closed model, {timing['probe_users']} users, after the same warm-up)")
+    probe_settings = {"USERS": timing["probe_users"], "ITERATIONS": timing["probe_iterations"]}
+    run_load(loadgen, version, web_api, "closed", probe_settings, work)  # warms the JIT; not measured
+    _, probe = run_load(loadgen, version, web_api, "closed", probe_settings, work)
+    capacity = probe["rps"]
     rate = int(2 * capacity)
     info(f"{version} sustains {capacity:.0f} req/s; offering {rate}/s for {timing['overload']} s")
     pid = services[f"web-api-{version}"]["pid"]
     reset_peak_rss(pid)
     served_before = answered(scrape(web_api), "GET", "/articles", "200")
-    (outcomes, durations), summary = run_k6(k6, version, web_api, "open", {
-        "RATE": rate, "DURATION": f"{timing['overload']}s", "VUS": 200, "MAX_VUS": 600}, work)
+    (outcomes, durations), summary = run_load(loadgen, version, web_api, "open", {
+        "RATE": rate, "DURATION": f"{timing['overload']}s", "MAX_USERS": 600}, work)
     served_after = answered(scrape(web_api), "GET", "/articles", "200")
     served, served_seconds = (after - before for after, before in zip(served_after, served_before))
     ready = answers_ready(web_api)
@@ -665,7 +667,7 @@ def run_overload(version, services, k6, timing, work):
     last = [ms for at, ms in accepted_timed if at >= accepted_timed[-1][0] - third]
     # Little's law: with at most MAX_IN_FLIGHT admitted, the mean time an accepted request spends in web-api is at
     # most MAX_IN_FLIGHT / throughput. Measured where the bound holds, by web-api's own timer (arrival to the end of
-    # the answer); 10 % for the run's edges. What k6 sees on top (its own scheduling when it drives thousands of
+    # the answer); 10 % for the run's edges. What the generator sees on top (its own scheduling when it drives thousands of
     # requests a second on the same cores, the connection queue ahead of the edge) is the client's mean, reported.
     little_ms = 1000 * MAX_IN_FLIGHT / accepted_rps
     server_mean_ms = 1000 * served_seconds / served if served else 0
@@ -681,8 +683,8 @@ def run_overload(version, services, k6, timing, work):
         "no request without an answer": counts["failed"] == 0,
     }
     result = {"fault": "overload (2x capacity)", "version": version, "capacity_rps": round(capacity),
-              "offered_rps": rate, "achieved_rps": round(summary["metrics"]["http_reqs"]["values"]["rate"]),
-              "dropped_by_k6": summary["metrics"].get("dropped_iterations", {}).get("values", {}).get("count", 0),
+              "offered_rps": rate, "achieved_rps": round(summary["rps"]),
+              "unsent": summary["dropped"],
               "requests": len(outcomes), "outcomes": counts, "accepted_rps": round(accepted_rps),
               "accepted_mean_ms": round(mean_ms, 1), "server_mean_ms": round(server_mean_ms, 1),
               "little_bound_ms": round(little_ms, 1), "accepted_p50_ms": percentile(accepted, 50),
@@ -744,7 +746,7 @@ def render(results, directory, where):
                            "–" if r.get("timeouts") is None else f"{r['timeouts']:.0f}",
                            f"{r.get('stream_reconnections', 0)}×", mark(r["passed"])])
     overload_rows = [["build", "sustains req/s", "offered req/s", "answered req/s", "accepted req/s", "complete",
-                      "degraded", "shed 503", "other errors", "accepted mean ms (k6)", "in web-api ms", "Little's bound ms",
+                      "degraded", "shed 503", "other errors", "accepted mean ms (client)", "in web-api ms", "Little's bound ms",
                       "accepted p99 ms", "web-api peak RSS MiB", "verdict"]]
     for r in overloads:
         o = r["outcomes"]
@@ -769,7 +771,7 @@ def render(results, directory, where):
         check_rows += [[r["fault"], r["version"], name, mark(ok)] for name, ok in r["checks"].items()]
     passed = all(r["passed"] for r in results)
 
-    sections = [("Faults", "Each fault against each build, with the load on: k6 reads at a steady rate, a writer "
+    sections = [("Faults", "Each fault against each build, with the load on: the load generator reads at a steady rate, a writer "
                  "POSTs new articles, an SSE client follows the stream. 'complete' answers have every author "
                  "detail; 'degraded' ones are 200 with null author details (a look-up fell back); '503' "
                  "are problem JSON answers with Retry-After, '500' would be unexpected errors; 'no answer' are requests that got nothing. Recovery is the time from "
@@ -783,7 +785,7 @@ def render(results, directory, where):
                  [("", fault_rows)])]
     if len(cpu_rows) > 1:
         sections.append(("CPU", "How busy the machine's cores were, sampled once a second (everything on it: the "
-                         "pods, k6, this harness), and where the kubelet runs here (the test node) the cores each "
+                         "pods, the load generator, this harness), and where the kubelet runs here (the test node) the cores each "
                          "part's pods used, from their cgroups: whether answers that were not complete came with "
                          "cores that were all taken.", [("", cpu_rows)]))
     if overloads:
@@ -791,7 +793,7 @@ def render(results, directory, where):
                          "closed-model probe just before. Beyond 200 requests in flight web-api turns requests away "
                          "at once with 503 + Retry-After, so those it accepts keep a bounded latency and memory: "
                          "by Little's law their mean time in web-api (its own timer) is at most 200 / the accepted "
-                         "rate. k6's mean adds the client's side: its own scheduling at thousands of requests a "
+                         "rate. The client's mean adds its side: its own scheduling at thousands of requests a "
                          "second on the same cores, and the connection queue ahead of the edge.",
                          [("", overload_rows)] + ([("Per build, over the rounds", round_rows)] if round_rows else [])))
     sections.append(("Expectations", "PASS: every expectation held." if passed else "FAIL: see below.",
@@ -808,7 +810,7 @@ def render(results, directory, where):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="benchkit chaos", description=__doc__.splitlines()[0])
-    parser.add_argument("--k6", default=os.environ.get("K6", "k6"))
+    parser.add_argument("--loadgen", default=os.environ.get("LOADGEN", "loadgen"))
     parser.add_argument("--results", type=pathlib.Path,
                         default=ROOT / "results" / ("chaos-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
     parser.add_argument("--quick", action="store_true",
@@ -824,15 +826,15 @@ def main(argv=None):
         parser.error("--rounds must be 1 or more")
     platform = Cluster(args.kubernetes) if args.kubernetes else LocalStack()
 
-    # before: k6 needs about 2 s to start sending, which leaves a few seconds of normal service before the fault.
+    # before: the generator needs a moment to start sending, which leaves a few seconds of normal service before the fault.
     # after: the longest the load goes on once the part is back (each platform says why); it ends sooner once the
     # last `settled` seconds of answers were all complete: two of web-api's breaker delays (5 s), so a circuit that
     # closed and would open again shows within them.
     timing = {"rate": 40, "writes": 4, "before": 6, "fault": platform.fault_seconds(args.quick),
               "after": platform.after_seconds(args.quick), "settled": 10, "drain": 60,
               # The short subset runs in make test after make bench has warmed every build: a third of it then.
-              "warmup_vus": 20, "warmup_iterations": 30 if args.quick else 100,
-              "probe_vus": 50, "probe_iterations": 100, "overload": 20}
+              "warmup_users": 20, "warmup_iterations": 30 if args.quick else 100,
+              "probe_users": 50, "probe_iterations": 100, "overload": 20}
     # Overload needs the local processes (their peak RSS): on Kubernetes the faults are the platform's own.
     known = [f.name for f in platform.faults] + ([] if args.kubernetes else ["overload"])
     names = args.faults.split(",") if args.faults else platform.quick if args.quick else known
@@ -845,9 +847,9 @@ def main(argv=None):
     work.mkdir(exist_ok=True)
 
     for version in args.versions.split(","):
-        step(f"warming up {version} (the same {timing['warmup_vus']} × {timing['warmup_iterations']} requests for each build)")
-        run_k6(args.k6, version, platform.url(version), "warmup",
-               {"VUS": timing["warmup_vus"], "WARMUP_ITERATIONS": timing["warmup_iterations"]}, work)
+        step(f"warming up {version} (the same {timing['warmup_users']} × {timing['warmup_iterations']} requests for each build)")
+        run_load(args.loadgen, version, platform.url(version), "warmup",
+                 {"USERS": timing["warmup_users"], "WARMUP_ITERATIONS": timing["warmup_iterations"]}, work)
     results = []
     for turn in range(1, args.rounds + 1):
         if args.rounds > 1:
@@ -855,10 +857,10 @@ def main(argv=None):
         for fault in chosen:
             for version in args.versions.split(","):
                 step(f"{fault.name}, {version}: {fault.story}")
-                results.append(run_fault(fault, version, platform, args.k6, timing, work))
+                results.append(run_fault(fault, version, platform, args.loadgen, timing, work))
         if "overload" in names:
             for version in args.versions.split(","):
-                results.append(run_overload(version, platform.services(), args.k6, timing, work))
+                results.append(run_overload(version, platform.services(), args.loadgen, timing, work))
     passed = render(results, args.results, platform.where)
     print(f"Chaos report: {args.results / 'chaos.md'} and {args.results / 'chaos.html'}")
     if not passed:

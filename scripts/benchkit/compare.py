@@ -19,7 +19,7 @@ def per_answer(results, scenario=SCENARIO):
     """{version: {figure: ms per complete answer, median over the runs}}: the whole system's CPU, with the background
     rate off; the JIT compiler threads' CPU and the GC's seconds of the three services."""
     values = {}
-    for run in report.load(results):
+    for run in report.read_runs(results):
         complete = run["metrics"]["complete"]
         if run["scenario"] != scenario or not complete:
             continue

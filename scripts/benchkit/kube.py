@@ -1,5 +1,5 @@
 """Kubernetes through kubectl and helm: pod states, the cgroup readings of a container, port-forwards,
-and k6 as a Job of the k6-job chart."""
+and the load generator as a Job of the load-job chart."""
 import json
 import os
 import queue
@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 
-from . import ROOT, hsperf, info, k6
+from . import ROOT, hsperf, info, load, samples
 
 HELM = os.environ.get("HELM", "helm")
 
@@ -42,7 +42,7 @@ def pod_exec(namespace, target, *command, text=True, **options):
 
 
 # The cgroup files a container sees, v2 (unified) first, then v1's per-controller hierarchies. Read with
-# sh and cat only, which every image here has (the services' JRE images, Spilo, Strimzi's, k6's).
+# sh and cat only, which every image here has (the services' JRE images, Spilo, Strimzi's, the load generator's).
 CGROUP_FILES = ("cpu.stat", "memory.peak", "memory.stat", "memory.events", "cpuacct/cpuacct.usage",
                 "cpu,cpuacct/cpuacct.usage", "cpu/cpu.stat", "cpu,cpuacct/cpu.stat", "memory/memory.max_usage_in_bytes",
                 "memory/memory.stat", "memory/memory.oom_control", "cpu.max", "cpu/cpu.cfs_quota_us",
@@ -237,60 +237,60 @@ def helm_escaped(value):
 
 
 def exit_code(namespace, release):
-    """The k6 container's exit code of a failed Job (99: thresholds crossed; 108: the script aborted the run)."""
+    """The load generator's exit code of a failed Job (3: the target never answered; 2: its settings), from the
+    first of its pods that failed."""
     pods = json.loads(kubectl(namespace, "get", "pods", "-l", f"job-name={release}", "-o", "json"))["items"]
     for pod in pods:
         for status in pod.get("status", {}).get("containerStatuses", []):
             terminated = status.get("state", {}).get("terminated")
-            if terminated:
+            if terminated and terminated.get("exitCode"):
                 return terminated.get("exitCode")
     return None  # the pod is gone (the Job's deadline): no code to tell
 
 
 def service_url(version, service):
-    """Where a k6 Job reaches one service of a build: its Service, in the Job's own namespace."""
+    """Where a load Job reaches one service of a build: its Service, in the Job's own namespace."""
     return f"http://bench-{version}-{service}:8080"
 
 
-def k6_job_values(version, scenario, settings, base_url):
-    """The k6-job chart's values of one run, as helm arguments (make bench installs them; make test renders them
+def load_job_values(version, scenario, settings, base_url, pods=1, start_at=None):
+    """The load-job chart's values of one run, as helm arguments (make bench installs them; make test renders them
     to check that the chart's NetworkPolicies let the Job reach its target)."""
-    image = [arg for key, value in (("image", os.environ.get("K6_IMAGE")),
-                                    ("imagePullPolicy", os.environ.get("K6_IMAGE_PULL_POLICY")),
-                                    ("resources.requests.cpu", os.environ.get("K6_CPU_REQUEST"))) if value
+    image = [arg for key, value in (("image", os.environ.get("LOAD_IMAGE")),
+                                    ("imagePullPolicy", os.environ.get("LOAD_IMAGE_PULL_POLICY")),
+                                    ("resources.requests.cpu", os.environ.get("LOAD_CPU_REQUEST"))) if value
              for arg in ("--set", f"{key}={value}")]
-    return ["--set", f"build={version}", "--set", f"scenario={scenario}", "--set", f"baseUrl={base_url}", *image,
+    start = ["--set-string", f"startAt={start_at:.3f}"] if start_at else []
+    return ["--set", f"build={version}", "--set", f"scenario={scenario}", "--set", f"baseUrl={base_url}",
+            "--set", f"pods={pods}", *start, *image,
             *[arg for key, value in settings.items() for arg in ("--set-string", f"env.{key}={helm_escaped(value)}")]]
 
 
-def k6_image():
-    """The load generator's image: K6_IMAGE, or the k6-job chart's pinned default."""
-    values = (ROOT / "charts" / "k6-job" / "values.yaml").read_text()
-    return os.environ.get("K6_IMAGE") or re.search(r"^image: (.+)$", values, re.MULTILINE).group(1)
+def load_image():
+    """The load generator's image: LOAD_IMAGE, or the load-job chart's pinned default."""
+    values = (ROOT / "charts" / "load-job" / "values.yaml").read_text()
+    return os.environ.get("LOAD_IMAGE") or re.search(r"^image: (.+)$", values, re.MULTILINE).group(1)
 
 
 def calibrate(namespace):
-    """Seconds the calibration job (k6/calibration.js) took in a pod of its own on the node, with the load
+    """Seconds the calibration job (loadgen calibrate) took in a pod of its own on the node, with the load
     generator's image and a CPU limit of 1: the node's speed now, as the round about to run will find it."""
     pod = f"calibration-{int(time.time())}"
-    image = k6_image()
-    container = {"name": pod, "image": image, "args": ["run", "--quiet", "--no-color", "--log-output=stdout", "-"],
-                 "stdin": True, "stdinOnce": True,
-                 "imagePullPolicy": os.environ.get("K6_IMAGE_PULL_POLICY", "IfNotPresent"),
-                 # Placed where the k6 Job's pod goes (the same request, which the budget counts); timed under the
+    image = load_image()
+    container = {"name": pod, "image": image, "args": ["calibrate"],
+                 "imagePullPolicy": os.environ.get("LOAD_IMAGE_PULL_POLICY", "IfNotPresent"),
+                 # Placed where the load Job's pod goes (the same request, which the budget counts); timed under the
                  # same limit of 1 CPU.
-                 "resources": {"requests": {"cpu": os.environ.get("K6_CPU_REQUEST", "1"), "memory": "128Mi"},
+                 "resources": {"requests": {"cpu": os.environ.get("LOAD_CPU_REQUEST", "1"), "memory": "128Mi"},
                                "limits": {"cpu": "1", "memory": "128Mi"}},
                  "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
                                      "runAsNonRoot": True, "runAsUser": 12345, "capabilities": {"drop": ["ALL"]},
-                                     "seccompProfile": {"type": "RuntimeDefault"}},
-                 "volumeMounts": [{"name": "tmp", "mountPath": "/tmp"}]}  # k6's only writable place, as in its Job
-    overrides = {"apiVersion": "v1", "spec": {"automountServiceAccountToken": False, "containers": [container],
-                                              "volumes": [{"name": "tmp", "emptyDir": {}}]}}
+                                     "seccompProfile": {"type": "RuntimeDefault"}}}
+    overrides = {"apiVersion": "v1", "spec": {"automountServiceAccountToken": False, "containers": [container]}}
     ran = subprocess.run(["kubectl", "-n", namespace, "run", pod, f"--image={image}", "--restart=Never", "-i", "--rm",
                           "--quiet", "--pod-running-timeout=5m", f"--overrides={json.dumps(overrides)}",
                           "--labels=app.kubernetes.io/component=calibration"],
-                         input=(ROOT / "k6" / "calibration.js").read_text(), capture_output=True, text=True, timeout=600)
+                         capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
     found = re.search(r"calibration-ms (\d+)", ran.stdout)
     if not found:
         stuck = unschedulable(namespace, "app.kubernetes.io/component=calibration")
@@ -301,15 +301,21 @@ def calibrate(namespace):
     return int(found.group(1)) / 1000
 
 
-# charts/k6-job prints its container's cgroup CPU between these lines once k6 has ended.
-CGROUP_BEGIN, CGROUP_END = "----- k6 container cgroup -----", "----- end of k6 container cgroup -----"
+# charts/load-job prints its container's cgroup CPU between these lines once the generator has ended.
+CGROUP_BEGIN, CGROUP_END = "----- load generator cgroup -----", "----- end of load generator cgroup -----"
 
 
-def k6_cpu_seconds(log):
-    """The CPU seconds the k6 Job's container used, from what the chart printed into its log; None without it."""
+def load_cpu_seconds(log):
+    """The CPU seconds a load Job's container used, from what the chart printed into its log; None without it."""
     if CGROUP_BEGIN not in log:
         return None
     return parse_cgroup(log.split(CGROUP_BEGIN, 1)[1].split(CGROUP_END, 1)[0])["cpu_seconds"]
+
+
+def start_skew_ms(log):
+    """How late after START_AT a pod of a split run started (load/main.go prints it), or None."""
+    found = re.search(r"started (-?[0-9.]+) ms after START_AT", log)
+    return float(found.group(1)) if found else None
 
 
 def job_states(namespace, job):
@@ -336,7 +342,7 @@ def job_states(namespace, job):
 
 
 def await_job(namespace, job, what, every=5):
-    """The k6 exit code of a Job once it has ended: 0 when it succeeded, else its container's. The end is seen as it
+    """The load generator's exit code of a Job once it has ended: 0 when it succeeded, else its container's. The end is seen as it
     happens (a watch, not a poll every few seconds); between changes, every few seconds, whether its pod cannot
     start (waiting out the Job's deadline would not help), and every 30 s a line of progress."""
     started = reported = time.monotonic()
@@ -353,7 +359,7 @@ def await_job(namespace, job, what, every=5):
                 return exit_code(namespace, job)
             stuck = unschedulable(namespace, f"app.kubernetes.io/instance={job}")
             if stuck:
-                raise SystemExit(f"k6 Job {job} cannot start: {stuck}")
+                raise SystemExit(f"load Job {job} cannot start: {stuck}")
             if time.monotonic() - reported >= 30:
                 reported = time.monotonic()
                 info(f"… {what}: {reported - started:.0f}s")
@@ -361,27 +367,53 @@ def await_job(namespace, job, what, every=5):
         stop()
 
 
-def run_k6_job(namespace, version, scenario, summary, settings, base_url):
-    """k6/articles.js as a Job of the k6-job chart (the script from its ConfigMap), against the build's
-    Service at base_url; its summary is read from the Job's log. Returns the k6 exit code (0 or 99) and the
-    CPU seconds of k6's container."""
-    release = f"k6-{version}-{scenario}-{settings.get('TARGET', 'web-api')}-{int(time.time())}"
-    installed = subprocess.run([HELM, "upgrade", "--install", release, str(ROOT / "charts" / "k6-job"), "-n", namespace,
-                                *k6_job_values(version, scenario, settings, base_url)], capture_output=True, text=True)
+def job_pods(namespace, release):
+    """The names of a Job's pods, by their completion index."""
+    pods = json.loads(kubectl(namespace, "get", "pods", "-l", f"job-name={release}", "-o", "json"))["items"]
+    index = "batch.kubernetes.io/job-completion-index"
+    return [pod["metadata"]["name"] for pod in sorted(
+        pods, key=lambda pod: int(pod["metadata"].get("annotations", {}).get(index, "0")))]
+
+
+# A split run's pods start together this long after the Job is installed: time to schedule and start them all.
+SPLIT_START_SECONDS = float(os.environ.get("LOAD_START_SECONDS", "20"))
+
+
+def run_load_job(namespace, version, scenario, summary, settings, base_url):
+    """One scenario of load/scenarios.json as a Job of the load-job chart against the build's Service at base_url:
+    LOAD_PODS pods (an Indexed Job; 1 unless set), each with its share of the users or of the rate, starting
+    together; their samples, read from their logs, merged into one run. Returns (0 or load.THRESHOLDS_CROSSED,
+    the CPU seconds of the generator's containers together)."""
+    pods = int(os.environ.get("LOAD_PODS", "1"))
+    start_at = time.time() + SPLIT_START_SECONDS if pods > 1 else None
+    release = f"load-{version}-{scenario}-{settings.get('TARGET', 'web-api')}-{int(time.time())}"
+    installed = subprocess.run([HELM, "upgrade", "--install", release, str(ROOT / "charts" / "load-job"), "-n",
+                                namespace, *load_job_values(version, scenario, settings, base_url, pods, start_at)],
+                               capture_output=True, text=True)
     if installed.returncode:
-        raise SystemExit(f"could not install the k6 Job {release}: {installed.stderr.strip()}")
+        raise SystemExit(f"could not install the load Job {release}: {installed.stderr.strip()}")
     try:
         code = await_job(namespace, release, f"{version} {scenario}")
-        log = kubectl(namespace, "logs", f"job/{release}", check=False)
-        summary.with_suffix(".log").write_text(log)
-        if code not in (0, k6.THRESHOLDS_CROSSED):  # aborted (k6/articles.js: the target unreachable), or worse
-            raise SystemExit(f"k6 Job {release} failed (exit {code}) against {base_url}:\n{k6.console_tail(log, 5)}")
-        found = k6.summary_from_log(log)
-        if found is None:
-            raise SystemExit(f"k6 Job {release} left no summary (exit {code}); see {summary.with_suffix('.log')}")
-        summary.write_text(found)
-        sys.stdout.write(k6.console_tail(log.split(k6.SUMMARY_BEGIN, 1)[0]))
+        logs = {pod: kubectl(namespace, "logs", f"pod/{pod}", check=False) for pod in job_pods(namespace, release)}
+        summary.with_suffix(".log").write_text("".join(f"==> {pod}\n{log}" for pod, log in logs.items()))
+        if code != 0:  # the target unreachable (3), or worse
+            tail = "".join(load.console_tail(log, 5) for log in logs.values())
+            raise SystemExit(f"load Job {release} failed (exit {code}) against {base_url}:\n{tail}")
+        found = {pod: load.samples_from_log(log) for pod, log in logs.items()}
+        if len(found) != pods or None in found.values():
+            raise SystemExit(f"load Job {release} left samples from {sum(v is not None for v in found.values())} of "
+                             f"{pods} pods; see {summary.with_suffix('.log')}")
+        header, *_ = next(iter(found.values())).partition("\n")
+        merged = header + "\n" + "".join(text.partition("\n")[2] for text in found.values())
+        summary.with_suffix(".csv").write_text(merged)
+        cpu = {pod: load_cpu_seconds(log) for pod, log in logs.items()}
+        split = [{"pod": pod, "cpu_seconds": cpu[pod], "start_skew_ms": start_skew_ms(log)} for pod, log in logs.items()]
+        checked = load.summarize_into(summary, samples.parse(merged), version, scenario,
+                                      settings.get("TARGET", "web-api"), pods=split)
+        for log in logs.values():
+            sys.stdout.write(load.console_tail(log.split(load.SAMPLES_BEGIN, 1)[0]))
     finally:
         subprocess.run([HELM, "uninstall", release, "-n", namespace, "--wait", "--timeout", "2m"],
                        capture_output=True)
-    return code, k6_cpu_seconds(log)
+    known = [seconds for seconds in cpu.values() if seconds is not None]
+    return checked, sum(known) if known else None

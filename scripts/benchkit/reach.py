@@ -1,4 +1,4 @@
-"""Can every k6 Job of make bench reach its target? Answered offline, without a network plugin: the charts are
+"""Can every load Job of make bench reach its target? Answered offline, without a network plugin: the charts are
 rendered as make deploy-<version> and make bench install them (helm template), and every NetworkPolicy is evaluated
 against every Job's pod labels and target, as an enforcing plugin (Calico on minikube) would.
 
@@ -18,8 +18,8 @@ import sys
 import urllib.parse
 
 from . import VERSIONS
-from .bench import DEFAULT_SCENARIOS, k6_scenario_and_target
-from .kube import helm_template, k6_job_values, service_url
+from .bench import DEFAULT_SCENARIOS, load_scenario_and_target
+from .kube import helm_template, load_job_values, service_url
 
 NAMESPACE = os.environ.get("BENCH_NAMESPACE", "reactive-bench")
 
@@ -116,10 +116,11 @@ def check(versions, scenarios, chart_values=()):
                               namespace=NAMESPACE)
         policies = [m for m in build if m["kind"] == "NetworkPolicy"]
         for scenario in scenarios:
-            k6_scenario, target = k6_scenario_and_target(scenario)
+            load_scenario, target = load_scenario_and_target(scenario)
             base_url = service_url(version, target)
-            job = helm_template(f"k6-{version}-{k6_scenario}-{target}", "k6-job",
-                                *k6_job_values(version, k6_scenario, {"TARGET": target}, base_url), namespace=NAMESPACE)
+            job = helm_template(f"load-{version}-{load_scenario}-{target}", "load-job",
+                                *load_job_values(version, load_scenario, {"TARGET": target}, base_url),
+                                namespace=NAMESPACE)
             pod = target_pod(build, base_url)
             reachable, why = admitted(policies, pod, pod["port"], job_pod(job), NAMESPACE, namespace_labels)
             found.append((version, scenario, target, reachable, why))
@@ -157,6 +158,6 @@ def main(argv=None):
     print_lines(found)
     blocked = [f for f in found if not f[3]]
     if blocked:
-        sys.exit(f"{len(blocked)} of make bench's k6 Jobs could not reach their target behind the charts' NetworkPolicies")
-    print(f"every k6 Job of make bench reaches its target ({len(found)} Jobs: {len(versions)} builds x "
+        sys.exit(f"{len(blocked)} of make bench's load Jobs could not reach their target behind the charts' NetworkPolicies")
+    print(f"every load Job of make bench reaches its target ({len(found)} Jobs: {len(versions)} builds x "
           f"{len(scenarios)} scenarios)")

@@ -1,13 +1,13 @@
 """The report of a bench run (python -m benchkit report RESULTS): every build beside v1 with the ratio to
 v1, the equal-work check, what the work cost per process, and the environment; report.md and a
-self-contained report.html, each run's k6 HTML report linked. Exits 1 when the builds did not do the
+self-contained report.html, each run's samples beside it. Exits 1 when the builds did not do the
 same work."""
 import argparse
 import json
 import pathlib
 import sys
 
-from . import NAMES, calibration, charts, curve, documents, k6, profile, sql, sweep, work
+from . import NAMES, calibration, charts, curve, documents, load, profile, sql, sweep, work
 from .stats import max_or_none, median_and_spread, ratio
 
 # (key, label, format): the results table, one row each
@@ -23,13 +23,14 @@ ROWS = [
     ("max", "latency max (ms)", "{:.1f}"),
     ("error_pct", "failed (%)", "{:.2f}"),
     ("shed", "shed by the edge (503, in failed)", "{:.0f}"),
-    ("degraded", "degraded answers (k6)", "{:.0f}"),
+    ("degraded", "degraded answers (client)", "{:.0f}"),
     ("fallbacks", "author look-up fallbacks (web-api's counter)", "{:.0f}"),
     ("dropped", "dropped iterations", "{:.0f}"),
 ]
 PROCESSES = ("web-api", "articles", "authors", "postgres", "kafka")
 PER_COMPLETE = "whole system, per complete answer"
 BACKGROUND_OFF = "whole system, the background rate taken off"
+GENERATOR = "loadgen"
 
 READING = """How to read it: *closed* is the original study's model (virtual users each sending the next
 request when the last one answered): throughput is what each build sustains, latency is what a saturated
@@ -47,13 +48,13 @@ ROUNDS = ("The builds take turns, round by round, their order turned round every
 
 COST_LOCAL = ("CPU used by each process during the run (from /proc), per web-api request, and the most memory "
               "each service held (peak RSS, reset before each run). The whole system is the build's three "
-              "services, PostgreSQL and Kafka; k6 is shown apart. The other builds keep running, idle (their outbox "
+              "services, PostgreSQL and Kafka; the load generator is shown apart. The other builds keep running, idle (their outbox "
               "relays poll): what they used meanwhile is shown beside, as a share of the measured build's.")
 COST_KUBERNETES = ("CPU used by each container during the run, from its own cgroup (cpu.stat or cpuacct.usage), per "
                    "web-api request; memory from the same cgroup, each figure named for what it is: the cgroup's "
                    "peak counts page cache and runs from the container's start (a container cannot reset it), the "
                    "anonymous memory is the JVM's own at the end of the run. The whole system is the build's three "
-                   "pods, PostgreSQL and Kafka; k6 runs in its own pod with its own CPU limit. The other builds' pods, "
+                   "pods, PostgreSQL and Kafka; the load generator runs in its own pod with its own CPU limit. The other builds' pods, "
                    "idle meanwhile, are shown beside. Restarts are counted "
                    "from the pods' status; a run with one is flagged above the results.")
 
@@ -65,19 +66,17 @@ PROFILES = ("A JFR recording of every service during one more closed run per bui
             "collapsed stacks other flame-graph tools read, the .jfr files open in JDK Mission Control.")
 
 
-def load(results):
-    """Every measured run: its cost, its k6 figures, and its build's background rate (measured once per bench)."""
+def read_runs(results):
+    """Every measured run: its cost, the figures of its samples, and its build's background rate (measured once per bench)."""
     environment = json.loads((results / "environment.json").read_text())
     background = environment.get("background_cpu_per_s") or {}
     runs = []
     for cost_file in sorted((results / "runs").glob("*.cost.json")):
         cost = json.loads(cost_file.read_text())
         summary = json.loads(cost_file.with_name(cost_file.name.replace(".cost.json", ".json")).read_text())
-        metrics = k6.metrics(summary)
+        metrics = load.metrics(summary)
         metrics["fallbacks"] = cost["requests_served"].get("fallbacks", 0)
-        dashboard = cost_file.with_name(cost_file.name.replace(".cost.json", ".k6.html"))
-        runs.append({**cost, "metrics": metrics, "dashboard": dashboard.name if dashboard.exists() else None,
-                     "background_cpu_per_s": background.get(cost["version"])})
+        runs.append({**cost, "metrics": metrics, "background_cpu_per_s": background.get(cost["version"])})
     if not runs:
         sys.exit(f"no runs in {results / 'runs'}")
     return runs
@@ -104,7 +103,7 @@ def aggregate(runs):
                 figures[PER_COMPLETE] = 1000 * system / complete if complete else None
                 working = system_without_background(run)
                 figures[BACKGROUND_OFF] = 1000 * working / count if count and working is not None else None
-                figures["k6"] = 1000 * run["k6_cpu_seconds"] / count if count and run.get("k6_cpu_seconds") else None
+                figures[GENERATOR] = 1000 * run["load_cpu_seconds"] / count if count and run.get("load_cpu_seconds") else None
             table[scenario][version] = {
                 "runs": len(mine), "target": target,
                 "metrics": {k: median_and_spread([run["metrics"][k] for run in mine]) for k in mine[0]["metrics"]},
@@ -123,7 +122,6 @@ def aggregate(runs):
                 "restarts": [f"{container}: {r['restarts']}x ({r['last_reason'] or 'unknown reason'})"
                              for run in mine for container, r in (run.get("restarts") or {}).items()],
                 "kubernetes": mine[0].get("restarts") is not None,
-                "dashboards": [run["dashboard"] for run in mine if run["dashboard"]],
             }
     return table
 
@@ -191,12 +189,12 @@ def cost_rows(data):
         rows.append([label] + [fmt(v) for v in values] +
                     [ratio(base, v) for version, v in zip(versions, values) if version != "v1"])
 
-    for process in ("whole system", PER_COMPLETE, BACKGROUND_OFF, *PROCESSES, "k6"):
+    for process in ("whole system", PER_COMPLETE, BACKGROUND_OFF, *PROCESSES, GENERATOR):
         entries = [data[v]["cpu_ms"].get(process, (None, 0)) for v in versions]
         if all(e[0] is None for e in entries):
-            continue  # k6 in Kubernetes: its own pod, not measured per run
+            continue  # not measured on this platform
         label = (f"CPU ms per {data[versions[0]]['target']} request, {process}" if process != PER_COMPLETE else
-                 f"CPU ms per complete answer, {process.split(',')[0]}") + (" (the load generator)" if process == "k6" else "")
+                 f"CPU ms per complete answer, {process.split(',')[0]}") + (" (the load generator)" if process == GENERATOR else "")
         add(label, [e[0] for e in entries], lambda value: "–" if value is None else f"{value:.3f}")
     if any(data[v]["idle_cpu"][0] is not None for v in versions):
         rows.append(["CPU s of the other builds, idle meanwhile (share of the measured build's)"] +
@@ -376,7 +374,7 @@ def curve_section(table):
 
 
 def render(results):
-    runs = load(results)
+    runs = read_runs(results)
     environment = json.loads((results / "environment.json").read_text())
     table = aggregate(runs)
     ladder = curve_section(table)
@@ -417,10 +415,7 @@ def render(results):
                 *([("Warm-up", WARMUP, [("", warmed)])] if warmed else []),
                 ("Environment", f"Measured on: {environment.get('where', '')}.",
                  [("", documents.key_value_rows(environment))])]
-    links = [(f"k6's own report: {version} {scenario} run {i + 1}", f"runs/{name}")
-             for scenario, data in table.items() for version, d in data.items()
-             for i, name in enumerate(d["dashboards"])]
-    links += [(f"flame graph: {service} {version}", f"profiles/{version}-{service}.svg")
+    links = [(f"flame graph: {service} {version}", f"profiles/{version}-{service}.svg")
               for version, services in (profiled or {}).items() for service in services]
     documents.write(results, "report", "reactive-bench: " + " vs ".join(NAMES.get(v, v) for v in
                                                                          sorted({r["version"] for r in runs})),

@@ -126,8 +126,8 @@ def environment_of(settings, chosen, service):
 class Stack:
     """Restarts services of the local stack with other settings (scripts/stack.sh stop/start)."""
 
-    def __init__(self, k6_binary):
-        self.k6 = k6_binary
+    def __init__(self, loadgen):
+        self.loadgen = loadgen
         self.running = {}  # service name -> SERVICE_SETTINGS it was started with ("" = as shipped)
 
     def apply(self, version, settings, chosen):
@@ -142,7 +142,7 @@ class Stack:
             subprocess.run([stack, "start", name], check=True, stdout=subprocess.DEVNULL,
                            env={**os.environ, "SERVICE_SETTINGS": wanted})
             self.running[name] = wanted
-        return targets.LocalBuild(json.loads((LOCAL_DIR / "stack.json").read_text()), version, self.k6)
+        return targets.LocalBuild(json.loads((LOCAL_DIR / "stack.json").read_text()), version, self.loadgen)
 
     def calibrate(self):
         return calibration.measure()  # the machine's speed right before a candidate's run
@@ -268,7 +268,7 @@ def rows_of(result):
 
 EXPLANATION = ("Each build's few concurrency settings, one at a time: every candidate runs in the same place (the "
                "local stack, or the build's pods under their CPU limits: the environment says where), "
-               "after the same warm-up, in the closed model (k6's VUS virtual users, each sending its next request "
+               "after the same warm-up, in the closed model (USERS users, each sending its next request "
                "when the last one answered), the candidates' order turned round between repeats. A setting keeps the "
                f"value the build ships with unless another answers more than {MARGIN:.0%} more complete answers per "
                "second (the median of its repeats); the next setting is swept with the values chosen before it. "
@@ -321,9 +321,9 @@ def main(argv=None):
     parser.add_argument("--only", help="sweep only these settings (comma-separated names), e.g. for a quick check")
     parser.add_argument("--keep", type=pathlib.Path,
                         help="an earlier sweep's results: the builds not swept now keep their results from it")
-    parser.add_argument("--k6", default=os.environ.get("K6", "k6"))
+    parser.add_argument("--loadgen", default=os.environ.get("LOADGEN", "loadgen"))
     parser.add_argument("--kubernetes", metavar="NAMESPACE",
-                        help="sweep the builds deployed in this namespace, in their pods, with k6 as Jobs")
+                        help="sweep the builds deployed in this namespace, in their pods, with the load generator as Jobs")
     parser.add_argument("--where", default="local stack (one machine, loopback)")
     args = parser.parse_args(argv)
 
@@ -340,9 +340,9 @@ def main(argv=None):
         settings = settings_for(cores)
         restarter = Cluster(args.kubernetes, versions)
     else:
-        runs_dir, _, environment = targets.local_results(args.results, args.k6, args.repeats)
+        runs_dir, _, environment = targets.local_results(args.results, args.loadgen, args.repeats)
         settings = SETTINGS
-        restarter = Stack(args.k6)
+        restarter = Stack(args.loadgen)
     (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
     if args.only:
         wanted = set(args.only.split(","))

@@ -1,9 +1,9 @@
 """Where a build runs, behind one interface the measured runs use:
 
     web_api_url()          where to send the first request of a run (the expected-work probe)
-    run(scenario, summary, settings, target)  one k6 run against one service of the build (web-api unless
-                           a hop is measured alone; settings: k6 environment beyond the user's); returns
-                           (exit code, k6's CPU seconds or None)
+    run(scenario, summary, settings, target)  one load run against one service of the build (web-api unless
+                           a hop is measured alone; settings: the generator's environment beyond the user's);
+                           returns (0 or load.THRESHOLDS_CROSSED, the generator's CPU seconds or None)
     snapshot()             counters and CPU seconds now: {"time", "requests", "cpu_seconds",
                            "idle_cpu_seconds" (the other builds' services, idle meanwhile), "jvm" (per service: JIT
                            compile and GC seconds, compilations), "throttling" (per container: CFS periods,
@@ -17,8 +17,8 @@
                            [{"database", "query", "calls", "rows"}], None where it is not readable
     close()
 
-LocalBuild is the local stack (processes on this machine, k6 a child process); KubernetesBuild is a
-release bench-<version> with k6 as a Job and every figure from the pods' own cgroups."""
+LocalBuild is the local stack (processes on this machine, the load generator a child process); KubernetesBuild is
+a release bench-<version> with the load generator as a Job and every figure from the pods' own cgroups."""
 import argparse
 import concurrent.futures
 import datetime
@@ -32,16 +32,16 @@ import subprocess
 import time
 import urllib.request
 
-from . import CHART_VALUES, JAVA_OPTIONS, LOCAL_DIR, ROOT, SERVICES, hsperf, k6, kube, procfs, profile, prometheus
+from . import CHART_VALUES, JAVA_OPTIONS, LOCAL_DIR, ROOT, SERVICES, hsperf, kube, load, procfs, profile, prometheus
 
 
 class LocalBuild:
     """The processes of one version on the local stack: its three services, and the PostgreSQL and
     Kafka they share (.local/stack.json says what runs where)."""
 
-    def __init__(self, stack, version, k6_binary):
+    def __init__(self, stack, version, loadgen):
         self.version = version
-        self.k6 = k6_binary
+        self.loadgen = loadgen
         self.services = {name: stack["services"][f"{name}-{version}"] for name in SERVICES}
         self.idle = [service["pid"] for key, service in stack["services"].items() if not key.endswith(f"-{version}")]
         self.postgres = stack["postgres"]["pid"]
@@ -52,11 +52,9 @@ class LocalBuild:
         return self.services["web-api"]["url"]
 
     def run(self, scenario, summary, settings=None, target="web-api"):
-        dashboard = summary.with_suffix(".k6.html") if scenario != "warmup" else None
-        code, cpu = k6.run(self.k6, self.version, scenario, self.services[target]["url"], summary,
-                           {**k6.settings_from_environment(), **(settings or {}), "TARGET": target},
-                           dashboard=dashboard)
-        print(k6.console_tail(summary.with_suffix(".log").read_text()), end="")
+        code, cpu = load.run(self.loadgen, self.version, scenario, self.services[target]["url"], summary,
+                             {**load.settings_from_environment(), **(settings or {}), "TARGET": target})
+        print(load.console_tail(summary.with_suffix(".log").read_text()), end="")
         return code, cpu
 
     def snapshot(self):
@@ -125,10 +123,10 @@ class KubernetesBuild:
         return self.forwards["web-api"].url
 
     def run(self, scenario, summary, settings=None, target="web-api"):
-        # k6's CPU: what its container's cgroup counted, warm-up and start-up of the binary included (a few ms).
-        return kube.run_k6_job(self.namespace, self.version, scenario, summary,
-                               {**k6.settings_from_environment(), **(settings or {}), "TARGET": target},
-                               kube.service_url(self.version, target))
+        # The generator's CPU: what its containers' cgroups counted, start-up of the binary included (a few ms).
+        return kube.run_load_job(self.namespace, self.version, scenario, summary,
+                                 {**load.settings_from_environment(), **(settings or {}), "TARGET": target},
+                                 kube.service_url(self.version, target))
 
     def snapshot(self):
         # About twenty kubectl calls, each a round trip of 0.2 s or more through the API server and the container
@@ -281,18 +279,18 @@ def build_settings():
     return settings
 
 
-def local_results(results, k6_binary, runs):
+def local_results(results, loadgen, runs):
     """What a measurement on the local stack starts from: its results' runs/ folder (made), the stack's inventory
     (.local/stack.json), and the environment its report states."""
     runs_dir = results / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     stack = json.loads((LOCAL_DIR / "stack.json").read_text())
-    environment = local_environment(k6_binary, stack, argparse.Namespace(
+    environment = local_environment(loadgen, stack, argparse.Namespace(
         where="local stack (one machine, loopback)", runs=runs, no_warmup=False))
     return runs_dir, stack, environment
 
 
-def local_environment(k6_binary, stack, args):
+def local_environment(loadgen, stack, args):
     cpu = next((line.split(":", 1)[1].strip() for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
     java = pathlib.Path(os.readlink(f"/proc/{stack['services']['web-api-v1']['pid']}/exe"))  # what the services run on
@@ -304,10 +302,10 @@ def local_environment(k6_binary, stack, args):
         "kernel": platform.release(),
         "jdk": command_output(str(java), "-version").splitlines()[0] if java.exists() else "unknown",
         "quarkus": re.search(r"<quarkus.platform.version>([^<]+)<", pom).group(1),
-        "k6": command_output(k6_binary, "version").strip().splitlines()[0],
+        "load_generator": command_output(loadgen, "version").strip().splitlines()[0],
         "git_commit": git_commit(),
         "java_opts": stack.get("java_opts", ""),
-        "k6_settings": k6.settings_from_environment(),
+        "load_settings": load.settings_from_environment(),
         "runs": args.runs, "warmup": not args.no_warmup,
         "builds": build_settings(),
     }
@@ -321,8 +319,8 @@ def kubernetes_environment(namespace, args):
         "node_allocatable_cpu": node["status"]["allocatable"]["cpu"],
         "node_allocatable_memory": node["status"]["allocatable"]["memory"],
         "kubernetes": node["status"]["nodeInfo"]["kubeletVersion"],
-        "k6_job": kube.k6_image(),
-        "k6_job_resources": "see charts/k6-job/values.yaml: the load generator shares the node with the services",
+        "load_job": kube.load_image(),
+        "load_job_resources": "see charts/load-job/values.yaml: the load generator shares the node with the services",
         "node_cpu": node["status"]["capacity"]["cpu"],
         "container_runtime": node["status"]["nodeInfo"]["containerRuntimeVersion"],
         "kernel": node["status"]["nodeInfo"]["kernelVersion"],
@@ -330,7 +328,7 @@ def kubernetes_environment(namespace, args):
                            (ROOT / "charts" / "reactive-bench" / "values.yaml").read_text().splitlines()
                            if line.startswith("javaOpts:")), ""),
         "git_commit": git_commit(),
-        "k6_settings": k6.settings_from_environment(),
+        "load_settings": load.settings_from_environment(),
         "runs": args.runs, "warmup": not args.no_warmup,
         "namespace": namespace,
         "builds": build_settings(),

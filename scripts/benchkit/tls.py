@@ -89,11 +89,11 @@ def main(argv=None):
                         help="measured requests per virtual user")
     parser.add_argument("--warmup", type=int, default=int(os.environ.get("WARMUP_ITERATIONS", "300")),
                         help="warm-up requests per virtual user after each restart")
-    parser.add_argument("--k6", default=os.environ.get("K6", "k6"))
+    parser.add_argument("--loadgen", default=os.environ.get("LOADGEN", "loadgen"))
     args = parser.parse_args(argv)
 
-    runs_dir, _, environment = targets.local_results(args.results, args.k6, args.rounds)
-    restarter = Stack(args.k6)
+    runs_dir, _, environment = targets.local_results(args.results, args.loadgen, args.rounds)
+    restarter = Stack(args.loadgen)
     results = {}
     for version in args.versions.split(","):
         results[version] = measure_build(version, restarter, runs_dir, args.rounds, args.iterations, args.warmup)

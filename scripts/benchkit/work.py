@@ -19,7 +19,7 @@ EXPLANATION = ("Judged on complete answers: each must have cost one articles cal
                "answers' own calls to those of every request that reached web-api; with nothing degraded or "
                "failed it is a single value. Every complete answer of every build has the same size.")
 
-# Counters are scraped right after k6 ends: allow a call or two still in flight, never a real difference.
+# Counters are scraped right after the load generator ends: allow a call or two still in flight, never a real difference.
 TOLERANCE_CALLS = 2
 TOLERANCE_SHARE = 0.002
 

@@ -3,7 +3,7 @@
 # etcd) gets the Strimzi and Zalando CRDs, then every rendered object is applied with server-side
 # dry-run and strict field validation. Manifests broken on purpose must be rejected: the check bites.
 # Then a rollout on simulated nodes: kube-controller-manager, kube-scheduler and kwok (which plays the
-# kubelets) let `helm install --wait` of every build roll out, Services select the pods, the k6 Job runs.
+# kubelets) let `helm install --wait` of every build roll out, Services select the pods, the load Job runs.
 # Needs HELM, KUBE_APISERVER, ETCD, KUBE_CONTROLLER_MANAGER, KUBE_SCHEDULER, KWOK (make kube-tools).
 set -euo pipefail
 # shellcheck source=../lib.sh
@@ -93,9 +93,13 @@ for version in "${BUILDS[@]}"; do
 done
 "$HELM" template platform "$ROOT/charts/platform" -n "$NS" --kube-version "$KUBE_VERSION" >"$WORK/manifests/platform.yaml"
 for scenario in warmup closed open; do
-  "$HELM" template "k6-v2-$scenario" "$ROOT/charts/k6-job" -n "$NS" --kube-version "$KUBE_VERSION" \
-    --set build=v2 --set scenario="$scenario" --set baseUrl=http://bench-v2-web-api:8080 >"$WORK/manifests/k6-$scenario.yaml"
+  "$HELM" template "load-v2-$scenario" "$ROOT/charts/load-job" -n "$NS" --kube-version "$KUBE_VERSION" \
+    --set build=v2 --set scenario="$scenario" --set baseUrl=http://bench-v2-web-api:8080 >"$WORK/manifests/load-$scenario.yaml"
 done
+# A run split over two pods (make bench with LOAD_PODS=2): an Indexed Job whose pods start at one instant.
+"$HELM" template load-v2-split "$ROOT/charts/load-job" -n "$NS" --kube-version "$KUBE_VERSION" --set build=v2 \
+  --set scenario=open --set pods=2 --set-string startAt=1800000000.5 --set baseUrl=http://bench-v2-web-api:8080 \
+  >"$WORK/manifests/load-split.yaml"
 
 step "Server-side dry-run with strict validation"
 for file in "$WORK"/manifests/*.yaml; do
@@ -107,7 +111,7 @@ python3 - "$WORK" <<'PY'
 import pathlib, re, sys
 work = pathlib.Path(sys.argv[1])
 app = (work / "manifests" / "bench-v1.yaml").read_text()
-job = (work / "manifests" / "k6-closed.yaml").read_text()
+job = (work / "manifests" / "load-closed.yaml").read_text()
 platform = (work / "manifests" / "platform.yaml").read_text()
 def only(text, kind, name=None):
     docs = [d for d in text.split("\n---\n") if re.search(rf"^kind: {kind}$", d, re.M) and (not name or f"name: {name}\n" in d)]
@@ -155,7 +159,7 @@ done
   --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
   --cidr=10.244.0.0/16 --node-ip=10.0.0.10 --server-address="127.0.0.1:$(free_port)" >"$WORK/kwok.log" 2>&1 &
 kwok_pid=$!
-# A simulated node roomy enough for both builds and a k6 Job, as minikube/profile.env sizes the real one.
+# A simulated node roomy enough for both builds and a load Job, as minikube/profile.env sizes the real one.
 kubectl apply -f - >/dev/null <<'NODE'
 apiVersion: v1
 kind: Node
@@ -192,11 +196,11 @@ rolls_out() { # rolls_out VERSION: helm install --wait, and each Service has a r
 for version in "${BUILDS[@]}"; do
   expect "bench-$version rolls out (helm install --wait) and its three Services select ready pods" rolls_out "$version"
 done
-k6_job_runs() {
-  "$HELM" install k6-smoke "$ROOT/charts/k6-job" -n "$NS" --set build=v2 --set scenario=smoke \
+load_job_runs() {
+  "$HELM" install load-smoke "$ROOT/charts/load-job" -n "$NS" --set build=v2 --set scenario=smoke \
     --set baseUrl=http://bench-v2-web-api:8080 >/dev/null || return 1
-  kubectl -n "$NS" wait pod -l app.kubernetes.io/instance=k6-smoke --for=condition=Ready --timeout=60s
+  kubectl -n "$NS" wait pod -l app.kubernetes.io/instance=load-smoke --for=condition=Ready --timeout=60s
 }
-expect "the k6 Job is created and its pod is scheduled and started" k6_job_runs
+expect "the load Job is created and its pod is scheduled and started" load_job_runs
 
 summary kube-validate

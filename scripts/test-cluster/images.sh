@@ -3,7 +3,7 @@
 # Debian) and loaded into the node's containerd.
 #   images.sh base      a JRE base: a jlink runtime of this machine's JDK, the C libraries it and the other
 #                       images' programs need, sh, cat and sleep (for kubectl exec and the stand-ins' scripts), users 185 and 12345
-#   images.sh node      the pause image (a static Go program), the k6 image (the pinned k6 binary) and the
+#   images.sh node      the pause image (a static Go program), the load generator's image (loadgen) and the
 #                       stand-in for what Strimzi's operator would run (Kafka)
 #   images.sh postgres-operator  the Zalando operator (its binary) and a Spilo-compatible image (Debian's
 #                       PostgreSQL 17 and Patroni 4, scripts/test-cluster/postgres-operator/) for it to run
@@ -23,7 +23,7 @@ readonly CONTAINERD_SOCKET="$NODE_DIR/containerd/containerd.sock"
 # Image references as the kubelet asks for them (fully qualified: nothing is ever pulled for them).
 readonly BASE_IMAGE="${BASE_IMAGE:-localhost/reactive-bench/jre-base:latest}"
 readonly PAUSE_IMAGE="docker.io/reactive-bench/pause:${KUBE_VERSION:?set by the Makefile}"
-readonly K6_IMAGE="docker.io/reactive-bench/k6:${K6_VERSION:?set by the Makefile}"
+readonly LOAD_IMAGE="docker.io/reactive-bench/loadgen:${LOADGEN_VERSION:?set by the Makefile}"
 readonly KAFKA_STANDIN_IMAGE="docker.io/reactive-bench/standin-kafka:4.3.1"
 # The Zalando operator from its Go module, and what it runs for a postgresql: a Spilo-compatible image (not Spilo).
 readonly POSTGRES_OPERATOR_IMAGE="docker.io/reactive-bench/postgres-operator:${ZALANDO_OPERATOR_VERSION:?set by the Makefile}"
@@ -87,8 +87,8 @@ base() {
   done
   copy_with_libraries "$rootfs" /bin/sh /bin/cat /bin/sleep "$(readlink -f /bin/sh)" /lib64/ld-linux-x86-64.so.2
   printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' 'default:x:185:185:service:/home/default:/bin/sh' \
-    'k6:x:12345:12345:k6:/home/k6:/bin/sh' >"$rootfs/etc/passwd"
-  printf '%s\n' 'root:x:0:' 'default:x:185:' 'k6:x:12345:' >"$rootfs/etc/group"
+    'loadgen:x:12345:12345:loadgen:/home/loadgen:/bin/sh' >"$rootfs/etc/passwd"
+  printf '%s\n' 'root:x:0:' 'default:x:185:' 'loadgen:x:12345:' >"$rootfs/etc/group"
   printf '%s\n' 'passwd: files' 'group: files' 'hosts: files dns' >"$rootfs/etc/nsswitch.conf"
   local container
   container=$(buildah from --quiet scratch)
@@ -115,9 +115,9 @@ node_images() {
   buildah config --entrypoint '["/pause"]' --user 65535:65535 "$container"
   buildah commit --quiet --rm "$container" "$PAUSE_IMAGE" >/dev/null
 
-  step "Image $K6_IMAGE (k6 $K6_VERSION, the binary the local harness uses)"
-  mkdir -p "$context/k6" && cp "${K6:?set by the Makefile}" "$context/k6/k6"
-  containerfile "$K6_IMAGE" "$HERE/k6.Containerfile" "$context/k6"
+  step "Image $LOAD_IMAGE (loadgen, the binary the local harness uses)"
+  mkdir -p "$context/loadgen" && cp "${LOADGEN:?set by the Makefile}" "$context/loadgen/loadgen"
+  containerfile "$LOAD_IMAGE" "$ROOT/load/Containerfile" "$context/loadgen"
 
   step "Stand-in for what Strimzi's operator would run: Kafka 4.3.1 (KRaft)"
   local broker="$ROOT/services/testing/kafka-broker/target/lib"
@@ -128,7 +128,7 @@ node_images() {
 
   local ref
   # The base too: the node check runs a pod from it.
-  for ref in "$BASE_IMAGE" "$PAUSE_IMAGE" "$K6_IMAGE" "$KAFKA_STANDIN_IMAGE"; do archive "$ref" >/dev/null; done
+  for ref in "$BASE_IMAGE" "$PAUSE_IMAGE" "$LOAD_IMAGE" "$KAFKA_STANDIN_IMAGE"; do archive "$ref" >/dev/null; done
   info "archives in ${ARCHIVES#"$ROOT"/} ($(elapsed))"
 }
 
@@ -215,6 +215,6 @@ case "${1:-}" in
   spilo-compatible) spilo_compatible_image ;;
   archive) shift; archive "$@" ;;
   load) shift; load "$@" ;;
-  refs) printf 'PAUSE_IMAGE=%s\nK6_IMAGE=%s\nBASE_IMAGE=%s\n' "$PAUSE_IMAGE" "$K6_IMAGE" "$BASE_IMAGE" ;;
+  refs) printf 'PAUSE_IMAGE=%s\nLOAD_IMAGE=%s\nBASE_IMAGE=%s\n' "$PAUSE_IMAGE" "$LOAD_IMAGE" "$BASE_IMAGE" ;;
   *) die "usage: $0 base | node | postgres-operator | spilo-compatible | archive REF | load TAR… | refs" ;;
 esac

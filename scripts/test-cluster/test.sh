@@ -14,7 +14,7 @@ export NODE_DIR="$LOCAL_DIR/test-cluster"
 readonly HERE="$ROOT/scripts/test-cluster"
 readonly NS=reactive-bench
 readonly CHECK_NS=node-check
-PAUSE_IMAGE="" K6_IMAGE="" BASE_IMAGE=""
+PAUSE_IMAGE="" LOAD_IMAGE="" BASE_IMAGE=""
 eval "$("$HERE/images.sh" refs)"
 export KUBECONFIG="$NODE_DIR/kubeconfig"
 # What make deploy-vN, bench and undeploy get on this node: everything else is as on minikube. The Zalando
@@ -22,7 +22,7 @@ export KUBECONFIG="$NODE_DIR/kubeconfig"
 ZALANDO_CHART="$(go_module_dir "github.com/zalando/postgres-operator@${ZALANDO_OPERATOR_VERSION:?set by the Makefile}")/charts/postgres-operator/postgres-operator-${ZALANDO_OPERATOR_VERSION#v}.tgz"
 export KAFKA_PLATFORM=external POSTGRES_PLATFORM=operators ZALANDO_CHART ZALANDO_VALUES="$HERE/postgres-operator/values.yaml"
 export IMAGES=containerd BASE_IMAGE CONTAINERD_ADDRESS="$NODE_DIR/containerd/containerd.sock"
-export VALUES="$HERE/values.yaml" PLATFORM_VALUES="$HERE/platform-values.yaml" K6_IMAGE K6_IMAGE_PULL_POLICY=Never K6_CPU_REQUEST=250m
+export VALUES="$HERE/values.yaml" PLATFORM_VALUES="$HERE/platform-values.yaml" LOAD_IMAGE LOAD_IMAGE_PULL_POLICY=Never LOAD_CPU_REQUEST=250m
 export CONTAINERS_STORAGE_CONF="$NODE_DIR/buildah/storage.conf"
 # The node's own processes run on this machine: make bench reports their CPU apart (their pid files).
 export NODE_PROCESSES="$NODE_DIR/pids"
@@ -46,8 +46,8 @@ start_node() { # a fresh node with every image loaded
 
 node_environment() { # what make deploy-vN and make bench need to use this node, as lines to source
   local name
-  for name in KUBECONFIG KAFKA_PLATFORM POSTGRES_PLATFORM ZALANDO_CHART ZALANDO_VALUES IMAGES BASE_IMAGE CONTAINERD_ADDRESS VALUES PLATFORM_VALUES K6_IMAGE K6_IMAGE_PULL_POLICY \
-    K6_CPU_REQUEST CONTAINERS_STORAGE_CONF NODE_PROCESSES; do
+  for name in KUBECONFIG KAFKA_PLATFORM POSTGRES_PLATFORM ZALANDO_CHART ZALANDO_VALUES IMAGES BASE_IMAGE CONTAINERD_ADDRESS VALUES PLATFORM_VALUES LOAD_IMAGE LOAD_IMAGE_PULL_POLICY \
+    LOAD_CPU_REQUEST CONTAINERS_STORAGE_CONF NODE_PROCESSES; do
     printf 'export %s=%q\n' "$name" "${!name}"
   done
 }
@@ -134,10 +134,10 @@ cgroup_limits() {
   [[ $memory == 134217728 && $quota == 50000 ]]
 }
 expect "the container's own cgroup holds its limits (128 MiB, 0.5 CPU)" cgroup_limits
-reachability() { # reachability NAMESPACE LABELS OPEN DROPPED: from a k6 pod (reachability.js)
-  kubectl -n "$1" run "reach-$RANDOM" --image="$K6_IMAGE" --image-pull-policy=Never --restart=Never -i --quiet --rm \
+reachability() { # reachability NAMESPACE LABELS OPEN DROPPED: from a load generator's pod (loadgen probe)
+  kubectl -n "$1" run "reach-$RANDOM" --image="$LOAD_IMAGE" --image-pull-policy=Never --restart=Never -i --quiet --rm \
     ${2:+--labels="$2"} --env="OPEN=$3" --env="DROPPED=$4" --overrides='{"spec":{"automountServiceAccountToken":false}}' \
-    -- run --quiet --summary-mode=disabled - <"$HERE/reachability.js"
+    -- probe </dev/null
 }
 expect "a pod reaches another through a Service name (CoreDNS) and its ClusterIP (kube-proxy), on Calico's network" \
   reachability "$CHECK_NS" "" http://probe.node-check.svc.cluster.local/ ""
@@ -165,11 +165,11 @@ urls() { # urls PATTERN: PATTERN for every build, with {v} its version
   local version
   for version in "${BUILDS[@]}"; do printf '%s ' "${1//\{v\}/$version}"; done
 }
-readonly SERVICE="http://bench-{v}" LOAD_GENERATOR_LABELS="app.kubernetes.io/name=k6,app.kubernetes.io/component=load-generator,app.kubernetes.io/part-of=reactive-bench"
+readonly SERVICE="http://bench-{v}" LOAD_GENERATOR_LABELS="app.kubernetes.io/name=loadgen,app.kubernetes.io/component=load-generator,app.kubernetes.io/part-of=reactive-bench"
 # What only web-api and the bench's load generator may call: articles and authors of every build.
 HOPS="$(urls "$SERVICE-articles:8080/{v}/articles")$(urls "$SERVICE-authors:8080/{v}/authors?name=Niklas%20Heidloff")"
 readonly HOPS
-expect "a pod with the bench's load-generator labels (the hop scenarios' k6 Jobs) reaches articles and authors" \
+expect "a pod with the bench's load-generator labels (the hop scenarios' load Jobs) reaches articles and authors" \
   reachability "$NS" "$LOAD_GENERATOR_LABELS" \
   "$HOPS" ""
 # After the pod above: articles and authors have answered already, so where admitted they answer in milliseconds,
@@ -245,12 +245,12 @@ step "make bench: its default scenarios (closed, open, curve, the hops alone, pr
 # warm-up of 300 requests per build first, so that no cold JIT turns author look-ups into time-outs (degraded
 # answers fail the equal-work check); two steps of the curve, 5 s each; the open model for 10 s; a profiled run
 # as long as a measured one (600 requests: 50-250 CPU samples per service, enough to show each library).
-export RESULTS="$NODE_DIR/results" RUNS=1 VUS=10 WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=3 ITERATIONS=60 DURATION=10s \
+export RESULTS="$NODE_DIR/results" RUNS=1 USERS=10 WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=3 ITERATIONS=60 DURATION=10s \
   CURVE_SHARES=0.25,1.0 CURVE_STEP_DURATION=5s PROFILE_ITERATIONS=60
 unset SCENARIOS
 expect "make bench writes a report" make_target bench
 expect "the report finds equal work" grep -qF "PASS: the builds did the same work" "$RESULTS/report.md"
-ran_every_scenario() { # each build left a k6 summary of every default scenario's run
+ran_every_scenario() { # each build left a summary of every default scenario's run
   local version run
   for version in "${BUILDS[@]}"; do
     for run in closed-1 open-1 articles-alone-1 authors-alone-1; do
@@ -264,14 +264,14 @@ figures_of_an_in_cluster_run() { # what an in-cluster request's cost is made of,
   local figure
   for figure in "CFS: periods throttled / with the quota, throttled s, web-api" "JIT compiler threads' CPU s during the run, web-api" \
     "JIT compile s during the run (elapsed, as HotSpot counts it), web-api" \
-    "GC s during the run, authors" "CPU ms per web-api request, k6 (the load generator)" \
+    "GC s during the run, authors" "CPU ms per web-api request, loadgen (the load generator)" \
     "CPU ms per web-api request, whole system, the background rate taken off" "CPU ms per complete answer" \
     "CPU s of the node's own processes during the run" "background CPU of v1 with no load" \
     "JVM of web-api-v1, as it sized itself there | 1 processors (CPU limit 1)" "## Warm-up" "| settled |"; do
     grep -qF "$figure" "$RESULTS/report.md" || { echo "the report lacks: $figure"; return 1; }
   done
 }
-expect "the report has every figure of an in-cluster run's cost (throttling, JIT, GC, k6, background, node, ergonomics, warm-up)" \
+expect "the report has every figure of an in-cluster run's cost (throttling, JIT, GC, the load generator, background, node, ergonomics, warm-up)" \
   figures_of_an_in_cluster_run
 profiled_in_pods() { # a flame graph of every service of every build, and the libraries' shares in the report
   local version service
@@ -292,13 +292,32 @@ unreachable_target_stops_the_job() { # a Job whose target never answers stops at
   local started=$SECONDS output
   output=$(cd "$ROOT/scripts" && "${BENCHKIT_PYTHON:?}" -c 'import pathlib, sys
 from benchkit import kube
-kube.run_k6_job(sys.argv[1], "v1", "smoke", pathlib.Path(sys.argv[2]), {"REACH_SECONDS": "5"}, "http://no-such-service:8080")' \
+kube.run_load_job(sys.argv[1], "v1", "smoke", pathlib.Path(sys.argv[2]), {"REACH_SECONDS": "5"}, "http://no-such-service:8080")' \
     "$NS" "$NODE_DIR/unreachable.json" 2>&1) && { echo "the Job passed: $output"; return 1; }
   echo "$output (after $((SECONDS - started)) s; the Job's deadline is 2400 s)"
   grep -q "cannot reach http://no-such-service:8080/q/health/ready" <<<"$output" && ((SECONDS - started < 300))
 }
-expect "a k6 Job that cannot reach its target stops at once and says so (exit 108, the target named)" \
+expect "a load Job that cannot reach its target stops at once and says so (exit 3, the target named)" \
   unreachable_target_stops_the_job
+
+split_over_two_pods() { # LOAD_PODS=2: an Indexed Job, each pod half the users, the samples merged into one run
+  (cd "$ROOT/scripts" && LOAD_START_SECONDS=10 "${BENCHKIT_PYTHON:?}" -c 'import json, os, pathlib, sys
+from benchkit import kube
+namespace, work = sys.argv[1], pathlib.Path(sys.argv[2])
+settings = {"USERS": "10", "ITERATIONS": "30"}
+runs = {}
+for pods in (1, 2):
+    os.environ["LOAD_PODS"] = str(pods)
+    kube.run_load_job(namespace, "v2", "closed", work / f"split-{pods}.json", settings, kube.service_url("v2", "web-api"))
+    runs[pods] = json.loads((work / f"split-{pods}.json").read_text())
+one, two = runs[1]["figures"]["requests"], runs[2]["figures"]["requests"]
+pods = [pod["pod"] for pod in runs[2]["pods"]]
+skews = [pod["start_skew_ms"] for pod in runs[2]["pods"]]
+print(f"one pod: {one} requests; two pods {pods}: {two} requests, started {skews} ms after their agreed instant")
+sys.exit(not (one == two == 300 and len(pods) == 2 and all(skew is not None for skew in skews)))' "$NS" "$NODE_DIR")
+}
+expect "a run split over two pods (LOAD_PODS=2) sends what one pod sends, each pod named, its start skew measured" \
+  split_over_two_pods
 
 step "Faults under load, short: make chaos-cluster's articles pod deleted and web-api rolling update, every build"
 chaos_quick() { # the harness's own checks: reads answered (or 503 at once), writes 201 or 503, no event lost or streamed twice
@@ -315,13 +334,13 @@ expect "the control: once the NetworkPolicies are deleted, a pod without web-api
 
 step "make undeploy, then a second make deploy-v1"
 expect "make undeploy" make_target undeploy
-builds_left() { # prints what is left of the builds and k6 Jobs (Helm's objects and releases); fails if anything
+builds_left() { # prints what is left of the builds and load Jobs (Helm's objects and releases); fails if anything
   local left
   left="$(kubectl -n "$NS" get all,configmaps,secrets -l app.kubernetes.io/managed-by=Helm -o name)$("${HELM:?}" list -n "$NS" -q)"
   echo "left: ${left:-nothing}"
   [[ -z "$left" ]]
 }
-expect "nothing of the builds or the k6 Jobs is left" builds_left
+expect "nothing of the builds or the load Jobs is left" builds_left
 operator_cleaned_up() { # what the operator made for the postgresql went with it; the provisioner then removes the volume
   # (the Kafka stand-in's claim stays: make undeploy leaves an external Kafka alone)
   local left

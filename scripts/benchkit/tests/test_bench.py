@@ -1,6 +1,4 @@
-import json
-
-from benchkit import bench
+from benchkit import bench, load, samples
 
 
 def test_the_order_turns_round_every_other_round():
@@ -36,11 +34,9 @@ class FakeBuild:
         self.cpu += 10
         self.clock += 5
         degraded = self.incomplete.pop(0) if self.incomplete else 0
-        outcomes = {"complete": 100 - degraded, "degraded": degraded}
-        summary.write_text(json.dumps({"state": {"testRunDurationMs": 5000}, "metrics": {
-            "degraded_responses": {"values": {"count": degraded}},
-            **{f"request_outcomes{{outcome:{o}}}": {"values": {"count": n}} for o, n in outcomes.items()}}}))
-        return 0, None
+        answers = [samples.Sample(1_000_000 + 50_000 * i, 1_000_000 + 50_000 * i, 10_000, 200,
+                                  "degraded" if i < degraded else "complete", 1997) for i in range(100)]
+        return load.summarize_into(summary, answers, "v1", scenario, "web-api"), None
 
 
 def test_the_warm_up_goes_on_until_the_jit_has_settled(tmp_path):

@@ -29,7 +29,7 @@ def test_a_build_may_have_jvm_options_of_its_own_and_they_are_not_a_build(tmp_pa
 
 
 def test_the_charts_allow_exactly_the_builds():
-    for chart in ("reactive-bench", "k6-job"):
+    for chart in ("reactive-bench", "load-job"):
         schema = json.loads((ROOT / "charts" / chart / "values.schema.json").read_text())
         assert schema["properties"]["build"]["enum"] == list(VERSIONS), chart
     platform = re.search(r"^builds: \[(.*)\]$", (ROOT / "charts/platform/values.yaml").read_text(), re.M)

@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from benchkit import chaos, k6, kube
+from benchkit import chaos, kube, samples
 
 
 def pod(uid, name, restarts=0, ready=True, terminating=False):
@@ -217,20 +217,21 @@ def test_a_run_settles_after_its_seconds_of_complete_answers_counted_from_the_pa
     assert not chaos.settled([], back, 10)
 
 
-def test_the_wait_for_settled_answers_reads_k6s_samples_as_they_are_written_and_ends_at_the_deadline(tmp_path):
-    samples = tmp_path / "k6.csv"
-    samples.write_text("metric_name,timestamp,metric_value,status,extra_tags\n")
+def test_the_wait_for_settled_answers_reads_the_samples_as_they_are_written_and_ends_at_the_deadline(tmp_path):
+    written = tmp_path / "load.csv"
+    header = ",".join(samples.HEADER) + "\n"
+    written.write_text(header)
     now = time.time()
-    with samples.open("a") as csv:  # 11 s of complete answers, the last line half written
+    with written.open("a") as csv:  # 11 s of complete answers (each 1 ms), the last line half written
         for tenth in range(0, 111):
-            csv.write(f"request_outcomes,{int((now - 11 + tenth / 10) * 1000)},1,,outcome=complete\n")
-        csv.write("request_outcomes,17")
+            due = int((now - 11 + tenth / 10) * 1e6)
+            csv.write(f"{due},{due},1000,200,complete,1997\n")
+        csv.write("17")
     started = time.monotonic()
-    chaos.await_settled(k6.Samples(samples), now - 11, 10, deadline=now + 30)
+    chaos.await_settled(samples.Reader(written), now - 11, 10, deadline=now + 30)
     assert time.monotonic() - started < 1, "settled: no wait"
     degraded = tmp_path / "degraded.csv"
-    degraded.write_text("metric_name,timestamp,metric_value,status,extra_tags\n"
-                        f"request_outcomes,{int(now * 1000)},1,,outcome=degraded\n")
+    degraded.write_text(header + f"{int(now * 1e6)},{int(now * 1e6)},1000,200,degraded,900\n")
     started = time.monotonic()
-    chaos.await_settled(k6.Samples(degraded), now - 11, 10, deadline=time.time() + 1.5)
+    chaos.await_settled(samples.Reader(degraded), now - 11, 10, deadline=time.time() + 1.5)
     assert 1 <= time.monotonic() - started < 5, "not settled: waited until the deadline"

@@ -68,11 +68,11 @@ def test_the_cpu_limit_the_jvm_sizes_itself_by():
     assert kube.parse_cgroup(v1.format(-1))["cpu_limit"] is None
 
 
-def test_the_k6_job_s_own_cpu_from_its_log():
-    log = (f"text summary\n{kube.CGROUP_BEGIN}\n==> /sys/fs/cgroup/cpu,cpuacct/cpuacct.usage\n3250000000\n"
+def test_the_load_job_s_own_cpu_from_its_log():
+    log = (f"v1 closed: done\n{kube.CGROUP_BEGIN}\n==> /sys/fs/cgroup/cpu,cpuacct/cpuacct.usage\n3250000000\n"
            f"{kube.CGROUP_END}\n")
-    assert kube.k6_cpu_seconds(log) == 3.25
-    assert kube.k6_cpu_seconds("text summary only\n") is None
+    assert kube.load_cpu_seconds(log) == 3.25
+    assert kube.load_cpu_seconds("v1 closed: done\n") is None
 
 
 def fake_kubectl(tmp_path, monkeypatch, watched, pods):
@@ -90,20 +90,25 @@ def fake_kubectl(tmp_path, monkeypatch, watched, pods):
 
 def test_a_job_that_succeeds_is_seen_from_the_watch(tmp_path, monkeypatch):
     fake_kubectl(tmp_path, monkeypatch, ",\\n,\\n1,\\n", '{"items": []}')
-    assert kube.await_job("ns", "k6-v1-closed", "v1 closed", every=30) == 0
+    assert kube.await_job("ns", "load-v1-closed", "v1 closed", every=30) == 0
 
 
 def test_a_job_that_failed_gives_its_containers_exit_code(tmp_path, monkeypatch):
-    pods = ('{"items": [{"metadata": {"name": "k6-0"}, "status": {"containerStatuses": ['
-            '{"state": {"terminated": {"exitCode": 99}}}]}}]}')
+    pods = ('{"items": [{"metadata": {"name": "load-0"}, "status": {"containerStatuses": ['
+            '{"state": {"terminated": {"exitCode": 3}}}]}}]}')
     fake_kubectl(tmp_path, monkeypatch, ",\\n,1\\n", pods)
-    assert kube.await_job("ns", "k6-v1-closed", "v1 closed", every=30) == 99
+    assert kube.await_job("ns", "load-v1-closed", "v1 closed", every=30) == 3
 
 
 def test_a_job_whose_pod_cannot_start_stops_the_wait(tmp_path, monkeypatch):
     import pytest
-    pods = ('{"items": [{"metadata": {"name": "k6-0"}, "status": {"conditions": [{"type": "PodScheduled", '
+    pods = ('{"items": [{"metadata": {"name": "load-0"}, "status": {"conditions": [{"type": "PodScheduled", '
             '"reason": "Unschedulable", "message": "0/1 nodes: Insufficient cpu"}]}}]}')
     fake_kubectl(tmp_path, monkeypatch, ",\\n", pods)
-    with pytest.raises(SystemExit, match="cannot start: k6-0 is unschedulable: 0/1 nodes: Insufficient cpu"):
-        kube.await_job("ns", "k6-v1-closed", "v1 closed", every=30)
+    with pytest.raises(SystemExit, match="cannot start: load-0 is unschedulable: 0/1 nodes: Insufficient cpu"):
+        kube.await_job("ns", "load-v1-closed", "v1 closed", every=30)
+
+
+def test_a_split_run_s_start_skew_from_each_pod_s_log():
+    assert kube.start_skew_ms("shard 1 of 2: started 12.5 ms after START_AT\n") == 12.5
+    assert kube.start_skew_ms("v1 closed: done\n") is None

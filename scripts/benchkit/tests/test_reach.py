@@ -5,7 +5,7 @@ NAMESPACES = {NS: {"kubernetes.io/metadata.name": NS}, "monitoring": {"kubernete
 ARTICLES = {"namespace": NS, "labels": {"app.kubernetes.io/name": "articles", "app.kubernetes.io/instance": "bench-v1"}}
 HTTP = {"number": 8080, "name": "http", "protocol": "TCP"}
 WEB_API = {"app.kubernetes.io/name": "web-api", "app.kubernetes.io/instance": "bench-v1"}
-K6 = {"app.kubernetes.io/name": "k6", "app.kubernetes.io/component": "load-generator"}
+GENERATOR = {"app.kubernetes.io/name": "loadgen", "app.kubernetes.io/component": "load-generator"}
 
 
 def policy(name, ingress, selector=None, types=("Ingress",)):
@@ -22,20 +22,20 @@ ONLY_WEB_API = policy("only-web-api", [{"from": [{"podSelector": {"matchLabels":
 
 
 def test_a_pod_no_policy_selects_takes_everything():
-    assert admitted([], K6)
-    assert admitted([policy("other", [], selector={"matchLabels": {"app.kubernetes.io/name": "authors"}})], K6)
-    assert admitted([policy("egress only", [], types=("Egress",))], K6)
+    assert admitted([], GENERATOR)
+    assert admitted([policy("other", [], selector={"matchLabels": {"app.kubernetes.io/name": "authors"}})], GENERATOR)
+    assert admitted([policy("egress only", [], types=("Egress",))], GENERATOR)
 
 
 def test_a_selected_pod_takes_only_what_a_rule_admits():
     assert admitted([ONLY_WEB_API], WEB_API)
-    assert not admitted([ONLY_WEB_API], K6)
+    assert not admitted([ONLY_WEB_API], GENERATOR)
     assert not admitted([policy("deny all", [])], WEB_API)
 
 
 def test_the_rules_of_every_policy_that_selects_the_pod_add_up():
-    also_k6 = policy("k6", [{"from": [{"podSelector": {"matchLabels": K6}}]}])
-    assert admitted([ONLY_WEB_API, also_k6], K6)
+    also_generator = policy("loadgen", [{"from": [{"podSelector": {"matchLabels": GENERATOR}}]}])
+    assert admitted([ONLY_WEB_API, also_generator], GENERATOR)
 
 
 def test_a_pod_selector_alone_means_the_policy_s_own_namespace():
@@ -43,15 +43,15 @@ def test_a_pod_selector_alone_means_the_policy_s_own_namespace():
     from_monitoring = policy("metrics", [{"from": [{"namespaceSelector": {"matchLabels": {
         "kubernetes.io/metadata.name": "monitoring"}}}]}])
     assert admitted([from_monitoring], {"app": "prometheus"}, namespace="monitoring")
-    assert not admitted([from_monitoring], K6)
+    assert not admitted([from_monitoring], GENERATOR)
 
 
 def test_both_selectors_in_one_peer_must_both_match():
-    peer = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": NS}}, "podSelector": {"matchLabels": K6}}
+    peer = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": NS}}, "podSelector": {"matchLabels": GENERATOR}}
     rule = [policy("both", [{"from": [peer]}])]
-    assert admitted(rule, K6)
+    assert admitted(rule, GENERATOR)
     assert not admitted(rule, WEB_API)
-    assert not admitted(rule, K6, namespace="monitoring")
+    assert not admitted(rule, GENERATOR, namespace="monitoring")
 
 
 def test_match_expressions():
@@ -73,4 +73,4 @@ def test_ports_by_name_number_range_and_protocol():
 
 
 def test_an_ip_block_admits_no_pod():
-    assert not admitted([policy("cidr", [{"from": [{"ipBlock": {"cidr": "0.0.0.0/0"}}]}])], K6)
+    assert not admitted([policy("cidr", [{"from": [{"ipBlock": {"cidr": "0.0.0.0/0"}}]}])], GENERATOR)

@@ -1,7 +1,15 @@
 import json
 
 from benchkit import report
-from benchkit.tests.test_k6 import summary
+
+
+def summary(requests=1000, seconds=10):
+    """A run's summary as load.summarize_into writes it: every answer complete, latencies 4-30 ms."""
+    return {"schema": "load-summary/1", "figures": {
+        "requests": requests, "rps": requests / seconds, "duration_s": seconds, "complete": requests,
+        "ok_rps": requests / seconds, "avg": 5, "p50": 4, "p90": 8, "p95": 9, "p99": 12, "max": 30, "failed": 0,
+        "error_pct": 0.0, "degraded": 0, "dropped": 0, "shed": 0, "bytes_min": 1997, "bytes_max": 1997,
+        "bytes_avg": 1997}, "thresholds_crossed": []}
 
 
 def write_run(runs, version, scenario, run=1, authors=5000, requests=1000, memory=None, restarts=None,
@@ -9,11 +17,11 @@ def write_run(runs, version, scenario, run=1, authors=5000, requests=1000, memor
     name = f"{version}-{scenario}-{run}"
     (runs / f"{name}.json").write_text(json.dumps(summary(requests=requests)))
     (runs / f"{name}.cost.json").write_text(json.dumps({
-        "version": version, "scenario": scenario, "run": run, "k6_exit_code": 0, "seconds": 10,
+        "version": version, "scenario": scenario, "run": run, "thresholds_crossed": False, "seconds": 10,
         "requests_served": {"web-api": requests, "articles": requests, "authors": authors, "fallbacks": 0},
         "expected_calls_per_request": {"articles": 1, "authors": 5},
         "cpu_seconds": {"web-api": 1.0, "articles": 0.5, "authors": 0.5, "postgres": 0.2, "kafka": 0.05},
-        "k6_cpu_seconds": 0.3, "idle_cpu_seconds": 0.0225,
+        "load_cpu_seconds": 0.3, "idle_cpu_seconds": 0.0225,
         "memory_mib": memory or {"web-api": {"peak RSS during the run (VmHWM, reset before it)": 300}},
         "restarts": restarts,
         "jvm": {"web-api": {"jit_seconds": 0.25, "jit_cpu_seconds": 0.2, "gc_seconds": 0.125, "compilations": 40}},
@@ -47,7 +55,7 @@ def test_a_report_of_equal_work(tmp_path):
     md = (directory / "report.md").read_text()
     assert "PASS: the builds did the same work for every complete answer" in md
     assert "| CPU ms per web-api request, whole system | 2.250 | 2.250 | 1.00× |" in md
-    assert "| CPU ms per web-api request, k6 (the load generator) | 0.300 | 0.300 | 1.00× |" in md
+    assert "| CPU ms per web-api request, loadgen (the load generator) | 0.300 | 0.300 | 1.00× |" in md
     assert "| throughput (req/s) | 100.0 | 100.0 | 1.00× |" in md
     assert "| CPU s of the other builds, idle meanwhile (share of the measured build's) | 0.02 (1.0 %) | 0.02 (1.0 %) | – |" in md
     html = (directory / "report.html").read_text()

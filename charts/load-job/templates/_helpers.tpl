@@ -1,5 +1,5 @@
-{{- define "k6-job.labels" -}}
-app.kubernetes.io/name: k6
+{{- define "load-job.labels" -}}
+app.kubernetes.io/name: loadgen
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/version: {{ .Values.build }}
 app.kubernetes.io/component: load-generator

@@ -1,0 +1,178 @@
+"""The load generators' bake-off (docs/load-generator.md): each candidate against the same target on the running local
+stack (v2's web-api unless --version), in interleaved rounds, measuring
+  - its own CPU per request (its process's rusage), beside wrk's, the floor, in the same round;
+  - the target's rate meanwhile, and the generator's share of the whole machine's CPU per request (/proc/stat);
+  - the coordinated-omission test: an open run at a constant rate while the target stalls for 1 s (SIGSTOP):
+    every request due during the stall must show the stall in its latency, and every request due must be sent or
+    counted as unsent.
+Writes bakeoff.json and bakeoff.md into --results. Needs wrk (Debian) and vegeta (go install) on PATH or given."""
+import argparse
+import csv
+import json
+import os
+import pathlib
+import resource
+import signal
+import statistics
+import subprocess
+import threading
+import time
+
+from . import LOCAL_DIR, documents, samples, step
+
+CLOSED_USERS = 100
+OPEN_RATE = 300
+STALL_RATE, STALL_SECONDS, STALL_AT, STALL_RUN = 200, 1.0, 3.0, 8
+
+
+def busy_jiffies():
+    """The whole machine's busy CPU time so far (/proc/stat, every state but idle and iowait), in seconds."""
+    fields = [int(v) for v in pathlib.Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def timed(command, env=None, during=None):
+    """Runs command; returns (its output, its CPU seconds, the machine's busy CPU seconds meanwhile, seconds)."""
+    before, machine, started = resource.getrusage(resource.RUSAGE_CHILDREN), busy_jiffies(), time.monotonic()
+    process = subprocess.Popen(command, env={**os.environ, **(env or {})}, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    if during:
+        threading.Thread(target=during, daemon=True).start()
+    output = process.communicate()[0]
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if process.returncode != 0:
+        raise SystemExit(f"{command[0]} failed ({process.returncode}):\n{output[-2000:]}")
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return output, cpu, busy_jiffies() - machine, time.monotonic() - started
+
+
+class Candidates:
+    def __init__(self, args, url, work):
+        self.args, self.url, self.work = args, url, work
+
+    def loadgen_env(self, scenario, **settings):
+        base = self.url.rsplit("/", 2)[0]
+        return {"VERSION": self.args.version, "SCENARIO": scenario, "BASE_URL": base,
+                "SAMPLES_FILE": str(self.work / "loadgen.csv"), **{k: str(v) for k, v in settings.items()}}
+
+    def loadgen(self, model, seconds, rate=None, during=None):
+        if model == "closed":
+            env = self.loadgen_env("closed", USERS=CLOSED_USERS, ITERATIONS=10**6, MAX_DURATION=f"{seconds}s")
+        else:
+            env = self.loadgen_env("open", RATE=rate, DURATION=f"{seconds}s", MAX_USERS=1000)
+        _, cpu, machine, elapsed = timed([self.args.loadgen], env, during)
+        rows = samples.read(self.work / "loadgen.csv")
+        return rows, cpu, machine, elapsed
+
+    def vegeta(self, model, seconds, rate=None, during=None):
+        results = self.work / "vegeta.bin"
+        pace = ["-rate=0", f"-workers={CLOSED_USERS}", f"-max-workers={CLOSED_USERS}"] if model == "closed" \
+            else [f"-rate={rate}/s"]
+        (self.work / "targets.txt").write_text(f"GET {self.url}\n")
+        _, cpu, machine, elapsed = timed([self.args.vegeta, "attack", f"-targets={self.work / 'targets.txt'}",
+                                          f"-duration={seconds}s", "-timeout=60s", *pace, f"-output={results}"],
+                                         during=during)
+        encoded = subprocess.run([self.args.vegeta, "encode", "-to=csv", str(results)], capture_output=True,
+                                 text=True, check=True).stdout
+        # timestamp (ns, when sent), code, latency (ns, from when sent), bytes out, bytes in, …
+        rows = [samples.Sample(intended_us=int(r[0]) // 1000, start_us=int(r[0]) // 1000,
+                               latency_us=int(r[2]) // 1000, status=int(r[1]),
+                               outcome="complete" if r[1] == "200" else "failed", bytes=int(r[4]))
+                for r in csv.reader(encoded.splitlines())]
+        return rows, cpu, machine, elapsed
+
+    def wrk(self, model, seconds, rate=None, during=None):
+        output, cpu, machine, elapsed = timed([self.args.wrk, "-t2", f"-c{CLOSED_USERS}", f"-d{seconds}s", self.url])
+        count = int(next(line for line in output.splitlines() if "requests in" in line).split()[0])
+        return count, cpu, machine, elapsed
+
+
+def cost_row(name, model, result):
+    rows, cpu, machine, elapsed = result
+    count = rows if isinstance(rows, int) else sum(1 for r in rows if r.outcome != "unsent")
+    return {"generator": name, "model": model, "requests": count, "rate": count / elapsed,
+            "cpu_ms_per_request": 1000 * cpu / count, "machine_cpu_ms_per_request": 1000 * machine / count}
+
+
+def stall_assessment(rows, stall_start, stall_end):
+    """Coordinated omission: every request due while the target was stopped must wait at least until it went on
+    (less 50 ms for the signals' own timing), and every request due must be sent or counted as unsent."""
+    due = [r for r in rows if stall_start + 0.05 <= r.intended_us / 1e6 <= stall_end - 0.05]
+    short = [r for r in due if r.outcome != "unsent" and r.latency_us / 1e6 < stall_end - r.intended_us / 1e6 - 0.05]
+    expected = STALL_RATE * STALL_RUN
+    return {"due_during_stall": len(due), "hid_the_stall": len(short), "expected": expected,
+            "recorded": len(rows), "unsent": sum(1 for r in rows if r.outcome == "unsent"),
+            "max_latency_ms": max((r.latency_us / 1000 for r in rows if r.outcome != "unsent"), default=0),
+            "passed": bool(due) and not short and len(rows) >= expected}
+
+
+def stall_test(run, pid):
+    """An open run of STALL_RUN s at STALL_RATE/s; the target is stopped STALL_AT s in for STALL_SECONDS."""
+    window = {}
+
+    def stall():
+        time.sleep(STALL_AT)
+        window["start"] = time.time()
+        os.kill(pid, signal.SIGSTOP)
+        time.sleep(STALL_SECONDS)
+        os.kill(pid, signal.SIGCONT)
+        window["end"] = time.time()
+
+    try:
+        rows, *_ = run("open", STALL_RUN, STALL_RATE, during=stall)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    return stall_assessment(rows, window["start"], window["end"])
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="benchkit bakeoff", description=__doc__)
+    parser.add_argument("--results", required=True, type=pathlib.Path)
+    parser.add_argument("--version", default="v2")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--seconds", type=int, default=20)
+    parser.add_argument("--loadgen", default=os.environ.get("LOADGEN", "loadgen"))
+    parser.add_argument("--vegeta", default="vegeta")
+    parser.add_argument("--wrk", default="wrk")
+    args = parser.parse_args(argv)
+    args.results.mkdir(parents=True, exist_ok=True)
+    stack = json.loads((LOCAL_DIR / "stack.json").read_text())["services"][f"web-api-{args.version}"]
+    url = f"{stack['url']}/{args.version}/articles"
+    candidates = Candidates(args, url, args.results)
+    step(f"warm-up: {args.version} through loadgen's warmup scenario (not measured)")
+    timed([args.loadgen], candidates.loadgen_env("warmup", USERS=CLOSED_USERS, WARMUP_ITERATIONS=150))
+    runs = []
+    for round_ in range(1, args.rounds + 1):
+        for name, model in (("wrk", "closed"), ("vegeta", "closed"), ("loadgen", "closed"),
+                            ("vegeta", "open"), ("loadgen", "open")):
+            step(f"round {round_}: {name} {model}")
+            result = getattr(candidates, name)(model, args.seconds, OPEN_RATE)
+            runs.append({"round": round_, **cost_row(name, model, result)})
+            print(f"    {runs[-1]}", flush=True)
+    stalls = {}
+    for name in ("vegeta", "loadgen"):
+        step(f"coordinated omission: {name}, the target stopped for {STALL_SECONDS} s")
+        stalls[name] = stall_test(getattr(candidates, name), stack["pid"])
+        print(f"    {stalls[name]}", flush=True)
+    summary = []
+    for name, model in sorted({(r["generator"], r["model"]) for r in runs}):
+        mine = [r for r in runs if (r["generator"], r["model"]) == (name, model)]
+        over_wrk = [r["cpu_ms_per_request"] / w["cpu_ms_per_request"] for r in mine for w in runs
+                    if w["generator"] == "wrk" and w["round"] == r["round"]] if model == "closed" else []
+        summary.append({"generator": name, "model": model,
+                        "cpu_ms_per_request": statistics.median(r["cpu_ms_per_request"] for r in mine),
+                        "times_wrk": statistics.median(over_wrk) if over_wrk else None,
+                        "share_of_machine": statistics.median(r["cpu_ms_per_request"] / r["machine_cpu_ms_per_request"]
+                                                              for r in mine),
+                        "rate": statistics.median(r["rate"] for r in mine)})
+    (args.results / "bakeoff.json").write_text(json.dumps(
+        {"schema": "bakeoff/1", "target": url, "rounds": args.rounds, "seconds": args.seconds, "runs": runs,
+         "summary": summary, "coordinated_omission": stalls}, indent=2))
+    table = [[s["generator"], s["model"], f"{s['cpu_ms_per_request']:.3f}",
+              f"{s['times_wrk']:.1f}x" if s["times_wrk"] else "", f"{100 * s['share_of_machine']:.0f} %",
+              f"{s['rate']:.0f}"] for s in summary]
+    (args.results / "bakeoff.md").write_text(documents.markdown_table(
+        [["generator", "model", "CPU ms per request", "over wrk (same round)", "share of the machine's CPU",
+          "target's rate /s"], *table]) + "\n\n" + "\n".join(
+        f"- coordinated omission, {name}: {'PASS' if s['passed'] else 'FAIL'} ({s})" for name, s in stalls.items()) + "\n")
+    print((args.results / "bakeoff.md").read_text())
