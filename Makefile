@@ -9,6 +9,8 @@ MAKEFLAGS += --no-print-directory
 ## Versions (pinned, one block; each tool installs into .tools/bin on first use)
 # The load generator is this project's own (load/: fasthttp, pinned in load/go.mod); its version is its image's tag.
 LOADGEN_VERSION ?= 0.1.0
+# The load generators make bakeoff measures loadgen against (wrk from Debian: apt-get install wrk).
+VEGETA_VERSION ?= v12.13.0
 HELM_VERSION ?= v3.22.0
 SHELLCHECK_VERSION ?= 0.11.0
 # A newer JDK 25 update than the one that builds, for make vthread-stall's A/B: Temurin's jlink runtime in PyPI's
@@ -57,6 +59,7 @@ LOCALBIN := $(CURDIR)/.tools/bin
 JAVA_HOME ?= $(shell scripts/find-jdk.sh)
 export JAVA_HOME
 LOADGEN ?= $(LOCALBIN)/loadgen
+VEGETA ?= $(LOCALBIN)/vegeta-$(VEGETA_VERSION)
 LOADGEN_SOURCES := $(wildcard load/*.go load/go.mod load/go.sum load/scenarios.json)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 SHELLCHECK ?= $(LOCALBIN)/shellcheck-$(SHELLCHECK_VERSION)
@@ -77,7 +80,7 @@ PAUSE ?= $(LOCALBIN)/pause-$(KUBE_VERSION)
 POSTGRES_OPERATOR ?= $(LOCALBIN)/postgres-operator-$(ZALANDO_OPERATOR_VERSION)
 CALICO_FELIX ?= $(LOCALBIN)/calico-felix-$(CALICO_VERSION)
 CALICO_CNI ?= $(LOCALBIN)/calico-cni-$(CALICO_VERSION)
-export LOADGEN LOADGEN_VERSION SCHEMATHESIS BENCHKIT_PYTHON HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
+export LOADGEN LOADGEN_VERSION VEGETA VEGETA_VERSION SCHEMATHESIS BENCHKIT_PYTHON HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
 export KUBELET KUBE_PROXY COREDNS PAUSE KUBE_VERSION POSTGRES_OPERATOR CALICO_FELIX CALICO_CNI
 MVNW := cd services && ./mvnw -B -ntp
 # The builds: services/builds.conf is the one list of them (v1 v2 v3).
@@ -118,6 +121,11 @@ sweep: build loadgen benchkit ## Each build at its best: its concurrency setting
 .PHONY: tls
 tls: build loadgen benchkit ## What TLS to PostgreSQL (required in the cluster, absent locally) costs each build: with and without on a fresh local stack; writes results/tls-<time>/tls.html.
 	@scripts/demo.sh tls
+
+.PHONY: bakeoff
+bakeoff: build loadgen benchkit vegeta ## The load generators' bake-off on a fresh local stack: loadgen, vegeta and wrk (the floor) against v2, CPU per request and coordinated omission; writes results/bakeoff-<time>/bakeoff.md (docs/load-generator.md).
+	@command -v wrk >/dev/null || { echo "make bakeoff needs wrk: apt-get install wrk"; exit 1; }
+	@scripts/demo.sh bakeoff
 
 .PHONY: vthread-stall
 vthread-stall: build ## v3's overload stall outside Quarkus: virtual threads, Agroal and PostgreSQL under overload, a watchdog's evidence at the instant (STALL_ARGS, STALL_JAVA_HOME: see scripts/vthread-stall.sh).
@@ -214,6 +222,7 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	  echo "==> test-k8s passed at $$(at); waiting for what the node needs"; \
 	  wait $$binaries || background_failed; \
 	  echo "==> What the node needs is ready at $$(at)"; \
+	  $(MAKE) --no-print-directory test-licenses || stop; \
 	  $(MAKE) --no-print-directory test-cluster && echo "==> make test passed in $$(at)"
 
 .PHONY: test-static
@@ -271,9 +280,22 @@ $(LOADGEN): $(LOADGEN_SOURCES)
 	@mkdir -p $(LOCALBIN)
 	@cd load && CGO_ENABLED=0 go build -o $@ -ldflags "$(GO_LDFLAGS) -X main.version=$(LOADGEN_VERSION)" .
 
+.PHONY: test-licenses
+test-licenses: ## Every dependency's licence (Maven artifacts, Go modules built into .tools/bin, Python distributions): none under the AGPL, SSPL, BUSL, a proprietary or an unknown licence (scripts/check_licenses.py, which first proves it bites).
+	@python3 scripts/check_licenses.py --self-test
+	@python3 scripts/check_licenses.py --inventory .local/licenses.tsv
+
 .PHONY: test-loadgen
 test-loadgen: ## The load generator's own tests: its scenarios, its samples, and coordinated omission against a target that stalls (go test).
 	@cd load && go vet ./... && go test -count=1 ./...
+
+.PHONY: vegeta
+vegeta: $(VEGETA) ## Install vegeta (pinned: VEGETA_VERSION) into .tools/bin, for make bakeoff.
+$(VEGETA):
+	@echo "==> Building vegeta $(VEGETA_VERSION) with go install"
+	@mkdir -p $(LOCALBIN)
+	@GOBIN=$(LOCALBIN) go install -ldflags "$(GO_LDFLAGS)" github.com/tsenart/vegeta/v12@$(VEGETA_VERSION)
+	@mv $(LOCALBIN)/vegeta $(VEGETA)
 
 .PHONY: helm
 helm: $(HELM) ## Install helm (pinned: HELM_VERSION) into .tools/bin.

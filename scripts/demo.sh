@@ -4,6 +4,7 @@
 #   demo.sh chaos  injects every fault into every build under load (results/chaos-<time>/chaos.html)
 #   demo.sh sweep  each build's concurrency settings, one at a time (results/sweep-<time>/sweep.html)
 #   demo.sh tls    what TLS to PostgreSQL costs each build, with and without (results/tls-<time>/tls.html)
+#   demo.sh bakeoff  the load generators against v2 (results/bakeoff-<time>/bakeoff.md)
 # and stops what it started, also on Ctrl-C or failure.
 # RUNS=N repeats every measured run (benchkit bench reads it: 3 when unset); RATE, DURATION,
 # WARMUP_ITERATIONS, … tune the load (load/scenarios.json).
@@ -65,5 +66,9 @@ case $MODE in
     benchkit tls --results "$RESULTS" --loadgen "$LOADGEN" ${TLS_VERSIONS:+--versions "$TLS_VERSIONS"}
     step "Done in $(elapsed). Open $RESULTS/tls.html (or read tls.md)."
     ;;
-  *) die "usage: $0 [bench|chaos|sweep|tls]" ;;
+  bakeoff)
+    benchkit bakeoff --results "$RESULTS" --loadgen "$LOADGEN" --vegeta "${VEGETA:?set by the Makefile}" --wrk wrk
+    step "Done in $(elapsed). Read $RESULTS/bakeoff.md (the figures in bakeoff.json)."
+    ;;
+  *) die "usage: $0 [bench|chaos|sweep|tls|bakeoff]" ;;
 esac

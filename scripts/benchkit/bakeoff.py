@@ -18,7 +18,7 @@ import subprocess
 import threading
 import time
 
-from . import LOCAL_DIR, documents, samples, step
+from . import LOCAL_DIR, documents, samples, step, targets
 
 CLOSED_USERS = 100
 OPEN_RATE = 300
@@ -85,6 +85,10 @@ class Candidates:
         output, cpu, machine, elapsed = timed([self.args.wrk, "-t2", f"-c{CLOSED_USERS}", f"-d{seconds}s", self.url])
         count = int(next(line for line in output.splitlines() if "requests in" in line).split()[0])
         return count, cpu, machine, elapsed
+
+
+def first_line(text):
+    return (text.strip().splitlines() or ["unknown"])[0]
 
 
 def cost_row(name, model, result):
@@ -166,7 +170,12 @@ def main(argv):
                                                               for r in mine),
                         "rate": statistics.median(r["rate"] for r in mine)})
     (args.results / "bakeoff.json").write_text(json.dumps(
-        {"schema": "bakeoff/1", "target": url, "rounds": args.rounds, "seconds": args.seconds, "runs": runs,
+        {"schema": "bakeoff/1", "timestamp": targets.now(), "git_commit": targets.git_commit(),
+         "cores": os.cpu_count(), "generators": {
+             "loadgen": first_line(targets.command_output(args.loadgen, "version")),
+             "vegeta": f"vegeta {os.environ.get('VEGETA_VERSION', '(version not given)')}",
+             "wrk": first_line(targets.command_output(args.wrk, "-v"))},
+         "target": url, "rounds": args.rounds, "seconds": args.seconds, "runs": runs,
          "summary": summary, "coordinated_omission": stalls}, indent=2))
     table = [[s["generator"], s["model"], f"{s['cpu_ms_per_request']:.3f}",
               f"{s['times_wrk']:.1f}x" if s["times_wrk"] else "", f"{100 * s['share_of_machine']:.0f} %",

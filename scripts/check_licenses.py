@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""Checks the licence of every dependency the project builds or installs (part of make test), and fails on a
+licence the project does not take: the AGPL, the SSPL, the BUSL, a proprietary licence, or none that can be named.
+
+  - Maven: every artifact the services resolve, in every scope (mvnw dependency:list), its licence from its POM
+    or its parents' (the local Maven repository holds them once the build has run);
+  - Go: every module compiled into a Go binary in .tools/bin (go version -m: the load generator, helm, the
+    Kubernetes components, Calico, the Zalando operator, …), its LICENSE file in the module cache;
+  - Python: every distribution in the project's virtualenvs (.tools/*/), from its METADATA.
+
+  check_licenses.py [--inventory FILE]   the check; FILE gets one line per dependency (kind, name, version, licence)
+  check_licenses.py --self-test          proves it bites: fixtures carrying the AGPL, the SSPL, the BUSL and no
+                                         licence at all must fail, permissive ones must pass
+"""
+import argparse
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ElementTree
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+LOCALBIN = ROOT / ".tools" / "bin"
+
+# What a licence is called, from the words of its name or text; the first that matches names it.
+REFUSED = (("AGPL", r"affero|\bagpl"), ("SSPL", r"server side public license|\bsspl"),
+           ("BUSL", r"business source license|\bbusl|\bbsl-1"), ("proprietary", r"\bproprietary\b"))
+ALLOWED = (
+    ("Apache-2.0", r"apache|\basl\b"), ("MIT", r"\bmit\b|permission is hereby granted, free of charge"),
+    ("BSD", r"\bbsd\b|redistribution and use in source and binary forms"), ("ISC", r"\bisc\b|permission to use, copy, modify, and/?or distribute"),
+    ("MPL-2.0", r"mozilla public"), ("EPL", r"eclipse public|\bepl\b"), ("EDL", r"eclipse distribution|\bedl\b"),
+    ("LGPL", r"lesser general public|library general public|\blgpl"),
+    ("GPL with the Classpath exception", r"classpath exception|\bcpe\b|gpl2 w/ cpe|gnu general public license, version 2 with"),
+    ("GPL", r"gnu general public|\bgpl"), ("CDDL", r"common development and distribution|\bcddl"),
+    ("UPL", r"universal permissive"), ("CC0 / public domain", r"\bcc0|public domain|unlicense|unencumbered"),
+    ("Go", r"go license"), ("Bouncy Castle", r"bouncy castle"), ("zlib", r"\bzlib\b|provided 'as-is'"),
+    ("PSF", r"python software foundation|\bpsf\b"), ("HPND", r"\bhpnd\b|historical permission"),
+    ("Boost", r"boost software"), ("CC-BY", r"creative commons attribution|\bcc-by"),
+    ("Unicode", r"unicode"), ("W3C", r"\bw3c\b"), ("JSON", r"\bjson license"), ("Zope", r"zope public"),
+)
+
+
+def classify(*descriptions):
+    """(licence names, refused names) for a dependency whose licence is described by these texts (a POM's names
+    and URLs, a LICENSE file, a METADATA's fields). A dependency offered under several licences (EPL-2.0 OR
+    GPL-2.0 with the Classpath exception) is refused only when every one of them is."""
+    names, refused = [], []
+    for text in (d.lower() for d in descriptions if d and d.strip()):
+        # A licence names itself first; its body may name others (the MPL-2.0 names the AGPL as a secondary
+        # licence): the head decides, the whole text only where the head names none.
+        head = text[:500]
+        found = (next((name for name, pattern in REFUSED + ALLOWED if re.search(pattern, head)), None) or
+                 next((name for name, pattern in ALLOWED + REFUSED if re.search(pattern, text)), None))
+        if found:
+            names.append(found)
+            if found in dict(REFUSED):
+                refused.append(found)
+    if not names:
+        return ["unknown"], ["unknown"]
+    return names, refused if len(refused) == len(names) else []
+
+
+# ---------- Maven
+
+def pom_path(repository, group, artifact, version):
+    return repository / group.replace(".", "/") / artifact / version / f"{artifact}-{version}.pom"
+
+
+def pom_licences(repository, group, artifact, version, depth=0):
+    """The licences (name and URL, each a text) a POM declares, or its nearest parent's."""
+    path = pom_path(repository, group, artifact, version)
+    if depth > 10 or not path.exists():
+        return []
+    tree = ElementTree.parse(path).getroot()
+    namespace = {"m": tree.tag[1:].split("}")[0]} if tree.tag.startswith("{") else {}
+    find = (lambda node, tag: node.find(f"m:{tag}", namespace)) if namespace else (lambda node, tag: node.find(tag))
+    licences = find(tree, "licenses")
+    if licences is not None and len(licences):
+        return [" ".join(filter(None, (getattr(find(licence, "name"), "text", None),
+                                       getattr(find(licence, "url"), "text", None)))) for licence in licences]
+    parent = find(tree, "parent")
+    if parent is None:
+        return []
+    return pom_licences(repository, find(parent, "groupId").text, find(parent, "artifactId").text,
+                        find(parent, "version").text, depth + 1)
+
+
+def maven_dependencies():
+    """{(group, artifact, version)} of every module of services/, every scope, from mvnw dependency:list."""
+    listing = pathlib.Path(tempfile.mkdtemp()) / "dependencies.txt"
+    listed = subprocess.run(["./mvnw", "-B", "-q", "-ntp", "dependency:list", f"-DoutputFile={listing}",
+                             "-DappendOutput=true", "-DexcludeReactor=true"], cwd=ROOT / "services",
+                            capture_output=True, text=True)
+    if listed.returncode:
+        raise SystemExit(f"mvnw dependency:list failed:\n{(listed.stdout + listed.stderr)[-2000:]}")
+    found = set()
+    for line in listing.read_text().splitlines():
+        fields = line.strip().split(" ")[0].split(":")
+        if len(fields) >= 5 and not line.startswith("The following"):
+            found.add((fields[0], fields[1], fields[-2]))  # group:artifact:type[:classifier]:version:scope
+    return found
+
+
+def maven_inventory(repository):
+    for group, artifact, version in sorted(maven_dependencies()):
+        if group.startswith("io.reactivebench"):
+            continue  # this project's own modules
+        names, refused = classify(*pom_licences(repository, group, artifact, version))
+        yield "maven", f"{group}:{artifact}", version, names, refused
+
+
+# ---------- Go
+
+LICENCE_FILES = re.compile(r"^(licen[cs]e|copying|unlicense)(\.(txt|md|rst|apache2?|mit|bsd))?$", re.I)
+
+
+def module_cache_dir(gomodcache, path, version):
+    escaped = re.sub(r"[A-Z]", lambda m: "!" + m.group(0).lower(), f"{path}@{version}")
+    return pathlib.Path(gomodcache) / escaped
+
+
+def licence_texts(directory):
+    """The texts of a module's licence files (the first 4,000 characters of each)."""
+    if not directory.is_dir():
+        return []
+    return [f.read_text(errors="replace")[:4000] for f in sorted(directory.iterdir())
+            if f.is_file() and LICENCE_FILES.match(f.name)]
+
+
+def go_binaries():
+    return sorted(path for path in LOCALBIN.glob("*") if path.is_file() and os.access(path, os.X_OK)
+                  and subprocess.run(["go", "version", str(path)], capture_output=True).returncode == 0)
+
+
+def go_modules(binaries):
+    """{(module, version): [binary names]} of every module compiled into the binaries (replacements resolved)."""
+    found = {}
+    for binary in binaries:
+        info = subprocess.run(["go", "version", "-m", str(binary)], capture_output=True, text=True).stdout
+        for line in info.splitlines():
+            fields = line.strip().split("\t")
+            if fields[0] == "=>" and found:  # a replacement of the line before it: that is what was built
+                last = list(found)[-1]
+                found[(fields[1], fields[2])] = found.pop(last)
+            elif fields[0] in ("mod", "dep") and len(fields) >= 3 and fields[2] != "(devel)":
+                found.setdefault((fields[1], fields[2]), []).append(binary.name)
+    return found
+
+
+def go_inventory():
+    gomodcache = subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True).stdout.strip()
+    modules = go_modules(go_binaries())
+    for (path, version), binaries in sorted(modules.items()):
+        texts = licence_texts(module_cache_dir(gomodcache, path, version))
+        parent = path
+        # A module nested in a repository's subdirectory may carry no licence of its own (the Go proxy's zip holds
+        # only its directory): then its repository's root module's, where that was built too.
+        while not texts and "/" in parent:
+            parent = parent.rsplit("/", 1)[0]
+            candidates = [(p, v) for p, v in modules if p == parent]
+            for candidate in candidates:
+                texts = licence_texts(module_cache_dir(gomodcache, *candidate))
+        names, refused = classify(*texts)
+        yield "go", path, version, names, refused
+
+
+# ---------- Python
+
+def python_inventory(tools=ROOT / ".tools"):
+    for metadata in sorted(tools.glob("*/lib/python3*/site-packages/*.dist-info/METADATA")):
+        fields = {}
+        for line in metadata.read_text(errors="replace").split("\n\n", 1)[0].splitlines():
+            key, _, value = line.partition(": ")
+            fields.setdefault(key, []).append(value)
+        texts = fields.get("License-Expression", []) + [c for c in fields.get("Classifier", []) if c.startswith("License ::")]
+        texts += [text for text in fields.get("License", []) if len(text) < 200]  # some paste the whole text here
+        names, refused = classify(*texts)
+        yield "python", fields.get("Name", ["?"])[0], fields.get("Version", ["?"])[0], names, refused
+
+
+# ---------- the check
+
+def check(inventory, out=None):
+    rows = list(inventory)
+    refused = [row for row in rows if row[4]]
+    if out:
+        out.write_text("".join(f"{kind}\t{name}\t{version}\t{' / '.join(names)}\n"
+                               for kind, name, version, names, _ in rows))
+    kinds = {kind: sum(1 for row in rows if row[0] == kind) for kind in ("maven", "go", "python")}
+    print(f"licences: {kinds['maven']} Maven artifacts, {kinds['go']} Go modules, {kinds['python']} Python "
+          f"distributions; {len(refused)} refused")
+    for kind, name, version, names, why in refused:
+        print(f"  REFUSED {kind} {name} {version}: {' / '.join(why)}")
+    return not refused
+
+
+def self_test():
+    """Fixtures in a scratch directory, each as the real sources would show it."""
+    work = pathlib.Path(tempfile.mkdtemp())
+    repository = work / "m2"
+
+    def pom(group, artifact, version, licences=(), parent=None):
+        path = pom_path(repository, group, artifact, version)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        body = "".join(f"<license><name>{name}</name></license>" for name in licences)
+        parent_xml = (f"<parent><groupId>{parent[0]}</groupId><artifactId>{parent[1]}</artifactId>"
+                      f"<version>{parent[2]}</version></parent>") if parent else ""
+        path.write_text(f'<project xmlns="http://maven.apache.org/POM/4.0.0">{parent_xml}'
+                        f'{"<licenses>" + body + "</licenses>" if licences else ""}</project>')
+
+    pom("org.example", "parent", "1", ["GNU Affero General Public License v3"])
+    pom("org.example", "child", "1", parent=("org.example", "parent", "1"))
+    pom("org.example", "dual", "1", ["Eclipse Public License 2.0", "GNU General Public License, version 2 with the GNU Classpath Exception"])
+    pom("org.example", "none", "1")
+    agpl_text = "                    GNU AFFERO GENERAL PUBLIC LICENSE\n                       Version 3, 19 November 2007\n"
+    mit_text = "MIT License\n\nPermission is hereby granted, free of charge, to any person obtaining a copy\n"
+    cases = {
+        "a POM whose parent carries the AGPL": (classify(*pom_licences(repository, "org.example", "child", "1")), True),
+        "a POM without a licence, nor a parent": (classify(*pom_licences(repository, "org.example", "none", "1")), True),
+        "a POM under EPL-2.0 or GPL-2.0 with the Classpath exception": (classify(*pom_licences(repository, "org.example", "dual", "1")), False),
+        "a Go module whose LICENSE is the AGPL": (classify(agpl_text), True),
+        "a Go module whose LICENSE is MIT": (classify(mit_text), False),
+        "a Go module under the SSPL": (classify("Server Side Public License\nVERSION 1, OCTOBER 16, 2018"), True),
+        "a Go module under the BUSL": (classify("Business Source License 1.1\n\nParameters\n"), True),
+        "a Python distribution under AGPL-3.0-only": (classify("AGPL-3.0-only"), True),
+        "a Python distribution classified OSI Approved :: BSD": (classify("License :: OSI Approved :: BSD License"), False),
+    }
+    (work / "mod" / "example.com" / "agpl@v1.0.0").mkdir(parents=True)
+    (work / "mod" / "example.com" / "agpl@v1.0.0" / "LICENSE").write_text(agpl_text)
+    cases["a module cache's LICENSE file read as the AGPL"] = (
+        classify(*licence_texts(module_cache_dir(work / "mod", "example.com/agpl", "v1.0.0"))), True)
+    wrong = [name for name, ((_, refused), should_refuse) in cases.items() if bool(refused) != should_refuse]
+    for name in wrong:
+        print(f"  WRONG: {name}: {cases[name][0]}")
+    inventory = [("go", "example.com/agpl", "v1.0.0", *classify(agpl_text))]
+    bites = not check(inventory)
+    print(f"check_licenses self-test: {len(cases)} fixtures, {len(wrong)} wrong; a run with the AGPL fixture "
+          f"{'fails' if bites else 'PASSES'}")
+    return not wrong and bites
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--self-test", action="store_true")
+    parser.add_argument("--inventory", type=pathlib.Path)
+    parser.add_argument("--maven-repository", type=pathlib.Path, default=pathlib.Path.home() / ".m2" / "repository")
+    args = parser.parse_args()
+    if args.self_test:
+        sys.exit(0 if self_test() else 1)
+    inventory = [*maven_inventory(args.maven_repository), *go_inventory(), *python_inventory()]
+    if args.inventory:
+        args.inventory.parent.mkdir(parents=True, exist_ok=True)
+    sys.exit(0 if check(inventory, args.inventory) else 1)
+
+
+if __name__ == "__main__":
+    main()
