@@ -29,7 +29,7 @@ REFUSED = (("AGPL", r"affero|\bagpl"), ("SSPL", r"server side public license|\bs
            ("BUSL", r"business source license|\bbusl|\bbsl-1"), ("proprietary", r"\bproprietary\b"))
 ALLOWED = (
     ("Apache-2.0", r"apache|\basl\b"), ("MIT", r"\bmit\b|permission is hereby granted, free of charge"),
-    ("BSD", r"\bbsd\b|redistribution and use in source and binary forms"), ("ISC", r"\bisc\b|permission to use, copy, modify, and/?or distribute"),
+    ("BSD", r"\b0?bsd\b|redistribution and use in source and binary forms"), ("ISC", r"\bisc\b|permission to use, copy, modify, and/?or distribute"),
     ("MPL-2.0", r"mozilla public"), ("EPL", r"eclipse public|\bepl\b"), ("EDL", r"eclipse distribution|\bedl\b"),
     ("LGPL", r"lesser general public|library general public|\blgpl"),
     ("GPL with the Classpath exception", r"classpath exception|\bcpe\b|gpl2 w/ cpe|gnu general public license, version 2 with"),
