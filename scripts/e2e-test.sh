@@ -76,10 +76,11 @@ expect "the smoke load passes its thresholds for ${BUILDS[*]}, and a short profi
 unset WARMUP_ITERATIONS
 expect "every build's smoke run crossed no threshold of load/scenarios.json (judged on its samples)" python3 -c '
 import json, sys
-summaries = {path: json.load(open(path)) for path in sys.argv[1:]}
+builds, paths = int(sys.argv[1]), sys.argv[2:]
+summaries = {path: json.load(open(path)) for path in paths}
 crossed = {path: s["thresholds_crossed"] for path, s in summaries.items() if s["thresholds_crossed"]}
-print(crossed or "", end="")
-sys.exit(len(summaries) != int(sys.argv[0]) or bool(crossed))' "${#BUILDS[@]}" "$WORK"/results/runs/v*-smoke-1.json
+print(crossed or f"{len(summaries)} smoke runs of {builds} builds", end="")
+sys.exit(len(summaries) != builds or bool(crossed))' "${#BUILDS[@]}" "$WORK"/results/runs/v*-smoke-1.json
 expect "the report generator runs and finds equal work" benchkit report "$WORK/results"
 per_build() { local version; for version in "${BUILDS[@]}"; do printf '%s' "$1"; done; } # a table cell per build
 for section in "## Results" "## Equal work" "## Cost" "## Environment" \
