@@ -30,7 +30,7 @@ REFUSED = (("AGPL", r"affero|\bagpl"), ("SSPL", r"server side public license|\bs
 ALLOWED = (
     ("Apache-2.0", r"apache|\basl\b"), ("MIT", r"\bmit\b|permission is hereby granted, free of charge"),
     ("BSD", r"\b0?bsd\b|redistribution and use in source and binary forms"), ("ISC", r"\bisc\b|permission to use, copy, modify, and/?or distribute"),
-    ("MPL-2.0", r"mozilla public"), ("EPL", r"eclipse public|\bepl\b"), ("EDL", r"eclipse distribution|\bedl\b"),
+    ("MPL-2.0", r"mozilla public|\bmpl"), ("EPL", r"eclipse public|\bepl\b"), ("EDL", r"eclipse distribution|\bedl\b"),
     ("LGPL", r"lesser general public|library general public|\blgpl"),
     ("GPL with the Classpath exception", r"classpath exception|\bcpe\b|gpl2 w/ cpe|gnu general public license, version 2 with"),
     ("GPL", r"gnu general public|\bgpl"), ("CDDL", r"common development and distribution|\bcddl"),
@@ -129,38 +129,58 @@ def licence_texts(directory):
             if f.is_file() and LICENCE_FILES.match(f.name)]
 
 
+def licence_of_any_version(gomodcache, path):
+    """The licence texts of the first version of a module the cache holds that has any."""
+    pattern = module_cache_dir(gomodcache, path, "*")
+    for directory in sorted(pattern.parent.glob(pattern.name)):
+        if texts := licence_texts(directory):
+            return texts
+    return []
+
+
 def go_binaries():
     return sorted(path for path in LOCALBIN.glob("*") if path.is_file() and os.access(path, os.X_OK)
                   and subprocess.run(["go", "version", str(path)], capture_output=True).returncode == 0)
 
 
 def go_modules(binaries):
-    """{(module, version): [binary names]} of every module compiled into the binaries (replacements resolved)."""
+    """{(module, version): where its licence is} for every module compiled into the binaries: its own place in the
+    module cache (replacements resolved), or, for a module replaced by a directory of the main module's build
+    (Calico's nested api module), the main module's (the same repository's licence)."""
     found = {}
     for binary in binaries:
         info = subprocess.run(["go", "version", "-m", str(binary)], capture_output=True, text=True).stdout
+        main, last = None, None
         for line in info.splitlines():
             fields = line.strip().split("\t")
-            if fields[0] == "=>" and found:  # a replacement of the line before it: that is what was built
-                last = list(found)[-1]
-                found[(fields[1], fields[2])] = found.pop(last)
-            elif fields[0] in ("mod", "dep") and len(fields) >= 3 and fields[2] != "(devel)":
-                found.setdefault((fields[1], fields[2]), []).append(binary.name)
+            if fields[0] == "mod" and len(fields) >= 3:
+                main = (fields[1], fields[2])
+                if fields[2] != "(devel)":
+                    found.setdefault(main, main)
+            elif fields[0] == "dep" and len(fields) >= 3:
+                last = (fields[1], fields[2])
+                found[last] = last
+            elif fields[0] == "=>" and last:  # a replacement of the line before it: that is what was built
+                del found[last]
+                local = fields[1].startswith((".", "/"))
+                found[(last[0], "local copy") if local else (fields[1], fields[2])] = main if local else (fields[1], fields[2])
     return found
 
 
 def go_inventory():
     gomodcache = subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True).stdout.strip()
     modules = go_modules(go_binaries())
-    for (path, version), binaries in sorted(modules.items()):
-        texts = licence_texts(module_cache_dir(gomodcache, path, version))
-        parent = path
+    for (path, version), source in sorted(modules.items()):
+        if source[1] != "(devel)":
+            texts = licence_texts(module_cache_dir(gomodcache, *source))
+        else:  # built from a copy of the module (Calico's build directory): its repository's licence, any version
+            texts = licence_of_any_version(gomodcache, source[0])
+        parent = source[0]
         # A module nested in a repository's subdirectory may carry no licence of its own (the Go proxy's zip holds
         # only its directory): then its repository's root module's, where that was built too.
         while not texts and "/" in parent:
             parent = parent.rsplit("/", 1)[0]
-            candidates = [(p, v) for p, v in modules if p == parent]
-            for candidate in candidates:
+            for candidate in [(p, v) for p, v in modules if p == parent and v != "local copy"]:
                 texts = licence_texts(module_cache_dir(gomodcache, *candidate))
         names, refused = classify(*texts)
         yield "go", path, version, names, refused
