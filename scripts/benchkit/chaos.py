@@ -435,9 +435,8 @@ def run_load(loadgen, version, base_url, scenario, settings, work, stop=None):
     """One load run (stop: an Event that ends it early); returns ((outcomes, durations) from its samples, the
     figures of its summary). Its samples go to work/load.csv, read as they are written by the fault's timing."""
     summary = work / "load.json"
-    load.run(loadgen, version, scenario, base_url, summary, settings, stop=stop)
-    written = samples.Reader(summary.with_suffix(".csv")).read()
-    return (written.outcomes, written.durations), load.metrics(json.loads(summary.read_text()))
+    _, _, written = load.run(loadgen, version, scenario, base_url, summary, settings, stop=stop)
+    return samples.timeline(written), load.metrics(json.loads(summary.read_text()))
 
 
 # ---------- one fault against one build

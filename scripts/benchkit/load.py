@@ -45,7 +45,7 @@ def run(loadgen, version, scenario, base_url, summary, settings=None, stop=None)
     """Runs one scenario of load/scenarios.json once against base_url. summary: where the run's summary goes (its
     samples beside it as .csv, the console output as .log); stop: a threading.Event that ends the run early
     (SIGINT: loadgen lets the requests in flight finish and writes its samples). Returns (0 or THRESHOLDS_CROSSED,
-    the CPU seconds loadgen itself used)."""
+    the CPU seconds loadgen itself used, the run's samples)."""
     settings = {key: str(value) for key, value in (settings or {}).items()}
     found = summary.with_suffix(".csv")
     env = {**os.environ, "VERSION": version, "SCENARIO": scenario, "BASE_URL": base_url, "SAMPLES_FILE": str(found),
@@ -73,8 +73,9 @@ def run(loadgen, version, scenario, base_url, summary, settings=None, stop=None)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if code != 0 or not found.exists():
         sys.exit(f"loadgen failed ({code}) for {version} {scenario}; see {log}:\n{log.read_text()[-2000:]}")
-    checked = summarize_into(summary, samples.read(found), version, scenario, settings.get("TARGET", "web-api"))
-    return checked, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    written = samples.read(found)
+    checked = summarize_into(summary, written, version, scenario, settings.get("TARGET", "web-api"))
+    return checked, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime), written
 
 
 def console_tail(text, lines=2):

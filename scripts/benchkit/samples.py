@@ -81,11 +81,17 @@ class Reader:
         if self.columns is None and text:
             header, _, text = text.partition("\n")
             self.columns = header.split(",")
-        for sample in parse(text, self.columns or HEADER):
-            if sample.sent:
-                self.outcomes.append((sample.answered_s, sample.outcome))
-                self.durations.append((sample.answered_s, sample.latency_us / 1000, str(sample.status)))
+        outcomes, durations = timeline(parse(text, self.columns or HEADER))
+        self.outcomes += outcomes
+        self.durations += durations
         return self
+
+
+def timeline(found):
+    """The sent samples by when their answer came: [(time s, outcome)] and [(time s, latency ms, status)]."""
+    sent = [sample for sample in found if sample.sent]
+    return ([(s.answered_s, s.outcome) for s in sent],
+            [(s.answered_s, s.latency_us / 1000, str(s.status)) for s in sent])
 
 
 def summarize(samples):

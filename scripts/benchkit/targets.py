@@ -52,7 +52,7 @@ class LocalBuild:
         return self.services["web-api"]["url"]
 
     def run(self, scenario, summary, settings=None, target="web-api"):
-        code, cpu = load.run(self.loadgen, self.version, scenario, self.services[target]["url"], summary,
+        code, cpu, _ = load.run(self.loadgen, self.version, scenario, self.services[target]["url"], summary,
                              {**load.settings_from_environment(), **(settings or {}), "TARGET": target})
         print(load.console_tail(summary.with_suffix(".log").read_text()), end="")
         return code, cpu
