@@ -6,7 +6,10 @@
   prometheus   what the services counted (/q/metrics)
   procfs       CPU and peak RSS of local processes (/proc)
   kube         kubectl, pod states, cgroup readings, port-forwards, the load generator as a Job
-  targets      where a build runs: LocalBuild (the local stack) and KubernetesBuild, one interface
+  platforms    where the builds run, one declared interface (Platform, Build): the local stack, a Kubernetes
+               namespace; every measured run, reconfiguration and fault goes through it
+  faults       the fault catalogue of each platform
+  provenance   what every report states: the commit, the time, the builds' settings
   bench        the measured runs           report     the report of a bench run
   work         the equal-work check        stats      medians, spreads, percentiles
   documents    Markdown and HTML writer    charts     the charts (matplotlib)

@@ -18,7 +18,7 @@ import subprocess
 import threading
 import time
 
-from . import LOCAL_DIR, documents, samples, step, targets
+from . import LOCAL_DIR, documents, provenance, samples, step
 
 CLOSED_USERS = 100
 OPEN_RATE = 300
@@ -170,11 +170,11 @@ def main(argv):
                                                               for r in mine),
                         "rate": statistics.median(r["rate"] for r in mine)})
     (args.results / "bakeoff.json").write_text(json.dumps(
-        {"schema": "bakeoff/1", "timestamp": targets.now(), "git_commit": targets.git_commit(),
+        {"schema": "bakeoff/1", "timestamp": provenance.now(), "git_commit": provenance.git_commit(),
          "cores": os.cpu_count(), "generators": {
-             "loadgen": first_line(targets.command_output(args.loadgen, "version")),
+             "loadgen": first_line(provenance.command_output(args.loadgen, "version")),
              "vegeta": f"vegeta {os.environ.get('VEGETA_VERSION', '(version not given)')}",
-             "wrk": first_line(targets.command_output(args.wrk, "-v"))},
+             "wrk": first_line(provenance.command_output(args.wrk, "-v"))},
          "target": url, "rounds": args.rounds, "seconds": args.seconds, "runs": runs,
          "summary": summary, "coordinated_omission": stalls}, indent=2))
     table = [[s["generator"], s["model"], f"{s['cpu_ms_per_request']:.3f}",

@@ -12,7 +12,7 @@ import statistics
 import time
 import urllib.request
 
-from . import LOCAL_DIR, VERSIONS, calibration, curve, info, kube, load, profile, step, targets
+from . import VERSIONS, curve, info, load, platforms, profile, step
 
 
 # A hop alone: the closed model against one downstream service of the build, to tell data access from
@@ -65,8 +65,8 @@ def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, lab
         "idle_cpu_seconds": after["idle_cpu_seconds"] - before["idle_cpu_seconds"],
         "memory_mib": build.memory(before, after),
         "restarts": build.restarts(before, after),
-        "jvm": targets.deltas(before["jvm"], after["jvm"]),
-        "throttling": targets.deltas(before["throttling"], after["throttling"]),
+        "jvm": platforms.deltas(before["jvm"], after["jvm"]),
+        "throttling": platforms.deltas(before["throttling"], after["throttling"]),
         "node_cpu_seconds": ({name: seconds - before["node_cpu_seconds"].get(name, 0)
                               for name, seconds in after["node_cpu_seconds"].items()}
                              if after.get("node_cpu_seconds") and before.get("node_cpu_seconds") else None),
@@ -98,7 +98,7 @@ BACKGROUND_SECONDS = int(os.environ.get("BACKGROUND_SECONDS", "10"))
 def jit_share(before, after):
     """The share of the build's services' CPU that their JIT compiler threads used between two snapshots (CPU
     against CPU: a slower or busier machine stretches both alike); None where it cannot be read."""
-    jit = targets.deltas(before["jvm"], after["jvm"])
+    jit = platforms.deltas(before["jvm"], after["jvm"])
     if not jit or any(figures is None for figures in jit.values()):
         return None
     cpu = sum(after["cpu_seconds"][service] - before["cpu_seconds"][service] for service in jit)
@@ -141,8 +141,8 @@ def warm_up(version, build, runs_dir, iterations=None):
         info(f"{version}: the warm-up ended after {len(windows)} windows without the JIT settled"
              if windows[-1]["jit_share"] is not None else f"{version}: JIT time not readable; warmed until complete")
     return {"windows": windows, "settled": settled, "seconds": round(last["time"] - first["time"], 1),
-            "jvm": targets.deltas(first["jvm"], last["jvm"]),
-            "throttling": targets.deltas(first["throttling"], last["throttling"])}
+            "jvm": platforms.deltas(first["jvm"], last["jvm"]),
+            "throttling": platforms.deltas(first["throttling"], last["throttling"])}
 
 
 def background(builds, seconds):
@@ -208,7 +208,6 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=int(os.environ.get("RUNS", "3")))
     parser.add_argument("--no-warmup", action="store_true", help="skip the warm-up (smoke runs only)")
     parser.add_argument("--loadgen", default=os.environ.get("LOADGEN", "loadgen"))
-    parser.add_argument("--stack", type=pathlib.Path, default=LOCAL_DIR / "stack.json")
     parser.add_argument("--where", default="local stack (one machine, loopback)")
     parser.add_argument("--kubernetes", metavar="NAMESPACE", help="run the load generator as Jobs in this namespace instead")
     args = parser.parse_args(argv)
@@ -216,17 +215,12 @@ def main(argv=None):
     runs_dir = args.results / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     versions = args.versions.split(",")
-    if args.kubernetes:
-        builds = {version: targets.KubernetesBuild(args.kubernetes, version, versions) for version in versions}
-        environment = targets.kubernetes_environment(args.kubernetes, args)
-    else:
-        stack = json.loads(args.stack.read_text())
-        builds = {version: targets.LocalBuild(stack, version, args.loadgen) for version in versions}
-        environment = targets.local_environment(args.loadgen, stack, args)
+    platform = platforms.select(args.kubernetes, args.loadgen, versions)
+    builds = {version: platform.build(version) for version in versions}
+    environment = platform.environment(args.where, args.runs, not args.no_warmup)
     (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
 
     closed_rates = {}
-    where = "the node's speed now, in a pod of its own" if args.kubernetes else "the machine's speed now"
     try:
         if not args.no_warmup:
             environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}
@@ -251,8 +245,8 @@ def main(argv=None):
                     environment["open_rate"] = f"{rate}/s: 80 % of the slowest build's closed-model complete answers/s"
                     (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
             for run in range(1, args.runs + 1):
-                seconds = kube.calibrate(args.kubernetes) if args.kubernetes else calibration.measure()
-                info(f"round {run}: the calibration job took {seconds:.2f} s ({where})")
+                seconds = platform.calibrate()
+                info(f"round {run}: the calibration job took {seconds:.2f} s ({platform.calibrated})")
                 for position, version in enumerate(order(versions, run)):
                     step(f"{version}: {scenario} run {run}/{args.runs}" +
                          (f" at {settings['RATE']} requests/s" if "RATE" in settings else ""))

@@ -19,251 +19,20 @@ import os
 import pathlib
 import socket
 import statistics
-import subprocess
 import sys
 import threading
 import time
 import urllib.error
 import urllib.request
 
-from . import LOCAL_DIR, MAX_IN_FLIGHT, ROOT, VERSIONS, charts, documents, info, kube, load, samples, step
+from . import MAX_IN_FLIGHT, ROOT, VERSIONS, charts, documents, info, kube, load, platforms, samples, step
+from .faults import KUBERNETES_QUICK, QUICK, RESTORE_LIMIT_SECONDS
 from .procfs import machine_cpu, peak_rss_mib, pod_cpu_seconds, reset_peak_rss
 from .prometheus import answered, calls_timed_out, circuit_openings, read_retries, scrape
 from .stats import percentile
-from .targets import git_commit
+from .provenance import git_commit
 
 OUTCOMES = samples.OUTCOMES
-
-
-class Fault:
-    """A part of the system taken away (inject) and given back (restore), and what a build must keep doing.
-    inject and restore are actions of the platform (LocalStack, Cluster)."""
-
-    def __init__(self, name, part, inject, restore, reads_stay_ok, story, reads_complete=False, even_alone=False):
-        self.name, self.part, self.inject, self.restore = name, part, inject, restore
-        self.reads_stay_ok = reads_stay_ok  # every read still answers 200 (maybe degraded) while it lasts
-        # every read answers completely, the fault must not show at all: where another replica serves, or
-        # even_alone, also with one
-        self.reads_complete, self.even_alone = reads_complete, even_alone
-        self.story = story
-
-    def target(self, version):
-        return self.part if self.part in ("postgres", "kafka") else f"{self.part}-{version}"
-
-
-FAULTS = [
-    Fault("authors stopped", "authors", "stop", "start", True,
-          "authors' process ends; web-api answers 200 with null author details, the circuit opens, "
-          "and closes again once authors is back"),
-    Fault("authors frozen", "authors", "pause", "resume", True,
-          "authors is frozen (SIGSTOP): connections are accepted and never answered, the slow case; "
-          "web-api's 1 s timeout and the circuit keep answers coming"),
-    Fault("articles stopped", "articles", "stop", "start", False,
-          "articles' process ends; web-api answers 503 problem JSON at once (no pile-up), new articles "
-          "cannot be stored, and everything recovers by itself once articles is back"),
-    Fault("postgres restarted", "postgres", "stop", "start", False,
-          "PostgreSQL stops (fast shutdown, every session ended) and starts again; no service is restarted"),
-    Fault("kafka stopped", "kafka", "stop", "start", True,
-          "the Kafka broker stops and starts again; reads are untouched, writes still answer 201, and every "
-          "event of every 201 is streamed once the broker is back (transactional outbox)"),
-]
-QUICK = ("authors stopped", "kafka stopped")
-# On Kubernetes the platform does the restoring (a Deployment replaces a pod, the kubelet restarts a container, a
-# StatefulSet brings PostgreSQL or Kafka back under the same name): restore waits until it has.
-KUBERNETES_FAULTS = [
-    Fault("authors pod deleted", "authors", "delete-pod", "await-replaced", True,
-          "authors' pod is deleted (gracefully); its Deployment starts another; web-api answers 200 (author details "
-          "null while none is ready)", reads_complete=True),
-    Fault("articles pod deleted", "articles", "delete-pod", "await-replaced", False,
-          "articles' pod is deleted (gracefully); its Deployment starts another; web-api answers 503 problem JSON "
-          "at once while none is ready", reads_complete=True),
-    Fault("authors container killed", "authors", "kill-container", "await-replaced", True,
-          "authors' JVM is killed (SIGKILL); the kubelet restarts the container in the same pod"),
-    Fault("web-api rolling update", "web-api", "rollout-restart", "await-replaced", True,
-          "kubectl rollout restart: a new web-api pod starts, and the old one stops only once it is ready "
-          "(Quarkus' shutdown delay, closing its callers' connections, then its graceful shutdown); no read may fail",
-          reads_complete=True),
-    Fault("articles rolling update", "articles", "rollout-restart", "await-replaced", True,
-          "kubectl rollout restart of articles; no read may fail", reads_complete=True),
-    Fault("authors rolling update", "authors", "rollout-restart", "await-replaced", True,
-          "kubectl rollout restart of authors; no read may fail", reads_complete=True),
-    Fault("postgres pod deleted", "postgres", "delete-pod", "await-replaced", False,
-          "PostgreSQL's pod is deleted; its StatefulSet brings it back under the same name, Patroni makes it the "
-          "leader again; no service is restarted"),
-    Fault("kafka pod deleted", "kafka", "delete-pod", "await-replaced", True,
-          "the Kafka broker's pod is deleted and comes back under the same name; reads are untouched, and every "
-          "event of every 201 is streamed once it is back (transactional outbox)"),
-    Fault("redeploy (new image tag)", "build", "redeploy", "await-replaced", True,
-          "make deploy-vN again: its images built anew under a new tag, and all three services rolled at once; "
-          "no read may fail", reads_complete=True),
-]
-# Only where the node is this machine's test node (make node-up): its kubelet is a process here.
-NODE_FAULTS = [
-    Fault("kubelet restarted", "build", "restart-kubelet", "await-unchanged", True,
-          "the node's kubelet stops and starts again (as systemctl restart kubelet would); the pods run on and "
-          "nothing restarts", reads_complete=True, even_alone=True),
-]
-KUBERNETES_QUICK = ("articles pod deleted", "web-api rolling update")
-# The longest a part may take to come back: scripts/stack.sh waits this long for a restarted service.
-RESTORE_LIMIT_SECONDS = 180
-
-
-def stack(action, part):
-    subprocess.run([str(ROOT / "scripts" / "stack.sh"), action, part], check=True,
-                   stdout=subprocess.DEVNULL, env={**os.environ, "LOCAL_DIR": str(LOCAL_DIR)})
-
-
-class LocalStack:
-    """The local stack: its services from stack.json, each part stopped and started by scripts/stack.sh."""
-    faults, quick = FAULTS, QUICK
-    where = "the local stack"
-
-    @staticmethod
-    def replicas(fault, version):  # one process per service
-        return 1
-
-    @staticmethod
-    def fault_seconds(quick):  # how long a part stays away before restore gives it back
-        return 6 if quick else 8
-
-    @staticmethod
-    def after_seconds(quick):
-        # Counted from the part being back (a restarted service ready, a server accepting), however long its start
-        # took on that machine. web-api's circuit tries again every 5 s, and its first trial against a cold JVM can
-        # exceed the time-out (seen in CI: the trial 5 s after authors was ready failed). So: two breaker delays,
-        # the 3 s of complete answers that count as recovered, and the headroom of a slower machine.
-        return 30
-
-    def url(self, version):
-        return self.services()[f"web-api-{version}"]["url"]
-
-    def web_api_metrics(self, version):  # one process: its counters are the build's
-        return {"web-api": scrape(self.url(version))}
-
-    @staticmethod
-    def services():  # read again after each fault: a restarted process has a new pid
-        return json.loads((LOCAL_DIR / "stack.json").read_text())["services"]
-
-    def act(self, action, fault, version):
-        stack(action, fault.target(version))
-
-
-class Cluster:
-    """The builds deployed in a namespace: web-api through its Service's ClusterIP, faults by kubectl. A part is
-    the pods of a selector: a build's Deployment, or all of a build's pods, or PostgreSQL's and Kafka's
-    StatefulSet pods (by the labels the Zalando operator and Strimzi give them, and the test node's stand-in too)."""
-    quick = KUBERNETES_QUICK
-    SELECTORS = {"postgres": "cluster-name=bench-postgres", "kafka": "app.kubernetes.io/name=kafka"}
-    NODE = pathlib.Path(os.environ.get("NODE_DIR", LOCAL_DIR / "test-cluster"))
-
-    def __init__(self, namespace):
-        self.namespace = namespace
-        self.where = f"Kubernetes, namespace {namespace}"
-        self.before = {}
-        on_test_node = (self.NODE / "pids" / "kubelet.pid").exists()
-        self.faults = KUBERNETES_FAULTS + (NODE_FAULTS if on_test_node else [])
-
-    def replicas(self, fault, version):
-        """The fewest replicas of the Deployments a fault touches (PostgreSQL and Kafka: 1)."""
-        if fault.part in self.SELECTORS:
-            return 1
-        deployments = json.loads(kube.kubectl(self.namespace, "get", "deployments", "-l",
-                                              f"app.kubernetes.io/instance=bench-{version}", "-o", "json"))["items"]
-        return min(d["spec"]["replicas"] for d in deployments
-                   if fault.part == "build" or d["metadata"]["labels"]["app.kubernetes.io/name"] == fault.part)
-
-    @staticmethod
-    def fault_seconds(quick):  # the platform restores by itself: restore follows at once, and only waits
-        return 0
-
-    @staticmethod
-    def after_seconds(quick):
-        # Counted from the part whole again, its new pods ready: warm, since each warms itself up before it reports
-        # ready. The last incomplete answer came at most 5.6 s later (a breaker delay; one replica, commit
-        # 6c97a9e); the short subset of make test leaves three times that and the 3 s of complete answers that
-        # count as recovered; a full run keeps the local 30 s.
-        return 20 if quick else 30
-
-    def url(self, version):
-        address = kube.kubectl(self.namespace, "get", "service", f"bench-{version}-web-api",
-                               "-o", "jsonpath={.spec.clusterIP}")
-        return f"http://{address}:8080"
-
-    def web_api_metrics(self, version):
-        """{pod uid: Prometheus text} of each ready web-api pod of a build, through the API server's pod proxy
-        (which reaches a pod from wherever kubectl works): a pod's counters are its own, and through the Service
-        two replicas would answer with either's."""
-        return {uid: kube.kubectl(self.namespace, "get", "--raw",
-                                  f"/api/v1/namespaces/{self.namespace}/pods/{name}:8080/proxy/q/metrics")
-                for uid, (name, _, ready, terminating) in self.pods(
-                    f"app.kubernetes.io/instance=bench-{version},app.kubernetes.io/name=web-api").items()
-                if ready and not terminating}
-
-    def selector(self, fault, version):
-        if fault.part == "build":
-            return f"app.kubernetes.io/instance=bench-{version}"
-        return self.SELECTORS.get(fault.part) or \
-            f"app.kubernetes.io/instance=bench-{version},app.kubernetes.io/name={fault.part}"
-
-    def pods(self, selector):
-        """{uid: (name, restarts, ready, terminating)} of the pods of a selector."""
-        found = {}
-        for pod in json.loads(kube.kubectl(self.namespace, "get", "pods", "-l", selector, "-o", "json"))["items"]:
-            statuses = pod.get("status", {}).get("containerStatuses", [])
-            found[pod["metadata"]["uid"]] = (
-                pod["metadata"]["name"], sum(s.get("restartCount", 0) for s in statuses),
-                bool(statuses) and all(s.get("ready") for s in statuses), "deletionTimestamp" in pod["metadata"])
-        return found
-
-    def act(self, action, fault, version):
-        selector = self.selector(fault, version)
-        if action == "await-replaced":
-            return self.await_replaced(selector, self.before.pop(selector))
-        if action == "await-unchanged":
-            return self.await_unchanged(selector, self.before.pop(selector))
-        self.before[selector] = self.pods(selector)
-        if action == "rollout-restart":
-            kube.kubectl(self.namespace, "rollout", "restart", "deployment", f"bench-{version}-{fault.part}")
-            return
-        if action == "redeploy":  # as the user would: builds the images, then helm upgrade --wait
-            subprocess.run([str(ROOT / "scripts" / "k8s.sh"), "deploy", version], check=True, stdout=subprocess.DEVNULL)
-            return
-        if action == "restart-kubelet":
-            subprocess.run([str(ROOT / "scripts" / "test-cluster" / "node.sh"), "restart-kubelet"], check=True,
-                           stdout=subprocess.DEVNULL, env={**os.environ, "NODE_DIR": str(self.NODE)})
-            return
-        victim = next(name for name, _, ready, terminating in self.before[selector].values() if ready and not terminating)
-        if action == "delete-pod":
-            kube.kubectl(self.namespace, "delete", "pod", victim, "--wait=false")
-        elif action == "kill-container":
-            kill_container(self.namespace, victim)
-        else:
-            raise ValueError(f"no such action on Kubernetes: {action}")
-
-    def await_replaced(self, selector, before, timeout=RESTORE_LIMIT_SECONDS):
-        """Until the fault has happened (a pod of before gone, or a container restarted) and the part is whole
-        again: as many pods as before, every one ready, none terminating."""
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            now = self.pods(selector)
-            changed = set(before) - set(now) or any(now[uid][1] > before[uid][1] for uid in set(now) & set(before))
-            if changed and len(now) == len(before) and all(ready and not terminating for _, _, ready, terminating in now.values()):
-                return
-            time.sleep(0.5)
-        sys.exit(f"{selector}: not whole again within {timeout} s")
-
-
-    def await_unchanged(self, selector, before, timeout=RESTORE_LIMIT_SECONDS):
-        """Until every pod of before is ready again; fails if one was replaced or restarted meanwhile."""
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            now = self.pods(selector)
-            if set(now) != set(before) or any(now[uid][1] != before[uid][1] for uid in now):
-                sys.exit(f"{selector}: pods were replaced or restarted: {before} -> {now}")
-            if all(ready and not terminating for _, _, ready, terminating in now.values()):
-                return
-            time.sleep(0.5)
-        sys.exit(f"{selector}: not ready again within {timeout} s")
 
 
 class CpuRecorder(threading.Thread):
@@ -324,17 +93,6 @@ def cpu_summary(samples, outcomes, start, end):
             "machine_busy_when_not_complete": mean(hit), "machine_busy_when_complete": mean(clean),
             "cores_during_fault": {part: mean([cores.get(part, 0) for *_, cores in within]) for part in parts},
             "per_second": [(round(at - samples[0][0], 1), busy) for at, busy, _ in samples]}
-
-
-def kill_container(namespace, pod):
-    """SIGKILL to the container's main process, from the node it runs on (inside its own PID namespace a
-    process 1 cannot be sent SIGKILL): the kubelet then restarts the container in the same pod."""
-    container = kube.kubectl(namespace, "get", "pod", pod, "-o", "jsonpath={.status.containerStatuses[0].containerID}")
-    state = subprocess.run(["runc", "--root", "/run/containerd/runc/k8s.io", "state", container.split("://", 1)[1]],
-                           capture_output=True, text=True)
-    if state.returncode != 0:
-        sys.exit(f"cannot kill {pod}'s container from here (runc state: {state.stderr.strip()}): it needs the node itself")
-    os.kill(json.loads(state.stdout)["pid"], 9)
 
 
 # ---------- clients: the writer and the stream reader
@@ -478,7 +236,7 @@ def await_settled(samples, since, seconds, deadline):
 
 
 def run_fault(fault, version, platform, loadgen, timing, work):
-    web_api = platform.url(version)
+    web_api = platform.web_api_url(version)
     replicas = platform.replicas(fault, version)
     await_healthy(web_api, version)
     tag = f"chaos {fault.name} {version} {time.time_ns()}"
@@ -487,7 +245,7 @@ def run_fault(fault, version, platform, loadgen, timing, work):
     if not reader.connected.wait(30) or reader.error:
         sys.exit(f"could not follow {web_api}/{version}/articles/stream: {reader.error}")
     metrics_before = platform.web_api_metrics(version)
-    cpu = CpuRecorder(getattr(platform, "namespace", None))
+    cpu = CpuRecorder(platform.namespace)
     cpu.start()
 
     # The load lasts until the answers have settled once the part is back (at most `after` seconds), however long
@@ -529,7 +287,7 @@ def run_fault(fault, version, platform, loadgen, timing, work):
     timeouts = counter_growth(metrics_before, metrics_after, calls_timed_out)
 
     outcomes, durations = load_result["samples"]
-    return assess(fault, version, isinstance(platform, Cluster), replicas, {
+    return assess(fault, version, platform.restores_itself, replicas, {
         "started": started, "injected": injected, "restoring": restoring, "restored": restored, "ended": ended,
         "outcomes": outcomes, "durations": durations, "writes": writer.sent, "created": created,
         "events": [e for e in reader.events if e[2] and e[2].startswith(tag)], "circuit_openings": openings,
@@ -553,7 +311,7 @@ def replaces_web_api(fault):
     return fault.part == "web-api" or fault.inject == "redeploy"
 
 
-def assess(fault, version, on_kubernetes, replicas, run):
+def assess(fault, version, restores_itself, replicas, run):
     counts = {o: sum(1 for _, outcome in run["outcomes"] if outcome == o) for o in OUTCOMES}
     bad = [at for at, outcome in run["outcomes"] if outcome != "complete"]
     bad_after = [at for at in bad if at >= run["restoring"]]
@@ -562,7 +320,7 @@ def assess(fault, version, on_kubernetes, replicas, run):
     recovery = max(0.0, max(bad_after) - run["restoring"]) if bad_after else 0.0
     errors_outside = [at for at in bad if at < run["injected"]]
     # On Kubernetes the fault lasts until the platform has made the part whole again.
-    fault_end = run["restored"] if on_kubernetes else run["restoring"]
+    fault_end = run["restored"] if restores_itself else run["restoring"]
     during = [ms for at, ms, _ in run["durations"] if run["injected"] <= at < fault_end]
 
     delivered_ids = [e[1] for e in run["events"]]
@@ -584,7 +342,7 @@ def assess(fault, version, on_kubernetes, replicas, run):
         "events lost = 0": not lost,
         "no event streamed twice": duplicates == 0,
     }
-    if on_kubernetes:
+    if restores_itself:  # a part replaced by the platform stops gracefully: no write sees its connection dropped
         checks["writes: 201 or a 503 problem, never a dropped connection or a 502"] = \
             set(write_statuses) <= {"201", "503"}
     # A rolling update or a pod deleted gracefully must not show at all where another replica serves; with one,
@@ -823,7 +581,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error("--rounds must be 1 or more")
-    platform = Cluster(args.kubernetes) if args.kubernetes else LocalStack()
+    platform = platforms.select(args.kubernetes, args.loadgen, args.versions.split(","))
 
     # before: the generator needs a moment to start sending, which leaves a few seconds of normal service before the fault.
     # after: the longest the load goes on once the part is back (each platform says why); it ends sooner once the
@@ -835,7 +593,7 @@ def main(argv=None):
               "warmup_users": 20, "warmup_iterations": 30 if args.quick else 100,
               "probe_users": 50, "probe_iterations": 100, "overload": 20}
     # Overload needs the local processes (their peak RSS): on Kubernetes the faults are the platform's own.
-    known = [f.name for f in platform.faults] + ([] if args.kubernetes else ["overload"])
+    known = [f.name for f in platform.faults] + ([] if platform.processes() is None else ["overload"])
     names = args.faults.split(",") if args.faults else platform.quick if args.quick else known
     unknown = set(names) - set(known)
     if unknown:
@@ -847,7 +605,7 @@ def main(argv=None):
 
     for version in args.versions.split(","):
         step(f"warming up {version} (the same {timing['warmup_users']} × {timing['warmup_iterations']} requests for each build)")
-        run_load(args.loadgen, version, platform.url(version), "warmup",
+        run_load(args.loadgen, version, platform.web_api_url(version), "warmup",
                  {"USERS": timing["warmup_users"], "WARMUP_ITERATIONS": timing["warmup_iterations"]}, work)
     results = []
     for turn in range(1, args.rounds + 1):
@@ -859,7 +617,7 @@ def main(argv=None):
                 results.append(run_fault(fault, version, platform, args.loadgen, timing, work))
         if "overload" in names:
             for version in args.versions.split(","):
-                results.append(run_overload(version, platform.services(), args.loadgen, timing, work))
+                results.append(run_overload(version, platform.processes(), args.loadgen, timing, work))
     passed = render(results, args.results, platform.where)
     print(f"Chaos report: {args.results / 'chaos.md'} and {args.results / 'chaos.html'}")
     if not passed:

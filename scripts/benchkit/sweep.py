@@ -1,19 +1,18 @@
 """Each build at its best (python -m benchkit sweep): the few settings that size a build's concurrency,
 varied one at a time on the local stack or in the cluster's pods (--kubernetes), each candidate measured in the
 closed model after the same warm-up, the candidates' order turned round between repeats. A setting keeps its current value unless
-another one answers clearly more (MARGIN); the next setting is swept from what was chosen. The build is
-left running with the chosen values, and sweep.json, sweep.md and sweep.html say what was measured."""
+another one answers clearly more (MARGIN); the next setting is swept from what was chosen. Each build
+runs as it ships again at the end (platforms.Platform.restore); sweep.json, sweep.md and sweep.html say what was
+measured and chosen."""
 import argparse
 import dataclasses
 import json
-import math
 import os
 import pathlib
 import re
 import statistics
-import subprocess
 
-from . import JAVA_OPTIONS, LOCAL_DIR, ROOT, SERVICES, calibration, documents, info, kube, step, targets
+from . import JAVA_OPTIONS, ROOT, SERVICES, calibration, documents, info, platforms, step
 from .bench import measure, warm_up
 
 
@@ -118,95 +117,13 @@ def choose(measured, current):
     return best
 
 
-def environment_of(settings, chosen, service):
-    """The environment of one service: the chosen value of every setting that applies to it."""
-    return dict(s.assignment(chosen[s.name]) for s in settings if service in s.services)
+def environments(settings, chosen):
+    """{service: its environment}: the chosen value of every setting that applies to it."""
+    return {service: dict(s.assignment(chosen[s.name]) for s in settings if service in s.services)
+            for service in SERVICES}
 
 
-class Stack:
-    """Restarts services of the local stack with other settings (scripts/stack.sh stop/start)."""
-
-    def __init__(self, loadgen):
-        self.loadgen = loadgen
-        self.running = {}  # service name -> SERVICE_SETTINGS it was started with ("" = as shipped)
-
-    def apply(self, version, settings, chosen):
-        for service in SERVICES:
-            name = f"{service}-{version}"
-            wanted = " ".join(f"{variable}={value}" for variable, value in environment_of(settings, chosen, service).items())
-            if self.running.get(name, "") == wanted:
-                continue
-            info(f"restarting {name} with {wanted or 'its own settings'}")
-            stack = str(ROOT / "scripts" / "stack.sh")
-            subprocess.run([stack, "stop", name], check=True, stdout=subprocess.DEVNULL)
-            subprocess.run([stack, "start", name], check=True, stdout=subprocess.DEVNULL,
-                           env={**os.environ, "SERVICE_SETTINGS": wanted})
-            self.running[name] = wanted
-        return targets.LocalBuild(json.loads((LOCAL_DIR / "stack.json").read_text()), version, self.loadgen)
-
-    def calibrate(self):
-        return calibration.measure()  # the machine's speed right before a candidate's run
-
-    def finish(self, version, settings, chosen):
-        self.apply(version, settings, chosen)  # left at its best, for whatever is measured next
-
-    def close(self):
-        pass
-
-
-class Cluster:
-    """Rolls a deployed build's Deployments (make deploy-<version>) with other settings: kubectl set env, then the
-    rollout, in the pods and under the CPU limits the chart gives them. The settings go when the sweep ends."""
-
-    def __init__(self, namespace, deployed):
-        self.namespace = namespace
-        self.deployed = deployed
-        self.build = None
-        self.changed = {}  # deployment -> the variables the sweep set on it
-
-    @staticmethod
-    def deployments(version):
-        return [f"deploy/bench-{version}-{service}" for service in SERVICES]
-
-    def apply(self, version, settings, chosen):
-        rolling = {}
-        for service, deployment in zip(SERVICES, self.deployments(version)):
-            wanted = environment_of(settings, chosen, service)
-            if self.changed.get(deployment) != wanted:
-                info(f"rolling {deployment} with " + " ".join(f"{k}={v}" for k, v in wanted.items()))
-                rolling[deployment] = self.changed[deployment] = wanted
-        if rolling or not self.build:
-            kube.set_environment(self.namespace, rolling)
-            self.disconnect()  # its port-forwards led to pods that are gone
-            self.build = targets.KubernetesBuild(self.namespace, version, self.deployed)
-        return self.build
-
-    def disconnect(self):
-        if self.build:
-            self.build.close()
-            self.build = None
-
-    def calibrate(self):
-        return kube.calibrate(self.namespace)  # the node's speed, in a pod of its own
-
-    def finish(self, version, settings=None, chosen=None):
-        """Back to what make deploy-<version> deployed (what make bench measures): the sweep's variables removed,
-        the pods rolled again."""
-        self.roll_back(self.deployments(version))
-
-    def close(self):
-        self.roll_back(list(self.changed))  # whatever a sweep that stopped half-way left changed
-
-    def roll_back(self, deployments):
-        self.disconnect()
-        rolling = {deployment: dict.fromkeys(self.changed.pop(deployment)) for deployment in deployments
-                   if deployment in self.changed}
-        if rolling:
-            info(f"rolling {', '.join(rolling)} back to their chart's settings")
-            kube.set_environment(self.namespace, rolling)
-
-
-def sweep_build(version, stack, runs_dir, repeats, iterations, warmup, commit, settings):
+def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit, settings):
     chosen = {s.name: s.current(version) for s in settings}
     shipped = dict(chosen)
     rows = []
@@ -219,10 +136,10 @@ def sweep_build(version, stack, runs_dir, repeats, iterations, warmup, commit, s
                 trial = {**chosen, setting.name: value}
                 step(f"{version}: {setting.name} = {value} (repeat {repeat}/{repeats}; "
                      + ", ".join(f"{k} {v}" for k, v in trial.items() if k != setting.name) + ")")
-                build = stack.apply(version, settings, trial)
+                build = platform.reconfigure(version, environments(settings, trial))
                 label = f"{setting.label}-{value}"
                 warm_up(version, build, runs_dir, warmup)
-                speed = stack.calibrate()
+                speed = platform.calibrate()
                 figures = measure(build, "closed", runs_dir, repeat, {"ITERATIONS": str(iterations)}, label=f"sweep-{label}")
                 measured[value].append(figures["ok_rps"])
                 rows.append({"version": version, "setting": setting.name, "property": setting.property,
@@ -234,7 +151,7 @@ def sweep_build(version, stack, runs_dir, repeats, iterations, warmup, commit, s
         chosen[setting.name] = choose(measured, chosen[setting.name])
         info(f"{version}: {setting.name} -> {chosen[setting.name]} "
              f"(medians: {', '.join(f'{v}: {statistics.median(r):.0f}/s' for v, r in sorted(measured.items()))})")
-    stack.finish(version, settings, chosen)
+    platform.restore(version)
     return {"commit": commit, "shipped": shipped, "chosen": chosen, "runs": rows,
             "properties": {s.name: s.property for s in settings}}
 
@@ -327,22 +244,15 @@ def main(argv=None):
     parser.add_argument("--where", default="local stack (one machine, loopback)")
     args = parser.parse_args(argv)
 
-    if args.kubernetes:
-        versions = args.versions.split(",")
-        runs_dir = args.results / "runs"
-        runs_dir.mkdir(parents=True, exist_ok=True)
-        environment = targets.kubernetes_environment(args.kubernetes, argparse.Namespace(
-            where=args.where, runs=args.repeats, no_warmup=False))
-        # In a pod the JVM and Quarkus count the CPU limit, rounded up, as their cores.
-        cores = math.ceil(kube.cgroup_readings(args.kubernetes, f"deploy/bench-{versions[0]}-web-api")["cpu_limit"]
-                          or CORES)
-        environment["cores_seen_by_the_services"] = cores
-        settings = settings_for(cores)
-        restarter = Cluster(args.kubernetes, versions)
-    else:
-        runs_dir, _, environment = targets.local_results(args.results, args.loadgen, args.repeats)
-        settings = SETTINGS
-        restarter = Stack(args.loadgen)
+    versions = args.versions.split(",")
+    platform = platforms.select(args.kubernetes, args.loadgen, versions)
+    runs_dir = args.results / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    environment = platform.environment(args.where, args.repeats, True)
+    # A setting the JVM or Quarkus derives from the cores is swept around what the services count there.
+    cores = platform.cores(versions[0])
+    environment["cores_seen_by_the_services"] = cores
+    settings = settings_for(cores)
     (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
     if args.only:
         wanted = set(args.only.split(","))
@@ -352,11 +262,11 @@ def main(argv=None):
         kept = json.loads((args.keep / "sweep.json").read_text())["builds"]
         sweep["builds"] = {version: result for version, result in kept.items() if version not in args.versions.split(",")}
     try:
-        for version in args.versions.split(","):
-            sweep["builds"][version] = sweep_build(version, restarter, runs_dir, args.repeats, args.iterations,
+        for version in versions:
+            sweep["builds"][version] = sweep_build(version, platform, runs_dir, args.repeats, args.iterations,
                                                    args.warmup, environment.get("git_commit", ""), settings[version])
             (args.results / "sweep.json").write_text(json.dumps(sweep, indent=2))
     finally:
-        restarter.close()
+        platform.close()
     render(args.results, sweep)
     step(f"Sweep: {args.results / 'sweep.md'} and {args.results / 'sweep.html'}")

@@ -11,9 +11,9 @@ import os
 import pathlib
 import statistics
 
-from . import ROOT, VERSIONS, calibration, documents, info, step, targets
+from . import ROOT, VERSIONS, documents, info, platforms, step
 from .bench import measure, order, warm_up
-from .sweep import DATA, Setting, Stack
+from .sweep import DATA, Setting, environments
 
 MODES = ("disable", "require")
 # Both clients' settings, for every build alike (a build has one kind of datasource; the other setting is unused).
@@ -33,15 +33,15 @@ def cpu_ms_per_request(cost, processes=None):
     return 1000 * seconds / served if served else None
 
 
-def measure_build(version, stack, runs_dir, rounds, iterations, warmup):
+def measure_build(version, platform, runs_dir, rounds, iterations, warmup):
     found = {mode: [] for mode in MODES}
     try:
         for run in range(1, rounds + 1):
             for mode in order(MODES, run):
                 step(f"{version}: TLS to PostgreSQL {mode}, round {run}/{rounds}")
-                build = stack.apply(version, TLS, chosen(mode))
+                build = platform.reconfigure(version, environments(TLS, chosen(mode)))
                 warm_up(version, build, runs_dir, warmup)
-                speed = calibration.measure()
+                speed = platform.calibrate()
                 figures = measure(build, "closed", runs_dir, run, {"ITERATIONS": str(iterations)}, label=f"tls-{mode}")
                 cost = json.loads((runs_dir / f"{version}-tls-{mode}-{run}.cost.json").read_text())
                 found[mode].append({"complete_per_s": figures["ok_rps"], "p50": figures["p50"],
@@ -50,7 +50,7 @@ def measure_build(version, stack, runs_dir, rounds, iterations, warmup):
                                     "data_services_cpu_ms": cpu_ms_per_request(cost, DATA),
                                     "calibration_seconds": speed})
     finally:
-        stack.apply(version, TLS, chosen("disable"))
+        platform.restore(version)
     return found
 
 
@@ -92,11 +92,14 @@ def main(argv=None):
     parser.add_argument("--loadgen", default=os.environ.get("LOADGEN", "loadgen"))
     args = parser.parse_args(argv)
 
-    runs_dir, _, environment = targets.local_results(args.results, args.loadgen, args.rounds)
-    restarter = Stack(args.loadgen)
+    # The local stack only: there TLS can be had or not (in the cluster Spilo requires it).
+    platform = platforms.select(None, args.loadgen, args.versions.split(","))
+    runs_dir = args.results / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    environment = platform.environment("local stack (one machine, loopback)", args.rounds, True)
     results = {}
     for version in args.versions.split(","):
-        results[version] = measure_build(version, restarter, runs_dir, args.rounds, args.iterations, args.warmup)
+        results[version] = measure_build(version, platform, runs_dir, args.rounds, args.iterations, args.warmup)
         (args.results / "tls.json").write_text(json.dumps({"environment": environment, "builds": results}, indent=2))
     documents.write(args.results, "tls", "reactive-bench: what TLS to PostgreSQL costs",
                     f"{environment['timestamp']}, commit {environment['git_commit']}",

@@ -3,7 +3,8 @@ import time
 
 import pytest
 
-from benchkit import chaos, kube, samples
+from benchkit import chaos, faults, kube, samples
+from benchkit.platforms import kubernetes
 
 
 def pod(uid, name, restarts=0, ready=True, terminating=False):
@@ -15,8 +16,8 @@ def cluster_seeing(monkeypatch, *moments):
     """A Cluster whose kubectl get pods answers each moment's pods in turn (the last one from then on)."""
     answers = list(moments)
     monkeypatch.setattr(kube, "kubectl", lambda namespace, *args: json.dumps({"items": answers.pop(0) if len(answers) > 1 else answers[0]}))
-    monkeypatch.setattr(chaos.time, "sleep", lambda seconds: None)
-    return chaos.Cluster("reactive-bench")
+    monkeypatch.setattr(kubernetes.time, "sleep", lambda seconds: None)
+    return kubernetes.Kubernetes("reactive-bench", ["v1"])
 
 
 def test_a_deleted_pod_counts_as_replaced_only_once_its_successor_is_ready_and_it_is_gone(monkeypatch):
@@ -55,7 +56,7 @@ def run(outcomes, writes, events=None):
 
 
 def test_on_kubernetes_a_dropped_write_fails_and_a_rolling_update_allows_no_degraded_read_beside_another_replica():
-    rolling = next(f for f in chaos.KUBERNETES_FAULTS if f.name == "web-api rolling update")
+    rolling = next(f for f in faults.KUBERNETES_FAULTS if f.name == "web-api rolling update")
     clean = chaos.assess(rolling, "v1", True, 2, run(["complete"] * 10, [201, 201, 503]))
     assert clean["passed"], clean["checks"]
     dropped = chaos.assess(rolling, "v1", True, 2, run(["complete"] * 10, [201, 0]))
@@ -67,13 +68,13 @@ def test_on_kubernetes_a_dropped_write_fails_and_a_rolling_update_allows_no_degr
 
 
 def test_with_one_replica_a_rolling_update_may_degrade_reads_but_not_fail_them_and_a_kubelet_restart_may_not_even_degrade():
-    rolling = next(f for f in chaos.KUBERNETES_FAULTS if f.name == "authors rolling update")
+    rolling = next(f for f in faults.KUBERNETES_FAULTS if f.name == "authors rolling update")
     degraded = chaos.assess(rolling, "v1", True, 1, run(["complete"] * 6 + ["degraded"] + ["complete"] * 5, [201]))
     assert degraded["passed"], degraded["checks"]
     assert "the circuit opened" not in degraded["checks"]  # expected of authors' outages, not of its updates
     failed = chaos.assess(rolling, "v1", True, 1, run(["complete"] * 6 + ["failed"] + ["complete"] * 5, [201]))
     assert not failed["checks"]["every read answered 200 during the fault"]
-    kubelet = next(f for f in chaos.NODE_FAULTS if f.name == "kubelet restarted")
+    kubelet = next(f for f in faults.NODE_FAULTS if f.name == "kubelet restarted")
     assert not chaos.assess(kubelet, "v1", True, 1, run(["complete"] * 9 + ["degraded"], [201]))["passed"]
 
 
@@ -89,7 +90,7 @@ def test_a_kubelet_restart_fails_when_a_pod_was_restarted_meanwhile(monkeypatch)
 
 
 def test_locally_a_write_without_an_answer_is_still_allowed_as_before():
-    stopped = next(f for f in chaos.FAULTS if f.name == "articles stopped")
+    stopped = next(f for f in faults.FAULTS if f.name == "articles stopped")
     assert "writes: 201 or a 503 problem, never a dropped connection or a 502" not in \
         chaos.assess(stopped, "v1", False, 1, run(["complete"] * 10, [201, 0]))["checks"]
 
@@ -130,7 +131,7 @@ def test_a_503_without_problem_json_and_retry_after_is_not_the_clear_answer_a_wr
 
 
 def test_beside_a_second_replica_a_deleted_pod_must_not_show_and_the_circuit_need_not_open():
-    deleted = next(f for f in chaos.KUBERNETES_FAULTS if f.name == "authors pod deleted")
+    deleted = next(f for f in faults.KUBERNETES_FAULTS if f.name == "authors pod deleted")
     alone = chaos.assess(deleted, "v1", True, 1, run(["complete"] * 6 + ["degraded"] + ["complete"] * 5, [201]))
     assert alone["checks"]["the circuit opened"] is False  # run() reports no opening: alone, it must open
     beside = chaos.assess(deleted, "v1", True, 2, run(["complete"] * 12, [201]))
@@ -140,7 +141,7 @@ def test_beside_a_second_replica_a_deleted_pod_must_not_show_and_the_circuit_nee
 
 
 def test_only_faults_that_give_web_api_new_pods_leave_its_counters_unread():
-    by_name = {f.name: f for f in chaos.KUBERNETES_FAULTS + chaos.NODE_FAULTS}
+    by_name = {f.name: f for f in faults.KUBERNETES_FAULTS + faults.NODE_FAULTS}
     assert chaos.replaces_web_api(by_name["web-api rolling update"])
     assert chaos.replaces_web_api(by_name["redeploy (new image tag)"])
     assert not chaos.replaces_web_api(by_name["kubelet restarted"])  # its pods run on: "no circuit opened" applies

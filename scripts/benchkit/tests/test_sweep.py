@@ -15,9 +15,9 @@ def test_each_setting_reaches_the_services_it_applies_to_as_quarkus_environment_
     assert threads.variable == "QUARKUS_THREAD_POOL_MAX_THREADS"
     assert lookups.variable == "WEB_API_AUTHOR_LOOKUPS_MAX_CONCURRENCY"
     chosen = {"worker threads": 50, "JDBC pool": 10, "look-up threads": 25}
-    assert sweep.environment_of(sweep.SETTINGS["v1"], chosen, "web-api") == \
+    assert sweep.environments(sweep.SETTINGS["v1"], chosen)["web-api"] == \
         {"QUARKUS_THREAD_POOL_MAX_THREADS": "50", "WEB_API_AUTHOR_LOOKUPS_MAX_CONCURRENCY": "25"}
-    assert sweep.environment_of(sweep.SETTINGS["v1"], chosen, "authors") == \
+    assert sweep.environments(sweep.SETTINGS["v1"], chosen)["authors"] == \
         {"QUARKUS_THREAD_POOL_MAX_THREADS": "50", "QUARKUS_DATASOURCE_JDBC_MAX_SIZE": "10"}
 
 
@@ -26,10 +26,10 @@ def test_a_jdk_system_property_reaches_the_java_launcher_and_the_rest_stays_quar
     assert carriers.current("v3") == 8  # services/builds.conf: java-options v3
     assert carriers.current("v1") == sweep.CORES  # the JDK's default: as many carriers as cores
     chosen = {"carrier threads": 4, "JDBC pool": 10, "authors connections": 50}
-    assert sweep.environment_of(sweep.SETTINGS["v3"], chosen, "web-api") == \
+    assert sweep.environments(sweep.SETTINGS["v3"], chosen)["web-api"] == \
         {"JDK_JAVA_OPTIONS": "-Djdk.virtualThreadScheduler.parallelism=4",
          "QUARKUS_REST_CLIENT_AUTHORS_CONNECTION_POOL_SIZE": "50"}
-    assert sweep.environment_of(sweep.SETTINGS["v3"], chosen, "articles") == \
+    assert sweep.environments(sweep.SETTINGS["v3"], chosen)["articles"] == \
         {"JDK_JAVA_OPTIONS": "-Djdk.virtualThreadScheduler.parallelism=4", "QUARKUS_DATASOURCE_JDBC_MAX_SIZE": "10"}
     assert carriers.label == "jdk-virtualthreadscheduler-parallelism"
 
@@ -99,7 +99,8 @@ def test_the_verdict_says_when_the_build_now_ships_other_values():
 
 
 def test_in_a_cluster_a_candidate_rolls_only_what_changes_and_every_deployment_goes_back(monkeypatch):
-    from benchkit import kube, targets
+    from benchkit import kube
+    from benchkit.platforms import kubernetes
     rolled = []
     monkeypatch.setattr(kube, "set_environment", lambda namespace, rolling: rolled.append(dict(rolling)))
 
@@ -112,15 +113,15 @@ def test_in_a_cluster_a_candidate_rolls_only_what_changes_and_every_deployment_g
         def close(self):
             self.closed = True
 
-    monkeypatch.setattr(targets, "KubernetesBuild", Build)
-    cluster, loops = sweep.Cluster("reactive-bench", ["v2"]), sweep.settings_for(1)["v2"][:1]
-    first = cluster.apply("v2", loops, {"event loops": 1})
-    assert cluster.apply("v2", loops, {"event loops": 1}) is first and len(rolled) == 1  # the same value: no roll
-    second = cluster.apply("v2", loops, {"event loops": 2})
+    monkeypatch.setattr(kubernetes, "KubernetesBuild", Build)
+    cluster, loops = kubernetes.Kubernetes("reactive-bench", ["v2"]), sweep.settings_for(1)["v2"][:1]
+    first = cluster.reconfigure("v2", sweep.environments(loops, {"event loops": 1}))
+    assert cluster.reconfigure("v2", sweep.environments(loops, {"event loops": 1})) is first and len(rolled) == 1
+    second = cluster.reconfigure("v2", sweep.environments(loops, {"event loops": 2}))
     assert first.closed and second is not first and len(rolled) == 2  # new pods: new port-forwards
-    cluster.finish("v2")
+    cluster.restore("v2")
     assert rolled[-1] == {f"deploy/bench-v2-{s}": {"QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE": None} for s in sweep.SERVICES}
     assert second.closed and cluster.changed == {}
-    cluster.apply("v2", loops, {"event loops": 4})
+    cluster.reconfigure("v2", sweep.environments(loops, {"event loops": 4}))
     cluster.close()  # a sweep that stopped half-way
     assert len(rolled) == 5 and cluster.changed == {}

@@ -14,8 +14,8 @@ def test_require_against_disable_per_build_with_every_round():
 
 
 def test_both_clients_are_told_and_only_the_data_services_restart():
-    env = sweep.environment_of(tls.TLS, tls.chosen("require"), "authors")
+    env = sweep.environments(tls.TLS, tls.chosen("require"))["authors"]
     assert env["QUARKUS_DATASOURCE_JDBC_ADDITIONAL_JDBC_PROPERTIES_SSLMODE"] == "require"
     assert env["QUARKUS_DATASOURCE_REACTIVE_POSTGRESQL_SSL_MODE"] == "require"
     assert env["QUARKUS_DATASOURCE_REACTIVE_TRUST_ALL"] == "true"
-    assert sweep.environment_of(tls.TLS, tls.chosen("require"), "web-api") == {}
+    assert sweep.environments(tls.TLS, tls.chosen("require"))["web-api"] == {}

@@ -1,20 +1,22 @@
-from benchkit import documents, targets
+from benchkit import documents, platforms
+from benchkit.platforms.kubernetes import Kubernetes, KubernetesBuild
+from benchkit.platforms.local import Local, LocalBuild
 
 
 def test_deltas_of_nested_counters_never_invent_a_zero():
     before = {"web-api": {"jit_seconds": 1.0, "gc_seconds": 0.5}, "authors": None, "articles": {"jit_seconds": 2.0}}
     after = {"web-api": {"jit_seconds": 3.5, "gc_seconds": 0.75}, "authors": {"jit_seconds": 1.0},
              "articles": {"jit_seconds": None}}
-    assert targets.deltas(before, after) == {"web-api": {"jit_seconds": 2.5, "gc_seconds": 0.25}, "authors": None,
-                                             "articles": None}
-    assert targets.deltas(None, after) is None
+    assert platforms.deltas(before, after) == {"web-api": {"jit_seconds": 2.5, "gc_seconds": 0.25}, "authors": None,
+                                               "articles": None}
+    assert platforms.deltas(None, after) is None
 
 
 def test_jvm_ergonomics_by_thread_names_and_counters():
     threads = ["java", "GC Thread#0", "G1 Main Marker", "C2 CompilerThre", "C1 CompilerThre", "vert.x-eventloo",
                "vert.x-eventloo", "executor-thread", "ForkJoinPool-1-", "ForkJoinPool-1-", "ForkJoinPool.co"]
-    jvm = targets.jvm_ergonomics(1, 1.0, {"sun.gc.collector.0.name": "G1 young collection pauses", "sun.ci.threads": 2},
-                                 threads)
+    jvm = platforms.jvm_ergonomics(1, 1.0, {"sun.gc.collector.0.name": "G1 young collection pauses", "sun.ci.threads": 2},
+                                   threads)
     assert jvm == {"processors": 1, "cpu_limit": 1.0, "gc": "G1", "compiler_threads": 2,
                    "threads": {"event loops": 2, "Vert.x workers": 0, "Quarkus workers": 1, "virtual-thread carriers": 2,
                                "GC workers": 1, "JIT compilers": 2, "all": 11}}
@@ -40,12 +42,12 @@ def test_a_clusters_snapshot_makes_its_kubectl_calls_together(monkeypatch):
     alone until the barrier's time-out and the snapshot would fail."""
     import threading
     from benchkit import kube, prometheus
-    build = object.__new__(targets.KubernetesBuild)
+    build = object.__new__(KubernetesBuild)
     build.namespace, build.version = "ns", "v1"
     build.targets = {name: f"deploy/bench-v1-{name}" for name in ("web-api", "articles", "authors")}
     build.idle = ["deploy/bench-v2-web-api"]
     build.forwards = {name: type("Forward", (), {"url": f"http://{name}"})() for name in build.targets}
-    cgroups = threading.Barrier(len(build.targets) + len(targets.KubernetesBuild.PODS) + len(build.idle), timeout=30)
+    cgroups = threading.Barrier(len(build.targets) + len(KubernetesBuild.PODS) + len(build.idle), timeout=30)
     jvms = threading.Barrier(2 * len(build.targets), timeout=30)
 
     def cgroup(namespace, target):
@@ -67,3 +69,37 @@ def test_a_clusters_snapshot_makes_its_kubectl_calls_together(monkeypatch):
     assert snapshot["requests"] == {"web-api": len("http://web-api"), "articles": len("http://articles"),
                                     "authors": len("http://authors")}
     assert snapshot["jvm"] == {"web-api": None, "articles": None, "authors": None}
+
+
+def test_both_platforms_implement_the_whole_declared_interface():
+    local, cluster = platforms.select(None, "loadgen", ["v1"]), platforms.select("bench", "loadgen", ["v1"])
+    assert isinstance(local, Local) and local.namespace is None
+    assert isinstance(cluster, Kubernetes) and cluster.namespace == "bench"
+    for platform, build in ((local, LocalBuild), (cluster, KubernetesBuild)):
+        assert isinstance(platform, platforms.Platform) and not type(platform).__abstractmethods__, platform
+        assert issubclass(build, platforms.Build) and not build.__abstractmethods__, build
+        for attribute in ("where", "calibrated", "faults", "quick", "restores_itself"):
+            assert getattr(platform, attribute) is not None, (platform, attribute)
+        assert set(platform.quick) <= {fault.name for fault in platform.faults}
+
+
+def test_the_local_stack_restarts_only_what_changes_and_restores_what_it_changed(monkeypatch):
+    from benchkit.platforms import local
+    calls = []
+    monkeypatch.setattr(local, "stack", lambda action, part, settings=None: calls.append((action, part, settings)))
+    monkeypatch.setattr(local, "stack_inventory", lambda: {
+        "services": {f"{s}-v2": {"pid": 1, "url": f"http://{s}"} for s in ("web-api", "articles", "authors")},
+        "postgres": {"pid": 2}, "kafka": {"pid": 3}})
+    platform = Local("loadgen")
+    build = platform.reconfigure("v2", {"articles": {"A": 1}, "authors": {"A": 1}})
+    assert isinstance(build, LocalBuild) and build.web_api_url() == "http://web-api"
+    assert calls == [("stop", "articles-v2", None), ("start", "articles-v2", "A=1"),
+                     ("stop", "authors-v2", None), ("start", "authors-v2", "A=1")]
+    platform.reconfigure("v2", {"articles": {"A": 1}, "authors": {"A": 1}})
+    assert len(calls) == 4  # the same settings: nothing restarted
+    platform.act("stop", type("Fault", (), {"target": lambda self, version: f"authors-{version}"})(), "v2")
+    platform.act("start", type("Fault", (), {"target": lambda self, version: f"authors-{version}"})(), "v2")
+    assert calls[-1] == ("start", "authors-v2", "A=1")  # a fault's restart keeps the reconfiguration
+    platform.close()  # back as shipped
+    assert calls[-4:] == [("stop", "articles-v2", None), ("start", "articles-v2", ""),
+                          ("stop", "authors-v2", None), ("start", "authors-v2", "")]

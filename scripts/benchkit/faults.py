@@ -1,0 +1,75 @@
+"""The fault catalogue: what each platform can take away under load and give back, and what a build must keep
+doing meanwhile. inject and restore name actions of a platform (platforms.Platform.act)."""
+
+
+class Fault:
+    """A part of the system taken away (inject) and given back (restore), and what a build must keep doing.
+    inject and restore are actions of the platform (platforms.Platform.act)."""
+
+    def __init__(self, name, part, inject, restore, reads_stay_ok, story, reads_complete=False, even_alone=False):
+        self.name, self.part, self.inject, self.restore = name, part, inject, restore
+        self.reads_stay_ok = reads_stay_ok  # every read still answers 200 (maybe degraded) while it lasts
+        # every read answers completely, the fault must not show at all: where another replica serves, or
+        # even_alone, also with one
+        self.reads_complete, self.even_alone = reads_complete, even_alone
+        self.story = story
+
+    def target(self, version):
+        return self.part if self.part in ("postgres", "kafka") else f"{self.part}-{version}"
+
+
+FAULTS = [
+    Fault("authors stopped", "authors", "stop", "start", True,
+          "authors' process ends; web-api answers 200 with null author details, the circuit opens, "
+          "and closes again once authors is back"),
+    Fault("authors frozen", "authors", "pause", "resume", True,
+          "authors is frozen (SIGSTOP): connections are accepted and never answered, the slow case; "
+          "web-api's 1 s timeout and the circuit keep answers coming"),
+    Fault("articles stopped", "articles", "stop", "start", False,
+          "articles' process ends; web-api answers 503 problem JSON at once (no pile-up), new articles "
+          "cannot be stored, and everything recovers by itself once articles is back"),
+    Fault("postgres restarted", "postgres", "stop", "start", False,
+          "PostgreSQL stops (fast shutdown, every session ended) and starts again; no service is restarted"),
+    Fault("kafka stopped", "kafka", "stop", "start", True,
+          "the Kafka broker stops and starts again; reads are untouched, writes still answer 201, and every "
+          "event of every 201 is streamed once the broker is back (transactional outbox)"),
+]
+QUICK = ("authors stopped", "kafka stopped")
+# On Kubernetes the platform does the restoring (a Deployment replaces a pod, the kubelet restarts a container, a
+# StatefulSet brings PostgreSQL or Kafka back under the same name): restore waits until it has.
+KUBERNETES_FAULTS = [
+    Fault("authors pod deleted", "authors", "delete-pod", "await-replaced", True,
+          "authors' pod is deleted (gracefully); its Deployment starts another; web-api answers 200 (author details "
+          "null while none is ready)", reads_complete=True),
+    Fault("articles pod deleted", "articles", "delete-pod", "await-replaced", False,
+          "articles' pod is deleted (gracefully); its Deployment starts another; web-api answers 503 problem JSON "
+          "at once while none is ready", reads_complete=True),
+    Fault("authors container killed", "authors", "kill-container", "await-replaced", True,
+          "authors' JVM is killed (SIGKILL); the kubelet restarts the container in the same pod"),
+    Fault("web-api rolling update", "web-api", "rollout-restart", "await-replaced", True,
+          "kubectl rollout restart: a new web-api pod starts, and the old one stops only once it is ready "
+          "(Quarkus' shutdown delay, closing its callers' connections, then its graceful shutdown); no read may fail",
+          reads_complete=True),
+    Fault("articles rolling update", "articles", "rollout-restart", "await-replaced", True,
+          "kubectl rollout restart of articles; no read may fail", reads_complete=True),
+    Fault("authors rolling update", "authors", "rollout-restart", "await-replaced", True,
+          "kubectl rollout restart of authors; no read may fail", reads_complete=True),
+    Fault("postgres pod deleted", "postgres", "delete-pod", "await-replaced", False,
+          "PostgreSQL's pod is deleted; its StatefulSet brings it back under the same name, Patroni makes it the "
+          "leader again; no service is restarted"),
+    Fault("kafka pod deleted", "kafka", "delete-pod", "await-replaced", True,
+          "the Kafka broker's pod is deleted and comes back under the same name; reads are untouched, and every "
+          "event of every 201 is streamed once it is back (transactional outbox)"),
+    Fault("redeploy (new image tag)", "build", "redeploy", "await-replaced", True,
+          "make deploy-vN again: its images built anew under a new tag, and all three services rolled at once; "
+          "no read may fail", reads_complete=True),
+]
+# Only where the node is this machine's test node (make node-up): its kubelet is a process here.
+NODE_FAULTS = [
+    Fault("kubelet restarted", "build", "restart-kubelet", "await-unchanged", True,
+          "the node's kubelet stops and starts again (as systemctl restart kubelet would); the pods run on and "
+          "nothing restarts", reads_complete=True, even_alone=True),
+]
+KUBERNETES_QUICK = ("articles pod deleted", "web-api rolling update")
+# The longest a part may take to come back: scripts/stack.sh waits this long for a restarted service.
+RESTORE_LIMIT_SECONDS = 180
