@@ -82,17 +82,21 @@ crossed = {path: s["thresholds_crossed"] for path, s in summaries.items() if s["
 print(crossed or f"{len(summaries)} smoke runs of {builds} builds", end="")
 sys.exit(len(summaries) != builds or bool(crossed))' "${#BUILDS[@]}" "$WORK"/results/runs/v*-smoke-1.json
 expect "the report generator runs and finds equal work" benchkit report "$WORK/results"
-per_build() { local version; for version in "${BUILDS[@]}"; do printf '%s' "$1"; done; } # a table cell per build
-for section in "## Results" "## Equal work" "## Cost" "## Environment" \
-  "PASS: the builds did the same work for every complete answer" \
-  "authors calls per complete answer (allowed; 5 authors each) |$(per_build " 5.00 (5.00–5.00) |") PASS" \
-  "articles calls per complete answer (allowed) |$(per_build " 1.00 (1.00–1.00) |") PASS" \
-  "CPU ms per web-api request, whole system" "CPU ms per web-api request, authors" "peak RSS during the run" \
-  "latency p99" "## SQL parity" "## Where the CPU goes" "profiles/v2-articles.svg" \
-  "| articles | **statements that read or write data, per request (the rows above but BEGIN, COMMIT, SET)** |$(per_build " **1.00** |")" \
-  "| authors | **statements that read or write data, per request (the rows above but BEGIN, COMMIT, SET)** |$(per_build " **5.00** |")"; do
-  expect "report.md has '$section'" grep -qF "$section" "$WORK/results/report.md"
-done
+# What the report shows, read as data from the results.json it was rendered from.
+expect "results.json: every build did the same work, call for call (1 articles and 5 authors calls per complete answer)" \
+  benchkit check "$WORK/results/results.json" 'd["equal_work"]["passed"]' \
+  'all(t["articles"] == t["complete"] > 0 and t["authors"] == 5 * t["complete"] for t in d["equal_work"]["scenarios"]["smoke"].values())'
+expect "results.json: every build's CPU per request (whole system, each service), peak RSS and latency of complete answers" \
+  benchkit check "$WORK/results/results.json" \
+  'all(b["cpu_ms"][p]["median"] > 0 for b in d["scenarios"]["smoke"]["builds"].values() for p in ("whole system", "web-api", "articles", "authors"))' \
+  'all(m > 0 for b in d["scenarios"]["smoke"]["builds"].values() for figures in b["memory_mib"].values() for m in figures.values())' \
+  'all(b["figures"]["p99"]["median"] > 0 and b["figures"]["p99"]["unit"] == "ms" for b in d["scenarios"]["smoke"]["builds"].values())'
+expect "results.json: SQL parity, 1 statement per request to articles and 5 to authors in every build" \
+  benchkit check "$WORK/results/results.json" "len(d['sql']) == ${#BUILDS[@]}" \
+  'all(abs(v["data_statements_per_request"]["articles"] - 1) < 0.01 and abs(v["data_statements_per_request"]["authors"] - 5) < 0.01 for v in d["sql"].values())'
+flame_graphs() { local version service; for version in "${BUILDS[@]}"; do for service in web-api articles authors; do
+  [[ -s "$WORK/results/profiles/$version-$service.svg" ]] || { echo "no flame graph of $service $version"; return 1; }; done; done; }
+expect "a flame graph of every service of every build" flame_graphs
 expect "no virtual thread pinned its carrier during the profiled run (JFR, every service of every build)" python3 -c '
 import json, sys
 summary = json.load(open(sys.argv[1]))
@@ -111,7 +115,7 @@ cost["requests_served"]["authors"] += cost["requests_served"]["web-api"]
 json.dump(cost, open(sys.argv[1], "w"))
 PY
   ! benchkit report "$tampered" >/dev/null 2>&1 &&
-    grep -qF "FAIL: the builds did NOT do the same work" "$tampered/report.md"
+    benchkit check "$tampered/results.json" 'd["equal_work"]["passed"] is False'
 }
 expect "the report says FAIL when v2 made more author calls than v1" report_flags_unequal_work
 
@@ -154,15 +158,17 @@ done
 step "Faults under load: the quick subset of make chaos"
 expect "authors and Kafka stopped under load, ${BUILDS[*]}: every expectation held (events lost = 0)" \
   benchkit chaos --quick --results "$WORK/chaos" --loadgen "$LOADGEN"
-expect "the chaos report has its table" grep -qF "| authors stopped | v2 |" "$WORK/chaos/chaos.md"
+expect "chaos.json has a verdict of every quick fault for every build" benchkit check "$WORK/chaos/chaos.json" \
+  "sorted((r['fault'], r['version']) for r in d if 'fault' in r) == sorted((f, v) for f in ('authors stopped', 'kafka stopped') for v in '${BUILDS[*]}'.split())"
 
 step "The sweep, one setting of v2 (make sweep varies each build's settings this way)"
 expect "v2's articles and authors restart with each pipelining limit, and the sweep writes its table" \
   benchkit sweep --versions v2 --only "pipelining limit" --repeats 1 --iterations 30 --warmup 30 --results "$WORK/sweep" --loadgen "$LOADGEN"
-expect "the sweep table names the setting, marks the chosen value, and v2 runs with it" bash -c "
-  grep -qF '| pipelining limit (quarkus.datasource.reactive.postgresql.pipelining-limit) |' '$WORK/sweep/sweep.md' &&
-  grep -qE '\| (1|256) \|.*chosen' '$WORK/sweep/sweep.md' &&
-  grep -qE 'QUARKUS_DATASOURCE_REACTIVE_POSTGRESQL_PIPELINING_LIMIT=(1|256)' /proc/\$(cat '$PID_DIR/authors-v2.pid')/environ"
+expect "sweep.json: both limits measured, one chosen" benchkit check "$WORK/sweep/sweep.json" \
+  'sorted({r["value"] for r in d["builds"]["v2"]["runs"] if r["setting"] == "pipelining limit"}) == [1, 256]' \
+  'd["builds"]["v2"]["chosen"]["pipelining limit"] in (1, 256)'
+expect "after the sweep v2 runs as it ships again (no setting of the sweep left in its environment)" bash -c "
+  ! grep -qaE 'QUARKUS_DATASOURCE_REACTIVE_POSTGRESQL_PIPELINING_LIMIT=' /proc/\$(cat '$PID_DIR/authors-v2.pid')/environ"
 
 # Last: the articles it creates have authors nobody knows, so web-api's answers lose their author details.
 step "Property-based tests from each service's own OpenAPI document (schemathesis)"

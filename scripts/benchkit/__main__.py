@@ -1,8 +1,8 @@
-"""python -m benchkit COMMAND [ARGS…]: bench | report | sweep | chaos | tls | compare LOCAL NODE | blocked LOG… | reach | unschedulable NAMESPACE"""
+"""python -m benchkit COMMAND [ARGS…]: bench | results | check FILE EXPRESSION… | report | sweep | chaos | tls | compare LOCAL NODE | blocked LOG… | reach | unschedulable NAMESPACE"""
 import importlib
 import sys
 
-COMMANDS = ("bench", "report", "sweep", "chaos", "blocked", "reach", "tls", "compare", "bakeoff")
+COMMANDS = ("bench", "results", "check", "report", "sweep", "chaos", "blocked", "reach", "tls", "compare", "bakeoff")
 
 
 def main():

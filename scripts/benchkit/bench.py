@@ -180,20 +180,25 @@ def open_rate(closed_rates):
 def run_curve(builds, versions, closed_rates, runs_dir, environment, results):
     """The open model at each rate of the ladder (CURVE_SHARES of the fastest build's closed-model maximum, default
     curve.SHARES), every build at each step (their order turned round every other step), each step
-    CURVE_STEP_DURATION long (default 20s)."""
+    CURVE_STEP_DURATION long (default 20s); the whole ladder CURVE_REPEATS times (default 2), so that a knee rests on
+    every repeat of its step, not on one."""
     if not closed_rates:
         raise SystemExit("the curve's rates follow the closed model's maximum: run it after closed (SCENARIOS=closed,curve)")
     fastest = max(statistics.median(rates) for rates in closed_rates.values())
     shares = os.environ.get("CURVE_SHARES")  # fewer steps, for a short test: e.g. 0.25,1.0
     rates = curve.ladder(fastest, tuple(float(s) for s in shares.split(",")) if shares else curve.SHARES)
     duration = os.environ.get("CURVE_STEP_DURATION", "20s")
-    environment["curve"] = {"fastest_closed_complete_per_s": round(fastest, 1), "rates": rates, "step": duration}
+    repeats = int(os.environ.get("CURVE_REPEATS", "2"))
+    environment["curve"] = {"fastest_closed_complete_per_s": round(fastest, 1), "rates": rates, "step": duration,
+                            "repeats": repeats}
     (results / "environment.json").write_text(json.dumps(environment, indent=2))
-    for index, rate in enumerate(rates, start=1):
-        for version in order(versions, index):
-            step(f"{version}: curve step {index}/{len(rates)}, {rate} requests/s for {duration}")
-            measure(builds[version], curve.label(rate), runs_dir, 1,
-                    {"RATE": rate, "DURATION": duration, "MAX_USERS": max(200, rate)})
+    for repeat in range(1, repeats + 1):
+        for index, rate in enumerate(rates, start=1):
+            for version in order(versions, index + repeat - 1):
+                step(f"{version}: curve step {index}/{len(rates)}, repeat {repeat}/{repeats}, {rate} requests/s "
+                     f"for {duration}")
+                measure(builds[version], curve.label(rate), runs_dir, repeat,
+                        {"RATE": rate, "DURATION": duration, "MAX_USERS": max(200, rate)})
 
 
 def main(argv=None):

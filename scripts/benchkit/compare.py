@@ -9,22 +9,22 @@ import json
 import pathlib
 import statistics
 
-from . import NAMES, documents, report
+from . import NAMES, documents, results
 
 SCENARIO = "closed"
 WITHIN = 1.3  # the issue's bound: a node's figure within 1.3 x of the local one, or the rest named
 
 
-def per_answer(results, scenario=SCENARIO):
+def per_answer(directory, scenario=SCENARIO):
     """{version: {figure: ms per complete answer, median over the runs}}: the whole system's CPU, with the background
     rate off; the JIT compiler threads' CPU and the GC's seconds of the three services."""
     values = {}
-    for run in report.read_runs(results):
+    for run in results.read_runs(directory):
         complete = run["metrics"]["complete"]
         if run["scenario"] != scenario or not complete:
             continue
         mine = values.setdefault(run["version"], {"cpu": [], "jit": [], "gc": []})
-        working = report.system_without_background(run)
+        working = results.system_without_background(run)
         mine["cpu"].append(1000 * (working if working is not None else sum(run["cpu_seconds"].values())) / complete)
         jvm = run.get("jvm") or {}
         if jvm and all(jvm.values()) and all("jit_cpu_seconds" in j for j in jvm.values()):

@@ -1,7 +1,8 @@
 """The latency-versus-load curve: each build under the open model at a ladder of arrival rates, the same
 rates for every build, from a tenth of the fastest build's closed-model maximum to beyond it. Per step:
-what was offered, what was answered completely, p50, p99 and dropped iterations; per build, the knee:
-the highest rate it still carried (complete answers at 95 % of the rate or more, under 1 % dropped)."""
+what was offered, what was answered completely, p50, p99 and dropped iterations, in each repeat of the ladder; per
+build, the knee: the highest rate it still carried in every repeat (complete answers at 95 % of the rate or more,
+under 1 % dropped)."""
 
 # Shares of the fastest build's closed-model complete answers/s (the issue's 10 % to 120 %).
 SHARES = (0.10, 0.25, 0.40, 0.55, 0.70, 0.85, 1.00, 1.20)
@@ -28,17 +29,18 @@ def rate_of(scenario):
     return int(scenario[len(PREFIX):]) if scenario.startswith(PREFIX) else None
 
 
-def carried(step):
-    """step: offered, complete (answers/s), dropped (iterations), requests. Whether the build kept up."""
-    offered = step["offered"]
-    return step["complete"] >= CARRIED * offered and step["dropped"] <= DROPPED * max(step["requests"], 1)
+def carried(offered, point):
+    """point: complete (answers/s), dropped (iterations), requests of one run at the offered rate. Whether the build
+    kept up."""
+    return point["complete"] >= CARRIED * offered and point["dropped"] <= DROPPED * max(point["requests"], 1)
 
 
 def knee(steps):
-    """The highest offered rate below the first step the build did not carry (None if it carried none)."""
+    """steps: {offered rate: [each repeat's point]}. The highest rate below the first step that some repeat did not
+    carry (None if the first was not carried): one lucky repeat does not make a knee."""
     found = None
-    for step in sorted(steps, key=lambda s: s["offered"]):
-        if not carried(step):
+    for offered, repeats in sorted(steps.items()):
+        if not repeats or not all(carried(offered, point) for point in repeats):
             break
-        found = step["offered"]
+        found = offered
     return found

@@ -1,36 +1,36 @@
 """The report of a bench run (python -m benchkit report RESULTS): every build beside v1 with the ratio to
 v1, the equal-work check, what the work cost per process, and the environment; report.md and a
-self-contained report.html, each run's samples beside it. Exits 1 when the builds did not do the
-same work."""
+self-contained report.html, each run's samples beside it. Every figure comes from results.json (results.py
+writes it first): the report is a view of it. Exits 1 when the builds did not do the same work."""
 import argparse
 import json
 import pathlib
+import statistics
 import sys
 
-from . import NAMES, calibration, charts, curve, documents, load, profile, sql, sweep, work
-from .stats import max_or_none, median_and_spread, ratio
+from . import NAMES, calibration, charts, curve, documents, profile, results, sql, sweep, work
+from .results import BACKGROUND_OFF, GENERATOR, PER_COMPLETE, PROCESSES, WHOLE
+from .stats import ratio
 
 # (key, label, format): the results table, one row each
 ROWS = [
     ("requests", "requests", "{:.0f}"),
     ("rps", "throughput (req/s)", "{:.1f}"),
     ("ok_rps", "complete answers / s", "{:.1f}"),
-    ("avg", "latency avg (ms)", "{:.1f}"),
-    ("p50", "latency p50 (ms)", "{:.1f}"),
-    ("p90", "latency p90 (ms)", "{:.1f}"),
-    ("p95", "latency p95 (ms)", "{:.1f}"),
-    ("p99", "latency p99 (ms)", "{:.1f}"),
-    ("max", "latency max (ms)", "{:.1f}"),
+    ("avg", "latency avg of complete answers (ms)", "{:.1f}"),
+    ("p50", "latency p50 of complete answers (ms)", "{:.1f}"),
+    ("p90", "latency p90 of complete answers (ms)", "{:.1f}"),
+    ("p95", "latency p95 of complete answers (ms)", "{:.1f}"),
+    ("p99", "latency p99 of complete answers (ms)", "{:.1f}"),
+    ("max", "latency max of complete answers (ms)", "{:.1f}"),
+    ("p50_not_complete", "latency p50 of the other answers: degraded, shed, failed (ms)", "{:.1f}"),
+    ("p99_not_complete", "latency p99 of the other answers (ms)", "{:.1f}"),
     ("error_pct", "failed (%)", "{:.2f}"),
     ("shed", "shed by the edge (503, in failed)", "{:.0f}"),
     ("degraded", "degraded answers (client)", "{:.0f}"),
     ("fallbacks", "author look-up fallbacks (web-api's counter)", "{:.0f}"),
     ("dropped", "dropped iterations", "{:.0f}"),
 ]
-PROCESSES = ("web-api", "articles", "authors", "postgres", "kafka")
-PER_COMPLETE = "whole system, per complete answer"
-BACKGROUND_OFF = "whole system, the background rate taken off"
-GENERATOR = "loadgen"
 
 READING = """How to read it: *closed* is the original study's model (virtual users each sending the next
 request when the last one answered): throughput is what each build sustains, latency is what a saturated
@@ -38,13 +38,16 @@ system answers with. *open* sends requests at a fixed rate whatever the answers 
 cannot hide queueing (coordinated omission): compare latency at the same load, and any dropped
 iterations. A ratio above 1 means the build has more of it than v1. "Complete answers / s" leaves out
 failed and degraded answers (an author look-up fell back to nulls): it is the fair throughput when a build
-degrades. Every measured run was preceded by the same warm-up; with RUNS > 1 each figure is the median,
-± half the spread between runs."""
+degrades. Latencies are of the complete answers; the others' (degraded, shed, failed) are shown apart, so a build
+that sheds fast does not look faster. Every measured run was preceded by the same warm-up; with RUNS > 1 each
+figure is the median, ± half the spread between runs, and each ratio column is the ratio of the two medians in
+its row. The headline ratio is another figure: the median of the per-round ratios (Rounds)."""
 
 ROUNDS = ("The builds take turns, round by round, their order turned round every other round, so that drift of "
           "the machine hits each alike. Before each round a fixed CPU-bound job (the calibration) measures the "
-          f"machine's speed; a round where it moved more than {calibration.DRIFT_LIMIT:.0%} from the median is flagged "
-          "and left out of the ratio below.")
+          f"machine's speed; a round where it moved more than {calibration.DRIFT_LIMIT:.0%} from the median is "
+          "flagged. The ratio below is the median of every round's ratio, with the lowest and highest round; the "
+          "same median without the flagged rounds is given beside it, to show how much they weigh.")
 
 COST_LOCAL = ("CPU used by each process during the run (from /proc), per web-api request, and the most memory "
               "each service held (peak RSS, reset before each run). The whole system is the build's three "
@@ -66,117 +69,34 @@ PROFILES = ("A JFR recording of every service during one more closed run per bui
             "collapsed stacks other flame-graph tools read, the .jfr files open in JDK Mission Control.")
 
 
-def read_runs(results):
-    """Every measured run: its cost, the figures of its samples, and its build's background rate (measured once per bench)."""
-    environment = json.loads((results / "environment.json").read_text())
-    background = environment.get("background_cpu_per_s") or {}
-    runs = []
-    for cost_file in sorted((results / "runs").glob("*.cost.json")):
-        cost = json.loads(cost_file.read_text())
-        summary = json.loads(cost_file.with_name(cost_file.name.replace(".cost.json", ".json")).read_text())
-        metrics = load.metrics(summary)
-        metrics["fallbacks"] = cost["requests_served"].get("fallbacks", 0)
-        runs.append({**cost, "metrics": metrics, "background_cpu_per_s": background.get(cost["version"])})
-    if not runs:
-        sys.exit(f"no runs in {results / 'runs'}")
-    return runs
-
-
-def aggregate(runs):
-    """{scenario: {version: figures of its runs}} with medians and spreads, totals for the equal-work check."""
-    table = {}
-    for scenario in dict.fromkeys(run["scenario"] for run in runs):
-        table[scenario] = {}
-        for version in sorted({run["version"] for run in runs}):
-            mine = [run for run in runs if run["scenario"] == scenario and run["version"] == version]
-            if not mine:
-                continue
-            target = mine[0].get("target", "web-api")
-            served = [run["requests_served"].get(target) or 0 for run in mine]
-            per_request = [{process: 1000 * seconds / count if count else None
-                            for process, seconds in run["cpu_seconds"].items()} for run, count in zip(mine, served)]
-            for figures, run, count in zip(per_request, mine, served):
-                system = sum(run["cpu_seconds"].values())
-                figures["whole system"] = 1000 * system / count if count else None
-                # A build that degrades must not look cheaper for the look-ups it skipped: per complete answer too.
-                complete = run["metrics"]["complete"]
-                figures[PER_COMPLETE] = 1000 * system / complete if complete else None
-                working = system_without_background(run)
-                figures[BACKGROUND_OFF] = 1000 * working / count if count and working is not None else None
-                figures[GENERATOR] = 1000 * run["load_cpu_seconds"] / count if count and run.get("load_cpu_seconds") else None
-            table[scenario][version] = {
-                "runs": len(mine), "target": target,
-                "metrics": {k: median_and_spread([run["metrics"][k] for run in mine]) for k in mine[0]["metrics"]},
-                "totals": totals(mine),
-                "cpu_ms": {process: median_and_spread([figures.get(process) for figures in per_request])
-                           for process in per_request[0]},
-                "memory_mib": {service: {label: max_or_none(run["memory_mib"][service][label] for run in mine)
-                                         for label in figures}
-                               for service, figures in (mine[0].get("memory_mib") or {}).items()},
-                "idle_cpu": median_and_spread([run.get("idle_cpu_seconds") for run in mine]),
-                "node_cpu": median_and_spread([sum(run["node_cpu_seconds"].values()) if run.get("node_cpu_seconds")
-                                               else None for run in mine]),
-                "system_cpu": median_and_spread([sum(run["cpu_seconds"].values()) for run in mine]),
-                "jvm": nested_figures(mine, "jvm", ("jit_seconds", "jit_cpu_seconds", "gc_seconds")),
-                "throttling": nested_figures(mine, "throttling", ("throttled", "periods", "throttled_seconds")),
-                "restarts": [f"{container}: {r['restarts']}x ({r['last_reason'] or 'unknown reason'})"
-                             for run in mine for container, r in (run.get("restarts") or {}).items()],
-                "kubernetes": mine[0].get("restarts") is not None,
-            }
-    return table
-
-
-def system_without_background(run):
-    """The run's whole-system CPU seconds less what its processes use with no load over as long (None without a
-    measured background rate)."""
-    idle = run.get("background_cpu_per_s")
-    if not idle:
-        return None
-    return sum(run["cpu_seconds"].values()) - sum(idle.get(p, 0) for p in run["cpu_seconds"]) * run["seconds"]
-
-
-def nested_figures(runs, key, figures):
-    """{name: {figure: (median, spread)}} of one per-process counter of the runs (jvm: JIT and GC seconds;
-    throttling: CFS periods), only the names every run measured."""
-    found = {}
-    for name in (runs[0].get(key) or {}):
-        values = [(run.get(key) or {}).get(name) for run in runs]
-        if all(values):
-            found[name] = {figure: median_and_spread([v.get(figure) for v in values]) for figure in figures}
-    return found
-
-
-def totals(runs):
-    """What the equal-work check needs, summed over a build's runs of one scenario."""
-    summed = {key: sum(run["metrics"][key] for run in runs) for key in ("requests", "complete", "degraded", "failed", "shed")}
-    summed.update(target=runs[0].get("target", "web-api"),
-                  articles=sum(run["requests_served"]["articles"] for run in runs),
-                  authors=sum(run["requests_served"]["authors"] for run in runs),
-                  expected_authors=runs[0]["expected_calls_per_request"]["authors"],
-                  bytes_min=min(run["metrics"]["bytes_min"] for run in runs),
-                  bytes_max=max(run["metrics"]["bytes_max"] for run in runs))
-    return summed
-
-
-def cell(entry, fmt):
-    value, spread = entry
-    if value is None:
+def cell(figure, fmt):
+    """A figure's median, ± half the spread of its rounds as a per cent of it."""
+    if not figure or figure["median"] is None:
         return "–"
-    return fmt.format(value) + (f" (±{spread / 2:.0f} %)" if spread / 2 >= 0.5 else "")
+    value = figure["median"]
+    half = 50 * (figure["high"] - figure["low"]) / value if value else 0.0
+    return fmt.format(value) + (f" (±{half:.0f} %)" if half >= 0.5 else "")
+
+
+def median(figure):
+    return figure["median"] if figure else None
 
 
 def header(versions, what=""):
-    return [what] + [NAMES.get(v, v) for v in versions] + [f"{v} / v1" for v in versions if v != "v1"]
+    return [what] + [NAMES.get(v, v) for v in versions] + [f"{v} / v1 (of the medians)" for v in versions if v != "v1"]
 
 
 def results_table(data):
+    """data: a scenario's builds ({version: BuildResult as results.json has it})."""
     versions = list(data)
     rows = [header(versions)]
     for key, label, fmt in ROWS:
-        entries = [data[v]["metrics"].get(key, (None, 0)) for v in versions]
-        base = data.get("v1", {}).get("metrics", {}).get(key, (None, 0))[0]
+        entries = [data[v]["figures"].get(key) for v in versions]
+        if all(median(e) is None for e in entries):
+            continue
+        base = median(data.get("v1", {}).get("figures", {}).get(key))
         rows.append([label] + [cell(e, fmt) for e in entries] +
-                    [ratio(base, e[0]) for v, e in zip(versions, entries) if v != "v1"])
+                    [ratio(base, median(e)) for v, e in zip(versions, entries) if v != "v1"])
     return rows
 
 
@@ -189,27 +109,28 @@ def cost_rows(data):
         rows.append([label] + [fmt(v) for v in values] +
                     [ratio(base, v) for version, v in zip(versions, values) if version != "v1"])
 
-    for process in ("whole system", PER_COMPLETE, BACKGROUND_OFF, *PROCESSES, GENERATOR):
-        entries = [data[v]["cpu_ms"].get(process, (None, 0)) for v in versions]
-        if all(e[0] is None for e in entries):
+    for process in (WHOLE, PER_COMPLETE, BACKGROUND_OFF, *PROCESSES, GENERATOR):
+        entries = [median(data[v]["cpu_ms"].get(process)) for v in versions]
+        if all(e is None for e in entries):
             continue  # not measured on this platform
         label = (f"CPU ms per {data[versions[0]]['target']} request, {process}" if process != PER_COMPLETE else
                  f"CPU ms per complete answer, {process.split(',')[0]}") + (" (the load generator)" if process == GENERATOR else "")
-        add(label, [e[0] for e in entries], lambda value: "–" if value is None else f"{value:.3f}")
-    if any(data[v]["idle_cpu"][0] is not None for v in versions):
+        add(label, entries, lambda value: "–" if value is None else f"{value:.3f}")
+    if any(median(data[v]["idle_cpu_s"]) is not None for v in versions):
         rows.append(["CPU s of the other builds, idle meanwhile (share of the measured build's)"] +
-                    [idle_cell(data[v]) for v in versions] + ["–"] * (len(versions) - 1))
-    if any(data[v].get("node_cpu", (None, 0))[0] is not None for v in versions):
+                    [share_cell(median(data[v]["idle_cpu_s"]), median(data[v]["system_cpu_s"])) for v in versions] +
+                    ["–"] * (len(versions) - 1))
+    if any(median(data[v]["node_cpu_s"]) is not None for v in versions):
         rows.append(["CPU s of the node's own processes during the run (etcd, apiserver, kubelet, containerd, "
                      "kube-proxy, …; share of the measured build's)"] +
-                    [share_cell(data[v]["node_cpu"][0], data[v]["system_cpu"][0]) for v in versions] +
+                    [share_cell(median(data[v]["node_cpu_s"]), median(data[v]["system_cpu_s"])) for v in versions] +
                     ["–"] * (len(versions) - 1))
     first = data[versions[0]]
     for figure, label in (("jit_cpu_seconds", "JIT compiler threads' CPU s during the run"),
                           ("jit_seconds", "JIT compile s during the run (elapsed, as HotSpot counts it)"),
                           ("gc_seconds", "GC s during the run")):
         for service in dict.fromkeys(name for v in versions for name in data[v].get("jvm", {})):
-            add(f"{label}, {service}", [data[v].get("jvm", {}).get(service, {}).get(figure, (None, 0))[0]
+            add(f"{label}, {service}", [median(data[v].get("jvm", {}).get(service, {}).get(figure))
                                         for v in versions], lambda value: "–" if value is None else f"{value:.2f}")
     for name in dict.fromkeys(name for v in versions for name in data[v].get("throttling", {})):  # under a CPU quota
         rows.append([f"CFS: periods throttled / with the quota, throttled s, {name}"] +
@@ -219,53 +140,50 @@ def cost_rows(data):
         for label in figures:
             add(f"MiB, {service}: {label}", [data[v]["memory_mib"].get(service, {}).get(label) for v in versions],
                 lambda value: "not readable on this kernel" if value is None else f"{value:.0f}")
-    if first["kubernetes"]:  # pods can be restarted under the run
+    if first["on_kubernetes"]:  # pods can be restarted under the run
         rows.append(["pod restarts during the run (OOM kills say OOMKilled)"] +
                     ["; ".join(data[v]["restarts"]) or "none" for v in versions] + ["–"] * (len(versions) - 1))
     return rows
 
 
-def rounds_rows(runs, scenario):
-    """One row per round: the builds' order, the machine's speed (the calibration job), each build's
-    complete answers/s and latency p50, and the ratios to v1 within the round. Rounds where the machine's
-    speed moved more than the limit from the median are flagged."""
-    mine = [run for run in runs if run["scenario"] == scenario and "calibration_seconds" in run]
-    if not mine:
+def rounds_rows(scenario):
+    """One row per round: the builds' order, the machine's speed (the calibration job), each build's complete
+    answers/s and latency p50, and the ratios to v1 within the round; and the headline lines: the median of the
+    per-round ratios over every round, and without the drifted ones."""
+    if not scenario["rounds"]:
         return None, []
-    versions = sorted({run["version"] for run in mine})
-    by_round = {}
-    for run in mine:
-        by_round.setdefault(run["run"], {})[run["version"]] = run
-    speed = {r: next(iter(builds.values()))["calibration_seconds"] for r, builds in by_round.items()}
-    moved = calibration.drifted(speed)
+    versions = sorted({v for r in scenario["rounds"] for v in r["complete_per_s"]})
     rows = [["round", "order", "calibration s"] + [f"{v} complete/s, p50 ms" for v in versions] +
             [f"{v} / v1 complete/s" for v in versions if v != "v1"]]
-    ratios = {v: [] for v in versions if v != "v1"}
-    for r, builds in sorted(by_round.items()):
-        order = " → ".join(v for v, _ in sorted(builds.items(), key=lambda item: item[1].get("position", 0)))
-        flag = f" (moved {moved[r]:+.0%}: not used)" if r in moved else ""
-        row = [str(r), order, f"{speed[r]:.2f}{flag}"]
-        row += [f"{builds[v]['metrics']['ok_rps']:.1f}, {builds[v]['metrics']['p50']:.1f}" if v in builds else "–"
+    for r in scenario["rounds"]:
+        flag = f" (moved {r['drift']:+.0%})" if r["drift"] is not None else ""
+        row = [str(r["number"]), " → ".join(r["order"]), f"{r['calibration_seconds']:.2f}{flag}"]
+        row += [f"{r['complete_per_s'][v]:.1f}, {r['p50_ms'][v]:.1f}" if v in r["complete_per_s"] else "–"
                 for v in versions]
-        base = builds.get("v1", {}).get("metrics", {}).get("ok_rps")
-        for v in ratios:
-            value = builds.get(v, {}).get("metrics", {}).get("ok_rps")
-            row.append(ratio(base, value))
-            if base and value is not None and r not in moved:
-                ratios[v].append(value / base)
+        row += [ratio(r["complete_per_s"].get("v1"), r["complete_per_s"].get(v)) for v in versions if v != "v1"]
         rows.append(row)
-    summary = [f"{v} / v1 complete answers/s over the {len(values)} round{'s' if len(values) > 1 else ''} that passed: "
-               f"{median_and_spread(values)[0]:.2f}× (±{median_and_spread(values)[1] / 2:.0f} %)"
-               for v, values in ratios.items() if values]
-    return rows, summary
+    return rows, [headline_text(v, ratios[results.HEADLINE]) for v, ratios in scenario["ratios"].items()
+                  if ratios[results.HEADLINE]["median"] is not None]
+
+
+def headline_text(version, found):
+    """"v2 / v1 complete answers/s, median of 3 rounds' ratios: 2.35× (2.16–2.67)", and the sensitivity line."""
+    measured = [value for _, value in found["rounds"] if value is not None]
+    text = (f"{version} / v1 complete answers/s, the median of {len(measured)} round{'s' if len(measured) > 1 else ''}' "
+            f"ratios: {found['median']:.2f}× ({found['low']:.2f}–{found['high']:.2f})")
+    if found["drifted_rounds"]:
+        without = found["median_without_drifted"]
+        text += (f"; without the drifted round{'s' if len(found['drifted_rounds']) > 1 else ''} "
+                 f"{', '.join(map(str, found['drifted_rounds']))}: " + ("–" if without is None else f"{without:.2f}×"))
+    return text
 
 
 def throttled_cell(figures):
     if not figures:
         return "–"
-    periods, throttled = figures["periods"][0], figures["throttled"][0]
+    periods, throttled = median(figures["periods"]), median(figures["throttled"])
     share = f" ({100 * throttled / periods:.0f} %)" if periods else ""
-    return f"{throttled:.0f} / {periods:.0f}{share}, {figures['throttled_seconds'][0]:.2f} s"
+    return f"{throttled:.0f} / {periods:.0f}{share}, {median(figures['throttled_seconds']):.2f} s"
 
 
 WARMUP = ("Before its measured runs each build was warmed by the same rule: in windows of requests until the JIT "
@@ -305,10 +223,6 @@ def warmup_rows(environment):
     return rows
 
 
-def idle_cell(figures):
-    return share_cell(figures["idle_cpu"][0], figures["system_cpu"][0])
-
-
 def share_cell(seconds, system):
     """CPU seconds and their share of the measured build's whole system."""
     if seconds is None:
@@ -326,10 +240,11 @@ def chart_set(table):
     found = {}
     for scenario, data in table.items():
         found[f"latency-{scenario}"] = charts.grouped_bars(
-            f"{scenario}: latency percentiles", "ms",
-            [(p, {v: data[v]["metrics"][p][0] for v in data}) for p in ("p50", "p90", "p95", "p99")])
+            f"{scenario}: latency percentiles of complete answers", "ms",
+            [(p, {v: median(data[v]["figures"][p]) for v in data}) for p in ("p50", "p90", "p95", "p99")])
     found["throughput"] = charts.grouped_bars(
-        "Complete answers per second", "req/s", [(s, {v: d[v]["metrics"]["ok_rps"][0] for v in d}) for s, d in table.items()])
+        "Complete answers per second", "req/s",
+        [(s, {v: median(d[v]["figures"]["ok_rps"]) for v in d}) for s, d in table.items()])
     return found
 
 
@@ -340,86 +255,85 @@ CURVE = ("Each build under the open model at the same ladder of arrival rates, f
          f"{curve.DROPPED:.0%} of the iterations dropped. Beyond it, latency is queueing.")
 
 
-def curve_section(table):
-    """The curve's table and chart from the steps' figures, and each build's knee."""
-    steps = {rate: data for scenario, data in table.items() if (rate := curve.rate_of(scenario))}
-    if not steps:
+def curve_section(found):
+    """The curve's table and chart from results.json's steps, and each build's knee."""
+    if not found["steps"]:
         return None
-    versions = sorted({v for data in steps.values() for v in data})
-    points, knees = {v: [] for v in versions}, {}
-    rows = [["offered req/s"] + [f"{v}: complete/s, p50 / p99 ms, dropped" for v in versions]]
-    for rate, data in sorted(steps.items()):
+    versions = sorted(found["knees"])
+    rates = sorted({step["offered"] for step in found["steps"]})
+    steps = {(step["offered"], step["version"]): step for step in found["steps"]}
+    rows = [["offered req/s"] + [f"{v}: complete/s, p50 / p99 ms, dropped (each repeat)" for v in versions]]
+    points = {v: [] for v in versions}
+    for rate in rates:
         row = [str(rate)]
         for v in versions:
-            m = {k: value[0] for k, value in data[v]["metrics"].items()} if v in data else None
-            if m is None:
+            step = steps.get((rate, v))
+            if step is None:
                 row.append("–")
                 continue
-            row.append(f"{m['ok_rps']:.0f}, {m['p50']:.1f} / {m['p99']:.1f}, {m['dropped']:.0f}")
-            points[v].append({"offered": rate, "complete": m["ok_rps"], "dropped": m["dropped"],
-                              "requests": m["requests"], "p50": m["p50"], "p99": m["p99"]})
+            row.append("; ".join(f"{r['complete']:.0f}, {r['p50']:.1f} / {r['p99']:.1f}, {r['dropped']:.0f}"
+                                 for r in step["repeats"]) + ("" if step["carried"] else " (not carried)"))
+            points[v].append((rate, step))
         rows.append(row)
-    lines = []
+    lines, knees = [], {}
     for v in versions:
-        rate = curve.knee(points[v])
-        at = next((p for p in points[v] if p["offered"] == rate), None)
+        rate = found["knees"][v]
+        at = steps.get((rate, v))
         if at:
-            knees[v] = (at["complete"], at["p99"])
-            lines.append(f"{v}: knee at {rate} requests/s (p50 {at['p50']:.1f} ms, p99 {at['p99']:.1f} ms)")
+            p50 = median_of(r["p50"] for r in at["repeats"])
+            p99 = median_of(r["p99"] for r in at["repeats"])
+            knees[v] = (median_of(r["complete"] for r in at["repeats"]), p99)
+            lines.append(f"{v}: knee at {rate} requests/s, carried in each of {len(at['repeats'])} repeats "
+                         f"(p50 {p50:.1f} ms, p99 {p99:.1f} ms, medians of the repeats)")
         else:
             lines.append(f"{v}: carried none of the steps")
-    chart = charts.latency_curve("Latency versus load (open model)",
-                                 {v: [(p["complete"], p["p50"], p["p99"]) for p in points[v]] for v in versions}, knees)
+    chart = charts.latency_curve("Latency versus load (open model)", {
+        v: [(median_of(r["complete"] for r in step["repeats"]), median_of(r["p50"] for r in step["repeats"]),
+             median_of(r["p99"] for r in step["repeats"])) for _, step in points[v]] for v in versions}, knees)
     return rows, lines, chart
 
 
-def render(results):
-    runs = read_runs(results)
-    environment = json.loads((results / "environment.json").read_text())
-    table = aggregate(runs)
-    ladder = curve_section(table)
-    # The curve's steps have a section of their own; equal work is judged over all of them at once.
-    table = {scenario: data for scenario, data in table.items() if not curve.rate_of(scenario)}
-    judged = {scenario: {v: d["totals"] for v, d in data.items()} for scenario, data in table.items()}
-    steps = [run for run in runs if curve.rate_of(run["scenario"])]
-    if steps:
-        judged["curve (all steps)"] = {v: totals([run for run in steps if run["version"] == v])
-                                       for v in sorted({run["version"] for run in steps})}
-    work_rows, work_passed = work.rows(judged)
+def median_of(values):
+    return statistics.median(list(values))
 
+
+def render(directory):
+    """Writes results.json, then report.md and report.html from it; returns whether the builds did the same work."""
+    results.write(directory)
+    data = results.read(directory / "results.json")
+    environment = data["environment"]
+    table = {name: scenario["builds"] for name, scenario in data["scenarios"].items()}
+    ladder = curve_section(data["curve"])
+    work_rows, work_passed = work.rows(data["equal_work"]["scenarios"])
     verdict = ("PASS: the builds did the same work for every complete answer" if work_passed
                else "FAIL: the builds did NOT do the same work")
-    kubernetes = any(d["kubernetes"] for data in table.values() for d in data.values())
     round_tables, round_lines = [], []
-    for scenario in table:
-        rows, lines = rounds_rows(runs, scenario)
+    for name, scenario in data["scenarios"].items():
+        rows, lines = rounds_rows(scenario)
         if rows:
-            round_tables.append((f"Scenario: {scenario}", rows))
-            round_lines += [f"{scenario}: {line}" for line in lines]
-    parity = sql.rows(runs)
+            round_tables.append((f"Scenario: {name}", rows))
+            round_lines += [f"{name}: {line}" for line in lines]
+    parity = sql.rows(data["sql"])
     warmed = warmup_rows(environment)
-    profiles = results / "profiles" / "profile.json"
+    profiles = directory / "profiles" / "profile.json"
     profiled = json.loads(profiles.read_text()) if profiles.exists() else None
-    swept = results / "sweep.json"
+    swept = directory / "sweep.json"
     sections = ([("Latency versus load", "\n\n".join([CURVE] + ladder[1]), [("", ladder[0])])] if ladder else [])
     sections += [("Results", "\n\n".join(restart_warnings(table) + [READING]),
                  [(f"Scenario: {s}", results_table(d)) for s, d in table.items()]),
                 *([("Rounds", "\n\n".join([ROUNDS] + round_lines), round_tables)] if round_tables else []),
                 *([sweep.section(json.loads(swept.read_text()))] if swept.exists() else []),
                 ("Equal work", verdict + ".\n\n" + work.EXPLANATION, [("", work_rows)]),
-                *([("SQL parity", sql.EXPLANATION, [("", parity)])]
-                  if parity else []),
+                *([("SQL parity", sql.EXPLANATION, [("", parity)])] if parity else []),
                 *([("Where the CPU goes", PROFILES, [("", profile.rows(profiled))])] if profiled else []),
-                ("Cost", COST_KUBERNETES if kubernetes else COST_LOCAL,
+                ("Cost", COST_KUBERNETES if data["on_kubernetes"] else COST_LOCAL,
                  [(f"Scenario: {s}", cost_rows(d)) for s, d in table.items()]),
                 *([("Warm-up", WARMUP, [("", warmed)])] if warmed else []),
-                ("Environment", f"Measured on: {environment.get('where', '')}.",
-                 [("", documents.key_value_rows(environment))])]
+                ("Environment", f"Measured on: {data['where']}.", [("", documents.key_value_rows(environment))])]
     links = [(f"flame graph: {service} {version}", f"profiles/{version}-{service}.svg")
-              for version, services in (profiled or {}).items() for service in services]
-    documents.write(results, "report", "reactive-bench: " + " vs ".join(NAMES.get(v, v) for v in
-                                                                         sorted({r["version"] for r in runs})),
-                    f"{environment.get('timestamp', '')}, commit {environment.get('git_commit', '')}",
+             for version, services in (profiled or {}).items() for service in services]
+    documents.write(directory, "report", "reactive-bench: " + " vs ".join(NAMES.get(v, v) for v in data["versions"]),
+                    f"{data['timestamp']}, commit {data['commit']}",
                     sections, {"Results": chart_set(table), **({"Latency versus load": {"latency-curve": ladder[2]}}
                                                                if ladder else {})}, links)
     return work_passed

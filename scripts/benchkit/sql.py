@@ -63,9 +63,31 @@ def control(key):
 TOTAL = "statements that read or write data, per request (the rows above but BEGIN, COMMIT, SET)"
 
 
-def rows(runs):
-    """The SQL parity table (a header and rows), or None without pg_stat_statements figures."""
-    found = per_request(runs)
+def data_statements(calls, database):
+    """Statements that read or write data per request in one database: all but the relays' and transaction
+    control."""
+    return sum(count for key, count in calls.items() if key[0] == database and not background(key) and not control(key))
+
+
+def as_data(found):
+    """per_request's figures as results.json keeps them: {version: {"statements": [{database, statement,
+    calls_per_request}], "data_statements_per_request": {database: the total}}}."""
+    return {version: {"statements": [{"database": database, "statement": statement, "calls_per_request": count}
+                                     for (database, statement), count in calls.items()],
+                      "data_statements_per_request": {database: data_statements(calls, database)
+                                                      for database in sorted({key[0] for key in calls})}}
+            for version, calls in found.items()}
+
+
+def from_data(data):
+    return {version: {(e["database"], e["statement"]): e["calls_per_request"] for e in entries["statements"]}
+            for version, entries in (data or {}).items()}
+
+
+def rows(data):
+    """The SQL parity table (a header and rows) of results.json's figures, or None without pg_stat_statements
+    figures."""
+    found = from_data(data)
     if not found:
         return None
     versions = list(found)
@@ -76,9 +98,7 @@ def rows(runs):
         listed = [key for key in keys if key[0] == database and not background(key)]
         for key in listed:
             table.append([database, f"`{shortened(key[1])}`"] + [cell(found[v].get(key)) for v in versions])
-        counted = [key for key in listed if not control(key)]
-        table.append([database, f"**{TOTAL}**"] +
-                     [f"**{sum(found[v].get(key, 0) for key in counted):.2f}**" for v in versions])
+        table.append([database, f"**{TOTAL}**"] + [f"**{data_statements(found[v], database):.2f}**" for v in versions])
         if any(background(key) for key in keys if key[0] == database):
             table.append([database, "outbox relays' polls, all builds (by the clock, not by request)"] +
                          [f"{sum(c for key, c in found[v].items() if key[0] == database and background(key)):.3f}"

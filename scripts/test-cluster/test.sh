@@ -249,7 +249,8 @@ export RESULTS="$NODE_DIR/results" RUNS=1 USERS=10 WARMUP_ITERATIONS=30 WARMUP_M
   CURVE_SHARES=0.25,1.0 CURVE_STEP_DURATION=5s PROFILE_ITERATIONS=60
 unset SCENARIOS
 expect "make bench writes a report" make_target bench
-expect "the report finds equal work" grep -qF "PASS: the builds did the same work" "$RESULTS/report.md"
+results_hold() { (cd "$ROOT/scripts" && "${BENCHKIT_PYTHON:?}" -m benchkit check "$RESULTS/results.json" "$@"); }
+expect "the results find equal work" results_hold 'd["equal_work"]["passed"]'
 ran_every_scenario() { # each build left a summary of every default scenario's run
   local version run
   for version in "${BUILDS[@]}"; do
@@ -260,22 +261,19 @@ ran_every_scenario() { # each build left a summary of every default scenario's r
   done
 }
 expect "every default scenario ran for every build, the hops alone included" ran_every_scenario
-figures_of_an_in_cluster_run() { # what an in-cluster request's cost is made of, each in the report
-  local figure
-  for figure in "CFS: periods throttled / with the quota, throttled s, web-api" "JIT compiler threads' CPU s during the run, web-api" \
-    "JIT compile s during the run (elapsed, as HotSpot counts it), web-api" \
-    "GC s during the run, authors" "CPU ms per web-api request, loadgen (the load generator)" \
-    "CPU ms per web-api request, whole system, the background rate taken off" "CPU ms per complete answer" \
-    "CPU s of the node's own processes during the run" "background CPU of v1 with no load" \
-    "JVM of web-api-v1, as it sized itself there | 1 processors (CPU limit 1)" "## Warm-up" "| settled |"; do
-    grep -qF "$figure" "$RESULTS/report.md" || { echo "the report lacks: $figure"; return 1; }
-  done
-}
-expect "the report has every figure of an in-cluster run's cost (throttling, JIT, GC, the load generator, background, node, ergonomics, warm-up)" \
-  figures_of_an_in_cluster_run
+# What an in-cluster request's cost is made of, each read as data from results.json (the closed runs).
+CLOSED='d["scenarios"]["closed"]["builds"]'
+expect "results.json has every figure of an in-cluster run's cost (throttling, JIT, GC, the load generator, background, node, ergonomics, warm-up)" \
+  results_hold "all(b['throttling']['web-api']['periods']['median'] > 0 for b in $CLOSED.values())" \
+  "all(b['jvm'][s][f]['median'] is not None for b in $CLOSED.values() for s in ('web-api', 'authors') for f in ('jit_cpu_seconds', 'jit_seconds', 'gc_seconds'))" \
+  "all(b['cpu_ms'][f]['median'] > 0 for b in $CLOSED.values() for f in ('loadgen', 'whole system, the background rate taken off', 'whole system, per complete answer'))" \
+  "all(b['node_cpu_s']['median'] > 0 for b in $CLOSED.values())" \
+  "all(d['environment']['background_cpu_per_s'][v]['web-api'] > 0 for v in d['versions'])" \
+  "all(e['web-api']['processors'] == 1 and e['web-api']['cpu_limit'] == 1 for e in d['environment']['ergonomics'].values())" \
+  "all(d['settled'][v] is not None and len(d['environment']['warmup'][v]['windows']) >= 1 for v in d['versions'])"
 profiled_in_pods() { # a flame graph of every service of every build, and the libraries' shares in the report
   local version service
-  grep -qF "## Where the CPU goes" "$RESULTS/report.md" || { echo "no profile section"; return 1; }
+  [[ -s "$RESULTS/profiles/profile.json" ]] || { echo "no profile.json"; return 1; }
   for version in "${BUILDS[@]}"; do
     for service in web-api articles authors; do
       [[ -s "$RESULTS/profiles/$version-$service.svg" ]] || { echo "no flame graph of $service $version"; return 1; }
@@ -284,9 +282,12 @@ profiled_in_pods() { # a flame graph of every service of every build, and the li
 }
 expect "profile: JFR in every pod through kubectl exec, a flame graph per service and build, the libraries' shares" \
   profiled_in_pods
-expect "CPU and memory come from real cgroups" bash -c \
-  "grep -q 'cgroup peak since start' '$RESULTS/report.md' && grep -qE 'CPU ms per web-api request, web-api \\| [0-9.]+ \\| [0-9.]+' '$RESULTS/report.md'"
-expect "no pod restarted during the runs" grep -qE "pod restarts during the run .*\\|$(printf ' none \\|%.0s' "${BUILDS[@]}")" "$RESULTS/report.md"
+expect "CPU and memory come from real cgroups (each service's CPU per request, its cgroup's peak and anonymous memory)" \
+  results_hold "all(b['cpu_ms'][s]['median'] > 0 for b in $CLOSED.values() for s in ('web-api', 'articles', 'authors'))" \
+  "all(m is not None and m > 0 for b in $CLOSED.values() for figures in b['memory_mib'].values() for m in figures.values())" \
+  "all(any(label.startswith('cgroup peak since start') for label in figures) for b in $CLOSED.values() for figures in b['memory_mib'].values())"
+expect "no pod restarted during the runs" \
+  results_hold "not any(b['restarts'] for s in d['scenarios'].values() for b in s['builds'].values())"
 
 unreachable_target_stops_the_job() { # a Job whose target never answers stops at once, saying so, not at its deadline
   local started=$SECONDS output

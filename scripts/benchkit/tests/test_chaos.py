@@ -3,7 +3,9 @@ import time
 
 import pytest
 
-from benchkit import chaos, faults, kube, samples
+from benchkit import chaos, faults, kube, prometheus, samples
+from benchkit.chaos import clients, verdicts
+from benchkit.chaos import report as chaos_report
 from benchkit.platforms import kubernetes
 
 
@@ -57,25 +59,25 @@ def run(outcomes, writes, events=None):
 
 def test_on_kubernetes_a_dropped_write_fails_and_a_rolling_update_allows_no_degraded_read_beside_another_replica():
     rolling = next(f for f in faults.KUBERNETES_FAULTS if f.name == "web-api rolling update")
-    clean = chaos.assess(rolling, "v1", True, 2, run(["complete"] * 10, [201, 201, 503]))
+    clean = verdicts.assess(rolling, "v1", True, 2, run(["complete"] * 10, [201, 201, 503]))
     assert clean["passed"], clean["checks"]
-    dropped = chaos.assess(rolling, "v1", True, 2, run(["complete"] * 10, [201, 0]))
-    assert not dropped["checks"]["writes: 201 or a 503 problem, never a dropped connection or a 502"]
-    degraded = chaos.assess(rolling, "v1", True, 2, run(["complete"] * 9 + ["degraded"], [201]))
-    assert not degraded["checks"]["every read complete (none failed, none degraded)"]
-    lost = chaos.assess(rolling, "v1", True, 2, run(["complete"] * 10, [201, 201], events=[(101.0, 0, "t0")]))
-    assert not lost["checks"]["events lost = 0"] and lost["events"]["lost"] == 1
+    dropped = verdicts.assess(rolling, "v1", True, 2, run(["complete"] * 10, [201, 0]))
+    assert not dropped["checks"]["writes_201_or_503"]
+    degraded = verdicts.assess(rolling, "v1", True, 2, run(["complete"] * 9 + ["degraded"], [201]))
+    assert not degraded["checks"]["reads_all_complete"]
+    lost = verdicts.assess(rolling, "v1", True, 2, run(["complete"] * 10, [201, 201], events=[(101.0, 0, "t0")]))
+    assert not lost["checks"]["no_event_lost"] and lost["events"]["lost"] == 1
 
 
 def test_with_one_replica_a_rolling_update_may_degrade_reads_but_not_fail_them_and_a_kubelet_restart_may_not_even_degrade():
     rolling = next(f for f in faults.KUBERNETES_FAULTS if f.name == "authors rolling update")
-    degraded = chaos.assess(rolling, "v1", True, 1, run(["complete"] * 6 + ["degraded"] + ["complete"] * 5, [201]))
+    degraded = verdicts.assess(rolling, "v1", True, 1, run(["complete"] * 6 + ["degraded"] + ["complete"] * 5, [201]))
     assert degraded["passed"], degraded["checks"]
-    assert "the circuit opened" not in degraded["checks"]  # expected of authors' outages, not of its updates
-    failed = chaos.assess(rolling, "v1", True, 1, run(["complete"] * 6 + ["failed"] + ["complete"] * 5, [201]))
-    assert not failed["checks"]["every read answered 200 during the fault"]
+    assert "circuit_opened" not in degraded["checks"]  # expected of authors' outages, not of its updates
+    failed = verdicts.assess(rolling, "v1", True, 1, run(["complete"] * 6 + ["failed"] + ["complete"] * 5, [201]))
+    assert not failed["checks"]["reads_all_200"]
     kubelet = next(f for f in faults.NODE_FAULTS if f.name == "kubelet restarted")
-    assert not chaos.assess(kubelet, "v1", True, 1, run(["complete"] * 9 + ["degraded"], [201]))["passed"]
+    assert not verdicts.assess(kubelet, "v1", True, 1, run(["complete"] * 9 + ["degraded"], [201]))["passed"]
 
 
 def test_a_kubelet_restart_fails_when_a_pod_was_restarted_meanwhile(monkeypatch):
@@ -92,7 +94,7 @@ def test_a_kubelet_restart_fails_when_a_pod_was_restarted_meanwhile(monkeypatch)
 def test_locally_a_write_without_an_answer_is_still_allowed_as_before():
     stopped = next(f for f in faults.FAULTS if f.name == "articles stopped")
     assert "writes: 201 or a 503 problem, never a dropped connection or a 502" not in \
-        chaos.assess(stopped, "v1", False, 1, run(["complete"] * 10, [201, 0]))["checks"]
+        verdicts.assess(stopped, "v1", False, 1, run(["complete"] * 10, [201, 0]))["checks"]
 
 
 def test_a_503_without_problem_json_and_retry_after_is_not_the_clear_answer_a_write_is_promised():
@@ -118,7 +120,7 @@ def test_a_503_without_problem_json_and_retry_after_is_not_the_clear_answer_a_wr
     try:
         statuses = {}
         for path in ("clear", "bare"):
-            writer = chaos.Writer(f"http://127.0.0.1:{server.server_port}/{path}", 50, "t")
+            writer = clients.Writer(f"http://127.0.0.1:{server.server_port}/{path}", 50, "t")
             writer.start()
             time.sleep(0.1)
             writer.done.set()
@@ -132,32 +134,32 @@ def test_a_503_without_problem_json_and_retry_after_is_not_the_clear_answer_a_wr
 
 def test_beside_a_second_replica_a_deleted_pod_must_not_show_and_the_circuit_need_not_open():
     deleted = next(f for f in faults.KUBERNETES_FAULTS if f.name == "authors pod deleted")
-    alone = chaos.assess(deleted, "v1", True, 1, run(["complete"] * 6 + ["degraded"] + ["complete"] * 5, [201]))
-    assert alone["checks"]["the circuit opened"] is False  # run() reports no opening: alone, it must open
-    beside = chaos.assess(deleted, "v1", True, 2, run(["complete"] * 12, [201]))
-    assert beside["passed"] and "the circuit opened" not in beside["checks"], beside["checks"]
-    degraded = chaos.assess(deleted, "v1", True, 2, run(["complete"] * 6 + ["degraded"] + ["complete"] * 5, [201]))
-    assert not degraded["checks"]["every read complete (none failed, none degraded)"]
+    alone = verdicts.assess(deleted, "v1", True, 1, run(["complete"] * 6 + ["degraded"] + ["complete"] * 5, [201]))
+    assert alone["checks"]["circuit_opened"] is False  # run() reports no opening: alone, it must open
+    beside = verdicts.assess(deleted, "v1", True, 2, run(["complete"] * 12, [201]))
+    assert beside["passed"] and "circuit_opened" not in beside["checks"], beside["checks"]
+    degraded = verdicts.assess(deleted, "v1", True, 2, run(["complete"] * 6 + ["degraded"] + ["complete"] * 5, [201]))
+    assert not degraded["checks"]["reads_all_complete"]
 
 
 def test_only_faults_that_give_web_api_new_pods_leave_its_counters_unread():
     by_name = {f.name: f for f in faults.KUBERNETES_FAULTS + faults.NODE_FAULTS}
-    assert chaos.replaces_web_api(by_name["web-api rolling update"])
-    assert chaos.replaces_web_api(by_name["redeploy (new image tag)"])
-    assert not chaos.replaces_web_api(by_name["kubelet restarted"])  # its pods run on: "no circuit opened" applies
-    assert not chaos.replaces_web_api(by_name["authors rolling update"])
+    assert verdicts.replaces_web_api(by_name["web-api rolling update"])
+    assert verdicts.replaces_web_api(by_name["redeploy (new image tag)"])
+    assert not verdicts.replaces_web_api(by_name["kubelet restarted"])  # its pods run on: "no circuit opened" applies
+    assert not verdicts.replaces_web_api(by_name["authors rolling update"])
 
 
 def test_the_cpu_summary_sets_the_busy_share_of_seconds_with_incomplete_answers_against_the_others():
     samples = [(100.0 + i, 1.0 if 105 <= 100 + i <= 107 else 0.25, {"web-api v1": 0.5, "authors v1": 1.5 if i > 5 else 0.1})
                for i in range(1, 20)]
     outcomes = [(100.5 + i, "degraded" if i == 6 else "complete") for i in range(19)]
-    summary = chaos.cpu_summary(samples, outcomes, 105.0, 110.0)
+    summary = verdicts.cpu_summary(samples, outcomes, 105.0, 110.0)
     assert summary["machine_busy_when_not_complete"] == 1.0  # the samples taken at 106 and 107 cover second 106
     assert summary["machine_busy_when_complete"] < 0.4
     assert summary["machine_busy_max_during_fault"] == 1.0
     assert summary["cores_during_fault"] == {"authors v1": 1.22, "web-api v1": 0.5}  # 0.1 then four of 1.5
-    assert chaos.cpu_summary([], outcomes, 105.0, 110.0) is None
+    assert verdicts.cpu_summary([], outcomes, 105.0, 110.0) is None
 
 
 def test_the_machine_cpu_reading_is_real_and_moves_forward():
@@ -175,11 +177,11 @@ def test_web_apis_counters_grow_per_pod_over_the_pods_that_served_throughout():
     # Read through the Service, pod b's history (its start-up) would have passed for this run's: 2 openings.
     before = {"a": text(0, 0), "b": text(2, 515)}
     after = {"a": text(0, 3), "b": text(2, 516)}
-    assert chaos.counter_growth(before, after, chaos.circuit_openings) == 0
-    assert chaos.counter_growth(before, after, chaos.read_retries) == 4
-    assert chaos.counter_growth(before, {"c": text(1, 1)}, chaos.circuit_openings) is None  # every pod replaced
-    assert chaos.counter_growth(before, None, chaos.read_retries) is None
-    assert chaos.counter_growth(before, {"a": text(1, 0), "c": text(5, 5)}, chaos.circuit_openings) == 1
+    assert verdicts.counter_growth(before, after, prometheus.circuit_openings) == 0
+    assert verdicts.counter_growth(before, after, prometheus.read_retries) == 4
+    assert verdicts.counter_growth(before, {"c": text(1, 1)}, prometheus.circuit_openings) is None  # every pod replaced
+    assert verdicts.counter_growth(before, None, prometheus.read_retries) is None
+    assert verdicts.counter_growth(before, {"a": text(1, 0), "c": text(5, 5)}, prometheus.circuit_openings) == 1
 
 
 def _overload(version, degraded, rps, p99, passed=True):
@@ -190,7 +192,7 @@ def _overload(version, degraded, rps, p99, passed=True):
 def test_overload_rounds_count_per_build_the_runs_with_a_degraded_answer_and_take_medians():
     runs = [_overload("v1", 0, 900, 120), _overload("v3", 0, 1300, 90), _overload("v1", 0, 1000, 100),
             _overload("v3", 12026, 1100, 400, passed=False), _overload("v1", 0, 950, 110), _overload("v3", 0, 1200, 95)]
-    assert chaos.overload_rounds(runs) == [
+    assert chaos_report.overload_rounds(runs) == [
         ["build", "runs", "runs with a degraded answer", "degraded answers", "median accepted req/s",
          "median accepted p99 ms", "runs passed"],
         ["v1", 3, 0, 0, 950, 110, 3],
@@ -198,7 +200,7 @@ def test_overload_rounds_count_per_build_the_runs_with_a_degraded_answer_and_tak
 
 
 def test_one_overload_run_per_build_needs_no_summary():
-    assert chaos.overload_rounds([_overload("v1", 0, 900, 120), _overload("v2", 3, 1900, 60)]) == []
+    assert chaos_report.overload_rounds([_overload("v1", 0, 900, 120), _overload("v2", 3, 1900, 60)]) == []
 
 
 def test_rounds_must_be_at_least_one(capsys):
@@ -210,12 +212,12 @@ def test_rounds_must_be_at_least_one(capsys):
 def test_a_run_settles_after_its_seconds_of_complete_answers_counted_from_the_part_back_or_the_last_bad_one():
     back = 100.0
     complete_since_back = [(back + t / 2, "complete") for t in range(21)]  # 10 s of complete answers
-    assert chaos.settled(complete_since_back, back, 10)
-    assert not chaos.settled(complete_since_back[:-1], back, 10)
+    assert clients.settled(complete_since_back, back, 10)
+    assert not clients.settled(complete_since_back[:-1], back, 10)
     # a degraded answer restarts the count; one before the part was back does not count against it
-    assert not chaos.settled(complete_since_back + [(back + 4, "degraded")], back, 10)
-    assert chaos.settled([(back - 1, "degraded")] + complete_since_back, back, 10)
-    assert not chaos.settled([], back, 10)
+    assert not clients.settled(complete_since_back + [(back + 4, "degraded")], back, 10)
+    assert clients.settled([(back - 1, "degraded")] + complete_since_back, back, 10)
+    assert not clients.settled([], back, 10)
 
 
 def test_the_wait_for_settled_answers_reads_the_samples_as_they_are_written_and_ends_at_the_deadline(tmp_path):
@@ -229,10 +231,18 @@ def test_the_wait_for_settled_answers_reads_the_samples_as_they_are_written_and_
             csv.write(f"{due},{due},1000,200,complete,1997\n")
         csv.write("17")
     started = time.monotonic()
-    chaos.await_settled(samples.Reader(written), now - 11, 10, deadline=now + 30)
+    clients.await_settled(samples.Reader(written), now - 11, 10, deadline=now + 30)
     assert time.monotonic() - started < 1, "settled: no wait"
     degraded = tmp_path / "degraded.csv"
     degraded.write_text(header + f"{int(now * 1e6)},{int(now * 1e6)},1000,200,degraded,900\n")
     started = time.monotonic()
-    chaos.await_settled(samples.Reader(degraded), now - 11, 10, deadline=time.time() + 1.5)
+    clients.await_settled(samples.Reader(degraded), now - 11, 10, deadline=time.time() + 1.5)
     assert 1 <= time.monotonic() - started < 5, "not settled: waited until the deadline"
+
+
+def test_every_check_is_keyed_by_an_identifier_that_the_report_can_describe():
+    for fault in faults.FAULTS + faults.KUBERNETES_FAULTS + faults.NODE_FAULTS:
+        for restores_itself in (False, True):
+            result = verdicts.assess(fault, "v1", restores_itself, 1, run(["complete"] * 10, [201]))
+            for check in result["checks"]:
+                assert check.isidentifier() and verdicts.described(check, result), (fault.name, check)

@@ -17,7 +17,18 @@ def run_of(rows):
 
 def test_every_figure_is_a_number_the_report_can_take_medians_of():
     figures = samples.summarize(run_of([row(1_000_000, 5), row(1_000_000, 0, outcome="unsent")]))
+    # the latencies of answers that were not complete: none here, and never a 0 that was not measured
+    assert figures.pop("p50_not_complete") is None and figures.pop("p99_not_complete") is None
     assert all(isinstance(value, (int, float)) for value in figures.values()), figures
+
+
+def test_latency_percentiles_are_of_complete_answers_and_the_others_apart():
+    figures = samples.summarize(run_of([row(1_000_000, 40), row(1_001_000, 50), row(1_002_000, 60),
+                                        row(1_003_000, 1, status=503, outcome="shed"),
+                                        row(1_004_000, 2, status=503, outcome="shed")]))
+    assert (figures["p50"], figures["max"]) == (50.0, 60.0)  # the fast 503s do not pull them down
+    assert (figures["p50_not_complete"], figures["p99_not_complete"]) == (1.0, 2.0)
+    assert figures["shed"] == 2 and figures["complete"] == 3
 
 
 def test_complete_answers_leave_out_failed_degraded_and_unsent():

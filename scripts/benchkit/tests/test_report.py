@@ -1,6 +1,6 @@
 import json
 
-from benchkit import report
+from benchkit import report, results as results_module
 
 
 def summary(requests=1000, seconds=10):
@@ -42,22 +42,29 @@ def results(tmp_path, **v2):
     return tmp_path
 
 
-def rendered(directory, environment):
-    """The report's Markdown, with this environment.json."""
-    (directory / "environment.json").write_text(json.dumps(environment))
-    report.render(directory)
-    return (directory / "report.md").read_text()
+def computed(directory, environment=None):
+    """results.json's data of a bench folder (with this environment.json, if given)."""
+    if environment is not None:
+        (directory / "environment.json").write_text(json.dumps(environment))
+    return results_module.write(directory)
 
 
-def test_a_report_of_equal_work(tmp_path):
+def test_a_report_of_equal_work_is_rendered_from_its_results(tmp_path):
     directory = results(tmp_path)
     assert report.render(directory)
+    data = results_module.read(directory / "results.json")
+    assert data["equal_work"]["passed"] and data["versions"] == ["v1", "v2"]
+    closed = data["scenarios"]["closed"]["builds"]
+    for version in ("v1", "v2"):
+        assert closed[version]["cpu_ms"]["whole system"]["median"] == 2.25
+        assert closed[version]["cpu_ms"]["whole system"]["unit"] == "CPU ms per request"
+        assert closed[version]["cpu_ms"]["loadgen"]["median"] == 0.3
+        assert closed[version]["figures"]["rps"] == {"unit": "requests/s", "median": 100.0, "low": 100.0,
+                                                      "high": 100.0, "rounds": [100.0, 100.0]}
+        assert closed[version]["idle_cpu_s"]["median"] == 0.0225
+    # the view shows the data's figures
     md = (directory / "report.md").read_text()
-    assert "PASS: the builds did the same work for every complete answer" in md
-    assert "| CPU ms per web-api request, whole system | 2.250 | 2.250 | 1.00× |" in md
-    assert "| CPU ms per web-api request, loadgen (the load generator) | 0.300 | 0.300 | 1.00× |" in md
-    assert "| throughput (req/s) | 100.0 | 100.0 | 1.00× |" in md
-    assert "| CPU s of the other builds, idle meanwhile (share of the measured build's) | 0.02 (1.0 %) | 0.02 (1.0 %) | – |" in md
+    assert "| 2.250 | 2.250 | 1.00× |" in md
     html = (directory / "report.html").read_text()
     assert html.count("<svg") == 2  # latency of the one scenario, throughput
     assert 'src="http' not in html and 'href="http' not in html
@@ -67,17 +74,18 @@ def test_a_report_of_equal_work(tmp_path):
 def test_one_extra_call_per_request_fails(tmp_path):
     directory = results(tmp_path, authors=6000)
     assert not report.render(directory)
-    assert "FAIL: the builds did NOT do the same work" in (directory / "report.md").read_text()
+    assert results_module.read(directory / "results.json")["equal_work"]["passed"] is False
 
 
-def test_restarts_are_flagged(tmp_path):
+def test_restarts_are_kept_with_their_reason(tmp_path):
     directory = results(tmp_path, restarts={"bench-v2-web-api-x/web-api": {"restarts": 1, "last_reason": "OOMKilled"}})
-    report.render(directory)
-    md = (directory / "report.md").read_text()
-    assert "WARNING: v2 closed: pods restarted during the run (bench-v2-web-api-x/web-api: 1x (OOMKilled)" in md
+    data = computed(directory)
+    assert data["scenarios"]["closed"]["builds"]["v2"]["restarts"] == ["bench-v2-web-api-x/web-api: 1x (OOMKilled)",
+                                                                       "bench-v2-web-api-x/web-api: 1x (OOMKilled)"]
+    assert data["on_kubernetes"]
 
 
-def test_rounds_show_the_order_and_leave_out_a_round_where_the_machine_moved(tmp_path):
+def test_the_headline_ratio_is_the_median_of_every_rounds_ratio_and_a_drifted_round_is_shown_beside(tmp_path):
     runs = tmp_path / "runs"
     runs.mkdir()
     (tmp_path / "environment.json").write_text(json.dumps({}))
@@ -85,43 +93,51 @@ def test_rounds_show_the_order_and_leave_out_a_round_where_the_machine_moved(tmp
         write_run(runs, "v1", "closed", run, calibration_seconds=seconds)
         write_run(runs, "v2", "closed", run, requests=v2_requests, authors=5 * v2_requests, calibration_seconds=seconds)
     assert report.render(tmp_path)
-    md = (tmp_path / "report.md").read_text()
-    assert "| 1 | v1 → v2 | 2.00 |" in md and "| 2 | v2 → v1 | 2.10 |" in md
-    assert "| 3 | v1 → v2 | 2.60 (moved +24%: not used) |" in md
-    assert "closed: v2 / v1 complete answers/s over the 2 rounds that passed: 1.55× (±3 %)" in md
+    scenario = results_module.read(tmp_path / "results.json")["scenarios"]["closed"]
+    assert [(r["number"], r["order"]) for r in scenario["rounds"]] == [(1, ["v1", "v2"]), (2, ["v2", "v1"]),
+                                                                       (3, ["v1", "v2"])]
+    assert [r["drift"] is not None for r in scenario["rounds"]] == [False, False, True]
+    ratio = scenario["ratios"]["v2"]["ok_rps"]
+    assert ratio["rounds"] == [[1, 1.5], [2, 1.6], [3, 3.0]] and ratio["drifted_rounds"] == [3]
+    assert (ratio["median"], ratio["low"], ratio["high"]) == (1.6, 1.5, 3.0)  # every round counts
+    assert ratio["median_without_drifted"] == 1.55  # the sensitivity line
+    # the ratio of the medians in the results table follows from its own row: 1600 / 1000
+    builds = scenario["builds"]
+    assert builds["v2"]["figures"]["ok_rps"]["median"] / builds["v1"]["figures"]["ok_rps"]["median"] == 1.6
 
 
-def test_the_curve_comes_first_with_each_builds_knee(tmp_path):
+def test_the_curve_knee_needs_every_repeat_of_its_step(tmp_path):
     runs = tmp_path / "runs"
     runs.mkdir()
     (tmp_path / "environment.json").write_text(json.dumps({}))
     write_run(runs, "v1", "closed")
     write_run(runs, "v2", "closed")
-    for rate in (50, 100, 150):
-        # over 10 s: v1 carries 50/s and 100/s, not 150/s (1,200 of 1,500); v2 carries all three
-        write_run(runs, "v1", f"curve-{rate}", requests=min(rate, 120) * 10, authors=5 * min(rate, 120) * 10)
-        write_run(runs, "v2", f"curve-{rate}", requests=rate * 10, authors=5 * rate * 10)
+    for repeat in (1, 2):
+        for rate in (50, 100, 150):
+            # over 10 s: v1 carries 50/s, and 100/s only in the first repeat, never 150/s; v2 carries all three
+            v1 = min(rate, 120 if repeat == 1 else 90) * 10
+            write_run(runs, "v1", f"curve-{rate}", run=repeat, requests=v1, authors=5 * v1)
+            write_run(runs, "v2", f"curve-{rate}", run=repeat, requests=rate * 10, authors=5 * rate * 10)
     assert report.render(tmp_path)
-    md = (tmp_path / "report.md").read_text()
-    assert md.index("## Latency versus load") < md.index("## Results")
-    assert "v1: knee at 100 requests/s" in md and "v2: knee at 150 requests/s" in md
-    assert "| curve (all steps) | authors calls per complete answer" in md
-    assert "Scenario: curve-50" not in md  # the steps are in the curve's table, not a table each
+    data = results_module.read(tmp_path / "results.json")
+    assert data["curve"]["knees"] == {"v1": 50, "v2": 150} and data["curve"]["repeats"] == 2
+    step = next(s for s in data["curve"]["steps"] if s["version"] == "v1" and s["offered"] == 100)
+    assert [r["carried"] for r in step["repeats"]] == [True, False] and not step["carried"]
+    assert "curve (all steps)" in data["equal_work"]["scenarios"]
+    assert not any(name.startswith("curve-") for name in data["scenarios"])  # the steps are the curve's
     assert (tmp_path / "latency-curve.svg").exists()
 
 
 def test_sql_parity_only_with_pg_stat_statements(tmp_path):
     directory = results(tmp_path)
-    report.render(directory)
-    assert "## SQL parity" not in (directory / "report.md").read_text()
+    assert computed(directory)["sql"] == {}
     for cost_file in (directory / "runs").glob("*.cost.json"):
         cost = json.loads(cost_file.read_text())
         cost["sql"] = [{"database": "articles", "query": f"select {cost['version']}", "calls": 1000, "rows": 10}]
         cost_file.write_text(json.dumps(cost))
-    report.render(directory)
-    md = (directory / "report.md").read_text()
-    assert "## SQL parity" in md
-    assert "| articles | `select v1` | 1.00 | – |" in md
+    assert computed(directory)["sql"]["v1"] == {
+        "statements": [{"database": "articles", "statement": "select v1", "calls_per_request": 1.0}],
+        "data_statements_per_request": {"articles": 1.0}}
 
 
 def test_jit_gc_and_cfs_throttling_per_run_and_the_warm_up(tmp_path):
@@ -130,22 +146,21 @@ def test_jit_gc_and_cfs_throttling_per_run_and_the_warm_up(tmp_path):
     environment["warmup"] = {version: {"windows": [{"iterations": 900, "seconds": 30, "incomplete_share": 0.3,
                                                      "jit_share": 0.2},
                                                     {"iterations": 300, "seconds": 12, "incomplete_share": 0.0,
-                                                     "jit_share": 0.025}], "settled": True, "seconds": 42.0,
+                                                     "jit_share": 0.025}], "settled": version == "v1",
+                                       "seconds": 42.0,
                                        "jvm": {"web-api": {"jit_seconds": 9.5, "gc_seconds": 0.5, "compilations": 4000}},
                                        "throttling": {"web-api": {"periods": 400, "throttled": 300,
                                                                   "throttled_seconds": 12.0}}}
                              for version in ("v1", "v2")}
-    md = rendered(directory, environment)
-    assert "| JIT compiler threads' CPU s during the run, web-api | 0.20 | 0.20 | 1.00× |" in md
-    assert "| JIT compile s during the run (elapsed, as HotSpot counts it), web-api | 0.25 | 0.25 | 1.00× |" in md
-    assert "| GC s during the run, web-api | 0.12 | 0.12 | 1.00× |" in md
-    assert "| CFS: periods throttled / with the quota, throttled s, web-api | – | 50 / 200 (25 %), 1.50 s | – |" in md
-    assert "CPU s of the node's own processes" not in md  # only where they run on this machine
-    assert "## Warm-up" in md
-    assert "| windows (requests per VU: incomplete answers, JIT share of the CPU) | 900: 30%, 20.0%; 300: 0%, 2.5% |" in md
-    assert "| settled | yes | yes |" in md
-    assert "| JIT compile s (elapsed), web-api | 9.50 | 9.50 |" in md
-    assert "| CFS: periods throttled / with the quota, web-api | 300 / 400, 12.00 s | 300 / 400, 12.00 s |" in md
+    data = computed(directory, environment)
+    assert data["settled"] == {"v1": True, "v2": False}
+    builds = data["scenarios"]["closed"]["builds"]
+    assert builds["v1"]["jvm"]["web-api"]["jit_cpu_seconds"]["median"] == 0.2
+    assert builds["v1"]["jvm"]["web-api"]["gc_seconds"]["median"] == 0.125
+    assert builds["v1"]["throttling"] == {}  # v1 measured none (no quota)
+    assert builds["v2"]["throttling"]["web-api"]["throttled"]["median"] == 50
+    assert builds["v2"]["node_cpu_s"]["median"] is None  # only where the node's processes run on this machine
+    assert report.render(directory)  # the warm-up and throttling render
 
 
 def test_cpu_per_complete_answer_and_without_the_background(tmp_path):
@@ -154,15 +169,13 @@ def test_cpu_per_complete_answer_and_without_the_background(tmp_path):
     # 0.1 CPU s per s with no load, over the 10 s of each run: 1 of its 2.25 CPU s
     environment["background_cpu_per_s"] = {v: {"web-api": 0.04, "articles": 0.02, "authors": 0.02, "postgres": 0.01,
                                                 "kafka": 0.01} for v in ("v1", "v2")}
-    md = rendered(directory, environment)
-    assert "| CPU ms per web-api request, whole system, the background rate taken off | 1.250 | 1.250 | 1.00× |" in md
-    assert "| CPU ms per complete answer, whole system | 2.250 | 2.250 | 1.00× |" in md
-    assert "| background CPU of v1 with no load (CPU ms per second) | web-api 40.0, articles 20.0" in md
+    cpu = computed(directory, environment)["scenarios"]["closed"]["builds"]["v1"]["cpu_ms"]
+    assert abs(cpu["whole system, the background rate taken off"]["median"] - 1.25) < 1e-9
+    assert cpu["whole system, per complete answer"]["median"] == 2.25
 
 
 def test_the_node_s_own_processes_apart(tmp_path):
     directory = results(tmp_path, node_cpu={"etcd": 0.2, "kube-apiserver": 0.4, "kubelet": 0.3, "containerd": 0.225})
-    report.render(directory)
-    md = (directory / "report.md").read_text()
-    assert ("| CPU s of the node's own processes during the run (etcd, apiserver, kubelet, containerd, kube-proxy, …; "
-            "share of the measured build's) | – | 1.13 (50.0 %) | – |") in md
+    builds = computed(directory)["scenarios"]["closed"]["builds"]
+    assert abs(builds["v2"]["node_cpu_s"]["median"] - 1.125) < 1e-9 and builds["v1"]["node_cpu_s"]["median"] is None
+    assert builds["v2"]["system_cpu_s"]["median"] == 2.25

@@ -18,7 +18,7 @@ def test_each_statement_per_request_with_the_relays_polls_apart():
             run("v2", 2000, [("articles", V2_READ, 2000), ("authors", "SELECT … WHERE name = $1", 10000),
                              ("articles", POLL, 6)]),
             run("v2", 500, [("articles", "SELECT 1", 500)], target="articles")]  # a hop run: not web-api's
-    table = sql.rows(runs)
+    table = sql.rows(sql.as_data(sql.per_request(runs)))
     assert table[0] == ["database", "statement", "v1 calls per request", "v2 calls per request"]
     by_statement = {row[1]: row[2:] for row in table[1:] if row[0] == "articles"}
     assert by_statement["`" + " ".join(V1_READ.split()) + "`"] == ["1.00", "–"]
@@ -34,12 +34,12 @@ def test_each_statement_per_request_with_the_relays_polls_apart():
 def test_a_build_that_sends_more_shows_it():
     runs = [run("v1", 100, [("articles", V1_READ, 100), ("articles", "select count(*) from articles", 100)]),
             run("v2", 100, [("articles", V2_READ, 100)])]
-    totals = [row for row in sql.rows(runs) if row[1].startswith("**statements")][0]
+    totals = [row for row in sql.rows(sql.as_data(sql.per_request(runs))) if row[1].startswith("**statements")][0]
     assert totals[2:] == ["**2.00**", "**1.00**"]
 
 
 def test_no_figures_no_table():
-    assert sql.rows([{**run("v1", 100, []), "sql": None}]) is None
+    assert sql.rows(sql.as_data(sql.per_request([{**run("v1", 100, []), "sql": None}]))) is None
     assert sql.shortened("x" * 200).endswith("…") and len(sql.shortened("x" * 200)) == sql.QUERY_WIDTH
 
 
@@ -48,5 +48,5 @@ def test_a_long_relay_statement_is_told_by_its_whole_text_not_the_shown_part():
     relay = "select " + ", ".join(f"a1_0.column_{i}" for i in range(20)) + " from article_events e1_0 join articles a1_0"
     runs = [run("v1", 100, [("articles", V1_READ, 100), ("articles", relay, 40)]),
             run("v2", 100, [("articles", V2_READ, 100)])]
-    totals = [row for row in sql.rows(runs) if row[1].startswith("**statements")][0]
+    totals = [row for row in sql.rows(sql.as_data(sql.per_request(runs))) if row[1].startswith("**statements")][0]
     assert totals[2:] == ["**1.00**", "**1.00**"]
