@@ -83,8 +83,8 @@ CALICO_CNI ?= $(LOCALBIN)/calico-cni-$(CALICO_VERSION)
 export LOADGEN LOADGEN_VERSION VEGETA VEGETA_VERSION SCHEMATHESIS BENCHKIT_PYTHON HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
 export KUBELET KUBE_PROXY COREDNS PAUSE KUBE_VERSION POSTGRES_OPERATOR CALICO_FELIX CALICO_CNI
 MVNW := cd services && ./mvnw -B -ntp
-# The builds: services/builds.conf is the one list of them (v1 v2 v3).
-BUILDS := $(shell sed -n 's/^\(v[0-9][0-9]*\) .*/\1/p' services/builds.conf)
+# The builds: services/builds.conf is the one list of them (v1 v2 v3), parsed by benchkit alone.
+BUILDS := $(shell cd scripts && python3 -m benchkit builds versions)
 BUILD_LOG := .local/logs/build.log
 # make test's background: what the Kubernetes parts need, and the mark that what test-k8s needs is ready.
 NODE_LOG := .local/logs/node-binaries.log

@@ -10,8 +10,12 @@ readonly LOG_DIR="$LOCAL_DIR/logs"
 readonly PID_DIR="$LOCAL_DIR/pids"
 readonly TOOLS_DIR="$ROOT/.tools/bin"
 
-# The builds (services/builds.conf, the one list of them): v1 v2 v3
-mapfile -t BUILDS < <(sed -n 's/^\(v[0-9][0-9]*\) .*/\1/p' "$ROOT/services/builds.conf")
+# The builds (services/builds.conf, the one list of them, parsed by benchkit alone): BUILDS (v1 v2 v3), and
+# BUILD_JAVA_OPTIONS and BUILD_CHART_VALUES by version.
+build_declarations=$(cd "$ROOT/scripts" && python3 -m benchkit builds shell) ||
+  { echo "cannot read services/builds.conf (python3 -m benchkit builds shell)" >&2; exit 1; }
+eval "$build_declarations"
+unset build_declarations
 readonly BUILDS
 
 # Loopback ports of the local stack: web-api, articles, authors of v1 on 8080-8082, v2 on 8090-8092, v3 on 8100-8102.
@@ -34,9 +38,9 @@ readonly SERVICE_JAVA_OPTS="${SERVICE_JAVA_OPTS:--Xms256m -Xmx512m -XX:+UseG1GC 
 # go_module_dir MODULE@VERSION: where the Go module cache holds that module (downloaded if it is not there yet)
 go_module_dir() { go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p'; }
 # build_java_options v3: the JVM options of one build beyond those (services/builds.conf), or nothing.
-build_java_options() { sed -n "s/^java-options $1: //p" "$ROOT/services/builds.conf"; }
+build_java_options() { printf '%s\n' "${BUILD_JAVA_OPTIONS[$1]:-}"; }
 # build_chart_values v2: the chart values of one build in its pods (services/builds.conf), as name=value words.
-build_chart_values() { sed -n "s/^chart-values $1: //p" "$ROOT/services/builds.conf"; }
+build_chart_values() { printf '%s\n' "${BUILD_CHART_VALUES[$1]:-}"; }
 
 JAVA_HOME="${JAVA_HOME:-$("$ROOT/scripts/find-jdk.sh")}"
 export JAVA_HOME

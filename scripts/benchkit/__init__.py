@@ -24,32 +24,12 @@
 """
 import os
 import pathlib
-import re
+
+from .buildsconf import build_lines, builds, java_options
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LOCAL_DIR = pathlib.Path(os.environ.get("LOCAL_DIR", ROOT / ".local"))
 SERVICES = ("web-api", "articles", "authors")
-
-
-def builds(conf=ROOT / "services" / "builds.conf"):
-    """{version: what it is} from services/builds.conf, the one list of the builds, in its order."""
-    found = {}
-    for line in conf.read_text().splitlines():
-        if re.match(r"v[0-9]+ ", line):
-            version, description = line.split(" ", 1)
-            found[version] = description
-    return found
-
-
-def build_lines(kind, conf=ROOT / "services" / "builds.conf"):
-    """{version: what follows} of builds.conf's lines of one kind ("java-options v3: …", "chart-values v2: …")."""
-    return dict(re.match(rf"{kind} (v[0-9]+): (.*)", line).groups() for line in conf.read_text().splitlines()
-                if line.startswith(kind + " "))
-
-
-def java_options(conf=ROOT / "services" / "builds.conf"):
-    """{version: JVM options} of the builds that run with options of their own (builds.conf's java-options lines)."""
-    return build_lines("java-options", conf)
 
 
 BUILDS = builds()

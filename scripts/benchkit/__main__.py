@@ -1,8 +1,10 @@
-"""python -m benchkit COMMAND [ARGS…]: bench | results | check FILE EXPRESSION… | report | sweep | chaos | tls | compare LOCAL NODE | blocked LOG… | reach | unschedulable NAMESPACE"""
+"""python -m benchkit COMMAND [ARGS…]: bench | results | check FILE EXPRESSION… | report | sweep | chaos | tls | compare LOCAL NODE | blocked LOG… | reach | builds … | unschedulable NAMESPACE"""
 import importlib
 import sys
 
-COMMANDS = ("bench", "results", "check", "report", "sweep", "chaos", "blocked", "reach", "tls", "compare", "bakeoff")
+COMMANDS = ("bench", "results", "check", "report", "sweep", "chaos", "blocked", "reach", "tls", "compare", "bakeoff",
+            "builds")
+MODULES = {"builds": "buildsconf"}  # a command named otherwise than its module
 
 
 def main():
@@ -14,7 +16,7 @@ def main():
         print(unschedulable(args[0]))
         return
     # imported on demand: only the reports need matplotlib
-    importlib.import_module(f"{__package__}.{command}").main(args)
+    importlib.import_module(f"{__package__}.{MODULES.get(command, command)}").main(args)
 
 
 main()

@@ -5,6 +5,7 @@ import json
 import re
 
 from benchkit import BUILDS, JAVA_OPTIONS, NAMES, ROOT, SERVICES, VERSIONS, build_lines, builds, java_options
+from benchkit.buildsconf import shell
 
 
 def test_builds_conf_lists_the_builds_in_order_with_what_they_are(tmp_path):
@@ -23,9 +24,9 @@ def test_a_build_may_have_jvm_options_of_its_own_and_they_are_not_a_build(tmp_pa
     assert java_options(conf) == {"v2": "-Da=1 -Db=2"}
     assert build_lines("chart-values", conf) == {"v2": "eventLoopsPerCpu=1"}
     assert set(JAVA_OPTIONS) <= set(VERSIONS)
-    # the Makefile and scripts/lib.sh find the builds with this pattern, and must not take the options for one
-    lines = (ROOT / "services/builds.conf").read_text().splitlines()
-    assert [line.split(" ")[0] for line in lines if re.match(r"v[0-9][0-9]* ", line)] == list(VERSIONS)
+    # what the Makefile and scripts/lib.sh are handed: the builds alone, and the options by version
+    assert shell(conf).splitlines() == ["BUILDS=(v1 v2)", "declare -gA BUILD_JAVA_OPTIONS=([v2]='-Da=1 -Db=2')",
+                                        "declare -gA BUILD_CHART_VALUES=([v2]=eventLoopsPerCpu=1)"]
 
 
 def test_the_charts_allow_exactly_the_builds():
