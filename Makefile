@@ -226,11 +226,21 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	  $(MAKE) --no-print-directory test-cluster && echo "==> make test passed in $$(at)"
 
 .PHONY: test-static
-test-static: benchkit ## Source audit (no SQL built at run time: scripts/check_sql.py, which first proves it bites); the harness's unit tests (pytest); the load generator's (go test).
+test-static: benchkit ## Source audit (no SQL built at run time: scripts/check_sql.py, which first proves it bites); the harness's unit tests (pytest); the load generator's (go test); the published figures against their summaries.
 	@$(MAKE) --no-print-directory test-loadgen
 	@python3 scripts/check_sql.py --self-test
 	@python3 scripts/check_sql.py
 	@cd scripts && $(BENCHKIT_PYTHON) -m pyflakes . && $(BENCHKIT_PYTHON) -m pytest -q -p no:cacheprovider benchkit/tests
+	@$(MAKE) --no-print-directory test-docs
+
+.PHONY: test-docs
+test-docs: benchkit ## Every figure marked in README.md and docs/ is its summary's (docs/results/*.json), and every summary's ratios are what its own rounds give (pytest proves the check bites on a changed digit).
+	@cd scripts && $(BENCHKIT_PYTHON) -m benchkit figures check
+
+.PHONY: docs-figures
+docs-figures: benchkit ## Render every marked figure of README.md and docs/ from its summary (docs/results/*.json); PUBLISH=RESULTS NAME=name first writes docs/results/NAME.json from a run's results.json.
+	@cd scripts && if [ -n "$(PUBLISH)" ]; then $(BENCHKIT_PYTHON) -m benchkit figures publish "$(abspath $(PUBLISH))" "$(NAME)"; fi
+	@cd scripts && $(BENCHKIT_PYTHON) -m benchkit figures render
 
 .PHONY: test-services
 test-services: ## The contract suites of every build, on real PostgreSQL and Kafka (Maven).

@@ -1,9 +1,9 @@
-"""python -m benchkit COMMAND [ARGS…]: bench | results | check FILE EXPRESSION… | report | sweep | chaos | tls | compare LOCAL NODE | blocked LOG… | reach | builds … | unschedulable NAMESPACE"""
+"""python -m benchkit COMMAND [ARGS…]: bench | results | check FILE EXPRESSION… | report | sweep | chaos | tls | compare LOCAL NODE | blocked LOG… | reach | builds … | figures publish|render|check | unschedulable NAMESPACE"""
 import importlib
 import sys
 
 COMMANDS = ("bench", "results", "check", "report", "sweep", "chaos", "blocked", "reach", "tls", "compare", "bakeoff",
-            "builds")
+            "builds", "figures")
 MODULES = {"builds": "buildsconf"}  # a command named otherwise than its module
 
 

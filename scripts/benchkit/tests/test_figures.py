@@ -1,0 +1,66 @@
+import json
+
+import pytest
+
+from benchkit import figures, results
+from benchkit.tests.test_report import write_run
+
+
+def published(tmp_path):
+    """A summary of a three-round run (v2 answering 1.5, 1.6 and 3.0 times v1's, the third round drifted) and a
+    README that quotes it."""
+    bench = tmp_path / "bench"
+    runs = bench / "runs"
+    runs.mkdir(parents=True)
+    (bench / "environment.json").write_text(json.dumps({"git_commit": "abc1234", "timestamp": "t", "where": "here"}))
+    for run, seconds, v2 in ((1, 2.0, 1500), (2, 2.1, 1600), (3, 2.6, 3000)):
+        write_run(runs, "v1", "closed", run, calibration_seconds=seconds)
+        write_run(runs, "v2", "closed", run, requests=v2, authors=5 * v2, calibration_seconds=seconds)
+    results.write(bench)
+    summaries = tmp_path / "docs" / "results"
+    path = figures.publish(bench, "demo", summaries)
+    readme = tmp_path / "README.md"
+    readme.write_text("v2 answers <!-- figure demo scenarios.closed.ratios.v2.ok_rps.median {:.2f}× -->?"
+                      "<!-- /figure --> as much as v1.\n\n<!-- figures demo headline -->\n<!-- /figures -->\n")
+    readme.write_text(figures.rendered(readme.read_text(), figures.summaries(summaries), "README.md"))
+    return path, readme, summaries
+
+
+def test_a_summary_is_rendered_into_the_docs_and_checked_against_them(tmp_path):
+    path, readme, summaries = published(tmp_path)
+    summary = json.loads(path.read_text())
+    assert summary["scenarios"]["closed"]["ratios"]["v2"]["ok_rps"]["median"] == 1.6
+    text = readme.read_text()
+    assert "-->1.60×<!--" in text
+    assert "| complete answers / s (lowest–highest round) | 100 | 160 (150–300) |" in text
+    assert "| the same without the drifted round 3 | 1 | 1.55× |" in text
+    assert figures.check(tmp_path, summaries) == []
+
+
+def test_a_changed_digit_in_a_doc_fails_the_check(tmp_path):
+    _, readme, summaries = published(tmp_path)
+    readme.write_text(readme.read_text().replace("-->1.60×<!--", "-->1.61×<!--"))
+    problems = figures.check(tmp_path, summaries)
+    assert len(problems) == 1 and "README.md: a figure is not its summary's" in problems[0]
+    readme.write_text(readme.read_text().replace("-->1.61×<!--", "-->1.60×<!--").replace("160 (150–300)", "160 (150–301)"))
+    assert figures.check(tmp_path, summaries)
+
+
+def test_a_summary_whose_ratio_is_not_what_its_rounds_give_fails(tmp_path):
+    path, _, summaries = published(tmp_path)
+    summary = json.loads(path.read_text())
+    summary["scenarios"]["closed"]["ratios"]["v2"]["ok_rps"]["median"] = 1.55  # the kept rounds' median, unsaid
+    path.write_text(json.dumps(summary))
+    assert any("median 1.55 is not the median of its rounds' ratios" in p for p in figures.check(tmp_path, summaries))
+    summary["scenarios"]["closed"]["ratios"]["v2"]["ok_rps"]["median"] = 1.6
+    summary["scenarios"]["closed"]["builds"]["v2"]["figures"]["ok_rps"]["rounds"][0] = 140.0
+    path.write_text(json.dumps(summary))
+    problems = figures.check(tmp_path, summaries)
+    assert any("round 1 says 1.5, its figures give 1.4" in p for p in problems), problems
+
+
+def test_an_unknown_summary_or_path_fails_loudly(tmp_path):
+    _, readme, summaries = published(tmp_path)
+    readme.write_text("<!-- figure nothing scenarios.closed {:.1f} -->1<!-- /figure -->")
+    with pytest.raises(SystemExit):
+        figures.check(tmp_path, summaries)
