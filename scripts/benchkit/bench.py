@@ -99,7 +99,7 @@ def jit_share(before, after):
     """The share of the build's services' CPU that their JIT compiler threads used between two snapshots (CPU
     against CPU: a slower or busier machine stretches both alike); None where it cannot be read."""
     jit = platforms.deltas(before["jvm"], after["jvm"])
-    if not jit or any(figures is None for figures in jit.values()):
+    if not jit or any(figures is None or figures.get("jit_cpu_seconds") is None for figures in jit.values()):
         return None
     cpu = sum(after["cpu_seconds"][service] - before["cpu_seconds"][service] for service in jit)
     compiling = sum(max(0.0, figures["jit_cpu_seconds"]) for figures in jit.values())  # a stopped thread: < 0

@@ -1,77 +1,160 @@
 """Where an in-cluster answer's extra cost comes from (python -m benchkit compare LOCAL NODE [--tls TLS]): each build's
-CPU per complete answer in the closed model, on the local stack and on a Kubernetes node, with each one's background
-rate taken off, and the difference taken apart by measurement: JIT compilation and GC during the runs (HotSpot's own
-counters), TLS to PostgreSQL (what make tls measured it to cost, the cluster having it and the local stack not), and
-what is left (the pod network path: veth, bridge, kube-proxy's rules; cgroup accounting; anything not named).
-Writes compare.md and compare.html into NODE."""
+CPU per complete answer in the closed model, on the local stack and on a Kubernetes node, both sides treated alike:
+each one's background rate taken off (on both or on neither), and the CPU of the JVMs' JIT compiler threads and GC
+threads during the runs taken off both. What is left is each build's settled cost per answer; the node's over the
+local one, with an interval from their rounds, is the comparison. TLS to PostgreSQL (which the cluster requires and
+the local stack does not use) is then named apart, where make tls's rounds agree. A run whose warm-up did not settle
+is refused, on either side. Writes compare.json, compare.md and compare.html into NODE."""
 import argparse
+import dataclasses
 import json
 import pathlib
 import statistics
+import sys
 
 from . import NAMES, documents, results
 
 SCENARIO = "closed"
-WITHIN = 1.3  # the issue's bound: a node's figure within 1.3 x of the local one, or the rest named
+WITHIN = 1.3  # the project's bound: a node's settled cost within 1.3 x of the local one, or the rest named
+# make tls's rounds agree when each mode's rounds lie within this share of their median.
+TLS_AGREEMENT = 0.10
 
 
-def per_answer(directory, scenario=SCENARIO):
-    """{version: {figure: ms per complete answer, median over the runs}}: the whole system's CPU, with the background
-    rate off; the JIT compiler threads' CPU and the GC's seconds of the three services."""
-    values = {}
-    for run in results.read_runs(directory):
+@dataclasses.dataclass
+class Cost:
+    """One build's CPU ms per complete answer on one side, round by round: all of it (background off where both sides
+    measured it), the JIT compiler threads' and the GC threads' CPU, and what is left (settled)."""
+    whole: list
+    jit: list
+    gc: list
+    settled: list
+
+    def median(self, figure):
+        values = [v for v in getattr(self, figure) if v is not None]
+        return statistics.median(values) if values else None
+
+    def bounds(self, figure):
+        values = [v for v in getattr(self, figure) if v is not None]
+        return (min(values), max(values)) if values else (None, None)
+
+
+def refuse_unsettled(directory):
+    """Exits when a build's warm-up did not settle (or there was none): its JIT was still compiling."""
+    environment = json.loads((directory / "environment.json").read_text())
+    warmups = environment.get("warmup") or {}
+    unsettled = sorted(v for v, w in warmups.items() if not (isinstance(w, dict) and w.get("settled")))
+    if not warmups or unsettled:
+        sys.exit(f"{directory}: the warm-up of {', '.join(unsettled) or 'every build'} did not settle: its JIT was "
+                 "still compiling, and a comparison with it would say more than its data (a longer "
+                 "WARMUP_MAX_WINDOWS settles it)")
+
+
+def has_background(directory):
+    return bool(json.loads((directory / "environment.json").read_text()).get("background_cpu_per_s"))
+
+
+def per_answer(directory, background, scenario=SCENARIO):
+    """{version: Cost} of one side's closed runs; background: whether to take the background rate off (both sides
+    alike)."""
+    found = {}
+    for run in sorted(results.read_runs(directory), key=lambda r: r["run"]):
         complete = run["metrics"]["complete"]
         if run["scenario"] != scenario or not complete:
             continue
-        mine = values.setdefault(run["version"], {"cpu": [], "jit": [], "gc": []})
-        working = results.system_without_background(run)
-        mine["cpu"].append(1000 * (working if working is not None else sum(run["cpu_seconds"].values())) / complete)
+        cost = found.setdefault(run["version"], Cost([], [], [], []))
+        working = results.system_without_background(run) if background else sum(run["cpu_seconds"].values())
+        whole = 1000 * working / complete if working is not None else None
         jvm = run.get("jvm") or {}
-        if jvm and all(jvm.values()) and all("jit_cpu_seconds" in j for j in jvm.values()):
-            mine["jit"].append(1000 * sum(max(0.0, j["jit_cpu_seconds"]) for j in jvm.values()) / complete)
-            mine["gc"].append(1000 * sum(j["gc_seconds"] for j in jvm.values()) / complete)
-    return {version: {key: statistics.median(v) if v else None for key, v in found.items()}
-            for version, found in values.items()}
+        figures = [j for j in jvm.values() if j]
+        jit = 1000 * sum(max(0.0, j["jit_cpu_seconds"]) for j in figures) / complete \
+            if figures and len(figures) == len(jvm) and all(j.get("jit_cpu_seconds") is not None for j in figures) else None
+        gc = 1000 * sum(j["gc_cpu_seconds"] for j in figures) / complete \
+            if figures and len(figures) == len(jvm) and all(j.get("gc_cpu_seconds") is not None for j in figures) else None
+        cost.whole.append(whole)
+        cost.jit.append(jit)
+        cost.gc.append(gc)
+        cost.settled.append(None if whole is None or jit is None or gc is None else whole - jit - gc)
+    return found
 
 
 def tls_cost(tls_results):
-    """{version: CPU ms per request that TLS to PostgreSQL adds (require minus disable, medians)}, from make tls."""
+    """{version: (CPU ms per complete answer that TLS to PostgreSQL adds, or None where the rounds do not agree,
+    why)} from make tls (require minus disable, medians of each mode's rounds)."""
     if tls_results is None:
         return {}
-    builds = json.loads((tls_results / "tls.json").read_text())["builds"]
-    return {version: statistics.median(r["cpu_ms"] for r in modes["require"]) -
-            statistics.median(r["cpu_ms"] for r in modes["disable"]) for version, modes in builds.items()}
+    found = {}
+    for version, modes in json.loads((tls_results / "tls.json").read_text())["builds"].items():
+        key = "cpu_ms_per_complete" if all("cpu_ms_per_complete" in r for m in modes.values() for r in m) else None
+        if key is None:
+            found[version] = (None, "make tls without per complete answer figures: run it again")
+            continue
+        medians, spread = {}, 0.0
+        for mode in ("disable", "require"):
+            values = [r[key] for r in modes[mode]]
+            medians[mode] = statistics.median(values)
+            spread = max(spread, (max(values) - min(values)) / medians[mode])
+        if spread > TLS_AGREEMENT:
+            found[version] = (None, f"its rounds are {spread:.0%} apart, more than {TLS_AGREEMENT:.0%}")
+        else:
+            found[version] = (medians["require"] - medians["disable"], f"rounds within {spread:.0%}")
+    return found
 
 
-def rows(local, node, tls):
-    table = [["build", "local ms", "node ms", "node / local", "difference ms", "JIT (node − local)",
-              "GC (node − local)", "TLS to PostgreSQL (make tls)", "left: pod network path and the rest",
-              f"within {WITHIN}× once explained"]]
+def comparison(local, node, tls):
+    """{version: the figures of the table}, from both sides' Costs and TLS's."""
+    found = {}
     for version in node:
-        if version not in local or local[version]["cpu"] is None or node[version]["cpu"] is None:
+        if version not in local:
             continue
         here, there = local[version], node[version]
-        difference = there["cpu"] - here["cpu"]
-        parts = {"jit": None if there["jit"] is None or here["jit"] is None else there["jit"] - here["jit"],
-                 "gc": None if there["gc"] is None or here["gc"] is None else there["gc"] - here["gc"],
-                 "tls": tls.get(version)}
-        left = difference - sum(v for v in parts.values() if v is not None)
-        explained = (there["cpu"] - sum(v for v in parts.values() if v is not None)) / here["cpu"]
-        table.append([NAMES.get(version, version), f"{here['cpu']:.3f}", f"{there['cpu']:.3f}",
-                      f"{there['cpu'] / here['cpu']:.2f}×", f"{difference:.3f}",
-                      *("–" if v is None else f"{v:.3f}" for v in parts.values()), f"{left:.3f}",
-                      f"{explained:.2f}× {'yes' if explained <= WITHIN else 'no'}"])
+        settled_here, settled_there = here.median("settled"), there.median("settled")
+        if settled_here is None or settled_there is None:
+            continue
+        low_here, high_here = here.bounds("settled")
+        low_there, high_there = there.bounds("settled")
+        tls_ms, tls_why = tls.get(version, (None, "not measured (no --tls)"))
+        without_tls = settled_there - tls_ms if tls_ms is not None else None
+        found[version] = {
+            "local_ms": here.median("whole"), "node_ms": there.median("whole"),
+            "local_jit_ms": here.median("jit"), "node_jit_ms": there.median("jit"),
+            "local_gc_ms": here.median("gc"), "node_gc_ms": there.median("gc"),
+            "local_settled_ms": settled_here, "node_settled_ms": settled_there,
+            "ratio": settled_there / settled_here,
+            # the interval: the node's lowest round over the local highest, and the other way round
+            "ratio_low": low_there / high_here, "ratio_high": high_there / low_here,
+            "tls_ms": tls_ms, "tls": tls_why,
+            "ratio_without_tls": without_tls / settled_here if without_tls is not None else None,
+        }
+    return found
+
+
+def rows(found):
+    table = [["build", "local ms (JIT, GC)", "node ms (JIT, GC)", "settled: local / node ms",
+              "node / local, settled (lowest–highest)", "TLS to PostgreSQL ms (make tls)", "node / local without TLS",
+              f"within {WITHIN}×"]]
+    for version, f in found.items():
+        final = f["ratio_without_tls"] if f["ratio_without_tls"] is not None else f["ratio"]
+        table.append([NAMES.get(version, version),
+                      f"{f['local_ms']:.3f} ({f['local_jit_ms']:.3f}, {f['local_gc_ms']:.3f})",
+                      f"{f['node_ms']:.3f} ({f['node_jit_ms']:.3f}, {f['node_gc_ms']:.3f})",
+                      f"{f['local_settled_ms']:.3f} / {f['node_settled_ms']:.3f}",
+                      f"{f['ratio']:.2f}× ({f['ratio_low']:.2f}–{f['ratio_high']:.2f})",
+                      f"{f['tls_ms']:.3f}" if f["tls_ms"] is not None else f"– ({f['tls']})",
+                      f"{f['ratio_without_tls']:.2f}×" if f["ratio_without_tls"] is not None else "–",
+                      "yes" if final <= WITHIN else "no"])
     return table
 
 
-EXPLANATION = ("CPU per complete answer in the closed model (the whole system: the build's three services, "
-               "PostgreSQL and Kafka, each platform's background rate with no load taken off), the median of each "
-               "platform's rounds. The difference is taken apart by what was measured: the JIT compiler threads' CPU "
-               "(from /proc) and GC time (HotSpot's counters) of the three JVMs during the runs, and TLS to PostgreSQL, which the cluster requires and the local stack does "
-               "not use (make tls measured its cost on the local stack). What is left is what no counter names: the "
-               "pod network path (veth pairs, the bridge, kube-proxy's iptables rules on every connection), cgroup "
-               "accounting, and any effect of the CPU quota on the code itself. The last column is the node's figure "
-               f"without the named parts, against the local one: within {WITHIN}× is the bound the project holds.")
+EXPLANATION = ("CPU per complete answer in the closed model: the whole system (the build's three services, "
+               "PostgreSQL and Kafka), each platform's background rate with no load taken off where both measured "
+               "it (on neither otherwise), the median of each side's rounds. From both sides alike the CPU of the "
+               "three JVMs' JIT compiler threads (from /proc) and GC threads (HotSpot's sun.threads.total_gc_cpu_time) "
+               "during the runs is taken off: what is left is the settled cost of an answer. The node's over the "
+               "local one is the comparison, its interval the node's lowest round over the local highest and the "
+               "other way round. TLS to PostgreSQL, which the cluster requires and the local stack does not use, is "
+               f"named apart where make tls's rounds agree (each mode within {TLS_AGREEMENT:.0%}). What is left after "
+               "that is what no counter names: the pod network path (veth pairs, the bridge, kube-proxy's rules), "
+               f"cgroup accounting, the CPU quota's effect on the code. {WITHIN}× is the bound the project holds.")
 
 
 def main(argv=None):
@@ -80,12 +163,20 @@ def main(argv=None):
     parser.add_argument("node", type=pathlib.Path, help="a bench's results on a Kubernetes node (make bench)")
     parser.add_argument("--tls", type=pathlib.Path, help="make tls's results, for TLS's cost")
     args = parser.parse_args(argv)
-    table = rows(per_answer(args.local), per_answer(args.node), tls_cost(args.tls))
+    for side in (args.local, args.node):
+        refuse_unsettled(side)
+    background = has_background(args.local) and has_background(args.node)
+    found = comparison(per_answer(args.local, background), per_answer(args.node, background), tls_cost(args.tls))
     local_env = json.loads((args.local / "environment.json").read_text())
     node_env = json.loads((args.node / "environment.json").read_text())
+    (args.node / "compare.json").write_text(json.dumps({"background_taken_off": background, "builds": found,
+                                                         "local": str(args.local.name), "node": str(args.node.name)},
+                                                        indent=2))
+    table = rows(found)
     documents.write(args.node, "compare", "reactive-bench: an answer's cost, on the local stack and on a node",
                     f"local at commit {local_env.get('git_commit')} ({args.local.name}), node at commit "
-                    f"{node_env.get('git_commit')} ({args.node.name})" + (f", TLS from {args.tls.name}" if args.tls else ""),
-                    [("CPU ms per complete answer, and where the difference goes", EXPLANATION, [("", table)])], {})
+                    f"{node_env.get('git_commit')} ({args.node.name})" + (f", TLS from {args.tls.name}" if args.tls else "")
+                    + ("" if background else "; no background rate taken off (one side did not measure it)"),
+                    [("CPU ms per complete answer, settled, both sides alike", EXPLANATION, [("", table)])], {})
     print(documents.markdown_table(table))
     print(f"Comparison: {args.node / 'compare.md'} and {args.node / 'compare.html'}")

@@ -53,8 +53,11 @@ def seconds(counters, *names):
 
 
 def jvm_times(counters):
-    """What the report needs of one JVM: JIT compile time, compilations, GC time (every collector), in seconds."""
+    """What the report needs of one JVM: JIT compile time, compilations, GC time (every collector's pauses, wall
+    clock) and the GC threads' CPU time, in seconds."""
     collectors = [name for name in counters if name.startswith("sun.gc.collector.") and name.endswith(".time")]
+    gc_cpu = counters.get("sun.threads.total_gc_cpu_time")  # nanoseconds, every GC thread's CPU (JDK 23+)
     return {"jit_seconds": seconds(counters, "java.ci.totalTime", "sun.ci.totalTime"),
             "compilations": counters.get("sun.ci.totalCompiles"),
-            "gc_seconds": sum(seconds(counters, name) for name in collectors) if collectors else None}
+            "gc_seconds": sum(seconds(counters, name) for name in collectors) if collectors else None,
+            "gc_cpu_seconds": gc_cpu / 1e9 if isinstance(gc_cpu, int) else None}

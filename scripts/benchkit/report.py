@@ -128,7 +128,8 @@ def cost_rows(data):
     first = data[versions[0]]
     for figure, label in (("jit_cpu_seconds", "JIT compiler threads' CPU s during the run"),
                           ("jit_seconds", "JIT compile s during the run (elapsed, as HotSpot counts it)"),
-                          ("gc_seconds", "GC s during the run")):
+                          ("gc_seconds", "GC pauses s during the run (wall clock)"),
+                          ("gc_cpu_seconds", "GC threads' CPU s during the run")):
         for service in dict.fromkeys(name for v in versions for name in data[v].get("jvm", {})):
             add(f"{label}, {service}", [median(data[v].get("jvm", {}).get(service, {}).get(figure))
                                         for v in versions], lambda value: "–" if value is None else f"{value:.2f}")

@@ -75,7 +75,7 @@ class BuildResult:
     idle_cpu_s: Figure
     node_cpu_s: Figure
     system_cpu_s: Figure
-    jvm: dict  # service -> {jit_seconds, jit_cpu_seconds, gc_seconds: Figure}
+    jvm: dict  # service -> {jit_seconds, jit_cpu_seconds, gc_seconds, gc_cpu_seconds: Figure}
     throttling: dict  # container -> {throttled, periods, throttled_seconds: Figure}
     restarts: list  # "container: N x (reason)"
     on_kubernetes: bool
@@ -209,7 +209,7 @@ def build_result(version, mine):
         node_cpu_s=Figure.of("CPU s", [sum(run["node_cpu_seconds"].values()) if run.get("node_cpu_seconds") else None
                                        for run in mine]),
         system_cpu_s=Figure.of("CPU s", [sum(run["cpu_seconds"].values()) for run in mine]),
-        jvm=nested(mine, "jvm", ("jit_seconds", "jit_cpu_seconds", "gc_seconds")),
+        jvm=nested(mine, "jvm", ("jit_seconds", "jit_cpu_seconds", "gc_seconds", "gc_cpu_seconds")),
         throttling=nested(mine, "throttling", ("throttled", "periods", "throttled_seconds")),
         restarts=[f"{container}: {r['restarts']}x ({r['last_reason'] or 'unknown reason'})"
                   for run in mine for container, r in (run.get("restarts") or {}).items()],

@@ -46,6 +46,8 @@ def measure_build(version, platform, runs_dir, rounds, iterations, warmup):
                 cost = json.loads((runs_dir / f"{version}-tls-{mode}-{run}.cost.json").read_text())
                 found[mode].append({"complete_per_s": figures["ok_rps"], "p50": figures["p50"],
                                     "cpu_ms": cpu_ms_per_request(cost),
+                                    "cpu_ms_per_complete": 1000 * sum(cost["cpu_seconds"].values()) / figures["complete"]
+                                    if figures["complete"] else None,
                                     "postgres_cpu_ms": cpu_ms_per_request(cost, ("postgres",)),
                                     "data_services_cpu_ms": cpu_ms_per_request(cost, DATA),
                                     "calibration_seconds": speed})

@@ -168,15 +168,16 @@ def jvm_ergonomics(processors, cpu_limit, counters, threads):
 
 
 def deltas(before, after):
-    """{name: {figure: after - before}} of two snapshots' nested counters (jvm, throttling); a name with a figure
-    missing on either side is None: never a 0 that was not measured."""
+    """{name: {figure: after - before}} of two snapshots' nested counters (jvm, throttling); a name missing on either
+    side is None, and so is a figure: never a 0 that was not measured."""
     if before is None or after is None:
         return None
     found = {}
     for name, figures in after.items():
         earlier = before.get(name)
-        if figures is None or earlier is None or any(figures.get(k) is None or earlier.get(k) is None for k in figures):
+        if figures is None or earlier is None:
             found[name] = None
         else:
-            found[name] = {key: figures[key] - earlier[key] for key in figures}
+            found[name] = {key: None if figures.get(key) is None or earlier.get(key) is None
+                           else figures[key] - earlier[key] for key in figures}
     return found

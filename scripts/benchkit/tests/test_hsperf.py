@@ -32,10 +32,15 @@ def hsperf_file(counters, order="<"):
 def test_longs_and_strings_in_either_byte_order(order):
     found = hsperf.parse(hsperf_file({"sun.os.hrt.frequency": 1_000_000_000, "java.ci.totalTime": 2_500_000_000,
                                       "sun.ci.totalCompiles": 1181, "sun.gc.collector.0.time": 40_000_000,
-                                      "sun.gc.collector.1.time": 10_000_000, "sun.rt.javaCommand": "quarkus-run.jar"},
+                                      "sun.gc.collector.1.time": 10_000_000, "sun.rt.javaCommand": "quarkus-run.jar",
+                                      "sun.threads.total_gc_cpu_time": 120_000_000},
                                      order))
     assert found["sun.rt.javaCommand"] == "quarkus-run.jar"
-    assert hsperf.jvm_times(found) == {"jit_seconds": 2.5, "compilations": 1181, "gc_seconds": 0.05}
+    # GC: its pauses (wall clock) and its threads' CPU apart
+    assert hsperf.jvm_times(found) == {"jit_seconds": 2.5, "compilations": 1181, "gc_seconds": 0.05,
+                                       "gc_cpu_seconds": 0.12}
+    del found["sun.threads.total_gc_cpu_time"]  # a JDK before 23
+    assert hsperf.jvm_times(found)["gc_cpu_seconds"] is None
 
 
 def test_anything_else_is_refused():

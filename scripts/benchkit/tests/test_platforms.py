@@ -8,7 +8,7 @@ def test_deltas_of_nested_counters_never_invent_a_zero():
     after = {"web-api": {"jit_seconds": 3.5, "gc_seconds": 0.75}, "authors": {"jit_seconds": 1.0},
              "articles": {"jit_seconds": None}}
     assert platforms.deltas(before, after) == {"web-api": {"jit_seconds": 2.5, "gc_seconds": 0.25}, "authors": None,
-                                               "articles": None}
+                                               "articles": {"jit_seconds": None}}
     assert platforms.deltas(None, after) is None
 
 
