@@ -22,7 +22,7 @@ METRICS = {
     "avg": "ms", "p50": "ms", "p90": "ms", "p95": "ms", "p99": "ms", "max": "ms",
     "p50_not_complete": "ms", "p99_not_complete": "ms",
     "failed": "answers", "error_pct": "%", "shed": "answers", "degraded": "answers", "dropped": "requests",
-    "fallbacks": "look-ups", "duration_s": "s", "bytes_min": "bytes", "bytes_max": "bytes", "bytes_avg": "bytes",
+    "fallbacks": "look-ups", "duration_s": "s", "stalled_seconds": "s", "bytes_min": "bytes", "bytes_max": "bytes", "bytes_avg": "bytes",
 }
 PROCESSES = ("web-api", "articles", "authors", "postgres", "kafka")
 WHOLE = "whole system"

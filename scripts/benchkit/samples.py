@@ -123,8 +123,25 @@ def summarize(samples):
         "dropped": sum(1 for s in samples if not s.sent), "shed": counts["shed"],
         "bytes_min": min(complete_bytes, default=0), "bytes_max": max(complete_bytes, default=0),
         "bytes_avg": statistics.fmean(complete_bytes) if complete_bytes else 0.0,
+        "stalled_seconds": len(stalled_seconds(samples)),
     }
     return figures
+
+
+def stalled_seconds(samples):
+    """The seconds of a run (counted from its first request sent) in which requests were outstanding throughout and
+    none was answered: how a stall shows, whatever the checks of the run said."""
+    sent = [s for s in samples if s.sent]
+    if not sent:
+        return []
+    origin = min(s.start_us for s in sent) / 1e6
+    answered = {int(s.answered_s - origin) for s in sent}
+    outstanding = set()
+    for s in sent:
+        start, end = s.start_us / 1e6 - origin, s.answered_s - origin
+        # the whole seconds [k, k + 1) that lie within [start, end)
+        outstanding.update(range(int(start) + (start > int(start)), int(end)))
+    return sorted(outstanding - answered)
 
 
 def crossed(figures, scenario=None):

@@ -141,9 +141,12 @@ def run_overload(version, services, loadgen, timing, work):
               "accepted_mean_ms": round(mean_ms, 1), "server_mean_ms": round(server_mean_ms, 1),
               "little_bound_ms": round(little_ms, 1), "accepted_p50_ms": percentile(accepted, 50),
               "accepted_p99_ms": percentile(accepted, 99), "peak_rss_mib": round(peak) if peak else None,
+              # seconds with requests outstanding throughout and none answered: a stall, whatever the checks say
+              "stalled_seconds": summary.get("stalled_seconds"),
               "checks": checks, "passed": all(checks.values())}
     mark = "PASS" if result["passed"] else "FAIL"
-    info(f"{mark} overload {version}: {counts}, accepted p99 {result['accepted_p99_ms']} ms, peak RSS {result['peak_rss_mib']} MiB"
+    info(f"{mark} overload {version}: {counts}, accepted p99 {result['accepted_p99_ms']} ms, peak RSS {result['peak_rss_mib']} MiB, "
+         f"stalled seconds {result['stalled_seconds']}"
          + "".join(f"\n        FAIL {described(name, result)}" for name, ok in checks.items() if not ok))
     return result
 

@@ -184,19 +184,21 @@ def test_web_apis_counters_grow_per_pod_over_the_pods_that_served_throughout():
     assert verdicts.counter_growth(before, {"a": text(1, 0), "c": text(5, 5)}, prometheus.circuit_openings) == 1
 
 
-def _overload(version, degraded, rps, p99, passed=True):
+def _overload(version, degraded, rps, p99, passed=True, stalled=0):
     return {"version": version, "outcomes": {"degraded": degraded}, "accepted_rps": rps, "accepted_p99_ms": p99,
-            "passed": passed}
+            "passed": passed, "stalled_seconds": stalled,
+            "checks": {"p99_no_growth": passed, "memory_bounded": True}}
 
 
-def test_overload_rounds_count_per_build_the_runs_with_a_degraded_answer_and_take_medians():
+def test_overload_rounds_count_the_stalls_and_name_the_failed_runs_with_their_stalled_seconds():
     runs = [_overload("v1", 0, 900, 120), _overload("v3", 0, 1300, 90), _overload("v1", 0, 1000, 100),
-            _overload("v3", 12026, 1100, 400, passed=False), _overload("v1", 0, 950, 110), _overload("v3", 0, 1200, 95)]
-    assert chaos_report.overload_rounds(runs) == [
-        ["build", "runs", "runs with a degraded answer", "degraded answers", "median accepted req/s",
-         "median accepted p99 ms", "runs passed"],
-        ["v1", 3, 0, 0, 950, 110, 3],
-        ["v3", 3, 1, 12026, 1200, 95, 2]]
+            _overload("v3", 12026, 1100, 400, passed=False, stalled=3), _overload("v1", 0, 950, 110),
+            _overload("v3", 0, 1200, 95, passed=False)]
+    rows = chaos_report.overload_rounds(runs)
+    assert rows[1] == ["v1", 3, "0 (0)", 0, 0, "none", 950, 110]
+    assert rows[2] == ["v3", 3, "1 (3)", 1, 12026, "p99_no_growth: 3; p99_no_growth: 0", 1200, 95]
+    assert chaos_report.clean_runs(runs) == {"v1": 3}
+    assert "exclude, at 95 % confidence, a stall in more than 1 run in 10" in chaos_report.what_clean_runs_exclude(30)
 
 
 def test_one_overload_run_per_build_needs_no_summary():

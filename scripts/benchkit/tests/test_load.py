@@ -112,3 +112,15 @@ def test_samples_are_read_on_as_they_are_written_a_half_written_line_only_once_w
     with open(path, "a") as more:
         more.write("00001000000,20000,503,shed,80\n")
     assert reader.read().outcomes[-1] == (1_700_000_001.02, "shed")
+
+
+def test_a_second_with_requests_outstanding_throughout_and_none_answered_is_a_stall():
+    # one request every 100 ms from 0 to 3 s, then one that waits 2.5 s (sent at 3.0 s, answered at 5.5 s): seconds
+    # 3 and 4 have it outstanding throughout and no answer; second 5 has its answer
+    steady = [row(1_000_000 + 100 * i, 5) for i in range(30)]
+    stuck = [row(1_003_000, 2_500)]
+    after = [row(1_005_600 + 100 * i, 5) for i in range(5)]
+    found = run_of(steady + stuck + after)
+    assert samples.stalled_seconds(found) == [3, 4]
+    assert samples.summarize(found)["stalled_seconds"] == 2
+    assert samples.stalled_seconds(run_of(steady)) == []
