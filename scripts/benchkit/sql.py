@@ -61,6 +61,8 @@ def control(key):
 
 
 TOTAL = "statements that read or write data, per request (the rows above but BEGIN, COMMIT, SET)"
+EVERY = ("every statement sent, per request (BEGIN, COMMIT and SET included: transactions cost round trips too; the "
+         "relays' own BEGIN and COMMIT among them, as many as their polls below)")
 
 
 def data_statements(calls, database):
@@ -69,12 +71,20 @@ def data_statements(calls, database):
     return sum(count for key, count in calls.items() if key[0] == database and not background(key) and not control(key))
 
 
+def every_statement(calls, database):
+    """Every statement a build's requests sent to one database, per request: transaction control (BEGIN, COMMIT,
+    SET) included, only the relays' polls left out (they run by the clock)."""
+    return sum(count for key, count in calls.items() if key[0] == database and not background(key))
+
+
 def as_data(found):
     """per_request's figures as results.json keeps them: {version: {"statements": [{database, statement,
     calls_per_request}], "data_statements_per_request": {database: the total}}}."""
     return {version: {"statements": [{"database": database, "statement": statement, "calls_per_request": count}
                                      for (database, statement), count in calls.items()],
                       "data_statements_per_request": {database: data_statements(calls, database)
+                                                      for database in sorted({key[0] for key in calls})},
+                      "every_statement_per_request": {database: every_statement(calls, database)
                                                       for database in sorted({key[0] for key in calls})}}
             for version, calls in found.items()}
 
@@ -99,6 +109,7 @@ def rows(data):
         for key in listed:
             table.append([database, f"`{shortened(key[1])}`"] + [cell(found[v].get(key)) for v in versions])
         table.append([database, f"**{TOTAL}**"] + [f"**{data_statements(found[v], database):.2f}**" for v in versions])
+        table.append([database, f"**{EVERY}**"] + [f"**{every_statement(found[v], database):.2f}**" for v in versions])
         if any(background(key) for key in keys if key[0] == database):
             table.append([database, "outbox relays' polls, all builds (by the clock, not by request)"] +
                          [f"{sum(c for key, c in found[v].items() if key[0] == database and background(key)):.3f}"
