@@ -42,6 +42,7 @@ def publish(results_dir, name, directory=SUMMARIES):
         "where": data["where"], "on_kubernetes": data["on_kubernetes"], "versions": data["versions"],
         "settled": data["settled"], "equal_work": data["equal_work"]["passed"],
         "load_settings": data["environment"].get("load_settings", {}),
+        "open_rate": data["environment"].get("open_rate"),
         "scenarios": {scenario_name: {
             "builds": {v: {"runs": b["runs"],
                            "figures": {k: b["figures"][k] for k in FIGURES if k in b["figures"]},
@@ -168,7 +169,35 @@ def knees_table(summary):
              *(formatted(knees[v], "{}") for v in knees)]]
 
 
-TABLES = {"headline": headline_table, "knees": knees_table}
+def answer_table(summary):
+    """The README's table: throughput when saturated with the ratios to v1, latency at the open model's rate, the
+    curve's knee, CPU per complete answer and the generator's share of it."""
+    closed, versions = summary["scenarios"]["closed"], summary["versions"]
+    open_ = summary["scenarios"].get("open")
+    rows = [["", *(NAMES.get(v, v) for v in versions)]]
+    row = ["throughput when saturated (complete answers/s, closed; ÷ v1: the median of the rounds' ratios, lowest–highest)"]
+    for v in versions:
+        text = interval(closed["builds"][v]["figures"]["ok_rps"])
+        ratio = closed["ratios"].get(v, {}).get(results.HEADLINE)
+        row.append(text + (f"; **{ratio['median']:.2f}×** ({ratio['low']:.2f}–{ratio['high']:.2f})" if ratio else ""))
+    rows.append(row)
+    if open_:
+        rate = (summary.get("open_rate") or "").split("/")[0] or "a fixed rate"
+        rows.append([f"latency at {rate} requests/s (open), p50 / p99 of complete answers (ms)",
+                     *(f"{open_['builds'][v]['figures']['p50']['median']:.1f} / "
+                       f"{open_['builds'][v]['figures']['p99']['median']:.1f}" for v in versions)])
+    knees = summary["curve"]["knees"]
+    if knees:
+        rows.append([f"highest rate carried (the curve's knee, in each of {summary['curve']['repeats']} repeats)",
+                     *(formatted(knees.get(v), "{}/s") for v in versions)])
+    rows.append(["CPU per complete answer, whole system (ms)",
+                 *(interval(closed["builds"][v]["cpu_ms"][results.PER_COMPLETE], "{:.2f}") for v in versions)])
+    rows.append(["of which the load generator, per request (ms)",
+                 *(formatted(closed["builds"][v]["cpu_ms"][results.GENERATOR]["median"], "{:.2f}") for v in versions)])
+    return rows
+
+
+TABLES = {"headline": headline_table, "knees": knees_table, "answer": answer_table}
 
 
 def markdown(rows):

@@ -21,7 +21,8 @@ def published(tmp_path):
     path = figures.publish(bench, "demo", summaries)
     readme = tmp_path / "README.md"
     readme.write_text("v2 answers <!-- figure demo scenarios.closed.ratios.v2.ok_rps.median {:.2f}× -->?"
-                      "<!-- /figure --> as much as v1.\n\n<!-- figures demo headline -->\n<!-- /figures -->\n")
+                      "<!-- /figure --> as much as v1.\n\n<!-- figures demo headline -->\n<!-- /figures -->\n"
+                      "\n<!-- figures demo answer -->\n<!-- /figures -->\n")
     readme.write_text(figures.rendered(readme.read_text(), figures.summaries(summaries), "README.md"))
     return path, readme, summaries
 
@@ -34,6 +35,7 @@ def test_a_summary_is_rendered_into_the_docs_and_checked_against_them(tmp_path):
     assert "-->1.60×<!--" in text
     assert "| complete answers / s (lowest–highest round) | 100 | 160 (150–300) |" in text
     assert "| the same without the drifted round 3 | 1 | 1.55× |" in text
+    assert "| 100 | 160 (150–300); **1.60×** (1.50–3.00) |" in text  # the README's answer
     assert figures.check(tmp_path, summaries) == []
 
 
