@@ -3,7 +3,10 @@ interval they span; the ratios to v1 as the median of the per-round ratios over 
 machine's speed drifted named beside as a sensitivity line (never silently dropped); equal work, the warm-up's
 settling, the curve's knees. report.py renders Markdown and HTML from this file only, and tests read its fields.
 
-    python -m benchkit results RESULTS     writes RESULTS/results.json from RESULTS/runs and environment.json"""
+    python -m benchkit results RESULTS     writes RESULTS/results.json from RESULTS/runs and environment.json
+    python -m benchkit results --resummarize RESULTS
+                                           first computes every run's figures again from its kept samples (runs/*.csv),
+                                           by today's definitions (after a change to samples.summarize)"""
 import argparse
 import dataclasses
 import json
@@ -11,7 +14,7 @@ import pathlib
 import statistics
 import sys
 
-from . import calibration, curve, load, sql, work
+from . import calibration, curve, load, samples, sql, work
 
 SCHEMA = "reactive-bench/results/1"
 
@@ -322,9 +325,31 @@ def read(path):
     return data
 
 
+def resummarize(directory):
+    """Every run's summary figures computed again from its samples (runs/NAME.csv beside runs/NAME.json); returns how
+    many. A run without its samples is refused: its figures could not be what the others' are."""
+    count = 0
+    for summary_file in sorted((directory / "runs").glob("*.json")):
+        if summary_file.name.endswith(".cost.json"):
+            continue
+        kept = summary_file.with_suffix(".csv")
+        if not kept.exists():
+            sys.exit(f"{summary_file}: no samples beside it ({kept.name}): its figures cannot be computed again")
+        summary = json.loads(summary_file.read_text())
+        summary["figures"] = samples.summarize(samples.read(kept))
+        summary["thresholds_crossed"] = samples.crossed(summary["figures"], summary.get("scenario"))
+        summary_file.write_text(json.dumps(summary, indent=2))
+        count += 1
+    return count
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="benchkit results", description=__doc__.splitlines()[0])
     parser.add_argument("results", type=pathlib.Path)
+    parser.add_argument("--resummarize", action="store_true",
+                        help="compute every run's figures again from its kept samples first")
     args = parser.parse_args(argv)
+    if args.resummarize:
+        print(f"{resummarize(args.results)} runs summarized again from their samples")
     write(args.results)
     print(f"Results: {args.results / 'results.json'}")

@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 from benchkit import report, results as results_module
 
 
@@ -179,3 +181,22 @@ def test_the_node_s_own_processes_apart(tmp_path):
     builds = computed(directory)["scenarios"]["closed"]["builds"]
     assert abs(builds["v2"]["node_cpu_s"]["median"] - 1.125) < 1e-9 and builds["v1"]["node_cpu_s"]["median"] is None
     assert builds["v2"]["system_cpu_s"]["median"] == 2.25
+
+
+def test_figures_are_computed_again_from_the_kept_samples(tmp_path):
+    directory = results(tmp_path)
+    for summary_file in (directory / "runs").glob("v1-closed-*.json"):
+        if not summary_file.name.endswith(".cost.json"):
+            # 100 complete answers of 10 ms, and 900 fast 503s the old definition counted into the percentiles
+            rows = [f"{1_000_000 + i * 1000},{1_000_000 + i * 1000},10000,200,complete,1997" for i in range(100)]
+            rows += [f"{2_000_000 + i * 100},{2_000_000 + i * 100},500,503,shed,120" for i in range(900)]
+            summary_file.with_suffix(".csv").write_text(",".join(results_module.samples.HEADER) + "\n" + "\n".join(rows) + "\n")
+    with pytest.raises(SystemExit, match="no samples beside it"):  # v2's runs have none
+        results_module.resummarize(directory)
+    for summary_file in (directory / "runs").glob("v2-closed-*.json"):
+        if not summary_file.name.endswith(".cost.json"):
+            summary_file.unlink()
+            summary_file.with_suffix(".cost.json").unlink()
+    assert results_module.resummarize(directory) == 2
+    figures = results_module.write(directory)["scenarios"]["closed"]["builds"]["v1"]["figures"]
+    assert figures["p50"]["median"] == 10.0 and figures["shed"]["median"] == 900
