@@ -25,7 +25,7 @@ SUMMARIES = ROOT / "docs" / "results"
 DOCUMENTS = ("README.md", "docs/*.md")
 # What a summary keeps of a results.json: the figures the docs quote, each build's and each ratio's.
 FIGURES = ("ok_rps", "p50", "p99", "error_pct", "degraded", "shed")
-CPU = (results.WHOLE, results.PER_COMPLETE, results.BACKGROUND_OFF, results.GENERATOR)
+CPU = (results.WHOLE, results.PER_COMPLETE, results.BACKGROUND_OFF, results.GENERATOR, *results.PROCESSES)
 RATIOS = (results.HEADLINE, "p50", "p99")
 # Two figures count as equal when they agree to this share: a summary's JSON keeps every digit.
 TOLERANCE = 1e-9
@@ -125,12 +125,19 @@ def formatted(value, pattern):
 
 # ---------- the tables a doc can show of a summary
 
-def interval(figure, pattern="{:.0f}"):
+def interval(figure, pattern="{:,.0f}"):
     if figure["median"] is None:
         return "–"
     if close(figure["low"], figure["high"]):
         return pattern.format(figure["median"])
     return f"{pattern.format(figure['median'])} ({pattern.format(figure['low'])}–{pattern.format(figure['high'])})"
+
+
+def ratio_text(ratio):
+    """2.35× (2.16–2.67): the median of the rounds' ratios, the lowest and the highest."""
+    if ratio["median"] is None:
+        return "–"
+    return f"{ratio['median']:.2f}× ({ratio['low']:.2f}–{ratio['high']:.2f})"
 
 
 def headline_table(summary, scenario_name="closed"):
@@ -151,7 +158,7 @@ def headline_table(summary, scenario_name="closed"):
     ratio_row = ["÷ v1, complete answers / s: the median of the rounds' ratios (lowest–highest)"]
     for v in versions:
         ratio = scenario["ratios"].get(v, {}).get(results.HEADLINE)
-        ratio_row.append("1" if v == "v1" else interval(ratio, "{:.2f}×") if ratio else "–")
+        ratio_row.append("1" if v == "v1" else ratio_text(ratio) if ratio else "–")
     rows.append(ratio_row)
     drifted = sorted({n for r in scenario["ratios"].values() for n in r[results.HEADLINE]["drifted_rounds"]})
     if drifted:
@@ -165,8 +172,9 @@ def headline_table(summary, scenario_name="closed"):
 def knees_table(summary):
     knees = summary["curve"]["knees"]
     return [["", *(NAMES.get(v, v) for v in knees)],
-            [f"the curve's knee, requests/s (carried in each of {summary['curve']['repeats']} repeats)",
-             *(formatted(knees[v], "{}") for v in knees)]]
+            ["the curve's knee, requests/s (" + (f"carried in each of {summary['curve']['repeats']} repeats)"
+                                                  if summary["curve"]["repeats"] > 1 else "one step each, not repeated)"),
+             *(formatted(knees[v], "{:,}") for v in knees)]]
 
 
 def answer_table(summary):
@@ -188,8 +196,10 @@ def answer_table(summary):
                        f"{open_['builds'][v]['figures']['p99']['median']:.1f}" for v in versions)])
     knees = summary["curve"]["knees"]
     if knees:
-        rows.append([f"highest rate carried (the curve's knee, in each of {summary['curve']['repeats']} repeats)",
-                     *(formatted(knees.get(v), "{}/s") for v in versions)])
+        repeats = summary["curve"]["repeats"]
+        rows.append(["highest rate carried (the curve's knee, " +
+                     (f"in each of {repeats} repeats)" if repeats > 1 else "one step each, not repeated)"),
+                     *(formatted(knees.get(v), "{:,}/s") for v in versions)])
     rows.append(["CPU per complete answer, whole system (ms)",
                  *(interval(closed["builds"][v]["cpu_ms"][results.PER_COMPLETE], "{:.2f}") for v in versions)])
     rows.append(["of which the load generator, per request (ms)",
@@ -197,7 +207,38 @@ def answer_table(summary):
     return rows
 
 
-TABLES = {"headline": headline_table, "knees": knees_table, "answer": answer_table}
+def hops_table(summary):
+    """Each downstream hop alone (closed, straight at the service): complete answers/s with the ratios to v1, and
+    the service's own CPU per request."""
+    versions = summary["versions"]
+    rows = [["", *(NAMES.get(v, v) for v in versions)]]
+    for hop, service in (("articles-alone", "articles"), ("authors-alone", "authors")):
+        scenario = summary["scenarios"].get(hop)
+        if not scenario:
+            continue
+        row = [f"{service} alone: complete answers/s; ÷ v1 (the median of the rounds' ratios, lowest–highest)"]
+        for v in versions:
+            ratio = scenario["ratios"].get(v, {}).get(results.HEADLINE)
+            row.append(interval(scenario["builds"][v]["figures"]["ok_rps"]) +
+                       (f"; {ratio_text(ratio)}" if ratio else ""))
+        rows.append(row)
+        rows.append([f"{service} alone: {service}' own CPU ms per request",
+                     *(formatted(scenario["builds"][v]["cpu_ms"][service]["median"], "{:.3f}") for v in versions)])
+    return rows
+
+
+def cpu_table(summary, scenario_name="closed"):
+    """CPU ms per web-api request of each process of the whole system (closed), medians of the rounds."""
+    scenario, versions = summary["scenarios"][scenario_name], summary["versions"]
+    rows = [["CPU ms per web-api request (closed)", *(NAMES.get(v, v) for v in versions)]]
+    for process in (*results.PROCESSES, results.WHOLE, results.GENERATOR):
+        rows.append([process if process != results.GENERATOR else "the load generator, apart",
+                     *(formatted(scenario["builds"][v]["cpu_ms"][process]["median"], "{:.2f}") for v in versions)])
+    return rows
+
+
+TABLES = {"headline": headline_table, "knees": knees_table, "answer": answer_table, "hops": hops_table,
+          "cpu": cpu_table}
 
 
 def markdown(rows):
