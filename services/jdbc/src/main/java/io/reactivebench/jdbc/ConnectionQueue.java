@@ -26,9 +26,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * add up until every caller sleeps beside idle ones, and the service stands still for that second (v3's stall,
  * docs/faults.md; AgroalHandOffTest shows the interleaving). Here a transaction holds a place until its connection is
  * back in the pool, so whoever holds a place finds a connection free and never waits in Agroal. The reactive pool
- * of v2 queues its waiters the same way: in order, with a time-out. What borrows outside a transaction (the
- * readiness check, Flyway at start-up) still waits in Agroal when the pool is busy; the next connection returned is
- * handed to it, and until then a transaction arriving parks behind it for as long: a moment under load, not a second.
+ * of v2 queues its waiters the same way: in order, with a time-out. The readiness check borrows in turn too
+ * ({@link QueuedDataSourceHealthCheck}); only Flyway at start-up, before any request, borrows outside the queue.
  */
 @Singleton
 public class ConnectionQueue {
@@ -45,13 +44,24 @@ public class ConnectionQueue {
         this.places = new Semaphore(connections, true);
     }
 
-    /** Runs the work once a place is free; a wait longer than the time-out is the pool's acquisition time-out (503). */
+    /** Runs a transaction once a place is free; a wait longer than the time-out is the pool's acquisition time-out (503). */
     public <T> T inTurn(Callable<T> work) throws Exception {
+        return inTurn(work, true);
+    }
+
+    /** Runs work that borrows a connection outside any transaction (the readiness check) in turn, not counted. */
+    public <T> T borrowInTurn(Callable<T> work) throws Exception {
+        return inTurn(work, false);
+    }
+
+    private <T> T inTurn(Callable<T> work, boolean transaction) throws Exception {
         if (!places.tryAcquire(timeout.toNanos(), NANOSECONDS)) {
             throw new SQLTransientConnectionException("Acquisition timeout: no connection free within "
                     + timeout.toMillis() + " ms, " + waiting() + " transactions waiting");
         }
-        transactions.increment();
+        if (transaction) {
+            transactions.increment();
+        }
         try {
             return work.call();
         } finally {

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agroal.api.AgroalDataSource;
-import io.agroal.api.AgroalDataSourceListener;
-import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -14,13 +12,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -46,10 +41,10 @@ class AgroalHandOffTest {
     @Test
     void aConnectionReturnedAsTheWaiterParksStaysIdleForTheWaitersWholeTimeOut() throws Exception {
         Duration timeout = Duration.ofSeconds(1);
-        var parks = new Parks();
-        try (AgroalDataSource pool = pool(1, timeout, parks)) {
+        var parks = new Pools.Parks();
+        try (AgroalDataSource pool = Pools.pool(postgres, 1, timeout, parks)) {
             Connection held = pool.getConnection();
-            parks.onFirst.set(() -> close(held)); // the holder is done just as the waiter parks
+            parks.onFirst.set(() -> Pools.close(held)); // the holder is done just as the waiter parks
 
             long start = System.nanoTime();
             try (Connection connection = pool.getConnection()) { // 3.2.1 looks once more when its time is up
@@ -62,13 +57,13 @@ class AgroalHandOffTest {
 
     @Test
     void aCallerThatSeesAWaiterParksTooWithoutLookingForTheIdleConnection() throws Exception {
-        var parks = new Parks();
-        try (AgroalDataSource pool = pool(1, Duration.ofSeconds(30), parks);
+        var parks = new Pools.Parks();
+        try (AgroalDataSource pool = Pools.pool(postgres, 1, Duration.ofSeconds(30), parks);
                 ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             Connection held = pool.getConnection();
-            parks.onFirst.set(() -> close(held));
+            parks.onFirst.set(() -> Pools.close(held));
             Future<Connection> first = threads.submit(() -> pool.getConnection());
-            await(() -> pool.getMetrics().awaitingCount() == 1, "no caller parked in Agroal");
+            Pools.await(() -> pool.getMetrics().awaitingCount() == 1, "no caller parked in Agroal");
 
             try (Connection newcomer = pool.getConnection()) { // parks up to a second first, then scans
                 assertEquals(List.of(1L, 1L), parks.availableAtEach,
@@ -106,8 +101,8 @@ class AgroalHandOffTest {
 
     /** Times a caller parked in Agroal while {@code callers} virtual threads each borrowed a connection repeatedly. */
     private static int parksInAgroal(int connections, int callers, int borrowsEach, ConnectionQueue queue) throws Exception {
-        var parks = new Parks();
-        try (AgroalDataSource pool = pool(connections, Duration.ofSeconds(30), parks)) {
+        var parks = new Pools.Parks();
+        try (AgroalDataSource pool = Pools.pool(postgres, connections, Duration.ofSeconds(30), parks)) {
             var done = new AtomicInteger();
             try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
                 List<Future<?>> all = new ArrayList<>();
@@ -136,56 +131,6 @@ class AgroalHandOffTest {
     private static Object borrowAndSelectOne(AgroalDataSource pool) throws SQLException {
         try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
             return statement.execute("SELECT 1");
-        }
-    }
-
-    private static AgroalDataSource pool(int size, Duration timeout, Parks parks) throws SQLException, InterruptedException {
-        AgroalDataSource pool = AgroalDataSource.from(new AgroalDataSourceConfigurationSupplier()
-                .metricsEnabled(true)
-                .connectionPoolConfiguration(config -> config
-                        .maxSize(size).minSize(size).initialSize(size)
-                        .acquisitionTimeout(timeout)
-                        .connectionFactoryConfiguration(factory -> factory
-                                .jdbcUrl(postgres.getJdbcUrl("postgres", "postgres")))), parks);
-        parks.pool = pool;
-        // Opened up front: a caller that waits for a connection being opened is told to the listener too.
-        await(() -> pool.getMetrics().availableCount() == size, "Agroal did not open " + size + " connections");
-        parks.availableAtEach.clear();
-        return pool;
-    }
-
-    /** Waits, 30 s at most, until the condition holds; else fails naming what did not happen. */
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        for (long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos(); System.nanoTime() < deadline; Thread.sleep(5)) {
-            if (condition.getAsBoolean()) {
-                return;
-            }
-        }
-        throw new AssertionError(what + " within 30 s");
-    }
-
-    private static void close(Connection connection) {
-        try {
-            connection.close();
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** Each time a caller is about to park in Agroal: how many connections were idle then. */
-    private static final class Parks implements AgroalDataSourceListener {
-        final List<Long> availableAtEach = new CopyOnWriteArrayList<>();
-        /** Run by the first caller to park after it is set, and by no other. */
-        final AtomicReference<Runnable> onFirst = new AtomicReference<>();
-        volatile AgroalDataSource pool;
-
-        @Override
-        public void beforePoolBlock(long timeout) {
-            Runnable once = onFirst.getAndSet(null);
-            if (once != null) {
-                once.run();
-            }
-            availableAtEach.add(pool.getMetrics().availableCount());
         }
     }
 }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agroal.api.AgroalDataSource;
-import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import jakarta.interceptor.InvocationContext;
 import jakarta.transaction.Status;
@@ -16,23 +15,26 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * The queue as the services meet it: every transaction through {@link ConnectionQueueInterceptor}, on a real Agroal
- * pool and a real PostgreSQL, while a borrower outside any transaction (what the readiness check does) takes a
- * connection now and then and waits for it in Agroal itself. The transactions all run, every place comes back, the
- * borrower outside is served beside them, and a transaction that parks behind it waits a moment, not Agroal's
- * time-out. (Under this load Agroal alone does not stall either: AgroalHandOffTest builds the interleaving that
- * does.)
+ * pool and a real PostgreSQL, beside a borrower outside any transaction: the readiness check. Borrowing straight from
+ * Agroal, as Quarkus' own check does, it can park just as a transaction returns the only free connection, and a
+ * transaction arriving then sees it parked and sleeps beside that idle connection for up to a second (Agroal 3.2.1,
+ * AgroalHandOffTest). Borrowing in the queue ({@link QueuedDataSourceHealthCheck}, what the services run), nothing
+ * waits inside Agroal. Under a plain load, transactions all run beside the check and every place comes back.
  */
 class ConnectionQueueInterceptorTest {
     private static final Duration AGROAL_TIMEOUT = Duration.ofSeconds(3);
@@ -53,7 +55,7 @@ class ConnectionQueueInterceptorTest {
         int connections = 3;
         int callers = 40;
         int transactionsEach = 100;
-        try (AgroalDataSource pool = pool(connections)) {
+        try (AgroalDataSource pool = Pools.pool(postgres, connections, AGROAL_TIMEOUT, new Pools.Parks())) {
             var queue = new ConnectionQueue(connections, Duration.ofSeconds(30));
             var interceptor = new ConnectionQueueInterceptor(queue, noTransaction(), true);
             var longestNanos = new AtomicLong();
@@ -103,6 +105,77 @@ class ConnectionQueueInterceptorTest {
     }
 
     @Test
+    void behindQuarkusOwnHealthCheckATransactionParksBesideTheIdleConnection() throws Exception {
+        var parks = new Pools.Parks();
+        try (AgroalDataSource pool = Pools.pool(postgres, 1, Duration.ofSeconds(30), parks);
+                ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            var queue = new ConnectionQueue(1, Duration.ofSeconds(30));
+            var interceptor = new ConnectionQueueInterceptor(queue, noTransaction(), true);
+            var held = new CountDownLatch(1);
+            var done = new CountDownLatch(1);
+            var connection = new AtomicReference<Connection>();
+            Future<?> first = threads.submit(() -> interceptor.inTurn(invocation(() -> {
+                connection.set(pool.getConnection());
+                held.countDown();
+                done.await(); // its connection is closed for it, just as the check parks
+                return null;
+            })));
+            held.await();
+            parks.onFirst.set(() -> {
+                Pools.close(connection.get());
+                done.countDown();
+            });
+            // Quarkus' check: a connection straight from Agroal, which parks while the transaction holds the only one
+            Future<Boolean> check = threads.submit(() -> {
+                try (Connection borrowed = pool.getConnection()) {
+                    return borrowed.isValid(1);
+                }
+            });
+            first.get();
+            Pools.await(() -> pool.getMetrics().awaitingCount() == 1, "the health check did not park in Agroal");
+
+            long start = System.nanoTime();
+            interceptor.inTurn(invocation(() -> transaction(pool))); // sees the check parked, and parks too
+            Duration waited = Duration.ofNanos(System.nanoTime() - start);
+            assertTrue(waited.toMillis() >= 800, "a transaction in turn still slept in Agroal: " + waited.toMillis() + " ms");
+            assertTrue(check.get());
+        }
+    }
+
+    @Test
+    void withTheQueuedHealthCheckNothingWaitsInsideAgroal() throws Exception {
+        var parks = new Pools.Parks();
+        try (AgroalDataSource pool = Pools.pool(postgres, 1, Duration.ofSeconds(30), parks);
+                ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            var queue = new ConnectionQueue(1, Duration.ofSeconds(30));
+            var interceptor = new ConnectionQueueInterceptor(queue, noTransaction(), true);
+            var health = new QueuedDataSourceHealthCheck(queue, pool);
+            var held = new CountDownLatch(1);
+            var done = new CountDownLatch(1);
+            Future<?> first = threads.submit(() -> interceptor.inTurn(invocation(() -> {
+                try (Connection connection = pool.getConnection()) {
+                    held.countDown();
+                    done.await();
+                }
+                return null;
+            })));
+            held.await();
+            Future<HealthCheckResponse> check = threads.submit(health::call);
+            Pools.await(() -> queue.waiting() == 1, "the health check did not wait in the queue");
+            done.countDown(); // the transaction ends; the check takes its turn, then the next transaction its own
+
+            long start = System.nanoTime();
+            interceptor.inTurn(invocation(() -> transaction(pool)));
+            Duration waited = Duration.ofNanos(System.nanoTime() - start);
+            first.get();
+            assertEquals(HealthCheckResponse.Status.UP, check.get().getStatus());
+            assertEquals(List.of(), parks.availableAtEach, "nothing parked in Agroal");
+            assertTrue(waited.toMillis() < 500, "the transaction waited " + waited.toMillis() + " ms");
+            assertEquals(0, queue.taken());
+        }
+    }
+
+    @Test
     void aMethodInsideATransactionJoinsItWithoutASecondPlace() throws Exception {
         var queue = new ConnectionQueue(1, Duration.ofMillis(50));
         var joined = new ConnectionQueueInterceptor(queue, status(Status.STATUS_ACTIVE), true);
@@ -121,14 +194,6 @@ class ConnectionQueueInterceptorTest {
         }
     }
 
-    private static AgroalDataSource pool(int size) throws Exception {
-        return AgroalDataSource.from(new AgroalDataSourceConfigurationSupplier()
-                .connectionPoolConfiguration(config -> config
-                        .maxSize(size).minSize(size).initialSize(size)
-                        .acquisitionTimeout(AGROAL_TIMEOUT)
-                        .connectionFactoryConfiguration(factory -> factory
-                                .jdbcUrl(postgres.getJdbcUrl("postgres", "postgres")))));
-    }
 
     private static TransactionManager noTransaction() {
         return status(Status.STATUS_NO_TRANSACTION);
