@@ -5,6 +5,7 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.hasItems;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -38,6 +39,12 @@ public abstract class ArticlesContract extends ServiceContract {
         super(version, "articles");
     }
 
+
+    @Test
+    void theJdbcBuildsDatabaseReadinessCheckBorrowsInTheConnectionQueue() {
+        assumeFalse(version.equals("v2"), "v2 has no JDBC pool: the reactive pool queues its own waiters");
+        assertDatabaseReadinessBorrowsInTheQueue();
+    }
     @Test
     void listsTheTenNewestByDefault() {
         List<Map<String, Object>> articles = newest(given());

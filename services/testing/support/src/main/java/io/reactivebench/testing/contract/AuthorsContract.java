@@ -23,6 +23,12 @@ public abstract class AuthorsContract extends ServiceContract {
         super(version, "authors");
     }
 
+
+    @Test
+    void theJdbcBuildsDatabaseReadinessCheckBorrowsInTheConnectionQueue() {
+        assumeFalse(version.equals("v2"), "v2 has no JDBC pool: the reactive pool queues its own waiters");
+        assertDatabaseReadinessBorrowsInTheQueue();
+    }
     @Test
     void findsAnAuthorByName() {
         Map<String, Object> author = given().queryParam("name", "Niklas Heidloff").get(path())

@@ -3,6 +3,7 @@ package io.reactivebench.testing.contract;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.emptyOrNullString;
@@ -46,6 +47,13 @@ public abstract class ServiceContract {
     /** {@code /v1/articles}, {@code /v2/authors}, … */
     protected String path() {
         return "/" + version + "/" + resource;
+    }
+
+    /** The JDBC builds: their database's readiness check borrows in the connection queue, and Quarkus' own is off. */
+    protected static void assertDatabaseReadinessBorrowsInTheQueue() {
+        given().get("/q/health/ready").then().statusCode(200)
+                .body("checks.name", hasItem("Database connections health check (in the connection queue)"))
+                .body("checks.name", not(hasItem("Database connections health check")));
     }
 
     @Test
