@@ -4,13 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // answer is a web-api answer of ten articles, complete unless an author's details are null.
@@ -232,5 +238,21 @@ func TestAnUnreachableTargetIsNamedNotWaitedFor(t *testing.T) {
 	}
 	if time.Since(started) > 10*time.Second {
 		t.Fatalf("waited %v", time.Since(started))
+	}
+}
+
+// A NetworkPolicy that drops a SYN shows as the dialer's i/o timeout or the request's; a reset or a refusal is an
+// answer of the network, not a drop.
+func TestAProbeCountsEitherTimeOutAsDroppedAndARefusalNot(t *testing.T) {
+	if !timedOut(fasthttp.ErrTimeout) || !timedOut(fasthttp.ErrDialTimeout) {
+		t.Fatal("fasthttp's own time-outs are drops")
+	}
+	dial := &net.OpError{Op: "dial", Net: "tcp4", Err: os.ErrDeadlineExceeded}
+	if !timedOut(fmt.Errorf("error when dialing 10.96.0.1:8080: %w", dial)) {
+		t.Fatal("a dial's i/o timeout is a drop")
+	}
+	refused := &net.OpError{Op: "dial", Net: "tcp4", Err: syscall.ECONNREFUSED}
+	if timedOut(fmt.Errorf("error when dialing 10.96.0.1:8080: %w", refused)) {
+		t.Fatal("a refused connection is not a drop")
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"strconv"
@@ -196,6 +197,14 @@ func printSamples(file *os.File) int {
 // did not reach authors), at least once within a minute (a build's first answers after its start may be degraded
 // while its JVMs are cold). Every URL in dropped must get no answer at all, neither a response nor a reset, only a
 // time-out: what a NetworkPolicy enforced by the network plugin does to a packet it does not admit.
+// timedOut: no answer at all, whichever side gave up waiting: the request's deadline, or the dial's (a SYN the network
+// drops times the connection out before the request's own deadline, reported as the dialer's i/o timeout).
+func timedOut(err error) bool {
+	var network net.Error
+	return errors.Is(err, fasthttp.ErrTimeout) || errors.Is(err, fasthttp.ErrDialTimeout) ||
+		(errors.As(err, &network) && network.Timeout())
+}
+
 func probe(open, dropped []string) int {
 	var failures []string
 	for _, url := range open {
@@ -212,9 +221,8 @@ func probe(open, dropped []string) int {
 	}
 	for _, url := range dropped {
 		status, _, err := fasthttp.GetTimeout(nil, url, 3*time.Second)
-		timedOut := errors.Is(err, fasthttp.ErrTimeout) || errors.Is(err, fasthttp.ErrDialTimeout)
 		fmt.Printf("dropped %s: %s\n", url, or(errorText(err), strconv.Itoa(status)))
-		if !timedOut {
+		if !timedOut(err) {
 			failures = append(failures, fmt.Sprintf("%s was not dropped: %d %s", url, status, errorText(err)))
 		}
 	}
