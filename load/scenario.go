@@ -89,7 +89,7 @@ type plan struct {
 	Duration                           time.Duration
 	Shard, Shards                      int
 	Timeout                            time.Duration
-	paths                              []string // the request paths, taken in turn (authors: one per author name)
+	paths                              []string  // the request paths, taken in turn (authors: one per author name)
 	counted                            []counted // the complete answer's patterns and how often each occurs
 	absent                             [][]byte  // patterns a complete answer does not hold
 	shedMarker                         []byte
