@@ -297,7 +297,7 @@ test-licenses: ## Every dependency's licence (Maven artifacts, Go modules built 
 
 .PHONY: test-loadgen
 test-loadgen: ## The load generator's own tests: its scenarios, its samples, and coordinated omission against a target that stalls (go test).
-	@cd load && go vet ./... && go test -count=1 ./...
+	@cd load && unformatted=$$(gofmt -l .) && { [ -z "$$unformatted" ] || { echo "gofmt would change: $$unformatted"; exit 1; }; } && go vet ./... && go test -count=1 ./...
 
 .PHONY: vegeta
 vegeta: $(VEGETA) ## Install vegeta (pinned: VEGETA_VERSION) into .tools/bin, for make bakeoff.
