@@ -9,9 +9,10 @@ import sys
 def holds(data, expression):
     """(whether it holds, what it gave); a figure missing from the data does not hold."""
     try:
+        # d among the globals: a generator expression's body sees the globals, not eval's locals
         value = eval(expression, {"__builtins__": {"all": all, "any": any, "len": len, "abs": abs, "min": min,
                                                    "max": max, "sum": sum, "set": set, "sorted": sorted,
-                                                   "isinstance": isinstance, "str": str}}, {"d": data})
+                                                   "isinstance": isinstance, "str": str}, "d": data})
     except (KeyError, IndexError, TypeError, AttributeError) as missing:
         return False, missing
     return bool(value), value

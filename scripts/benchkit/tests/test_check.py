@@ -15,6 +15,11 @@ def test_each_expression_is_read_from_the_data_and_one_that_does_not_hold_fails(
     assert "does not hold: d[\"builds\"][\"v2\"] < 2 (gave False)" in capsys.readouterr().out
 
 
+def test_the_data_is_seen_inside_a_generator_expression_too():
+    data = {"versions": ["v1", "v2"], "settled": {"v1": True, "v2": True}}
+    assert check.holds(data, 'all(d["settled"][v] for v in d["versions"])') == (True, True)
+
+
 def test_no_builtins_beyond_the_few_it_names():
     with pytest.raises(NameError):
         check.holds({}, "open('/etc/passwd')")
