@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agroal.api.AgroalDataSource;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -16,8 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,23 +23,11 @@ import org.junit.jupiter.api.Test;
  * that instant, the interleaving that under overload left v3's connections idle beside parked callers.
  */
 class AgroalHandOffTest {
-    private static EmbeddedPostgres postgres;
-
-    @BeforeAll
-    static void start() throws Exception {
-        postgres = EmbeddedPostgres.builder().start();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        postgres.close();
-    }
-
     @Test
     void aConnectionReturnedAsTheWaiterParksStaysIdleForTheWaitersWholeTimeOut() throws Exception {
         Duration timeout = Duration.ofSeconds(1);
         var parks = new Pools.Parks();
-        try (AgroalDataSource pool = Pools.pool(postgres, 1, timeout, parks)) {
+        try (AgroalDataSource pool = Pools.pool(1, timeout, parks)) {
             Connection held = pool.getConnection();
             parks.onFirst.set(() -> Pools.close(held)); // the holder is done just as the waiter parks
 
@@ -58,7 +43,7 @@ class AgroalHandOffTest {
     @Test
     void aCallerThatSeesAWaiterParksTooWithoutLookingForTheIdleConnection() throws Exception {
         var parks = new Pools.Parks();
-        try (AgroalDataSource pool = Pools.pool(postgres, 1, Duration.ofSeconds(30), parks);
+        try (AgroalDataSource pool = Pools.pool(1, Duration.ofSeconds(30), parks);
                 ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             Connection held = pool.getConnection();
             parks.onFirst.set(() -> Pools.close(held));
@@ -102,7 +87,7 @@ class AgroalHandOffTest {
     /** Times a caller parked in Agroal while {@code callers} virtual threads each borrowed a connection repeatedly. */
     private static int parksInAgroal(int connections, int callers, int borrowsEach, ConnectionQueue queue) throws Exception {
         var parks = new Pools.Parks();
-        try (AgroalDataSource pool = Pools.pool(postgres, connections, Duration.ofSeconds(30), parks)) {
+        try (AgroalDataSource pool = Pools.pool(connections, Duration.ofSeconds(30), parks)) {
             var done = new AtomicInteger();
             try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
                 List<Future<?>> all = new ArrayList<>();

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agroal.api.AgroalDataSource;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import jakarta.interceptor.InvocationContext;
 import jakarta.transaction.Status;
 import jakarta.transaction.TransactionManager;
@@ -24,8 +23,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.eclipse.microprofile.health.HealthCheckResponse;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,24 +35,13 @@ import org.junit.jupiter.api.Test;
  */
 class ConnectionQueueInterceptorTest {
     private static final Duration AGROAL_TIMEOUT = Duration.ofSeconds(3);
-    private static EmbeddedPostgres postgres;
-
-    @BeforeAll
-    static void start() throws Exception {
-        postgres = EmbeddedPostgres.builder().start();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        postgres.close();
-    }
 
     @Test
     void transactionsInTurnBesideAHealthCheckOutsideAnyTransactionNeverWaitAgroalsTimeOut() throws Exception {
         int connections = 3;
         int callers = 40;
         int transactionsEach = 100;
-        try (AgroalDataSource pool = Pools.pool(postgres, connections, AGROAL_TIMEOUT, new Pools.Parks())) {
+        try (AgroalDataSource pool = Pools.pool(connections, AGROAL_TIMEOUT, new Pools.Parks())) {
             var queue = new ConnectionQueue(connections, Duration.ofSeconds(30));
             var interceptor = new ConnectionQueueInterceptor(queue, noTransaction(), true);
             var longestNanos = new AtomicLong();
@@ -107,7 +93,7 @@ class ConnectionQueueInterceptorTest {
     @Test
     void behindQuarkusOwnHealthCheckATransactionParksBesideTheIdleConnection() throws Exception {
         var parks = new Pools.Parks();
-        try (AgroalDataSource pool = Pools.pool(postgres, 1, Duration.ofSeconds(30), parks);
+        try (AgroalDataSource pool = Pools.pool(1, Duration.ofSeconds(30), parks);
                 ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             var queue = new ConnectionQueue(1, Duration.ofSeconds(30));
             var interceptor = new ConnectionQueueInterceptor(queue, noTransaction(), true);
@@ -145,7 +131,7 @@ class ConnectionQueueInterceptorTest {
     @Test
     void withTheQueuedHealthCheckNothingWaitsInsideAgroal() throws Exception {
         var parks = new Pools.Parks();
-        try (AgroalDataSource pool = Pools.pool(postgres, 1, Duration.ofSeconds(30), parks);
+        try (AgroalDataSource pool = Pools.pool(1, Duration.ofSeconds(30), parks);
                 ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             var queue = new ConnectionQueue(1, Duration.ofSeconds(30));
             var interceptor = new ConnectionQueueInterceptor(queue, noTransaction(), true);

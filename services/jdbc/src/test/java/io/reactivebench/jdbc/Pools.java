@@ -4,6 +4,8 @@ import io.agroal.api.AgroalDataSource;
 import io.agroal.api.AgroalDataSourceListener;
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -12,19 +14,41 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
-/** Agroal pools on a real PostgreSQL for the tests, and a listener that sees each caller about to park in one. */
+/**
+ * Agroal pools on a real PostgreSQL for the tests (one server for all of them, started by the first and stopped when
+ * the tests' JVM ends), and a listener that sees each caller about to park in one.
+ */
 final class Pools {
+    private static EmbeddedPostgres postgres;
+
     private Pools() {
     }
 
-    static AgroalDataSource pool(EmbeddedPostgres postgres, int size, Duration timeout, Parks parks) throws SQLException, InterruptedException {
+    private static synchronized EmbeddedPostgres postgres() throws IOException {
+        if (postgres == null) {
+            EmbeddedPostgres started = EmbeddedPostgres.builder().start();
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    started.close();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }));
+            postgres = started;
+        }
+        return postgres;
+    }
+
+    static AgroalDataSource pool(int size, Duration timeout, Parks parks)
+            throws IOException, SQLException, InterruptedException {
+        String url = postgres().getJdbcUrl("postgres", "postgres");
         AgroalDataSource pool = AgroalDataSource.from(new AgroalDataSourceConfigurationSupplier()
                 .metricsEnabled(true)
                 .connectionPoolConfiguration(config -> config
                         .maxSize(size).minSize(size).initialSize(size)
                         .acquisitionTimeout(timeout)
                         .connectionFactoryConfiguration(factory -> factory
-                                .jdbcUrl(postgres.getJdbcUrl("postgres", "postgres")))), parks);
+                                .jdbcUrl(url))), parks);
         parks.pool = pool;
         // Opened up front: a caller that waits for a connection being opened is told to the listener too.
         await(() -> pool.getMetrics().availableCount() == size, "Agroal did not open " + size + " connections");
