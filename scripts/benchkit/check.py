@@ -27,7 +27,7 @@ def main(argv=None):
     for expression in argv[1:]:
         ok, value = holds(data, expression)
         shown = repr(value)
-        print(f"{'holds' if ok else 'does not hold'}: {expression}" + ("" if ok else f" (gave {shown[:300]})"))
+        print(f"{'holds' if ok else 'does not hold'}: {expression} (gave {shown[:300]})")
         failed |= not ok
     if failed:
         sys.exit(1)
