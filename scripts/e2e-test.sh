@@ -159,7 +159,8 @@ step "Faults under load: the quick subset of make chaos"
 expect "authors and Kafka stopped under load, ${BUILDS[*]}: every expectation held (events lost = 0)" \
   benchkit chaos --quick --results "$WORK/chaos" --loadgen "$LOADGEN"
 expect "chaos.json has a verdict of every quick fault for every build" benchkit check "$WORK/chaos/chaos.json" \
-  "sorted((r['fault'], r['version']) for r in d if 'fault' in r) == sorted((f, v) for f in ('authors stopped', 'kafka stopped') for v in '${BUILDS[*]}'.split())"
+  "d['passed'] and all(r['passed'] for r in d['runs'])" \
+  "sorted((r['fault'], r['version']) for r in d['runs']) == sorted((f, v) for f in ('authors stopped', 'kafka stopped') for v in '${BUILDS[*]}'.split())"
 
 step "The sweep, one setting of v2 (make sweep varies each build's settings this way)"
 expect "v2's articles and authors restart with each pipelining limit, and the sweep writes its table" \

@@ -4,6 +4,7 @@ that `render` fills in and `check` compares (make test fails on a figure that di
 summary whose ratios are not what its own rounds give).
 
     python -m benchkit figures publish RESULTS NAME   docs/results/NAME.json from RESULTS/results.json
+    python -m benchkit figures publish-chaos RESULTS NAME   the same from a chaos run's RESULTS/chaos.json
     python -m benchkit figures render                 fills in every marked figure of README.md and docs/*.md
     python -m benchkit figures check                  fails where a marked figure or a summary is not what it should be
 
@@ -63,6 +64,50 @@ def publish(results_dir, name, directory=SUMMARIES):
     return path
 
 
+CHAOS_SCHEMA = "reactive-bench/chaos-summary/1"
+
+
+def publish_chaos(chaos_dir, name, directory=SUMMARIES):
+    """A summary of a chaos run's chaos.json, as docs/results/<name>.json: every fault run's outcome and every
+    overload run's, with the stalls counted per build."""
+    data = json.loads((pathlib.Path(chaos_dir) / "chaos.json").read_text())
+    if data.get("schema") != "reactive-bench/chaos/1":
+        sys.exit(f"{chaos_dir}/chaos.json: schema {data.get('schema')!r}, not reactive-bench/chaos/1")
+    failed = lambda r: sorted(check for check, ok in r["checks"].items() if not ok)  # noqa: E731
+    faults = [{"fault": r["fault"], "version": r["version"], "replicas": r.get("replicas", 1),
+               "requests": r["requests"], "outcomes": r["outcomes"], "recovery_seconds": r["recovery_seconds"],
+               "events": {k: r["events"][k] for k in ("created", "delivered", "lost", "duplicates")},
+               "passed": r["passed"], "failed_checks": failed(r)} for r in data["runs"] if "timeline" in r]
+    overload = {}
+    for r in (r for r in data["runs"] if "timeline" not in r):
+        overload.setdefault(r["version"], {"runs": []})["runs"].append({
+            "passed": r["passed"], "failed_checks": failed(r), "stalled_seconds": r.get("stalled_seconds"),
+            "degraded": r["outcomes"]["degraded"], "accepted_rps": r["accepted_rps"],
+            "accepted_p99_ms": r["accepted_p99_ms"]})
+    for found in overload.values():
+        found.update(overload_counts(found["runs"]))
+    summary = {"schema": CHAOS_SCHEMA, "name": name, "commit": data["commit"], "timestamp": data["timestamp"],
+               "where": data["where"], "passed": data["passed"], "faults": faults, "overload": overload}
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.json"
+    path.write_text(json.dumps(summary, indent=2) + "\n")
+    return path
+
+
+def overload_counts(runs):
+    """What a build's overload runs add up to: the runs that stalled and their stalled seconds, the runs with a
+    degraded answer, the runs that failed a check, and the accepted rate and p99 over the runs."""
+    rates = [r["accepted_rps"] for r in runs]
+    p99s = [r["accepted_p99_ms"] for r in runs if r["accepted_p99_ms"] is not None]
+    return {"stalled_runs": sum(1 for r in runs if r["stalled_seconds"]),
+            "stalled_seconds": sum(r["stalled_seconds"] or 0 for r in runs),
+            "degraded_runs": sum(1 for r in runs if r["degraded"]),
+            "failed_runs": sum(1 for r in runs if not r["passed"]),
+            "accepted_rps": {"median": statistics.median(rates), "low": min(rates), "high": max(rates)},
+            "accepted_p99_ms": {"median": statistics.median(p99s) if p99s else None, "low": min(p99s, default=None),
+                                "high": max(p99s, default=None)}}
+
+
 def close(a, b):
     if a is None or b is None:
         return a is b
@@ -71,8 +116,14 @@ def close(a, b):
 
 def consistency(summary):
     """Where a summary's figures are not what their own rounds give: a median, a lowest or highest round, a ratio
-    of a round, the median of the ratios. [] when there is none."""
+    of a round, the median of the ratios; for a chaos summary, each build's counts of its overload runs. [] when
+    there is none."""
     problems = []
+    if summary.get("schema") == CHAOS_SCHEMA:
+        for version, found in summary["overload"].items():
+            if {k: v for k, v in found.items() if k != "runs"} != overload_counts(found["runs"]):
+                problems.append(f"overload {version}: the counts are not what its runs give")
+        return problems
     for scenario_name, scenario in summary["scenarios"].items():
         builds = scenario["builds"]
         for v, build in builds.items():
@@ -107,7 +158,7 @@ def summaries(directory=SUMMARIES):
     found = {}
     for path in sorted(pathlib.Path(directory).glob("*.json")):
         data = json.loads(path.read_text())
-        if data.get("schema") == SCHEMA:
+        if data.get("schema") in (SCHEMA, CHAOS_SCHEMA):
             found[path.stem] = data
     return found
 
@@ -237,7 +288,33 @@ def cpu_table(summary, scenario_name="closed"):
     return rows
 
 
-TABLES = {"headline": headline_table, "knees": knees_table, "answer": answer_table, "hops": hops_table,
+def faults_table(summary):
+    """Each fault against each build: its answers, its recovery, its events, its verdict (and the checks it failed)."""
+    rows = [["fault", "build", "replicas", "requests", "complete / degraded / other", "recovery s",
+             "events delivered / created (lost)", "verdict"]]
+    for f in summary["faults"]:
+        o = f["outcomes"]
+        rows.append([f["fault"], f["version"], str(f["replicas"]), f"{f['requests']:,}",
+                     f"{o['complete']:,} / {o['degraded']:,} / {f['requests'] - o['complete'] - o['degraded']:,}",
+                     formatted(f["recovery_seconds"], "{:.1f}"),
+                     f"{f['events']['delivered']} / {f['events']['created']} ({f['events']['lost']})",
+                     "PASS" if f["passed"] else "FAIL: " + ", ".join(f["failed_checks"])])
+    return rows
+
+
+def overload_table(summary):
+    """Per build, its overload runs: how many stalled (and their stalled seconds), had a degraded answer, failed a
+    check; the accepted rate and p99 over the runs."""
+    rows = [["build", "overload runs", "runs that stalled (stalled seconds)", "runs with a degraded answer",
+             "runs that failed a check", "accepted requests/s (lowest–highest run)", "accepted p99 ms (lowest–highest)"]]
+    for version, found in summary["overload"].items():
+        rows.append([NAMES.get(version, version), str(len(found["runs"])),
+                     f"{found['stalled_runs']} ({found['stalled_seconds']})", str(found["degraded_runs"]),
+                     str(found["failed_runs"]), interval(found["accepted_rps"]), interval(found["accepted_p99_ms"])])
+    return rows
+
+
+TABLES = {"faults": faults_table, "overload": overload_table, "headline": headline_table, "knees": knees_table, "answer": answer_table, "hops": hops_table,
           "cpu": cpu_table}
 
 
@@ -295,6 +372,8 @@ def main(argv=None):
     command = argv[0] if argv else ""
     if command == "publish" and len(argv) == 3:
         print(f"Summary: {publish(argv[1], argv[2])}")
+    elif command == "publish-chaos" and len(argv) == 3:
+        print(f"Summary: {publish_chaos(argv[1], argv[2])}")
     elif command == "render":
         found = summaries()
         for path in documents():

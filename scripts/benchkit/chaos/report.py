@@ -7,6 +7,8 @@ from .. import charts, documents
 from ..provenance import git_commit
 from .verdicts import OUTCOMES, described
 
+SCHEMA = "reactive-bench/chaos/1"  # chaos.json: the run's verdicts, each check keyed by an identifier
+
 
 def timeline_chart(title, entry):
     line = entry["timeline"]
@@ -130,5 +132,7 @@ def render(results, directory, where):
     versions = list(dict.fromkeys(r["version"] for r in results))
     documents.write(directory, "chaos", "reactive-bench: faults, " + " vs ".join(versions), subtitle, sections,
                            {"Faults": charts})
-    (directory / "chaos.json").write_text(json.dumps(results, indent=2, default=str))
+    (directory / "chaos.json").write_text(json.dumps({
+        "schema": SCHEMA, "commit": git_commit(), "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(
+            timespec="seconds"), "where": where, "passed": passed, "runs": results}, indent=2, default=str))
     return passed

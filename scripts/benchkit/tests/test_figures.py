@@ -66,3 +66,36 @@ def test_an_unknown_summary_or_path_fails_loudly(tmp_path):
     readme.write_text("<!-- figure nothing scenarios.closed {:.1f} -->1<!-- /figure -->")
     with pytest.raises(SystemExit):
         figures.check(tmp_path, summaries)
+
+
+def chaos_run(tmp_path):
+    overload = lambda stalled, passed, rps: {  # noqa: E731
+        "fault": "overload (2x capacity)", "version": "v3", "outcomes": {"degraded": 0}, "accepted_rps": rps,
+        "accepted_p99_ms": 90, "stalled_seconds": stalled, "passed": passed,
+        "checks": {"p99_no_growth": passed, "memory_bounded": True}}
+    fault = {"fault": "authors stopped", "version": "v2", "replicas": 1, "requests": 100, "timeline": [],
+             "outcomes": {"complete": 60, "degraded": 40}, "recovery_seconds": 4.4, "passed": True, "checks": {},
+             "events": {"created": 10, "delivered": 10, "lost": 0, "duplicates": 0, "unconfirmed": 0}}
+    directory = tmp_path / "chaos"
+    directory.mkdir()
+    (directory / "chaos.json").write_text(json.dumps({
+        "schema": "reactive-bench/chaos/1", "commit": "abc1234", "timestamp": "t", "where": "here", "passed": False,
+        "runs": [fault, overload(0, True, 500), overload(2, False, 480), overload(0, True, 520)]}))
+    return directory
+
+
+def test_a_chaos_summary_counts_the_stalls_and_is_checked_against_its_runs(tmp_path):
+    summaries = tmp_path / "docs" / "results"
+    path = figures.publish_chaos(chaos_run(tmp_path), "chaos", summaries)
+    summary = json.loads(path.read_text())
+    v3 = summary["overload"]["v3"]
+    assert (v3["stalled_runs"], v3["stalled_seconds"], v3["failed_runs"]) == (1, 2, 1)
+    assert v3["accepted_rps"] == {"median": 500, "low": 480, "high": 520}
+    readme = tmp_path / "README.md"
+    readme.write_text("<!-- figures chaos overload -->\n<!-- /figures -->\n<!-- figures chaos faults -->\n<!-- /figures -->\n")
+    readme.write_text(figures.rendered(readme.read_text(), figures.summaries(summaries), "README.md"))
+    assert "| v3 (virtual threads) | 3 | 1 (2) | 0 | 1 | 500 (480–520) | 90 |" in readme.read_text()
+    assert figures.check(tmp_path, summaries) == []
+    v3["stalled_runs"] = 0  # a stall left out
+    path.write_text(json.dumps(summary))
+    assert figures.check(tmp_path, summaries)
