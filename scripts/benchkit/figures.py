@@ -99,7 +99,7 @@ def overload_counts(runs):
     degraded answer, the runs that failed a check, and the accepted rate and p99 over the runs."""
     rates = [r["accepted_rps"] for r in runs]
     p99s = [r["accepted_p99_ms"] for r in runs if r["accepted_p99_ms"] is not None]
-    return {"stalled_runs": sum(1 for r in runs if r["stalled_seconds"]),
+    return {"run_count": len(runs), "stalled_runs": sum(1 for r in runs if r["stalled_seconds"]),
             "stalled_seconds": sum(r["stalled_seconds"] or 0 for r in runs),
             "degraded_runs": sum(1 for r in runs if r["degraded"]),
             "failed_runs": sum(1 for r in runs if not r["passed"]),
@@ -308,7 +308,7 @@ def overload_table(summary):
     rows = [["build", "overload runs", "runs that stalled (stalled seconds)", "runs with a degraded answer",
              "runs that failed a check", "accepted requests/s (lowest–highest run)", "accepted p99 ms (lowest–highest)"]]
     for version, found in summary["overload"].items():
-        rows.append([NAMES.get(version, version), str(len(found["runs"])),
+        rows.append([NAMES.get(version, version), str(found["run_count"]),
                      f"{found['stalled_runs']} ({found['stalled_seconds']})", str(found["degraded_runs"]),
                      str(found["failed_runs"]), interval(found["accepted_rps"]), interval(found["accepted_p99_ms"])])
     return rows
