@@ -78,15 +78,15 @@ def per_answer(directory, background, scenario=SCENARIO):
 
 
 def tls_cost(tls_results):
-    """{version: (CPU ms per complete answer that TLS to PostgreSQL adds, or None where the rounds do not agree,
-    why)} from make tls (require minus disable, medians of each mode's rounds)."""
+    """{version: (CPU ms per complete answer that TLS to PostgreSQL adds, the background off, or None where the
+    rounds do not agree, why)} from make tls (require minus disable, medians of each mode's rounds)."""
     if tls_results is None:
         return {}
     found = {}
     for version, modes in json.loads((tls_results / "tls.json").read_text())["builds"].items():
-        key = "cpu_ms_per_complete" if all("cpu_ms_per_complete" in r for m in modes.values() for r in m) else None
-        if key is None:
-            found[version] = (None, "make tls without per complete answer figures: run it again")
+        key = "cpu_ms_per_complete_background_off"
+        if not all(r.get(key) is not None for m in modes.values() for r in m):
+            found[version] = (None, "make tls without CPU per complete answer, background off: run it again")
             continue
         medians, spread = {}, 0.0
         for mode in ("disable", "require"):

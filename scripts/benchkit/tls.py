@@ -11,8 +11,8 @@ import os
 import pathlib
 import statistics
 
-from . import ROOT, VERSIONS, documents, info, platforms, step
-from .bench import measure, order, warm_up
+from . import ROOT, VERSIONS, documents, info, platforms, results, step
+from .bench import BACKGROUND_SECONDS, background, measure, order, warm_up
 from .sweep import DATA, Setting, environments
 
 MODES = ("disable", "require")
@@ -41,13 +41,19 @@ def measure_build(version, platform, runs_dir, rounds, iterations, warmup):
                 step(f"{version}: TLS to PostgreSQL {mode}, round {run}/{rounds}")
                 build = platform.reconfigure(version, environments(TLS, chosen(mode)))
                 warm_up(version, build, runs_dir, warmup)
+                # the build's processes with no load, right after its warm-up, to take off its run's CPU
+                idle = background({version: build}, BACKGROUND_SECONDS)[version]
                 speed = platform.calibrate()
                 figures = measure(build, "closed", runs_dir, run, {"ITERATIONS": str(iterations)}, label=f"tls-{mode}")
                 cost = json.loads((runs_dir / f"{version}-tls-{mode}-{run}.cost.json").read_text())
+                working = results.system_without_background({**cost, "background_cpu_per_s": idle})
                 found[mode].append({"complete_per_s": figures["ok_rps"], "p50": figures["p50"],
                                     "cpu_ms": cpu_ms_per_request(cost),
                                     "cpu_ms_per_complete": 1000 * sum(cost["cpu_seconds"].values()) / figures["complete"]
                                     if figures["complete"] else None,
+                                    "cpu_ms_per_complete_background_off": 1000 * working / figures["complete"]
+                                    if figures["complete"] else None,
+                                    "background_cpu_per_s": idle,
                                     "postgres_cpu_ms": cpu_ms_per_request(cost, ("postgres",)),
                                     "data_services_cpu_ms": cpu_ms_per_request(cost, DATA),
                                     "calibration_seconds": speed})
@@ -62,9 +68,9 @@ FIGURES = (("complete_per_s", "complete answers/s", "{:.0f}"), ("p50", "latency 
            ("postgres_cpu_ms", "CPU ms per request, PostgreSQL", "{:.3f}"))
 
 
-def rows(results):
+def rows(measured):
     table = [["build", "figure", *(f"sslmode={mode} (each round)" for mode in MODES), "require / disable (medians)"]]
-    for version, found in results.items():
+    for version, found in measured.items():
         for key, label, fmt in FIGURES:
             medians = {mode: statistics.median(r[key] for r in found[mode]) for mode in MODES}
             table.append([version, label, *(", ".join(fmt.format(r[key]) for r in found[mode]) for mode in MODES),
@@ -99,12 +105,12 @@ def main(argv=None):
     runs_dir = args.results / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     environment = platform.environment("local stack (one machine, loopback)", args.rounds, True)
-    results = {}
+    measured = {}
     for version in args.versions.split(","):
-        results[version] = measure_build(version, platform, runs_dir, args.rounds, args.iterations, args.warmup)
-        (args.results / "tls.json").write_text(json.dumps({"environment": environment, "builds": results}, indent=2))
+        measured[version] = measure_build(version, platform, runs_dir, args.rounds, args.iterations, args.warmup)
+        (args.results / "tls.json").write_text(json.dumps({"environment": environment, "builds": measured}, indent=2))
     documents.write(args.results, "tls", "reactive-bench: what TLS to PostgreSQL costs",
                     f"{environment['timestamp']}, commit {environment['git_commit']}",
-                    [("TLS to PostgreSQL, with and without", EXPLANATION, [("", rows(results))]),
+                    [("TLS to PostgreSQL, with and without", EXPLANATION, [("", rows(measured))]),
                      ("Environment", "", [("", documents.key_value_rows(environment))])], {})
     info(f"TLS: {args.results / 'tls.md'} and {args.results / 'tls.html'}")

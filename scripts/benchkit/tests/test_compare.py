@@ -41,10 +41,10 @@ def test_both_sides_alike_jit_and_gc_cpu_off_each_and_an_interval_from_the_round
 def test_tls_is_taken_off_only_where_its_rounds_agree(tmp_path):
     tls = tmp_path / "tls"
     tls.mkdir()
-    agreeing = {"disable": [{"cpu_ms_per_complete": 2.0}, {"cpu_ms_per_complete": 2.1}],
-                "require": [{"cpu_ms_per_complete": 2.5}, {"cpu_ms_per_complete": 2.6}]}
-    apart = {"disable": [{"cpu_ms_per_complete": 2.0}, {"cpu_ms_per_complete": 4.0}],
-             "require": [{"cpu_ms_per_complete": 2.5}, {"cpu_ms_per_complete": 2.6}]}
+    agreeing = {"disable": [{"cpu_ms_per_complete_background_off": 2.0}, {"cpu_ms_per_complete_background_off": 2.1}],
+                "require": [{"cpu_ms_per_complete_background_off": 2.5}, {"cpu_ms_per_complete_background_off": 2.6}]}
+    apart = {"disable": [{"cpu_ms_per_complete_background_off": 2.0}, {"cpu_ms_per_complete_background_off": 4.0}],
+             "require": [{"cpu_ms_per_complete_background_off": 2.5}, {"cpu_ms_per_complete_background_off": 2.6}]}
     (tls / "tls.json").write_text(json.dumps({"builds": {"v1": agreeing, "v2": apart, "v3": {
         "disable": [{"cpu_ms": 2.0}], "require": [{"cpu_ms": 2.5}]}}}))
     cost = compare.tls_cost(tls)
