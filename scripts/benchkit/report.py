@@ -29,14 +29,14 @@ ROWS = [
     ("shed", "shed by the edge (503, in failed)", "{:.0f}"),
     ("degraded", "degraded answers (client)", "{:.0f}"),
     ("fallbacks", "author look-up fallbacks (web-api's counter)", "{:.0f}"),
-    ("dropped", "dropped iterations", "{:.0f}"),
+    ("dropped", "unsent requests (open model: due, never sent)", "{:.0f}"),
 ]
 
 READING = """How to read it: *closed* is the original study's model (virtual users each sending the next
 request when the last one answered): throughput is what each build sustains, latency is what a saturated
 system answers with. *open* sends requests at a fixed rate whatever the answers do, so slow answers
-cannot hide queueing (coordinated omission): compare latency at the same load, and any dropped
-iterations. A ratio above 1 means the build has more of it than v1. "Complete answers / s" leaves out
+cannot hide queueing (coordinated omission): compare latency at the same load, and any unsent
+requests. A ratio above 1 means the build has more of it than v1. "Complete answers / s" leaves out
 failed and degraded answers (an author look-up fell back to nulls): it is the fair throughput when a build
 degrades. Latencies are of the complete answers; the others' (degraded, shed, failed) are shown apart, so a build
 that sheds fast does not look faster. Every measured run was preceded by the same warm-up; with RUNS > 1 each
@@ -250,10 +250,11 @@ def chart_set(table):
 
 
 CURVE = ("Each build under the open model at the same ladder of arrival rates, from a tenth of the fastest "
-         "build's closed-model maximum to beyond it, one short step each. Latency is drawn against what was "
-         "achieved (complete answers per second), p50 solid, p99 dashed, on a log axis. A build's knee is the "
-         f"highest rate it still carried: complete answers at {curve.CARRIED:.0%} of the rate or more, under "
-         f"{curve.DROPPED:.0%} of the iterations dropped. Beyond it, latency is queueing.")
+         "build's closed-model maximum to beyond it, one short step each, the whole ladder repeated (CURVE_REPEATS). "
+         "Latency of complete answers is drawn against what was achieved (complete answers per second), p50 solid, "
+         "p99 dashed, on a log axis, the medians of the repeats. A build's knee is the highest rate it still carried "
+         f"in every repeat: complete answers at {curve.CARRIED:.0%} of the rate or more, under {curve.DROPPED:.0%} "
+         "of the requests unsent. Beyond it, latency is queueing.")
 
 
 def curve_section(found):
@@ -263,7 +264,7 @@ def curve_section(found):
     versions = sorted(found["knees"])
     rates = sorted({step["offered"] for step in found["steps"]})
     steps = {(step["offered"], step["version"]): step for step in found["steps"]}
-    rows = [["offered req/s"] + [f"{v}: complete/s, p50 / p99 ms, dropped (each repeat)" for v in versions]]
+    rows = [["offered req/s"] + [f"{v}: complete/s, p50 / p99 ms, unsent (each repeat)" for v in versions]]
     points = {v: [] for v in versions}
     for rate in rates:
         row = [str(rate)]
@@ -284,8 +285,10 @@ def curve_section(found):
             p50 = median_of(r["p50"] for r in at["repeats"])
             p99 = median_of(r["p99"] for r in at["repeats"])
             knees[v] = (median_of(r["complete"] for r in at["repeats"]), p99)
-            lines.append(f"{v}: knee at {rate} requests/s, carried in each of {len(at['repeats'])} repeats "
-                         f"(p50 {p50:.1f} ms, p99 {p99:.1f} ms, medians of the repeats)")
+            repeats = len(at["repeats"])
+            lines.append(f"{v}: knee at {rate} requests/s, " +
+                         (f"carried in each of {repeats} repeats (p50 {p50:.1f} ms, p99 {p99:.1f} ms, medians of "
+                          "the repeats)" if repeats > 1 else f"in its one step (p50 {p50:.1f} ms, p99 {p99:.1f} ms)"))
         else:
             lines.append(f"{v}: carried none of the steps")
     chart = charts.latency_curve("Latency versus load (open model)", {
