@@ -129,8 +129,8 @@ def consistency(summary):
         for v, build in builds.items():
             for kind in ("figures", "cpu_ms"):
                 for key, figure in build[kind].items():
-                    measured = [x for x in figure["rounds"] if x is not None]
-                    expected = (statistics.median(measured), min(measured), max(measured)) if measured else (None,) * 3
+                    again = results.Figure.of(figure["unit"], figure["rounds"])
+                    expected = (again.median, again.low, again.high)
                     if not all(close(a, b) for a, b in zip((figure["median"], figure["low"], figure["high"]), expected)):
                         problems.append(f"{scenario_name} {v} {key}: median, low, high {figure['median']}, "
                                         f"{figure['low']}, {figure['high']} are not its rounds' {expected}")

@@ -15,6 +15,7 @@ import statistics
 import sys
 
 from . import calibration, curve, load, samples, sql, work
+from .stats import max_or_none
 
 SCHEMA = "reactive-bench/results/1"
 
@@ -196,12 +197,8 @@ def nested(runs, key, figures):
 def build_result(version, mine):
     mine = sorted(mine, key=lambda run: run["run"])
     cpu = [per_request_cpu(run) for run in mine]
-    memory = {}
-    for service, figures in (mine[0].get("memory_mib") or {}).items():
-        memory[service] = {}
-        for label in figures:
-            values = [run["memory_mib"][service][label] for run in mine if run["memory_mib"][service][label] is not None]
-            memory[service][label] = max(values) if values else None
+    memory = {service: {label: max_or_none(run["memory_mib"][service][label] for run in mine) for label in figures}
+              for service, figures in (mine[0].get("memory_mib") or {}).items()}
     return BuildResult(
         version=version, target=mine[0].get("target", "web-api"), runs=len(mine),
         figures={key: Figure.of(unit, [run["metrics"].get(key) for run in mine]) for key, unit in METRICS.items()

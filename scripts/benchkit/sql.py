@@ -65,16 +65,11 @@ EVERY = ("every statement sent, per request (BEGIN, COMMIT and SET included: tra
          "relays' own BEGIN and COMMIT among them, as many as their polls below)")
 
 
-def data_statements(calls, database):
-    """Statements that read or write data per request in one database: all but the relays' and transaction
-    control."""
-    return sum(count for key, count in calls.items() if key[0] == database and not background(key) and not control(key))
-
-
-def every_statement(calls, database):
-    """Every statement a build's requests sent to one database, per request: transaction control (BEGIN, COMMIT,
-    SET) included, only the relays' polls left out (they run by the clock)."""
-    return sum(count for key, count in calls.items() if key[0] == database and not background(key))
+def statements(calls, database, with_control=False):
+    """Statements per request a build's requests sent to one database: those that read or write data, and with
+    with_control transaction control too (BEGIN, COMMIT, SET); never the relays' polls (they run by the clock)."""
+    return sum(count for key, count in calls.items()
+               if key[0] == database and not background(key) and (with_control or not control(key)))
 
 
 def as_data(found):
@@ -82,9 +77,9 @@ def as_data(found):
     calls_per_request}], "data_statements_per_request": {database: the total}}}."""
     return {version: {"statements": [{"database": database, "statement": statement, "calls_per_request": count}
                                      for (database, statement), count in calls.items()],
-                      "data_statements_per_request": {database: data_statements(calls, database)
+                      "data_statements_per_request": {database: statements(calls, database)
                                                       for database in sorted({key[0] for key in calls})},
-                      "every_statement_per_request": {database: every_statement(calls, database)
+                      "every_statement_per_request": {database: statements(calls, database, with_control=True)
                                                       for database in sorted({key[0] for key in calls})}}
             for version, calls in found.items()}
 
@@ -108,8 +103,8 @@ def rows(data):
         listed = [key for key in keys if key[0] == database and not background(key)]
         for key in listed:
             table.append([database, f"`{shortened(key[1])}`"] + [cell(found[v].get(key)) for v in versions])
-        table.append([database, f"**{TOTAL}**"] + [f"**{data_statements(found[v], database):.2f}**" for v in versions])
-        table.append([database, f"**{EVERY}**"] + [f"**{every_statement(found[v], database):.2f}**" for v in versions])
+        table.append([database, f"**{TOTAL}**"] + [f"**{statements(found[v], database):.2f}**" for v in versions])
+        table.append([database, f"**{EVERY}**"] + [f"**{statements(found[v], database, True):.2f}**" for v in versions])
         if any(background(key) for key in keys if key[0] == database):
             table.append([database, "outbox relays' polls, all builds (by the clock, not by request)"] +
                          [f"{sum(c for key, c in found[v].items() if key[0] == database and background(key)):.3f}"

@@ -1,15 +1,4 @@
-"""Medians, spreads, ratios and percentiles: the few statistics the reports use."""
-import statistics
-
-
-def median_and_spread(values):
-    """The median, and the spread of the values (max - min) as a per cent of it (0 for a single value)."""
-    values = [v for v in values if v is not None]
-    if not values:
-        return None, 0.0
-    middle = statistics.median(values)
-    spread = 100 * (max(values) - min(values)) / middle if middle else 0.0
-    return middle, spread
+"""Maxima, ratios and percentiles: the few statistics the reports share."""
 
 
 def max_or_none(values):

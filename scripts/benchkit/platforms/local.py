@@ -177,6 +177,5 @@ class Local(Platform):
         return stack_inventory()["services"]
 
     def close(self):
-        for name in [name for name, settings in self.running.items() if settings]:
-            version = name.rsplit("-", 1)[1]
+        for version in sorted({name.rsplit("-", 1)[1] for name, settings in self.running.items() if settings}):
             self.restore(version)

@@ -1,13 +1,6 @@
 from benchkit import stats
 
 
-def test_median_and_spread():
-    assert stats.median_and_spread([100, 110, 90]) == (100, 20.0)
-    assert stats.median_and_spread([5]) == (5, 0.0)
-    assert stats.median_and_spread([None, 4, None]) == (4, 0.0)
-    assert stats.median_and_spread([]) == (None, 0.0)
-
-
 def test_ratio_reads_v2_over_v1():
     assert stats.ratio(100, 174) == "1.74×"
     assert stats.ratio(0, 5) == "–" and stats.ratio(None, 5) == "–" and stats.ratio(5, None) == "–"
