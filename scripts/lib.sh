@@ -54,6 +54,15 @@ die() { printf '\033[31mxx\033[0m  %s\n' "$*" >&2; exit 1; }
 # The benchmark harness, on the interpreter make benchkit installs (matplotlib, pytest); the system's
 # python3 is enough for what needs the standard library only (unschedulable).
 benchkit() { (cd "$ROOT/scripts" && "${BENCHKIT_PYTHON:-python3}" -m benchkit "$@"); }
+# flame_graphs RESULTS: a bench's profile run left a flame graph of every service of every build
+flame_graphs() {
+  local version service
+  for version in "${BUILDS[@]}"; do
+    for service in web-api articles authors; do
+      [[ -s "$1/profiles/$version-$service.svg" ]] || { echo "no flame graph of $service $version"; return 1; }
+    done
+  done
+}
 elapsed() { printf '%ds' $((SECONDS - SECONDS_AT_START)); }
 
 # Test outcomes for the shell test suites (e2e, kube-validate), closed by `summary NAME`.
