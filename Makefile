@@ -122,6 +122,10 @@ sweep: build loadgen benchkit ## Each build at its best: its concurrency setting
 tls: build loadgen benchkit ## What TLS to PostgreSQL (required in the cluster, absent locally) costs each build: with and without on a fresh local stack; writes results/tls-<time>/tls.html.
 	@scripts/demo.sh tls
 
+.PHONY: reads
+reads: build loadgen benchkit ## How v1 and v3 read, A/B: in a transaction of their own (as shipped) or without one (autocommit), in rounds on a fresh local stack; writes results/reads-<time>/reads.html (docs/tuning.md).
+	@scripts/demo.sh reads
+
 .PHONY: bakeoff
 bakeoff: build loadgen benchkit vegeta ## The load generators' bake-off on a fresh local stack: loadgen, vegeta and wrk (the floor) against v2, CPU per request and coordinated omission; writes results/bakeoff-<time>/bakeoff.md (docs/load-generator.md).
 	@command -v wrk >/dev/null || { echo "make bakeoff needs wrk: apt-get install wrk"; exit 1; }

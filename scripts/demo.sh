@@ -4,6 +4,7 @@
 #   demo.sh chaos  injects every fault into every build under load (results/chaos-<time>/chaos.html)
 #   demo.sh sweep  each build's concurrency settings, one at a time (results/sweep-<time>/sweep.html)
 #   demo.sh tls    what TLS to PostgreSQL costs each build, with and without (results/tls-<time>/tls.html)
+#   demo.sh reads  how v1 and v3 read, in a transaction or without (results/reads-<time>/reads.html)
 #   demo.sh bakeoff  the load generators against v2 (results/bakeoff-<time>/bakeoff.md)
 # and stops what it started, also on Ctrl-C or failure.
 # RUNS=N repeats every measured run (benchkit bench reads it: 3 when unset); RATE, DURATION,
@@ -62,13 +63,15 @@ case $MODE in
       ${SWEEP_VERSIONS:+--versions "$SWEEP_VERSIONS"} ${SWEEP_KEEP:+--keep "$SWEEP_KEEP"}
     step "Done in $(elapsed). Open $RESULTS/sweep.html (or read sweep.md)."
     ;;
-  tls)
-    benchkit tls --results "$RESULTS" --loadgen "$LOADGEN" ${TLS_VERSIONS:+--versions "$TLS_VERSIONS"}
-    step "Done in $(elapsed). Open $RESULTS/tls.html (or read tls.md)."
+  tls|reads)
+    # an A/B of one setting (benchkit ab); AB_VERSIONS chooses the builds (TLS_VERSIONS, as before, for tls)
+    versions="${AB_VERSIONS:-${TLS_VERSIONS:-}}"
+    benchkit ab "$MODE" --results "$RESULTS" --loadgen "$LOADGEN" ${versions:+--versions "$versions"}
+    step "Done in $(elapsed). Open $RESULTS/$MODE.html (or read $MODE.md)."
     ;;
   bakeoff)
     benchkit bakeoff --results "$RESULTS" --loadgen "$LOADGEN" --vegeta "${VEGETA:?set by the Makefile}" --wrk wrk
     step "Done in $(elapsed). Read $RESULTS/bakeoff.md (the figures in bakeoff.json)."
     ;;
-  *) die "usage: $0 [bench|chaos|sweep|tls|bakeoff]" ;;
+  *) die "usage: $0 [bench|chaos|sweep|tls|reads|bakeoff]" ;;
 esac

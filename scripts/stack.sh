@@ -50,7 +50,7 @@ start_infrastructure() {
   fi
   [[ -f "$SUPPORT/classpath.txt" ]] || die "services are not built: run 'make build' first"
   : >"$LOG_DIR/infrastructure.log"
-  # A self-signed certificate, so that PostgreSQL can offer TLS (its cost is measured apart: benchkit tls).
+  # A self-signed certificate, so that PostgreSQL can offer TLS (its cost is measured apart: make tls).
   local tls="$INFRA_DIR/tls"
   if [[ ! -f "$tls/server.key" ]]; then
     mkdir -p "$tls"

@@ -18,7 +18,7 @@
   sql          SQL parity                  profile    JFR recordings, flame graphs, CPU per library
   blocked      Vert.x's blocked-thread reports in the services' logs, waiting told from busy
   reach        whether every load Job of make bench reaches its target behind the charts' NetworkPolicies
-  tls          what TLS to PostgreSQL costs each build (the local stack, with and without)
+  ab           A/B of one setting per build, in rounds: TLS to PostgreSQL, reads in a transaction or not
   compare      an answer's cost on the local stack and on a node, the difference taken apart
   hsperf       HotSpot's counters (JIT, GC) from a JVM's hsperfdata file
 """

@@ -1,8 +1,8 @@
-"""python -m benchkit COMMAND [ARGS…]: bench | results | check FILE EXPRESSION… | report | sweep | chaos | tls | compare LOCAL NODE | blocked LOG… | reach | builds … | figures publish|render|check | unschedulable NAMESPACE"""
+"""python -m benchkit COMMAND [ARGS…]: bench | results | check FILE EXPRESSION… | report | sweep | chaos | ab tls|reads | compare LOCAL NODE | blocked LOG… | reach | builds … | figures publish|render|check | unschedulable NAMESPACE"""
 import importlib
 import sys
 
-COMMANDS = ("bench", "results", "check", "report", "sweep", "chaos", "blocked", "reach", "tls", "compare", "bakeoff",
+COMMANDS = ("bench", "results", "check", "report", "sweep", "chaos", "blocked", "reach", "ab", "compare", "bakeoff",
             "builds", "figures")
 MODULES = {"builds": "buildsconf"}  # a command named otherwise than its module
 

@@ -83,7 +83,8 @@ def tls_cost(tls_results):
     if tls_results is None:
         return {}
     found = {}
-    for version, modes in json.loads((tls_results / "tls.json").read_text())["builds"].items():
+    for version, build in json.loads((tls_results / "tls.json").read_text())["builds"].items():
+        modes = build["rounds"]
         key = "cpu_ms_per_complete_background_off"
         if not all(r.get(key) is not None for m in modes.values() for r in m):
             found[version] = (None, "make tls without CPU per complete answer, background off: run it again")

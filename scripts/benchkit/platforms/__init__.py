@@ -93,9 +93,11 @@ class Platform(abc.ABC):
         """How many cores the build's services count (their JVMs and Quarkus size pools by it)."""
 
     @abc.abstractmethod
-    def reconfigure(self, version, environments):
+    def reconfigure(self, version, environments, fresh=False):
         """The build's services again with {service: {variable: value}} in their environment (restarted, or their
-        pods rolled); a service not named runs as shipped. Returns its Build."""
+        pods rolled); a service not named runs as shipped. A service whose environment is unchanged keeps running,
+        unless fresh: then every service is restarted, so that settings compared one after the other each start
+        from a cold JVM. Returns its Build."""
 
     @abc.abstractmethod
     def restore(self, version):

@@ -193,10 +193,11 @@ class Kubernetes(Platform):
     def deployments(version):
         return {service: f"deploy/bench-{version}-{service}" for service in SERVICES}
 
-    def reconfigure(self, version, environments):
+    def reconfigure(self, version, environments, fresh=False):
         rolling = {}
         for service, deployment in self.deployments(version).items():
-            wanted = environments.get(service, {})
+            # fresh: a variable of its own that changes every time rolls the pods as kubectl rollout restart would
+            wanted = {**environments.get(service, {}), **({"REACTIVE_BENCH_ROLLED_AT": str(time.time_ns())} if fresh else {})}
             if self.changed.get(deployment, {}) != wanted:
                 info(f"rolling {deployment} with " + (" ".join(f"{k}={v}" for k, v in wanted.items()) or
                                                       "its chart's settings"))

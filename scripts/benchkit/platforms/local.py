@@ -135,11 +135,11 @@ class Local(Platform):
     def cores(self, version):
         return os.cpu_count() or 1
 
-    def reconfigure(self, version, environments):
+    def reconfigure(self, version, environments, fresh=False):
         for service in SERVICES:
             name = f"{service}-{version}"
             wanted = " ".join(f"{variable}={value}" for variable, value in environments.get(service, {}).items())
-            if self.running.get(name, "") == wanted:
+            if self.running.get(name, "") == wanted and not fresh:
                 continue
             info(f"restarting {name} with {wanted or 'its own settings'}")
             stack("stop", name)

@@ -45,8 +45,8 @@ def test_tls_is_taken_off_only_where_its_rounds_agree(tmp_path):
                 "require": [{"cpu_ms_per_complete_background_off": 2.5}, {"cpu_ms_per_complete_background_off": 2.6}]}
     apart = {"disable": [{"cpu_ms_per_complete_background_off": 2.0}, {"cpu_ms_per_complete_background_off": 4.0}],
              "require": [{"cpu_ms_per_complete_background_off": 2.5}, {"cpu_ms_per_complete_background_off": 2.6}]}
-    (tls / "tls.json").write_text(json.dumps({"builds": {"v1": agreeing, "v2": apart, "v3": {
-        "disable": [{"cpu_ms": 2.0}], "require": [{"cpu_ms": 2.5}]}}}))
+    (tls / "tls.json").write_text(json.dumps({"builds": {"v1": {"rounds": agreeing}, "v2": {"rounds": apart}, "v3": {
+        "rounds": {"disable": [{"cpu_ms": 2.0}], "require": [{"cpu_ms": 2.5}]}}}}))
     cost = compare.tls_cost(tls)
     assert cost["v1"][0] == pytest.approx(0.5)
     assert cost["v2"][0] is None and "apart" in cost["v2"][1]

@@ -8,7 +8,6 @@ import jakarta.interceptor.InvocationContext;
 import jakarta.transaction.Status;
 import jakarta.transaction.TransactionManager;
 import jakarta.transaction.Transactional;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Every {@code @Transactional} method (REQUIRED, the default: the only kind these services have) waits its turn in
@@ -21,20 +20,16 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class ConnectionQueueInterceptor {
     private final ConnectionQueue queue;
     private final TransactionManager transactions;
-    private final boolean enabled;
 
-    /** enabled: false (JDBC_CONNECTION_QUEUE_ENABLED=false) leaves the waiting to Agroal, as before: for an A/B. */
     @Inject
-    public ConnectionQueueInterceptor(ConnectionQueue queue, TransactionManager transactions,
-            @ConfigProperty(name = "jdbc.connection-queue.enabled", defaultValue = "true") boolean enabled) {
+    public ConnectionQueueInterceptor(ConnectionQueue queue, TransactionManager transactions) {
         this.queue = queue;
         this.transactions = transactions;
-        this.enabled = enabled;
     }
 
     @AroundInvoke
     Object inTurn(InvocationContext call) throws Exception {
-        if (!enabled || transactions.getStatus() != Status.STATUS_NO_TRANSACTION) {
+        if (transactions.getStatus() != Status.STATUS_NO_TRANSACTION) {
             return call.proceed(); // joins a transaction that already holds its place (and its connection)
         }
         return queue.inTurn(call::proceed);

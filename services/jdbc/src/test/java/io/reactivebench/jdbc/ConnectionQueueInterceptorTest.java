@@ -43,7 +43,7 @@ class ConnectionQueueInterceptorTest {
         int transactionsEach = 100;
         try (AgroalDataSource pool = Pools.pool(connections, AGROAL_TIMEOUT, new Pools.Parks())) {
             var queue = new ConnectionQueue(connections, Duration.ofSeconds(30));
-            var interceptor = new ConnectionQueueInterceptor(queue, noTransaction(), true);
+            var interceptor = new ConnectionQueueInterceptor(queue, noTransaction());
             var longestNanos = new AtomicLong();
             var done = new AtomicInteger();
             var checks = new AtomicInteger();
@@ -96,7 +96,7 @@ class ConnectionQueueInterceptorTest {
         try (AgroalDataSource pool = Pools.pool(1, Duration.ofSeconds(30), parks);
                 ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             var queue = new ConnectionQueue(1, Duration.ofSeconds(30));
-            var interceptor = new ConnectionQueueInterceptor(queue, noTransaction(), true);
+            var interceptor = new ConnectionQueueInterceptor(queue, noTransaction());
             var held = new CountDownLatch(1);
             var done = new CountDownLatch(1);
             var connection = new AtomicReference<Connection>();
@@ -134,7 +134,7 @@ class ConnectionQueueInterceptorTest {
         try (AgroalDataSource pool = Pools.pool(1, Duration.ofSeconds(30), parks);
                 ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             var queue = new ConnectionQueue(1, Duration.ofSeconds(30));
-            var interceptor = new ConnectionQueueInterceptor(queue, noTransaction(), true);
+            var interceptor = new ConnectionQueueInterceptor(queue, noTransaction());
             var health = new QueuedDataSourceHealthCheck(queue, pool);
             var held = new CountDownLatch(1);
             var done = new CountDownLatch(1);
@@ -164,7 +164,7 @@ class ConnectionQueueInterceptorTest {
     @Test
     void aMethodInsideATransactionJoinsItWithoutASecondPlace() throws Exception {
         var queue = new ConnectionQueue(1, Duration.ofMillis(50));
-        var joined = new ConnectionQueueInterceptor(queue, status(Status.STATUS_ACTIVE), true);
+        var joined = new ConnectionQueueInterceptor(queue, status(Status.STATUS_ACTIVE));
         // the only place is taken by the outer transaction; the inner call joins it instead of waiting for another
         assertEquals("inner", queue.inTurn(() -> joined.inTurn(invocation(() -> "inner"))));
     }

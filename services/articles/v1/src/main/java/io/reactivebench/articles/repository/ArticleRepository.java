@@ -3,6 +3,7 @@ package io.reactivebench.articles.repository;
 import io.quarkus.panache.common.Sort;
 import io.reactivebench.articles.api.Article;
 import io.reactivebench.articles.api.NewArticle;
+import io.reactivebench.jdbc.Read;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
 import java.time.Instant;
@@ -15,15 +16,15 @@ public class ArticleRepository {
     // Matches the index articles_newest_idx: PostgreSQL reads it backwards and stops after amount rows.
     private static final Sort NEWEST_FIRST = Sort.descending("creationDate", "id");
 
-    // Reads run in a transaction of their own: the session lives as long as it does (request-scoped sessions
-    // are off), and the entities are turned into answers before it ends.
-    @Transactional
+    // A read (jdbc.reads: in a transaction of its own by default): the entities are turned into answers before
+    // it ends.
+    @Read
     public List<Article> findNewest(int amount) {
         return ArticleEntity.<ArticleEntity>findAll(NEWEST_FIRST).page(0, amount)
                 .list().stream().map(ArticleEntity::toArticle).toList();
     }
 
-    @Transactional
+    @Read
     public Optional<Article> findById(long id) {
         return ArticleEntity.<ArticleEntity>findByIdOptional(id).map(ArticleEntity::toArticle);
     }

@@ -41,11 +41,11 @@ public abstract class AuthorsContract extends ServiceContract {
     @Test
     void theJdbcBuildsQueueEveryTransactionForAConnectionAndGiveEveryPlaceBack() {
         assumeFalse(version.equals("v2"), "v2 has no JDBC pool: the reactive pool queues its own waiters");
-        double before = metric("jdbc_connection_queue_transactions_total");
+        double before = metric("jdbc_connection_queue_turns_total");
         int lookUps = 60; // more at once than the pool has connections (20 in v1, 10 in v3)
         var answers = sendTogether(path() + "?name=" + URLEncoder.encode("Niklas Heidloff", StandardCharsets.UTF_8), lookUps);
         assertEquals(Map.of(200, (long) lookUps), statuses(answers));
-        assertEquals(before + lookUps, metric("jdbc_connection_queue_transactions_total"), "each look-up waited its turn");
+        assertEquals(before + lookUps, metric("jdbc_connection_queue_turns_total"), "each look-up waited its turn");
         assertEquals(0, metric("jdbc_connection_queue_taken"), "every place was given back");
         assertEquals(0, metric("jdbc_connection_queue_waiting"));
     }

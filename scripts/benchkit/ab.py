@@ -1,0 +1,213 @@
+"""A/B of one setting, build by build, on the local stack (python -m benchkit ab EXPERIMENT, or make tls / make
+ab-reads): each build's data services (articles, authors) restarted with mode A and with mode B in turn, every time
+from a cold JVM, the same warm-up, the build's background CPU right after it, then the closed model; the modes'
+order turned round between rounds. Writes <experiment>.json (schema reactive-bench/ab/1: every round's figures, and
+B / A as the median of each round's own ratio), <experiment>.md and <experiment>.html. Each build is left as it
+ships, whatever happened.
+
+    tls     TLS to PostgreSQL: sslmode=disable (as the local stack runs) against require (as the cluster must)
+    reads   how v1 and v3 read: in a transaction of their own (as they ship) against autocommit (no transaction)"""
+import argparse
+import dataclasses
+import datetime
+import json
+import os
+import pathlib
+import statistics
+
+from . import NAMES, ROOT, VERSIONS, documents, info, platforms, results, sql, step
+from .bench import BACKGROUND_SECONDS, background, measure, order, warm_up
+from .sweep import DATA, Setting, environments
+
+SCHEMA = "reactive-bench/ab/1"
+
+
+@dataclasses.dataclass(frozen=True)
+class Experiment:
+    name: str
+    title: str
+    explanation: str
+    settings: tuple  # sweep.Setting: what a mode sets, and in which services
+    modes: tuple  # (A, B): A is what the builds ship with
+    values: dict  # {mode: {setting name: value}}
+    versions: tuple  # the builds it concerns
+
+
+TLS_MODES = ("disable", "require")
+TLS = Experiment(
+    "tls", "What TLS to PostgreSQL costs",
+    "TLS to PostgreSQL is required in the cluster (the operator's Spilo rejects any other connection) and absent on "
+    "the local stack, so in-cluster figures carry a cost the local ones do not. Measured here alone: on the local "
+    "stack, whose PostgreSQL offers TLS, each build's articles and authors restarted with sslmode=disable and "
+    "sslmode=require in turn (JDBC and the reactive client alike). The pools keep their connections, so the "
+    "handshake is paid once per connection and the rest is encryption of every query and row.",
+    (Setting("TLS, JDBC", "quarkus.datasource.jdbc.additional-jdbc-properties.sslmode", DATA, TLS_MODES, "disable"),
+     Setting("TLS, reactive", "quarkus.datasource.reactive.postgresql.ssl-mode", DATA, TLS_MODES, "disable"),
+     # the self-signed certificate of the local PostgreSQL, as trust-all trusts Spilo's in the cluster
+     Setting("TLS, trust", "quarkus.datasource.reactive.trust-all", DATA, ("true",), "true")),
+    TLS_MODES,
+    {mode: {"TLS, JDBC": mode, "TLS, reactive": mode, "TLS, trust": "true"} for mode in TLS_MODES},
+    VERSIONS)
+
+READ_MODES = ("transaction", "autocommit")
+READS = Experiment(
+    "reads", "How the JDBC builds read: in a transaction, or without one",
+    "v1 and v3 read through Hibernate ORM; as they ship, each read runs in a transaction of its own (BEGIN, the "
+    "query, COMMIT), which v2's reactive client does not send. The other way: no transaction, the query alone on a "
+    "connection Hibernate gives back as soon as it has the rows (Quarkus' request-scoped session); either way the "
+    "read waits its turn for a connection in the same queue (services/jdbc, jdbc.reads). Each build's articles and "
+    "authors restarted with jdbc.reads=transaction and =autocommit in turn. The statements per request come from "
+    "pg_stat_statements, BEGIN and COMMIT included.",
+    (Setting("reads", "jdbc.reads", DATA, READ_MODES, "transaction"),),
+    READ_MODES,
+    {mode: {"reads": mode} for mode in READ_MODES},
+    ("v1", "v3"))
+
+EXPERIMENTS = {e.name: e for e in (TLS, READS)}
+
+# (key, label, format, whether B / A is shown): each round's figures, as <experiment>.json keeps them
+FIGURES = (("complete_per_s", "complete answers/s", "{:.0f}", True),
+           ("p50", "latency p50 ms, complete answers", "{:.1f}", True),
+           ("p99", "latency p99 ms, complete answers", "{:.1f}", True),
+           ("cpu_ms_per_complete_background_off", "CPU ms per complete answer, whole system, background off",
+            "{:.3f}", True),
+           ("data_services_cpu_ms", "CPU ms per request, articles + authors", "{:.3f}", True),
+           ("postgres_cpu_ms", "CPU ms per request, PostgreSQL", "{:.3f}", True),
+           ("statements_per_request", "statements sent per request, BEGIN and COMMIT included", "{:.2f}", False),
+           ("data_statements_per_request", "statements that read data per request", "{:.2f}", False))
+RATIOS = tuple(key for key, _, _, shown in FIGURES if shown)
+
+
+def cpu_ms_per_request(cost, processes=None):
+    served = cost["requests_served"]["web-api"]
+    seconds = sum(v for k, v in cost["cpu_seconds"].items() if processes is None or k in processes)
+    return 1000 * seconds / served if served else None
+
+
+def statements_per_request(cost, with_control):
+    """Statements per web-api request the run sent to either database, the outbox relays' polls left out."""
+    calls = sql.per_request([cost]).get(cost["version"])
+    if calls is None:
+        return None
+    return sum(sql.statements(calls, database, with_control) for database in {key[0] for key in calls})
+
+
+def round_figures(cost, figures, idle, speed, warmed):
+    complete = figures["complete"]
+    working = results.system_without_background({**cost, "background_cpu_per_s": idle})
+    return {"complete_per_s": figures["ok_rps"], "p50": figures["p50"], "p99": figures["p99"],
+            "cpu_ms": cpu_ms_per_request(cost),
+            "cpu_ms_per_complete": 1000 * sum(cost["cpu_seconds"].values()) / complete if complete else None,
+            "cpu_ms_per_complete_background_off": 1000 * working / complete if complete and working else None,
+            "background_cpu_per_s": idle, "postgres_cpu_ms": cpu_ms_per_request(cost, ("postgres",)),
+            "data_services_cpu_ms": cpu_ms_per_request(cost, DATA),
+            "statements_per_request": statements_per_request(cost, True),
+            "data_statements_per_request": statements_per_request(cost, False),
+            "calibration_seconds": speed, "settled": warmed["settled"]}
+
+
+def measure_build(experiment, version, platform, runs_dir, rounds, iterations, warmup):
+    found = {mode: [] for mode in experiment.modes}
+    try:
+        for run in range(1, rounds + 1):
+            for mode in order(experiment.modes, run):
+                step(f"{version}: {experiment.name} {mode}, round {run}/{rounds}")
+                build = platform.reconfigure(version, environments(experiment.settings, experiment.values[mode]),
+                                             fresh=True)
+                warmed = warm_up(version, build, runs_dir, warmup)
+                # the build's processes with no load, right after its warm-up, to take off its run's CPU
+                idle = background({version: build}, BACKGROUND_SECONDS)[version]
+                speed = platform.calibrate()
+                label = f"{experiment.name}-{mode}"
+                figures = measure(build, "closed", runs_dir, run, {"ITERATIONS": str(iterations)}, label=label)
+                cost = json.loads((runs_dir / f"{version}-{label}-{run}.cost.json").read_text())
+                found[mode].append(round_figures(cost, figures, idle, speed, warmed))
+    finally:
+        platform.restore(version)
+    return found
+
+
+def ratios(experiment, modes):
+    """{figure: {rounds: [B / A of each round], median, low, high}}: B's round against A's round of the same number."""
+    a, b = experiment.modes
+    found = {}
+    for key in RATIOS:
+        each = [mine[key] / base[key] if base[key] and mine[key] is not None else None
+                for base, mine in zip(modes[a], modes[b])]
+        known = [r for r in each if r is not None]
+        found[key] = {"rounds": each, "median": statistics.median(known) if known else None,
+                      "low": min(known, default=None), "high": max(known, default=None)}
+    return found
+
+
+def document(experiment, environment, measured):
+    return {"schema": SCHEMA, "experiment": experiment.name, "title": experiment.title,
+            "explanation": experiment.explanation, "modes": list(experiment.modes),
+            "commit": environment["git_commit"], "timestamp": environment["timestamp"], "where": environment["where"],
+            "environment": environment,
+            "builds": {version: {"rounds": modes, "ratios": ratios(experiment, modes)}
+                       for version, modes in measured.items()}}
+
+
+def consistency(data):
+    """Where a document's ratios are not what its rounds give ([] when none is)."""
+    experiment = EXPERIMENTS[data["experiment"]]
+    problems = []
+    for version, build in data["builds"].items():
+        expected = ratios(experiment, build["rounds"])
+        for key, ratio in build["ratios"].items():
+            if ratio != expected[key]:
+                problems.append(f"{version} {key}: B / A {ratio} is not what its rounds give, {expected[key]}")
+    return problems
+
+
+def table(data):
+    """Per build and figure: each mode's rounds, and B / A as the median of the rounds' own ratios."""
+    a, b = data["modes"]
+    rows = [["build", "figure", *(f"{mode} (each round)" for mode in (a, b)),
+             f"{b} / {a}: the median of the rounds' ratios (lowest–highest)"]]
+    for version, build in data["builds"].items():
+        for key, label, fmt, shown in FIGURES:
+            cells = [", ".join("–" if r.get(key) is None else fmt.format(r[key]) for r in build["rounds"][mode])
+                     for mode in (a, b)]
+            ratio = build["ratios"].get(key)
+            rows.append([NAMES.get(version, version), label, *cells,
+                         f"{ratio['median']:.2f}× ({ratio['low']:.2f}–{ratio['high']:.2f})"
+                         if shown and ratio and ratio["median"] is not None else "–"])
+    return rows
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="benchkit ab", description=__doc__.splitlines()[0])
+    parser.add_argument("experiment", choices=sorted(EXPERIMENTS))
+    parser.add_argument("--results", type=pathlib.Path)
+    parser.add_argument("--versions", help="the builds (default: those the experiment concerns)")
+    parser.add_argument("--rounds", type=int, default=int(os.environ.get("RUNS", "3")))
+    parser.add_argument("--iterations", type=int, default=int(os.environ.get("ITERATIONS", "150")),
+                        help="measured requests per virtual user")
+    parser.add_argument("--warmup", type=int, default=int(os.environ.get("WARMUP_ITERATIONS", "300")),
+                        help="the first warm-up window's requests per virtual user after each restart")
+    parser.add_argument("--loadgen", default=os.environ.get("LOADGEN", "loadgen"))
+    args = parser.parse_args(argv)
+    experiment = EXPERIMENTS[args.experiment]
+    versions = args.versions.split(",") if args.versions else list(experiment.versions)
+    directory = args.results or ROOT / "results" / (
+        f"{experiment.name}-" + datetime.datetime.now().strftime("%Y%m%dT%H%M%S"))
+
+    # The local stack only: TLS can be had or not there (in the cluster Spilo requires it).
+    platform = platforms.select(None, args.loadgen, versions)
+    runs_dir = directory / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    environment = platform.environment("local stack (one machine, loopback)", args.rounds, True)
+    measured = {}
+    for version in versions:
+        measured[version] = measure_build(experiment, version, platform, runs_dir, args.rounds, args.iterations,
+                                          args.warmup)
+        data = document(experiment, environment, measured)
+        (directory / f"{experiment.name}.json").write_text(json.dumps(data, indent=2))
+    documents.write(directory, experiment.name, f"reactive-bench: {experiment.title}",
+                    f"{environment['timestamp']}, commit {environment['git_commit']}",
+                    [(experiment.title, experiment.explanation + " The modes' order is turned round between rounds; "
+                      "B / A is the median of each round's own ratio.", [("", table(data))]),
+                     ("Environment", "", [("", documents.key_value_rows(environment))])], {})
+    info(f"{experiment.title}: {directory / experiment.name}.md and .html")
