@@ -19,6 +19,8 @@
   blocked      Vert.x's blocked-thread reports in the services' logs, waiting told from busy
   reach        whether every load Job of make bench reaches its target behind the charts' NetworkPolicies
   ab           A/B of one setting per build, in rounds: TLS to PostgreSQL, reads in a transaction or not
+  summaries    the summaries committed beside the docs (docs/results/), each checked against its rounds
+  figures      the docs' marked figures and tables, rendered from the summaries and checked
   compare      an answer's cost on the local stack and on a node, the difference taken apart
   hsperf       HotSpot's counters (JIT, GC) from a JVM's hsperfdata file
 """

@@ -3,8 +3,10 @@
 that `render` fills in and `check` compares (make test fails on a figure that differs from its summary, and on a
 summary whose ratios are not what its own rounds give).
 
-    python -m benchkit figures publish RESULTS NAME   docs/results/NAME.json from RESULTS/results.json
+    python -m benchkit figures publish RESULTS NAME   docs/results/NAME.json from RESULTS/results.json (or, in a
+                                                      chaos or an A/B run's RESULTS, as publish-chaos or publish-ab)
     python -m benchkit figures publish-chaos RESULTS NAME   the same from a chaos run's RESULTS/chaos.json
+    python -m benchkit figures publish-ab FILE NAME   the same from an A/B's <experiment>.json (make tls, make reads)
     python -m benchkit figures render                 fills in every marked figure of README.md and docs/*.md
     python -m benchkit figures check                  fails where a marked figure or a summary is not what it should be
 
@@ -13,154 +15,16 @@ Markers (HTML comments, invisible on GitHub):
                                                                ("scenarios.closed.ratios.v2.median"), FORMAT as
                                                                Python's format ("{:.2f}×")
     <!-- figures NAME TABLE -->…<!-- /figures -->               a table of the summary (TABLES names them)"""
-import json
 import pathlib
 import re
-import statistics
 import sys
 
-from . import NAMES, ROOT, results
+from . import NAMES, ROOT, ab, results
+from .summaries import SUMMARIES, close, consistency, publish_ab, publish_chaos, publish_found, summaries
 
-SCHEMA = "reactive-bench/summary/1"
-SUMMARIES = ROOT / "docs" / "results"
 DOCUMENTS = ("README.md", "docs/*.md")
-# What a summary keeps of a results.json: the figures the docs quote, each build's and each ratio's.
-FIGURES = ("ok_rps", "p50", "p99", "error_pct", "degraded", "shed")
-CPU = (results.WHOLE, results.PER_COMPLETE, results.BACKGROUND_OFF, results.GENERATOR, *results.PROCESSES)
-RATIOS = (results.HEADLINE, "p50", "p99")
-# Two figures count as equal when they agree to this share: a summary's JSON keeps every digit.
-TOLERANCE = 1e-9
-
 FIGURE = re.compile(r"<!-- figure (\S+) (\S+) (.+?) -->(.*?)<!-- /figure -->", re.DOTALL)
 TABLE = re.compile(r"<!-- figures (\S+) (\S+) -->\n(.*?)<!-- /figures -->", re.DOTALL)
-
-
-def publish(results_dir, name, directory=SUMMARIES):
-    """A summary of a run's results.json, as docs/results/<name>.json."""
-    data = results.read(pathlib.Path(results_dir) / "results.json")
-    summary = {
-        "schema": SCHEMA, "name": name, "commit": data["commit"], "timestamp": data["timestamp"],
-        "where": data["where"], "on_kubernetes": data["on_kubernetes"], "versions": data["versions"],
-        "settled": data["settled"], "equal_work": data["equal_work"]["passed"],
-        "load_settings": data["environment"].get("load_settings", {}),
-        "open_rate": data["environment"].get("open_rate"),
-        "scenarios": {scenario_name: {
-            "builds": {v: {"runs": b["runs"],
-                           "figures": {k: b["figures"][k] for k in FIGURES if k in b["figures"]},
-                           "cpu_ms": {k: b["cpu_ms"][k] for k in CPU if k in b["cpu_ms"]}}
-                       for v, b in scenario["builds"].items()},
-            "ratios": {v: {k: ratios[k] for k in RATIOS} for v, ratios in scenario["ratios"].items()},
-            "rounds": [{"number": r["number"], "calibration_seconds": r["calibration_seconds"], "drift": r["drift"]}
-                       for r in scenario["rounds"]],
-        } for scenario_name, scenario in data["scenarios"].items()},
-        "curve": {"knees": data["curve"]["knees"], "repeats": data["curve"]["repeats"]},
-    }
-    problems = consistency(summary)
-    if problems:
-        sys.exit(f"{results_dir}: the results are not consistent: " + "; ".join(problems))
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{name}.json"
-    path.write_text(json.dumps(summary, indent=2) + "\n")
-    return path
-
-
-CHAOS_SCHEMA = "reactive-bench/chaos-summary/1"
-
-
-def publish_chaos(chaos_dir, name, directory=SUMMARIES):
-    """A summary of a chaos run's chaos.json, as docs/results/<name>.json: every fault run's outcome and every
-    overload run's, with the stalls counted per build."""
-    data = json.loads((pathlib.Path(chaos_dir) / "chaos.json").read_text())
-    if data.get("schema") != "reactive-bench/chaos/1":
-        sys.exit(f"{chaos_dir}/chaos.json: schema {data.get('schema')!r}, not reactive-bench/chaos/1")
-    failed = lambda r: sorted(check for check, ok in r["checks"].items() if not ok)  # noqa: E731
-    faults = [{"fault": r["fault"], "version": r["version"], "replicas": r.get("replicas", 1),
-               "requests": r["requests"], "outcomes": r["outcomes"], "recovery_seconds": r["recovery_seconds"],
-               "events": {k: r["events"][k] for k in ("created", "delivered", "lost", "duplicates")},
-               "passed": r["passed"], "failed_checks": failed(r)} for r in data["runs"] if "timeline" in r]
-    overload = {}
-    for r in (r for r in data["runs"] if "timeline" not in r):
-        overload.setdefault(r["version"], {"runs": []})["runs"].append({
-            "passed": r["passed"], "failed_checks": failed(r), "stalled_seconds": r.get("stalled_seconds"),
-            "degraded": r["outcomes"]["degraded"], "accepted_rps": r["accepted_rps"],
-            "accepted_p99_ms": r["accepted_p99_ms"]})
-    for found in overload.values():
-        found.update(overload_counts(found["runs"]))
-    summary = {"schema": CHAOS_SCHEMA, "name": name, "commit": data["commit"], "timestamp": data["timestamp"],
-               "where": data["where"], "passed": data["passed"], "faults": faults, "overload": overload}
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{name}.json"
-    path.write_text(json.dumps(summary, indent=2) + "\n")
-    return path
-
-
-def overload_counts(runs):
-    """What a build's overload runs add up to: the runs that stalled and their stalled seconds, the runs with a
-    degraded answer, the runs that failed a check, and the accepted rate and p99 over the runs."""
-    rates = [r["accepted_rps"] for r in runs]
-    p99s = [r["accepted_p99_ms"] for r in runs if r["accepted_p99_ms"] is not None]
-    return {"run_count": len(runs), "stalled_runs": sum(1 for r in runs if r["stalled_seconds"]),
-            "stalled_seconds": sum(r["stalled_seconds"] or 0 for r in runs),
-            "degraded_runs": sum(1 for r in runs if r["degraded"]),
-            "failed_runs": sum(1 for r in runs if not r["passed"]),
-            "accepted_rps": {"median": statistics.median(rates), "low": min(rates), "high": max(rates)},
-            "accepted_p99_ms": {"median": statistics.median(p99s) if p99s else None, "low": min(p99s, default=None),
-                                "high": max(p99s, default=None)}}
-
-
-def close(a, b):
-    if a is None or b is None:
-        return a is b
-    return abs(a - b) <= TOLERANCE * max(1.0, abs(a), abs(b))
-
-
-def consistency(summary):
-    """Where a summary's figures are not what their own rounds give: a median, a lowest or highest round, a ratio
-    of a round, the median of the ratios; for a chaos summary, each build's counts of its overload runs. [] when
-    there is none."""
-    problems = []
-    if summary.get("schema") == CHAOS_SCHEMA:
-        for version, found in summary["overload"].items():
-            if {k: v for k, v in found.items() if k != "runs"} != overload_counts(found["runs"]):
-                problems.append(f"overload {version}: the counts are not what its runs give")
-        return problems
-    for scenario_name, scenario in summary["scenarios"].items():
-        builds = scenario["builds"]
-        for v, build in builds.items():
-            for kind in ("figures", "cpu_ms"):
-                for key, figure in build[kind].items():
-                    again = results.Figure.of(figure["unit"], figure["rounds"])
-                    expected = (again.median, again.low, again.high)
-                    if not all(close(a, b) for a, b in zip((figure["median"], figure["low"], figure["high"]), expected)):
-                        problems.append(f"{scenario_name} {v} {key}: median, low, high {figure['median']}, "
-                                        f"{figure['low']}, {figure['high']} are not its rounds' {expected}")
-        for v, ratios in scenario["ratios"].items():
-            for key, ratio in ratios.items():
-                base, mine = builds["v1"]["figures"][key]["rounds"], builds[v]["figures"][key]["rounds"]
-                for index, (number, value) in enumerate(ratio["rounds"]):
-                    expected = mine[index] / base[index] if base[index] and mine[index] is not None else None
-                    if not close(value, expected):
-                        problems.append(f"{scenario_name} {v}/v1 {key}: round {number} says {value}, its figures "
-                                        f"give {expected}")
-                measured = [value for _, value in ratio["rounds"] if value is not None]
-                kept = [value for number, value in ratio["rounds"]
-                        if value is not None and number not in ratio["drifted_rounds"]]
-                if not close(ratio["median"], statistics.median(measured) if measured else None):
-                    problems.append(f"{scenario_name} {v}/v1 {key}: median {ratio['median']} is not the median of "
-                                    f"its rounds' ratios")
-                if not close(ratio["median_without_drifted"], statistics.median(kept) if kept else None):
-                    problems.append(f"{scenario_name} {v}/v1 {key}: the median without the drifted rounds is not "
-                                    f"what its rounds give")
-    return problems
-
-
-def summaries(directory=SUMMARIES):
-    found = {}
-    for path in sorted(pathlib.Path(directory).glob("*.json")):
-        data = json.loads(path.read_text())
-        if data.get("schema") in (SCHEMA, CHAOS_SCHEMA):
-            found[path.stem] = data
-    return found
 
 
 def at(summary, path):
@@ -314,8 +178,8 @@ def overload_table(summary):
     return rows
 
 
-TABLES = {"faults": faults_table, "overload": overload_table, "headline": headline_table, "knees": knees_table, "answer": answer_table, "hops": hops_table,
-          "cpu": cpu_table}
+TABLES = {"faults": faults_table, "overload": overload_table, "headline": headline_table, "knees": knees_table,
+          "answer": answer_table, "hops": hops_table, "cpu": cpu_table, "ab": ab.table}
 
 
 def markdown(rows):
@@ -371,9 +235,11 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     command = argv[0] if argv else ""
     if command == "publish" and len(argv) == 3:
-        print(f"Summary: {publish(argv[1], argv[2])}")
+        print(f"Summary: {publish_found(pathlib.Path(argv[1]), argv[2])}")
     elif command == "publish-chaos" and len(argv) == 3:
         print(f"Summary: {publish_chaos(argv[1], argv[2])}")
+    elif command == "publish-ab" and len(argv) == 3:
+        print(f"Summary: {publish_ab(argv[1], argv[2])}")
     elif command == "render":
         found = summaries()
         for path in documents():

@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from benchkit import figures, results
+from benchkit import ab, figures, results
+from benchkit import summaries as summaries_module
 from benchkit.tests.test_report import write_run
 
 
@@ -18,7 +19,7 @@ def published(tmp_path):
         write_run(runs, "v2", "closed", run, requests=v2, authors=5 * v2, calibration_seconds=seconds)
     results.write(bench)
     summaries = tmp_path / "docs" / "results"
-    path = figures.publish(bench, "demo", summaries)
+    path = summaries_module.publish(bench, "demo", summaries)
     readme = tmp_path / "README.md"
     readme.write_text("v2 answers <!-- figure demo scenarios.closed.ratios.v2.ok_rps.median {:.2f}× -->?"
                       "<!-- /figure --> as much as v1.\n\n<!-- figures demo headline -->\n<!-- /figures -->\n"
@@ -86,7 +87,7 @@ def chaos_run(tmp_path):
 
 def test_a_chaos_summary_counts_the_stalls_and_is_checked_against_its_runs(tmp_path):
     summaries = tmp_path / "docs" / "results"
-    path = figures.publish_chaos(chaos_run(tmp_path), "chaos", summaries)
+    path = summaries_module.publish_chaos(chaos_run(tmp_path), "chaos", summaries)
     summary = json.loads(path.read_text())
     v3 = summary["overload"]["v3"]
     assert (v3["stalled_runs"], v3["stalled_seconds"], v3["failed_runs"]) == (1, 2, 1)
@@ -98,4 +99,25 @@ def test_a_chaos_summary_counts_the_stalls_and_is_checked_against_its_runs(tmp_p
     assert figures.check(tmp_path, summaries) == []
     v3["stalled_runs"] = 0  # a stall left out
     path.write_text(json.dumps(summary))
+    assert figures.check(tmp_path, summaries)
+
+
+def test_an_ab_summary_is_rendered_and_checked_against_its_rounds(tmp_path):
+    rounds = {"transaction": [{key: 2.0 for key, *_ in ab.FIGURES}], "autocommit": [{key: 3.0 for key, *_ in ab.FIGURES}]}
+    run = tmp_path / "reads-run"
+    run.mkdir()
+    (run / "reads.json").write_text(json.dumps({
+        "schema": ab.SCHEMA, "experiment": "reads", "modes": ["transaction", "autocommit"], "commit": "abc1234",
+        "environment": {"a": 1}, "builds": {"v1": {"rounds": rounds, "ratios": ab.ratios(ab.READS, rounds)}}}))
+    summaries = tmp_path / "docs" / "results"
+    path = summaries_module.publish_found(run, "reads", summaries)
+    assert "environment" not in json.loads(path.read_text())
+    readme = tmp_path / "README.md"
+    readme.write_text("<!-- figures reads ab -->\n<!-- /figures -->\n")
+    readme.write_text(figures.rendered(readme.read_text(), figures.summaries(summaries), "README.md"))
+    assert "| v1 (imperative) | complete answers/s | 2 | 3 | 1.50× (1.50–1.50) |" in readme.read_text()
+    assert figures.check(tmp_path, summaries) == []
+    tampered = json.loads(path.read_text())
+    tampered["builds"]["v1"]["rounds"]["autocommit"][0]["complete_per_s"] = 4.0
+    path.write_text(json.dumps(tampered))
     assert figures.check(tmp_path, summaries)

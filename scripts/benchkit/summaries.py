@@ -1,0 +1,175 @@
+"""The small summaries committed beside the docs (docs/results/<name>.json), each written from a run's results by
+`benchkit figures publish`: a bench's results.json, a chaos run's chaos.json, an A/B's <experiment>.json. Each keeps
+the rounds its figures come from, and `consistency` says where a summary's medians and ratios are not what its own
+rounds give."""
+import json
+import pathlib
+import statistics
+import sys
+
+from . import ROOT, ab, results
+
+SCHEMA = "reactive-bench/summary/1"
+SUMMARIES = ROOT / "docs" / "results"
+# What a summary keeps of a results.json: the figures the docs quote, each build's and each ratio's.
+FIGURES = ("ok_rps", "p50", "p99", "error_pct", "degraded", "shed")
+CPU = (results.WHOLE, results.PER_COMPLETE, results.BACKGROUND_OFF, results.GENERATOR, *results.PROCESSES)
+RATIOS = (results.HEADLINE, "p50", "p99")
+# Two figures count as equal when they agree to this share: a summary's JSON keeps every digit.
+TOLERANCE = 1e-9
+
+
+def publish(results_dir, name, directory=SUMMARIES):
+    """A summary of a run's results.json, as docs/results/<name>.json."""
+    data = results.read(pathlib.Path(results_dir) / "results.json")
+    summary = {
+        "schema": SCHEMA, "name": name, "commit": data["commit"], "timestamp": data["timestamp"],
+        "where": data["where"], "on_kubernetes": data["on_kubernetes"], "versions": data["versions"],
+        "settled": data["settled"], "equal_work": data["equal_work"]["passed"],
+        "load_settings": data["environment"].get("load_settings", {}),
+        "open_rate": data["environment"].get("open_rate"),
+        "scenarios": {scenario_name: {
+            "builds": {v: {"runs": b["runs"],
+                           "figures": {k: b["figures"][k] for k in FIGURES if k in b["figures"]},
+                           "cpu_ms": {k: b["cpu_ms"][k] for k in CPU if k in b["cpu_ms"]}}
+                       for v, b in scenario["builds"].items()},
+            "ratios": {v: {k: ratios[k] for k in RATIOS} for v, ratios in scenario["ratios"].items()},
+            "rounds": [{"number": r["number"], "calibration_seconds": r["calibration_seconds"], "drift": r["drift"]}
+                       for r in scenario["rounds"]],
+        } for scenario_name, scenario in data["scenarios"].items()},
+        "curve": {"knees": data["curve"]["knees"], "repeats": data["curve"]["repeats"]},
+    }
+    problems = consistency(summary)
+    if problems:
+        sys.exit(f"{results_dir}: the results are not consistent: " + "; ".join(problems))
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.json"
+    path.write_text(json.dumps(summary, indent=2) + "\n")
+    return path
+
+
+CHAOS_SCHEMA = "reactive-bench/chaos-summary/1"
+
+
+def publish_chaos(chaos_dir, name, directory=SUMMARIES):
+    """A summary of a chaos run's chaos.json, as docs/results/<name>.json: every fault run's outcome and every
+    overload run's, with the stalls counted per build."""
+    data = json.loads((pathlib.Path(chaos_dir) / "chaos.json").read_text())
+    if data.get("schema") != "reactive-bench/chaos/1":
+        sys.exit(f"{chaos_dir}/chaos.json: schema {data.get('schema')!r}, not reactive-bench/chaos/1")
+    failed = lambda r: sorted(check for check, ok in r["checks"].items() if not ok)  # noqa: E731
+    faults = [{"fault": r["fault"], "version": r["version"], "replicas": r.get("replicas", 1),
+               "requests": r["requests"], "outcomes": r["outcomes"], "recovery_seconds": r["recovery_seconds"],
+               "events": {k: r["events"][k] for k in ("created", "delivered", "lost", "duplicates")},
+               "passed": r["passed"], "failed_checks": failed(r)} for r in data["runs"] if "timeline" in r]
+    overload = {}
+    for r in (r for r in data["runs"] if "timeline" not in r):
+        overload.setdefault(r["version"], {"runs": []})["runs"].append({
+            "passed": r["passed"], "failed_checks": failed(r), "stalled_seconds": r.get("stalled_seconds"),
+            "degraded": r["outcomes"]["degraded"], "accepted_rps": r["accepted_rps"],
+            "accepted_p99_ms": r["accepted_p99_ms"]})
+    for found in overload.values():
+        found.update(overload_counts(found["runs"]))
+    summary = {"schema": CHAOS_SCHEMA, "name": name, "commit": data["commit"], "timestamp": data["timestamp"],
+               "where": data["where"], "passed": data["passed"], "faults": faults, "overload": overload}
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.json"
+    path.write_text(json.dumps(summary, indent=2) + "\n")
+    return path
+
+
+def publish_ab(document, name, directory=SUMMARIES):
+    """An A/B's document (benchkit ab) as docs/results/<name>.json: its rounds and ratios, without the environment."""
+    data = json.loads(pathlib.Path(document).read_text())
+    if data.get("schema") != ab.SCHEMA:
+        sys.exit(f"{document}: schema {data.get('schema')!r}, not {ab.SCHEMA}")
+    problems = ab.consistency(data)
+    if problems:
+        sys.exit(f"{document}: the ratios are not consistent: " + "; ".join(problems))
+    summary = {"name": name, **{k: v for k, v in data.items() if k != "environment"}}
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.json"
+    path.write_text(json.dumps(summary, indent=2) + "\n")
+    return path
+
+
+def publish_found(results_dir, name, directory=SUMMARIES):
+    """publish, publish_chaos or publish_ab, by what the results directory holds."""
+    results_dir = pathlib.Path(results_dir)
+    if (results_dir / "chaos.json").exists():
+        return publish_chaos(results_dir, name, directory)
+    for experiment in ab.EXPERIMENTS:
+        if (results_dir / f"{experiment}.json").exists():
+            return publish_ab(results_dir / f"{experiment}.json", name, directory)
+    return publish(results_dir, name, directory)
+
+
+def overload_counts(runs):
+    """What a build's overload runs add up to: the runs that stalled and their stalled seconds, the runs with a
+    degraded answer, the runs that failed a check, and the accepted rate and p99 over the runs."""
+    rates = [r["accepted_rps"] for r in runs]
+    p99s = [r["accepted_p99_ms"] for r in runs if r["accepted_p99_ms"] is not None]
+    return {"run_count": len(runs), "stalled_runs": sum(1 for r in runs if r["stalled_seconds"]),
+            "stalled_seconds": sum(r["stalled_seconds"] or 0 for r in runs),
+            "degraded_runs": sum(1 for r in runs if r["degraded"]),
+            "failed_runs": sum(1 for r in runs if not r["passed"]),
+            "accepted_rps": {"median": statistics.median(rates), "low": min(rates), "high": max(rates)},
+            "accepted_p99_ms": {"median": statistics.median(p99s) if p99s else None, "low": min(p99s, default=None),
+                                "high": max(p99s, default=None)}}
+
+
+def close(a, b):
+    if a is None or b is None:
+        return a is b
+    return abs(a - b) <= TOLERANCE * max(1.0, abs(a), abs(b))
+
+
+def consistency(summary):
+    """Where a summary's figures are not what their own rounds give: a median, a lowest or highest round, a ratio
+    of a round, the median of the ratios; for a chaos summary, each build's counts of its overload runs. [] when
+    there is none."""
+    if summary.get("schema") == ab.SCHEMA:
+        return ab.consistency(summary)
+    problems = []
+    if summary.get("schema") == CHAOS_SCHEMA:
+        for version, found in summary["overload"].items():
+            if {k: v for k, v in found.items() if k != "runs"} != overload_counts(found["runs"]):
+                problems.append(f"overload {version}: the counts are not what its runs give")
+        return problems
+    for scenario_name, scenario in summary["scenarios"].items():
+        builds = scenario["builds"]
+        for v, build in builds.items():
+            for kind in ("figures", "cpu_ms"):
+                for key, figure in build[kind].items():
+                    again = results.Figure.of(figure["unit"], figure["rounds"])
+                    expected = (again.median, again.low, again.high)
+                    if not all(close(a, b) for a, b in zip((figure["median"], figure["low"], figure["high"]), expected)):
+                        problems.append(f"{scenario_name} {v} {key}: median, low, high {figure['median']}, "
+                                        f"{figure['low']}, {figure['high']} are not its rounds' {expected}")
+        for v, ratios in scenario["ratios"].items():
+            for key, ratio in ratios.items():
+                base, mine = builds["v1"]["figures"][key]["rounds"], builds[v]["figures"][key]["rounds"]
+                for index, (number, value) in enumerate(ratio["rounds"]):
+                    expected = mine[index] / base[index] if base[index] and mine[index] is not None else None
+                    if not close(value, expected):
+                        problems.append(f"{scenario_name} {v}/v1 {key}: round {number} says {value}, its figures "
+                                        f"give {expected}")
+                measured = [value for _, value in ratio["rounds"] if value is not None]
+                kept = [value for number, value in ratio["rounds"]
+                        if value is not None and number not in ratio["drifted_rounds"]]
+                if not close(ratio["median"], statistics.median(measured) if measured else None):
+                    problems.append(f"{scenario_name} {v}/v1 {key}: median {ratio['median']} is not the median of "
+                                    f"its rounds' ratios")
+                if not close(ratio["median_without_drifted"], statistics.median(kept) if kept else None):
+                    problems.append(f"{scenario_name} {v}/v1 {key}: the median without the drifted rounds is not "
+                                    f"what its rounds give")
+    return problems
+
+
+def summaries(directory=SUMMARIES):
+    found = {}
+    for path in sorted(pathlib.Path(directory).glob("*.json")):
+        data = json.loads(path.read_text())
+        if data.get("schema") in (SCHEMA, CHAOS_SCHEMA, ab.SCHEMA):
+            found[path.stem] = data
+    return found
