@@ -153,16 +153,37 @@ def cpu_table(summary, scenario_name="closed"):
 
 
 def faults_table(summary):
-    """Each fault against each build: its answers, its recovery, its events, its verdict (and the checks it failed)."""
-    rows = [["fault", "build", "replicas", "requests", "complete / degraded / other", "recovery s",
-             "events delivered / created (lost)", "verdict"]]
+    """Each fault against each build: its answers, the p99 during the fault, its recovery, its writes and events,
+    the circuit's openings, its verdict (and the checks it failed)."""
+    rows = [["fault", "build", "replicas", "requests", "complete / degraded / 503 / other", "p99 during fault ms",
+             "recovery s", "writes 201 / sent", "events delivered / created (lost)", "circuit opened", "verdict"]]
     for f in summary["faults"]:
         o = f["outcomes"]
+        other = f["requests"] - o["complete"] - o["degraded"] - o["shed"] - o["unavailable"]
         rows.append([f["fault"], f["version"], str(f["replicas"]), f"{f['requests']:,}",
-                     f"{o['complete']:,} / {o['degraded']:,} / {f['requests'] - o['complete'] - o['degraded']:,}",
-                     formatted(f["recovery_seconds"], "{:.1f}"),
+                     f"{o['complete']:,} / {o['degraded']:,} / {o['shed'] + o['unavailable']:,} / {other:,}",
+                     formatted(f.get("p99_ms_during_fault"), "{:,.0f}"), formatted(f["recovery_seconds"], "{:.1f}"),
+                     f"{f['writes']['created']} / {f['writes']['sent']}" if "writes" in f else "–",
                      f"{f['events']['delivered']} / {f['events']['created']} ({f['events']['lost']})",
+                     formatted(f.get("circuit_openings"), "{}×"),
                      "PASS" if f["passed"] else "FAIL: " + ", ".join(f["failed_checks"])])
+    return rows
+
+
+def overload_runs_table(summary):
+    """Every overload run: what the build sustained and was offered, what it accepted and turned away, web-api's own
+    mean time per accepted request against Little's bound, the accepted p99, web-api's peak RSS, stalled seconds."""
+    rows = [["build", "sustains req/s", "offered req/s", "accepted req/s", "complete", "degraded", "shed 503",
+             "in web-api ms (Little's bound)", "accepted p99 ms", "web-api peak RSS MiB", "stalled s", "verdict"]]
+    for version, found in summary["overload"].items():
+        for r in found["runs"]:
+            rows.append([NAMES.get(version, version), formatted(r.get("capacity_rps"), "{:,}"),
+                         formatted(r.get("offered_rps"), "{:,}"), f"{r['accepted_rps']:,}",
+                         formatted(r.get("complete"), "{:,}"), f"{r['degraded']:,}", formatted(r.get("shed"), "{:,}"),
+                         f"{formatted(r.get('server_mean_ms'), '{:.1f}')} ({formatted(r.get('little_bound_ms'), '{:.0f}')})",
+                         formatted(r["accepted_p99_ms"], "{:.0f}"), formatted(r.get("peak_rss_mib"), "{}"),
+                         formatted(r["stalled_seconds"], "{}"),
+                         "PASS" if r["passed"] else "FAIL: " + ", ".join(r["failed_checks"])])
     return rows
 
 
@@ -178,7 +199,7 @@ def overload_table(summary):
     return rows
 
 
-TABLES = {"faults": faults_table, "overload": overload_table, "headline": headline_table, "knees": knees_table,
+TABLES = {"faults": faults_table, "overload": overload_table, "overload-runs": overload_runs_table, "headline": headline_table, "knees": knees_table,
           "answer": answer_table, "hops": hops_table, "cpu": cpu_table, "ab": ab.table}
 
 

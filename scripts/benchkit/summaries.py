@@ -60,14 +60,20 @@ def publish_chaos(chaos_dir, name, directory=SUMMARIES):
     failed = lambda r: sorted(check for check, ok in r["checks"].items() if not ok)  # noqa: E731
     faults = [{"fault": r["fault"], "version": r["version"], "replicas": r.get("replicas", 1),
                "requests": r["requests"], "outcomes": r["outcomes"], "recovery_seconds": r["recovery_seconds"],
+               "p99_ms_during_fault": r.get("p99_ms_during_fault"),
+               "writes": {k: r["writes"][k] for k in ("sent", "created")},
                "events": {k: r["events"][k] for k in ("created", "delivered", "lost", "duplicates")},
+               "circuit_openings": r.get("circuit_openings"),
                "passed": r["passed"], "failed_checks": failed(r)} for r in data["runs"] if "timeline" in r]
     overload = {}
     for r in (r for r in data["runs"] if "timeline" not in r):
         overload.setdefault(r["version"], {"runs": []})["runs"].append({
             "passed": r["passed"], "failed_checks": failed(r), "stalled_seconds": r.get("stalled_seconds"),
             "degraded": r["outcomes"]["degraded"], "accepted_rps": r["accepted_rps"],
-            "accepted_p99_ms": r["accepted_p99_ms"]})
+            "accepted_p99_ms": r["accepted_p99_ms"],
+            **{k: r.get(k) for k in ("capacity_rps", "offered_rps", "server_mean_ms", "little_bound_ms",
+                                     "peak_rss_mib")},
+            "shed": r["outcomes"]["shed"], "complete": r["outcomes"]["complete"]})
     for found in overload.values():
         found.update(overload_counts(found["runs"]))
     summary = {"schema": CHAOS_SCHEMA, "name": name, "commit": data["commit"], "timestamp": data["timestamp"],

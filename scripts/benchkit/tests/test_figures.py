@@ -71,11 +71,14 @@ def test_an_unknown_summary_or_path_fails_loudly(tmp_path):
 
 def chaos_run(tmp_path):
     overload = lambda stalled, passed, rps: {  # noqa: E731
-        "fault": "overload (2x capacity)", "version": "v3", "outcomes": {"degraded": 0}, "accepted_rps": rps,
-        "accepted_p99_ms": 90, "stalled_seconds": stalled, "passed": passed,
+        "fault": "overload (2x capacity)", "version": "v3", "outcomes": {"complete": 9000, "degraded": 0, "shed": 4000},
+        "accepted_rps": rps, "accepted_p99_ms": 90, "stalled_seconds": stalled, "passed": passed,
+        "capacity_rps": 700, "offered_rps": 1400, "server_mean_ms": 150.2, "little_bound_ms": 400.0, "peak_rss_mib": 380,
         "checks": {"p99_no_growth": passed, "memory_bounded": True}}
     fault = {"fault": "authors stopped", "version": "v2", "replicas": 1, "requests": 100, "timeline": [],
-             "outcomes": {"complete": 60, "degraded": 40}, "recovery_seconds": 4.4, "passed": True, "checks": {},
+             "outcomes": {"complete": 60, "degraded": 30, "shed": 5, "unavailable": 2, "error": 3}, "recovery_seconds": 4.4,
+             "passed": True, "checks": {}, "p99_ms_during_fault": 28.5, "circuit_openings": 3,
+             "writes": {"sent": 12, "created": 10, "statuses": {"201": 10, "503": 2}},
              "events": {"created": 10, "delivered": 10, "lost": 0, "duplicates": 0, "unconfirmed": 0}}
     directory = tmp_path / "chaos"
     directory.mkdir()
@@ -93,9 +96,14 @@ def test_a_chaos_summary_counts_the_stalls_and_is_checked_against_its_runs(tmp_p
     assert (v3["stalled_runs"], v3["stalled_seconds"], v3["failed_runs"]) == (1, 2, 1)
     assert v3["accepted_rps"] == {"median": 500, "low": 480, "high": 520}
     readme = tmp_path / "README.md"
-    readme.write_text("<!-- figures chaos overload -->\n<!-- /figures -->\n<!-- figures chaos faults -->\n<!-- /figures -->\n")
+    readme.write_text("<!-- figures chaos overload -->\n<!-- /figures -->\n<!-- figures chaos faults -->\n<!-- /figures -->\n"
+                      "<!-- figures chaos overload-runs -->\n<!-- /figures -->\n")
     readme.write_text(figures.rendered(readme.read_text(), figures.summaries(summaries), "README.md"))
-    assert "| v3 (virtual threads) | 3 | 1 (2) | 0 | 1 | 500 (480–520) | 90 |" in readme.read_text()
+    text = readme.read_text()
+    assert "| v3 (virtual threads) | 3 | 1 (2) | 0 | 1 | 500 (480–520) | 90 |" in text
+    assert "| authors stopped | v2 | 1 | 100 | 60 / 30 / 7 / 3 | 28 | 4.4 | 10 / 12 | 10 / 10 (0) | 3× | PASS |" in text
+    assert ("| v3 (virtual threads) | 700 | 1,400 | 480 | 9,000 | 0 | 4,000 | 150.2 (400) | 90 | 380 | 2 | "
+            "FAIL: p99_no_growth |") in text
     assert figures.check(tmp_path, summaries) == []
     v3["stalled_runs"] = 0  # a stall left out
     path.write_text(json.dumps(summary))
