@@ -28,7 +28,7 @@ class Experiment:
     title: str
     explanation: str
     settings: tuple  # sweep.Setting: what a mode sets, and in which services
-    modes: tuple  # (A, B): A is what the builds ship with
+    modes: tuple  # (A, B): the ratios are B / A
     values: dict  # {mode: {setting name: value}}
     versions: tuple  # the builds it concerns
 
@@ -52,13 +52,13 @@ TLS = Experiment(
 READ_MODES = ("transaction", "autocommit")
 READS = Experiment(
     "reads", "How the JDBC builds read: in a transaction, or without one",
-    "v1 and v3 read through Hibernate ORM; as they ship, each read runs in a transaction of its own (BEGIN, the "
-    "query, COMMIT), which v2's reactive client does not send. The other way: no transaction, the query alone on a "
-    "connection Hibernate gives back as soon as it has the rows (Quarkus' request-scoped session); either way the "
-    "read waits its turn for a connection in the same queue (services/jdbc, jdbc.reads). Each build's articles and "
-    "authors restarted with jdbc.reads=transaction and =autocommit in turn. The statements per request come from "
-    "pg_stat_statements, BEGIN and COMMIT included.",
-    (Setting("reads", "jdbc.reads", DATA, READ_MODES, "transaction"),),
+    "v1 and v3 read through Hibernate ORM, either in a transaction of its own per read (BEGIN, the query, COMMIT: "
+    "what @Transactional gives, and what v2's reactive client never sends) or without one (autocommit: the query "
+    "alone, on a connection Hibernate gives back as soon as it has the rows, in Quarkus' request-scoped session); "
+    "either way the read waits its turn for a connection in the same queue (services/jdbc, jdbc.reads). Each "
+    "build's articles and authors restarted with jdbc.reads=transaction and =autocommit in turn. The statements per "
+    "request come from pg_stat_statements, BEGIN and COMMIT included.",
+    (Setting("reads", "jdbc.reads", DATA, READ_MODES, "autocommit"),),
     READ_MODES,
     {mode: {"reads": mode} for mode in READ_MODES},
     ("v1", "v3"))

@@ -85,14 +85,15 @@ def publish_chaos(chaos_dir, name, directory=SUMMARIES):
 
 
 def publish_ab(document, name, directory=SUMMARIES):
-    """An A/B's document (benchkit ab) as docs/results/<name>.json: its rounds and ratios, without the environment."""
+    """An A/B's document (benchkit ab) as docs/results/<name>.json: its rounds and ratios, without the environment and
+    the explanation (the docs say what was measured)."""
     data = json.loads(pathlib.Path(document).read_text())
     if data.get("schema") != ab.SCHEMA:
         sys.exit(f"{document}: schema {data.get('schema')!r}, not {ab.SCHEMA}")
     problems = ab.consistency(data)
     if problems:
         sys.exit(f"{document}: the ratios are not consistent: " + "; ".join(problems))
-    summary = {"name": name, **{k: v for k, v in data.items() if k != "environment"}}
+    summary = {"name": name, **{k: v for k, v in data.items() if k not in ("environment", "explanation")}}
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.json"
     path.write_text(json.dumps(summary, indent=2) + "\n")

@@ -13,11 +13,12 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /**
  * How a {@link Read} reads, in its turn in the {@link ConnectionQueue}:
  * <ul>
+ * <li>{@code jdbc.reads=autocommit} (as the builds ship, this module's configuration): no transaction; the query
+ * alone, in the request's session (Quarkus' request-scoped session), on a connection Hibernate borrows for that query
+ * and gives back as soon as it has the rows (outside a transaction Hibernate ends each operation as one), before the
+ * place in the queue is given back;</li>
  * <li>{@code jdbc.reads=transaction}: in a transaction of its own, as {@code @Transactional} would: BEGIN, the query,
- * COMMIT, and the session lives as long as the transaction;</li>
- * <li>{@code jdbc.reads=autocommit}: no transaction; the query alone, in the request's session (Quarkus'
- * request-scoped session), on a connection Hibernate borrows for that query and gives back as soon as it has the
- * rows (outside a transaction Hibernate ends each operation as one), before the place in the queue is given back.</li>
+ * COMMIT, and the session lives as long as the transaction.</li>
  * </ul>
  * A read inside a transaction that already runs joins it.
  */
@@ -35,7 +36,7 @@ public class ReadInterceptor {
 
     @Inject
     public ReadInterceptor(ConnectionQueue queue, TransactionManager transactions,
-            @ConfigProperty(name = "jdbc.reads", defaultValue = "transaction") Mode mode) {
+            @ConfigProperty(name = "jdbc.reads") Mode mode) {
         this.queue = queue;
         this.transactions = transactions;
         this.mode = mode;

@@ -21,18 +21,19 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The other side of the reads' A/B (jdbc.reads=autocommit, docs/tuning.md): a read runs without a transaction, and
- * Hibernate gives its connection back before the read returns, while the request's session is still open; so the
- * read gives its place in the connection queue back only after its connection (nothing waits inside Agroal).
+ * As the JDBC builds ship (jdbc.reads=autocommit, docs/tuning.md): a read runs without a transaction, and Hibernate
+ * gives its connection back before the read returns, while the request's session is still open; so the read gives
+ * its place in the connection queue back only after its connection (nothing waits inside Agroal). The profile adds
+ * Agroal's metrics, which tell how many connections are out.
  */
 @QuarkusTest
-@TestProfile(ReadsWithoutTransactionTest.Autocommit.class)
+@TestProfile(ReadsWithoutTransactionTest.WithPoolMetrics.class)
 @WithTestResource(value = PostgresResource.class, initArgs = @ResourceArg(name = "database", value = "authors"))
 class ReadsWithoutTransactionTest {
-    public static class Autocommit implements QuarkusTestProfile {
+    public static class WithPoolMetrics implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("jdbc.reads", "autocommit", "quarkus.datasource.metrics.enabled", "true",
+            return Map.of("quarkus.datasource.metrics.enabled", "true",
                     "quarkus.datasource.jdbc.enable-metrics", "true");
         }
     }

@@ -16,8 +16,7 @@ public class ArticleRepository {
     // Matches the index articles_newest_idx: PostgreSQL reads it backwards and stops after amount rows.
     private static final Sort NEWEST_FIRST = Sort.descending("creationDate", "id");
 
-    // A read (jdbc.reads: in a transaction of its own by default): the entities are turned into answers before
-    // it ends.
+    // A read (jdbc.reads: without a transaction, as shipped): the entities are turned into answers right away.
     @Read
     public List<Article> findNewest(int amount) {
         return ArticleEntity.<ArticleEntity>findAll(NEWEST_FIRST).page(0, amount)

@@ -10,7 +10,7 @@ import java.util.Optional;
 @ApplicationScoped
 public class AuthorRepository implements PanacheRepository<AuthorEntity> {
 
-    // A read (jdbc.reads: in a transaction of its own by default)
+    // A read (jdbc.reads: without a transaction, as shipped)
     @Read
     public Optional<Author> findByName(String name) {
         return find("name", name).firstResultOptional().map(AuthorEntity::toAuthor);
