@@ -74,7 +74,8 @@ FIGURES = (("complete_per_s", "complete answers/s", "{:.0f}", True),
            ("data_services_cpu_ms", "CPU ms per request, articles + authors", "{:.3f}", True),
            ("postgres_cpu_ms", "CPU ms per request, PostgreSQL", "{:.3f}", True),
            ("statements_per_request", "statements sent per request, BEGIN and COMMIT included", "{:.2f}", False),
-           ("data_statements_per_request", "statements that read data per request", "{:.2f}", False))
+           ("data_statements_per_request", "statements that read data per request", "{:.2f}", False),
+           ("settled", "warm-up settled (the JIT under 3 % of the services' CPU)", "{}", False))
 RATIOS = tuple(key for key, _, _, shown in FIGURES if shown)
 
 
@@ -168,13 +169,18 @@ def table(data):
              f"{b} / {a}: the median of the rounds' ratios (lowest–highest)"]]
     for version, build in data["builds"].items():
         for key, label, fmt, shown in FIGURES:
-            cells = [", ".join("–" if r.get(key) is None else fmt.format(r[key]) for r in build["rounds"][mode])
-                     for mode in (a, b)]
+            cells = [", ".join(cell(r.get(key), fmt) for r in build["rounds"][mode]) for mode in (a, b)]
             ratio = build["ratios"].get(key)
             rows.append([NAMES.get(version, version), label, *cells,
                          f"{ratio['median']:.2f}× ({ratio['low']:.2f}–{ratio['high']:.2f})"
                          if shown and ratio and ratio["median"] is not None else "–"])
     return rows
+
+
+def cell(value, fmt):
+    if value is None:
+        return "–"
+    return ("yes" if value else "no") if isinstance(value, bool) else fmt.format(value)
 
 
 def main(argv=None):
