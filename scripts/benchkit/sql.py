@@ -72,6 +72,16 @@ def statements(calls, database, with_control=False):
                if key[0] == database and not background(key) and (with_control or not control(key)))
 
 
+def transactions(calls, database):
+    """Transactions per request the requests opened in one database: its BEGINs less the outbox relays' polls (each
+    poll locks the pending events in a transaction of its own; a poll's count is its SELECT's); every build's relays
+    poll the shared database whichever build is loaded, so a short run sees several polls per request."""
+    begins = sum(count for key, count in calls.items() if key[0] == database and re.match(r"begin\b", key[1], re.I))
+    polls = sum(count for key, count in calls.items()
+                if key[0] == database and background(key) and re.match(r"select\b", key[1], re.I))
+    return max(0.0, begins - polls)
+
+
 def as_data(found):
     """per_request's figures as results.json keeps them: {version: {"statements": [{database, statement,
     calls_per_request}], "data_statements_per_request": {database: the total}}}."""
@@ -80,7 +90,9 @@ def as_data(found):
                       "data_statements_per_request": {database: statements(calls, database)
                                                       for database in sorted({key[0] for key in calls})},
                       "every_statement_per_request": {database: statements(calls, database, with_control=True)
-                                                      for database in sorted({key[0] for key in calls})}}
+                                                      for database in sorted({key[0] for key in calls})},
+                      "transactions_per_request": {database: transactions(calls, database)
+                                                   for database in sorted({key[0] for key in calls})}}
             for version, calls in found.items()}
 
 

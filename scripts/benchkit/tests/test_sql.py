@@ -50,3 +50,14 @@ def test_a_long_relay_statement_is_told_by_its_whole_text_not_the_shown_part():
             run("v2", 100, [("articles", V2_READ, 100)])]
     totals = [row for row in sql.rows(sql.as_data(sql.per_request(runs))) if row[1].startswith("**statements")][0]
     assert totals[2:] == ["**1.00**", "**1.00**"]
+
+
+def test_transactions_per_request_leave_the_relays_polls_out():
+    # a short run: 20 requests, 9 relay polls (each in a transaction of its own) in the shared database
+    transactional = run("v1", 20, [("articles", V1_READ, 20), ("articles", "BEGIN", 29), ("articles", POLL, 9),
+                                   ("authors", "select … where name=$1", 100), ("authors", "BEGIN", 100)])
+    autocommit = run("v3", 20, [("articles", V1_READ, 20), ("articles", "BEGIN", 9), ("articles", POLL, 9),
+                                ("authors", "select … where name=$1", 100)])
+    data = sql.as_data(sql.per_request([transactional, autocommit]))
+    assert data["v1"]["transactions_per_request"] == {"articles": 1.0, "authors": 5.0}
+    assert data["v3"]["transactions_per_request"] == {"articles": 0.0, "authors": 0.0}
