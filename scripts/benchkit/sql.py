@@ -65,6 +65,9 @@ EVERY = ("every statement sent, per request (BEGIN, COMMIT and SET included: tra
          "relays' own BEGIN and COMMIT among them, as many as their polls below)")
 
 
+TRANSACTIONS = "transactions the requests opened, per request (their BEGINs: the relays' polls left out)"
+
+
 def statements(calls, database, with_control=False):
     """Statements per request a build's requests sent to one database: those that read or write data, and with
     with_control transaction control too (BEGIN, COMMIT, SET); never the relays' polls (they run by the clock)."""
@@ -117,6 +120,7 @@ def rows(data):
             table.append([database, f"`{shortened(key[1])}`"] + [cell(found[v].get(key)) for v in versions])
         table.append([database, f"**{TOTAL}**"] + [f"**{statements(found[v], database):.2f}**" for v in versions])
         table.append([database, f"**{EVERY}**"] + [f"**{statements(found[v], database, True):.2f}**" for v in versions])
+        table.append([database, TRANSACTIONS] + [f"{transactions(found[v], database):.2f}" for v in versions])
         if any(background(key) for key in keys if key[0] == database):
             table.append([database, "outbox relays' polls, all builds (by the clock, not by request)"] +
                          [f"{sum(c for key, c in found[v].items() if key[0] == database and background(key)):.3f}"
