@@ -139,7 +139,8 @@ def test_sql_parity_only_with_pg_stat_statements(tmp_path):
         cost_file.write_text(json.dumps(cost))
     assert computed(directory)["sql"]["v1"] == {
         "statements": [{"database": "articles", "statement": "select v1", "calls_per_request": 1.0}],
-        "data_statements_per_request": {"articles": 1.0}, "every_statement_per_request": {"articles": 1.0}}
+        "data_statements_per_request": {"articles": 1.0}, "every_statement_per_request": {"articles": 1.0},
+        "transactions_per_request": {"articles": 0.0}}
 
 
 def test_jit_gc_and_cfs_throttling_per_run_and_the_warm_up(tmp_path):
