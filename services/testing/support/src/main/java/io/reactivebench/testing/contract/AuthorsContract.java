@@ -39,7 +39,7 @@ public abstract class AuthorsContract extends ServiceContract {
     }
 
     @Test
-    void theJdbcBuildsQueueEveryTransactionForAConnectionAndGiveEveryPlaceBack() {
+    void theJdbcBuildsQueueEveryReadForAConnectionAndGiveEveryPlaceBack() {
         assumeFalse(version.equals("v2"), "v2 has no JDBC pool: the reactive pool queues its own waiters");
         double before = metric("jdbc_connection_queue_turns_total");
         int lookUps = 60; // more at once than the pool has connections (20 in v1, 10 in v3)
