@@ -165,7 +165,7 @@ def faults_table(summary):
                      formatted(f.get("p99_ms_during_fault"), "{:,.0f}"), formatted(f["recovery_seconds"], "{:.1f}"),
                      f"{f['writes']['created']} / {f['writes']['sent']}" if "writes" in f else "–",
                      f"{f['events']['delivered']} / {f['events']['created']} ({f['events']['lost']})",
-                     formatted(f.get("circuit_openings"), "{}×"),
+                     formatted(f.get("circuit_openings"), "{:.0f}×"),
                      "PASS" if f["passed"] else "FAIL: " + ", ".join(f["failed_checks"])])
     return rows
 
