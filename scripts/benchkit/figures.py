@@ -180,7 +180,8 @@ def overload_runs_table(summary):
             rows.append([NAMES.get(version, version), formatted(r.get("capacity_rps"), "{:,}"),
                          formatted(r.get("offered_rps"), "{:,}"), f"{r['accepted_rps']:,}",
                          formatted(r.get("complete"), "{:,}"), f"{r['degraded']:,}", formatted(r.get("shed"), "{:,}"),
-                         f"{formatted(r.get('server_mean_ms'), '{:.1f}')} ({formatted(r.get('little_bound_ms'), '{:.0f}')})",
+                         f"{formatted(r.get('server_mean_ms'), '{:.1f}')} "
+                         f"({formatted(r.get('little_bound_ms'), '{:.0f}')})",
                          formatted(r["accepted_p99_ms"], "{:.0f}"), formatted(r.get("peak_rss_mib"), "{}"),
                          formatted(r["stalled_seconds"], "{}"),
                          "PASS" if r["passed"] else "FAIL: " + ", ".join(r["failed_checks"])])
@@ -199,7 +200,8 @@ def overload_table(summary):
     return rows
 
 
-TABLES = {"faults": faults_table, "overload": overload_table, "overload-runs": overload_runs_table, "headline": headline_table, "knees": knees_table,
+TABLES = {"faults": faults_table, "overload": overload_table, "overload-runs": overload_runs_table,
+          "headline": headline_table, "knees": knees_table,
           "answer": answer_table, "hops": hops_table, "cpu": cpu_table, "ab": ab.table}
 
 

@@ -17,16 +17,16 @@ import java.util.concurrent.atomic.LongAdder;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * Where the JDBC builds' transactions and reads ({@link Read}) wait for a connection: in order of arrival, in front of Agroal, with as many
- * places as the pool has connections and Agroal's acquisition time-out.
+ * Where the JDBC builds' transactions and reads ({@link Read}) wait for a connection: in order of arrival, in front
+ * of Agroal, with as many places as the pool has connections and Agroal's acquisition time-out.
  *
  * <p>Why not inside Agroal: Agroal 3.2.1 hands a returned connection only to a waiter already parked on its hand-off
  * queue, and a caller that sees anyone parked there parks too, for up to a second, without looking for a free
  * connection. A connection returned between a waiter's look and its park stays idle; under overload such connections
  * add up until every caller sleeps beside idle ones, and the service stands still for that second (v3's stall,
- * docs/faults.md; AgroalHandOffTest shows the interleaving). Here a transaction (or a read) holds a place until its connection
- * is back in the pool, so whoever holds a place finds a connection free and never waits in Agroal. The reactive pool
- * of v2 queues its waiters the same way: in order, with a time-out. The readiness check borrows in turn too
+ * docs/faults.md; AgroalHandOffTest shows the interleaving). Here a transaction (or a read) holds a place until its
+ * connection is back in the pool, so whoever holds a place finds a connection free and never waits in Agroal. The
+ * reactive pool of v2 queues its waiters the same way: in order, with a time-out. The readiness check borrows in turn too
  * ({@link QueuedDataSourceHealthCheck}); only Flyway at start-up, before any request, borrows outside the queue.
  */
 @Singleton
@@ -95,7 +95,7 @@ public class ConnectionQueue {
 
     void gauges(@Observes StartupEvent started, MeterRegistry registry) {
         FunctionCounter.builder("jdbc.connection.queue.turns", turns, LongAdder::sum)
-                .description("Transactions and reads without one that took their turn for a JDBC connection in the queue")
+                .description("Transactions and reads that took their turn for a JDBC connection in the queue")
                 .register(registry);
         Gauge.builder("jdbc.connection.queue.waiting", this, ConnectionQueue::waiting)
                 .description("Transactions and reads waiting in order for a JDBC connection, in front of the pool")
