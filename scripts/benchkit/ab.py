@@ -13,7 +13,6 @@ import datetime
 import json
 import os
 import pathlib
-import statistics
 
 from . import NAMES, ROOT, VERSIONS, documents, info, platforms, results, sql, step
 from .bench import BACKGROUND_SECONDS, background, measure, order, warm_up
@@ -79,31 +78,29 @@ FIGURES = (("complete_per_s", "complete answers/s", "{:.0f}", True),
 RATIOS = tuple(key for key, _, _, shown in FIGURES if shown)
 
 
-def cpu_ms_per_request(cost, processes=None):
-    served = cost["requests_served"]["web-api"]
-    seconds = sum(v for k, v in cost["cpu_seconds"].items() if processes is None or k in processes)
-    return 1000 * seconds / served if served else None
-
-
-def statements_per_request(cost, with_control):
-    """Statements per web-api request the run sent to either database, the outbox relays' polls left out."""
+def statement_counts(cost):
+    """Statements per web-api request the run sent to either database, the outbox relays' polls left out: every one
+    (BEGIN and COMMIT included), and those that read or write data; (None, None) without pg_stat_statements."""
     calls = sql.per_request([cost]).get(cost["version"])
     if calls is None:
-        return None
-    return sum(sql.statements(calls, database, with_control) for database in {key[0] for key in calls})
+        return None, None
+    databases = {key[0] for key in calls}
+    return tuple(sum(sql.statements(calls, database, with_control) for database in databases)
+                 for with_control in (True, False))
 
 
 def round_figures(cost, figures, idle, speed, warmed):
+    run = {**cost, "metrics": figures, "background_cpu_per_s": idle}
+    cpu = results.per_request_cpu(run)  # per web-api request, as every report counts it
     complete = figures["complete"]
-    working = results.system_without_background({**cost, "background_cpu_per_s": idle})
+    working = results.system_without_background(run)
+    every, data = statement_counts(cost)
     return {"complete_per_s": figures["ok_rps"], "p50": figures["p50"], "p99": figures["p99"],
-            "cpu_ms": cpu_ms_per_request(cost),
-            "cpu_ms_per_complete": 1000 * sum(cost["cpu_seconds"].values()) / complete if complete else None,
+            "cpu_ms": cpu[results.WHOLE], "cpu_ms_per_complete": cpu[results.PER_COMPLETE],
             "cpu_ms_per_complete_background_off": 1000 * working / complete if complete and working else None,
-            "background_cpu_per_s": idle, "postgres_cpu_ms": cpu_ms_per_request(cost, ("postgres",)),
-            "data_services_cpu_ms": cpu_ms_per_request(cost, DATA),
-            "statements_per_request": statements_per_request(cost, True),
-            "data_statements_per_request": statements_per_request(cost, False),
+            "background_cpu_per_s": idle, "postgres_cpu_ms": cpu["postgres"],
+            "data_services_cpu_ms": sum(cpu[service] for service in DATA) if cpu[DATA[0]] is not None else None,
+            "statements_per_request": every, "data_statements_per_request": data,
             "calibration_seconds": speed, "settled": warmed["settled"]}
 
 
@@ -133,11 +130,9 @@ def ratios(experiment, modes):
     a, b = experiment.modes
     found = {}
     for key in RATIOS:
-        each = [mine[key] / base[key] if base[key] and mine[key] is not None else None
-                for base, mine in zip(modes[a], modes[b])]
-        known = [r for r in each if r is not None]
-        found[key] = {"rounds": each, "median": statistics.median(known) if known else None,
-                      "low": min(known, default=None), "high": max(known, default=None)}
+        each = results.Figure.of("×", [mine[key] / base[key] if base[key] and mine[key] is not None else None
+                                       for base, mine in zip(modes[a], modes[b])])
+        found[key] = {"rounds": each.rounds, "median": each.median, "low": each.low, "high": each.high}
     return found
 
 

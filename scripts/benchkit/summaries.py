@@ -19,6 +19,14 @@ RATIOS = (results.HEADLINE, "p50", "p99")
 TOLERANCE = 1e-9
 
 
+def written(summary, name, directory):
+    """The summary as <directory>/<name>.json; its path."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.json"
+    path.write_text(json.dumps(summary, indent=2) + "\n")
+    return path
+
+
 def publish(results_dir, name, directory=SUMMARIES):
     """A summary of a run's results.json, as docs/results/<name>.json."""
     data = results.read(pathlib.Path(results_dir) / "results.json")
@@ -42,10 +50,7 @@ def publish(results_dir, name, directory=SUMMARIES):
     problems = consistency(summary)
     if problems:
         sys.exit(f"{results_dir}: the results are not consistent: " + "; ".join(problems))
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{name}.json"
-    path.write_text(json.dumps(summary, indent=2) + "\n")
-    return path
+    return written(summary, name, directory)
 
 
 CHAOS_SCHEMA = "reactive-bench/chaos-summary/1"
@@ -78,10 +83,7 @@ def publish_chaos(chaos_dir, name, directory=SUMMARIES):
         found.update(overload_counts(found["runs"]))
     summary = {"schema": CHAOS_SCHEMA, "name": name, "commit": data["commit"], "timestamp": data["timestamp"],
                "where": data["where"], "passed": data["passed"], "faults": faults, "overload": overload}
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{name}.json"
-    path.write_text(json.dumps(summary, indent=2) + "\n")
-    return path
+    return written(summary, name, directory)
 
 
 def publish_ab(document, name, directory=SUMMARIES):
@@ -94,10 +96,7 @@ def publish_ab(document, name, directory=SUMMARIES):
     if problems:
         sys.exit(f"{document}: the ratios are not consistent: " + "; ".join(problems))
     summary = {"name": name, **{k: v for k, v in data.items() if k not in ("environment", "explanation")}}
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{name}.json"
-    path.write_text(json.dumps(summary, indent=2) + "\n")
-    return path
+    return written(summary, name, directory)
 
 
 def publish_found(results_dir, name, directory=SUMMARIES):

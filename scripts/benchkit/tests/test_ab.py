@@ -59,5 +59,6 @@ def test_statements_per_request_count_begin_and_commit_apart(tmp_path):
                     {"database": "authors", "query": "select a from authors where name=$1", "calls": 50},
                     {"database": "authors", "query": "COMMIT", "calls": 50},
                     {"database": "articles", "query": "select * from article_events for update", "calls": 7}]}
-    assert ab.statements_per_request(cost, True) == pytest.approx(15.0)
-    assert ab.statements_per_request(cost, False) == pytest.approx(5.0)
+    every, data = ab.statement_counts(cost)
+    assert every == pytest.approx(15.0)
+    assert data == pytest.approx(5.0)
