@@ -14,6 +14,7 @@ import sys
 
 from . import NAMES, documents, results
 
+SCHEMA = "reactive-bench/compare/1"
 SCENARIO = "closed"
 WITHIN = 1.3  # the project's bound: a node's settled cost within 1.3 x of the local one, or the rest named
 # make tls's rounds agree when each mode's rounds lie within this share of their median.
@@ -28,6 +29,11 @@ class Cost:
     jit: list
     gc: list
     settled: list
+    # where it lands: {process: [CPU ms per complete answer of each round, background not taken off]}
+    processes: dict = dataclasses.field(default_factory=dict)
+    # CFS periods in which a container hit its CPU limit, and all its periods, summed over the rounds (None: no quota)
+    throttled_periods: int = None
+    periods: int = None
 
     def median(self, figure):
         values = [v for v in getattr(self, figure) if v is not None]
@@ -62,6 +68,12 @@ def per_answer(directory, background, scenario=SCENARIO):
         if run["scenario"] != scenario or not complete:
             continue
         cost = found.setdefault(run["version"], Cost([], [], [], []))
+        for process, seconds in run["cpu_seconds"].items():
+            cost.processes.setdefault(process, []).append(1000 * seconds / complete)
+        quota = [figures for figures in (run.get("throttling") or {}).values() if figures]
+        if quota:
+            cost.throttled_periods = (cost.throttled_periods or 0) + sum(f["throttled"] for f in quota)
+            cost.periods = (cost.periods or 0) + sum(f["periods"] for f in quota)
         working = results.system_without_background(run) if background else sum(run["cpu_seconds"].values())
         whole = 1000 * working / complete if working is not None else None
         jvm = run.get("jvm") or {}
@@ -116,6 +128,8 @@ def comparison(local, node, tls):
         tls_ms, tls_why = tls.get(version, (None, "not measured (no --tls)"))
         without_tls = settled_there - tls_ms if tls_ms is not None else None
         found[version] = {
+            # each side's rounds, from which every figure below follows (consistency recomputes them)
+            "local_rounds": dataclasses.asdict(here), "node_rounds": dataclasses.asdict(there),
             "local_ms": here.median("whole"), "node_ms": there.median("whole"),
             "local_jit_ms": here.median("jit"), "node_jit_ms": there.median("jit"),
             "local_gc_ms": here.median("gc"), "node_gc_ms": there.median("gc"),
@@ -125,8 +139,47 @@ def comparison(local, node, tls):
             "ratio_low": low_there / high_here, "ratio_high": high_there / low_here,
             "tls_ms": tls_ms, "tls": tls_why,
             "ratio_without_tls": without_tls / settled_here if without_tls is not None else None,
+            "processes": {process: {"local_ms": statistics.median(here.processes[process]),
+                                    "node_ms": statistics.median(rounds),
+                                    "ratio": statistics.median(rounds) / statistics.median(here.processes[process])}
+                          for process, rounds in there.processes.items() if here.processes.get(process)},
+            "node_throttled_share": there.throttled_periods / there.periods if there.periods else None,
         }
     return found
+
+
+def consistency(document):
+    """Where a comparison's figures are not what its rounds (and its TLS figure) give; [] when none is."""
+    problems = []
+    for version, figures in document["builds"].items():
+        here, there = Cost(**figures["local_rounds"]), Cost(**figures["node_rounds"])
+        tls = {version: (figures["tls_ms"], figures["tls"])} if figures["tls_ms"] is not None else {}
+        expected = comparison({version: here}, {version: there}, tls).get(version)
+        if expected is None:
+            problems.append(f"{version}: its rounds give no settled figure")
+            continue
+        flat = lambda found: {**{k: v for k, v in found.items() if k != "processes"},  # noqa: E731
+                              **{f"{p} {k}": v for p, f in found["processes"].items() for k, v in f.items()}}
+        mine = flat(figures)
+        for key, value in flat(expected).items():
+            if isinstance(value, float) and (mine.get(key) is None or abs(mine[key] - value) > 1e-9 * max(1.0, abs(value))):
+                problems.append(f"{version} {key}: {mine.get(key)} is not what its rounds give, {value}")
+    return problems
+
+
+def process_rows(found):
+    """Where the difference lands: each process's CPU ms per complete answer on either side (medians of the rounds,
+    the background not taken off), node over local; and how often the node's containers hit their CPU limit."""
+    versions = list(found)
+    processes = list(dict.fromkeys(p for f in found.values() for p in f["processes"]))
+    table = [["CPU ms per complete answer: local → node (node / local)", *(NAMES.get(v, v) for v in versions)]]
+    for process in processes:
+        table.append([process, *(f"{f['local_ms']:.3f} → {f['node_ms']:.3f} ({f['ratio']:.2f}×)"
+                                 if (f := found[v]["processes"].get(process)) else "–" for v in versions)])
+    table.append(["the node's CFS periods in which a container hit its CPU limit",
+                  *(f"{found[v]['node_throttled_share']:.2%}" if found[v]["node_throttled_share"] is not None else "–"
+                    for v in versions)])
+    return table
 
 
 def rows(found):
@@ -170,14 +223,19 @@ def main(argv=None):
     found = comparison(per_answer(args.local, background), per_answer(args.node, background), tls_cost(args.tls))
     local_env = json.loads((args.local / "environment.json").read_text())
     node_env = json.loads((args.node / "environment.json").read_text())
-    (args.node / "compare.json").write_text(json.dumps({"background_taken_off": background, "builds": found,
-                                                         "local": str(args.local.name), "node": str(args.node.name)},
-                                                        indent=2))
+    (args.node / "compare.json").write_text(json.dumps(
+        {"schema": SCHEMA, "background_taken_off": background, "builds": found,
+         "local": {"results": args.local.name, "commit": local_env.get("git_commit"),
+                   "timestamp": local_env.get("timestamp")},
+         "node": {"results": args.node.name, "commit": node_env.get("git_commit"), "timestamp": node_env.get("timestamp"),
+                  "where": node_env.get("where")},
+         "tls": args.tls.name if args.tls else None}, indent=2))
     table = rows(found)
     documents.write(args.node, "compare", "reactive-bench: an answer's cost, on the local stack and on a node",
                     f"local at commit {local_env.get('git_commit')} ({args.local.name}), node at commit "
                     f"{node_env.get('git_commit')} ({args.node.name})" + (f", TLS from {args.tls.name}" if args.tls else "")
                     + ("" if background else "; no background rate taken off (one side did not measure it)"),
-                    [("CPU ms per complete answer, settled, both sides alike", EXPLANATION, [("", table)])], {})
+                    [("CPU ms per complete answer, settled, both sides alike", EXPLANATION, [("", table)]),
+                     ("Where it lands, process by process", "", [("", process_rows(found))])], {})
     print(documents.markdown_table(table))
     print(f"Comparison: {args.node / 'compare.md'} and {args.node / 'compare.html'}")

@@ -4,7 +4,8 @@ that `render` fills in and `check` compares (make test fails on a figure that di
 summary whose ratios are not what its own rounds give).
 
     python -m benchkit figures publish RESULTS NAME   docs/results/NAME.json from RESULTS/results.json (or, in a
-                                                      chaos or an A/B run's RESULTS, as publish-chaos or publish-ab)
+                                                      chaos or an A/B run's RESULTS, as publish-chaos or publish-ab;
+                                                      RESULTS a compare.json: a node's run against a local one)
     python -m benchkit figures publish-chaos RESULTS NAME   the same from a chaos run's RESULTS/chaos.json
     python -m benchkit figures publish-ab FILE NAME   the same from an A/B's <experiment>.json (make tls, make reads)
     python -m benchkit figures render                 fills in every marked figure of README.md and docs/*.md
@@ -19,7 +20,7 @@ import pathlib
 import re
 import sys
 
-from . import NAMES, ROOT, ab, results
+from . import NAMES, ROOT, ab, compare, results
 from .summaries import SUMMARIES, close, consistency, publish_ab, publish_chaos, publish_found, summaries
 
 DOCUMENTS = ("README.md", "docs/*.md")
@@ -202,7 +203,9 @@ def overload_table(summary):
 
 TABLES = {"faults": faults_table, "overload": overload_table, "overload-runs": overload_runs_table,
           "headline": headline_table, "knees": knees_table,
-          "answer": answer_table, "hops": hops_table, "cpu": cpu_table, "ab": ab.table}
+          "answer": answer_table, "hops": hops_table, "cpu": cpu_table, "ab": ab.table,
+          "compare": lambda summary: compare.rows(summary["builds"]),
+          "compare-processes": lambda summary: compare.process_rows(summary["builds"]),}
 
 
 def markdown(rows):

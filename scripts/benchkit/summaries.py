@@ -7,7 +7,7 @@ import pathlib
 import statistics
 import sys
 
-from . import ROOT, ab, results
+from . import ROOT, ab, compare, results
 
 SCHEMA = "reactive-bench/summary/1"
 SUMMARIES = ROOT / "docs" / "results"
@@ -99,9 +99,26 @@ def publish_ab(document, name, directory=SUMMARIES):
     return written(summary, name, directory)
 
 
+def publish_compare(document, name, directory=SUMMARIES):
+    """A comparison of a node's run with a local one (benchkit compare's compare.json) as docs/results/<name>.json,
+    its rounds with it."""
+    data = json.loads(pathlib.Path(document).read_text())
+    if data.get("schema") != compare.SCHEMA:
+        sys.exit(f"{document}: schema {data.get('schema')!r}, not {compare.SCHEMA}")
+    problems = compare.consistency(data)
+    if problems:
+        sys.exit(f"{document}: the comparison is not consistent: " + "; ".join(problems))
+    return written({"name": name, **data}, name, directory)
+
+
 def publish_found(results_dir, name, directory=SUMMARIES):
-    """publish, publish_chaos or publish_ab, by what the results directory holds."""
+    """publish, publish_chaos, publish_ab or publish_compare, by what the results directory holds (a file: an A/B's
+    <experiment>.json or a compare.json, which a node's results directory holds beside its results.json)."""
     results_dir = pathlib.Path(results_dir)
+    if results_dir.name == "compare.json":
+        return publish_compare(results_dir, name, directory)
+    if results_dir.is_file():
+        return publish_ab(results_dir, name, directory)
     if (results_dir / "chaos.json").exists():
         return publish_chaos(results_dir, name, directory)
     for experiment in ab.EXPERIMENTS:
@@ -136,6 +153,8 @@ def consistency(summary):
     there is none."""
     if summary.get("schema") == ab.SCHEMA:
         return ab.consistency(summary)
+    if summary.get("schema") == compare.SCHEMA:
+        return compare.consistency(summary)
     problems = []
     if summary.get("schema") == CHAOS_SCHEMA:
         for version, found in summary["overload"].items():
@@ -176,6 +195,6 @@ def summaries(directory=SUMMARIES):
     found = {}
     for path in sorted(pathlib.Path(directory).glob("*.json")):
         data = json.loads(path.read_text())
-        if data.get("schema") in (SCHEMA, CHAOS_SCHEMA, ab.SCHEMA):
+        if data.get("schema") in (SCHEMA, CHAOS_SCHEMA, ab.SCHEMA, compare.SCHEMA):
             found[path.stem] = data
     return found
