@@ -293,7 +293,9 @@ class Kubernetes(Platform):
             kube.kubectl(self.namespace, "rollout", "restart", "deployment", f"bench-{version}-{fault.part}")
             return
         if action == "redeploy":  # as the user would: builds the images, then helm upgrade --wait
-            subprocess.run([str(ROOT / "scripts" / "k8s.sh"), "deploy", version], check=True, stdout=subprocess.DEVNULL)
+            # at the replicas it runs with (REPLICAS=2 make deploy-vN before), not the chart's default
+            subprocess.run([str(ROOT / "scripts" / "k8s.sh"), "deploy", version], check=True, stdout=subprocess.DEVNULL,
+                           env={**os.environ, "REPLICAS": str(self.replicas(fault, version))})
             return
         if action == "restart-kubelet":
             subprocess.run([str(ROOT / "scripts" / "test-cluster" / "node.sh"), "restart-kubelet"], check=True,
