@@ -5,7 +5,8 @@ summary whose ratios are not what its own rounds give).
 
     python -m benchkit figures publish RESULTS NAME   docs/results/NAME.json from RESULTS/results.json (or, in a
                                                       chaos or an A/B run's RESULTS, as publish-chaos or publish-ab;
-                                                      RESULTS a compare.json: a node's run against a local one)
+                                                      RESULTS a compare.json: a node's run against a local one;
+                                                      several chaos runs' directories, comma-separated: one summary)
     python -m benchkit figures publish-chaos RESULTS NAME   the same from a chaos run's RESULTS/chaos.json
     python -m benchkit figures publish-ab FILE NAME   the same from an A/B's <experiment>.json (make tls, make reads)
     python -m benchkit figures render                 fills in every marked figure of README.md and docs/*.md
@@ -171,6 +172,18 @@ def faults_table(summary):
     return rows
 
 
+def faults_cpu_table(summary):
+    """How busy the whole machine was during each fault, and in the seconds with an incomplete answer against the
+    others (the harness's recorder, once a second)."""
+    rows = [["fault", "build", "replicas", "machine busy during the fault", "in seconds with an incomplete answer",
+             "in the other seconds"]]
+    for f in summary["faults"]:
+        busy = f.get("machine_busy") or {}
+        rows.append([f["fault"], f["version"], str(f["replicas"]),
+                     *(formatted(busy.get(k), "{:.0%}") for k in ("during_fault", "when_not_complete", "when_complete"))])
+    return rows
+
+
 def overload_runs_table(summary):
     """Every overload run: what the build sustained and was offered, what it accepted and turned away, web-api's own
     mean time per accepted request against Little's bound, the accepted p99, web-api's peak RSS, stalled seconds."""
@@ -201,7 +214,8 @@ def overload_table(summary):
     return rows
 
 
-TABLES = {"faults": faults_table, "overload": overload_table, "overload-runs": overload_runs_table,
+TABLES = {"faults": faults_table, "faults-cpu": faults_cpu_table, "overload": overload_table,
+          "overload-runs": overload_runs_table,
           "headline": headline_table, "knees": knees_table,
           "answer": answer_table, "hops": hops_table, "cpu": cpu_table, "ab": ab.table,
           "compare": lambda summary: compare.rows(summary["builds"]),

@@ -56,12 +56,25 @@ def publish(results_dir, name, directory=SUMMARIES):
 CHAOS_SCHEMA = "reactive-bench/chaos-summary/1"
 
 
+def chaos_runs(chaos_dirs):
+    """One chaos.json of one or several chaos runs at the same commit (one build at a time at two replicas): their
+    runs together, passed when all passed, the first run's time."""
+    found = []
+    for chaos_dir in chaos_dirs:
+        data = json.loads((pathlib.Path(chaos_dir) / "chaos.json").read_text())
+        if data.get("schema") != "reactive-bench/chaos/1":
+            sys.exit(f"{chaos_dir}/chaos.json: schema {data.get('schema')!r}, not reactive-bench/chaos/1")
+        found.append(data)
+    if len({data["commit"] for data in found}) != 1:
+        sys.exit(f"{', '.join(map(str, chaos_dirs))}: chaos runs of different commits")
+    return {**found[0], "passed": all(data["passed"] for data in found),
+            "runs": [run for data in found for run in data["runs"]]}
+
+
 def publish_chaos(chaos_dir, name, directory=SUMMARIES):
-    """A summary of a chaos run's chaos.json, as docs/results/<name>.json: every fault run's outcome and every
-    overload run's, with the stalls counted per build."""
-    data = json.loads((pathlib.Path(chaos_dir) / "chaos.json").read_text())
-    if data.get("schema") != "reactive-bench/chaos/1":
-        sys.exit(f"{chaos_dir}/chaos.json: schema {data.get('schema')!r}, not reactive-bench/chaos/1")
+    """A summary of a chaos run's chaos.json (or of several runs', chaos_dir a list), as docs/results/<name>.json:
+    every fault run's outcome and every overload run's, with the stalls counted per build."""
+    data = chaos_runs(chaos_dir if isinstance(chaos_dir, (list, tuple)) else [chaos_dir])
     failed = lambda r: sorted(check for check, ok in r["checks"].items() if not ok)  # noqa: E731
     faults = [{"fault": r["fault"], "version": r["version"], "replicas": r.get("replicas", 1),
                "requests": r["requests"], "outcomes": r["outcomes"], "recovery_seconds": r["recovery_seconds"],
@@ -69,6 +82,8 @@ def publish_chaos(chaos_dir, name, directory=SUMMARIES):
                "writes": {k: r["writes"][k] for k in ("sent", "created")},
                "events": {k: r["events"][k] for k in ("created", "delivered", "lost", "duplicates")},
                "circuit_openings": r.get("circuit_openings"),
+               "machine_busy": {k: (r.get("cpu") or {}).get(f"machine_busy_{k}")
+                                for k in ("during_fault", "when_not_complete", "when_complete")},
                "passed": r["passed"], "failed_checks": failed(r)} for r in data["runs"] if "timeline" in r]
     overload = {}
     for r in (r for r in data["runs"] if "timeline" not in r):
@@ -114,6 +129,8 @@ def publish_compare(document, name, directory=SUMMARIES):
 def publish_found(results_dir, name, directory=SUMMARIES):
     """publish, publish_chaos, publish_ab or publish_compare, by what the results directory holds (a file: an A/B's
     <experiment>.json or a compare.json, which a node's results directory holds beside its results.json)."""
+    if "," in str(results_dir):  # several chaos runs, one summary
+        return publish_chaos([pathlib.Path(d) for d in str(results_dir).split(",")], name, directory)
     results_dir = pathlib.Path(results_dir)
     if results_dir.name == "compare.json":
         return publish_compare(results_dir, name, directory)

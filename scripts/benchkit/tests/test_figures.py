@@ -70,6 +70,7 @@ def test_an_unknown_summary_or_path_fails_loudly(tmp_path):
 
 
 def chaos_run(tmp_path):
+    tmp_path.mkdir(parents=True, exist_ok=True)
     overload = lambda stalled, passed, rps: {  # noqa: E731
         "fault": "overload (2x capacity)", "version": "v3", "outcomes": {"complete": 9000, "degraded": 0, "shed": 4000},
         "accepted_rps": rps, "accepted_p99_ms": 90, "stalled_seconds": stalled, "passed": passed,
@@ -78,6 +79,8 @@ def chaos_run(tmp_path):
     fault = {"fault": "authors stopped", "version": "v2", "replicas": 1, "requests": 100, "timeline": [],
              "outcomes": {"complete": 60, "degraded": 30, "shed": 5, "unavailable": 2, "error": 3}, "recovery_seconds": 4.4,
              "passed": True, "checks": {}, "p99_ms_during_fault": 28.5, "circuit_openings": 3,
+             "cpu": {"machine_busy_during_fault": 0.91, "machine_busy_when_not_complete": 1.0,
+                     "machine_busy_when_complete": 0.62},
              "writes": {"sent": 12, "created": 10, "statuses": {"201": 10, "503": 2}},
              "events": {"created": 10, "delivered": 10, "lost": 0, "duplicates": 0, "unconfirmed": 0}}
     directory = tmp_path / "chaos"
@@ -97,13 +100,15 @@ def test_a_chaos_summary_counts_the_stalls_and_is_checked_against_its_runs(tmp_p
     assert v3["accepted_rps"] == {"median": 500, "low": 480, "high": 520}
     readme = tmp_path / "README.md"
     readme.write_text("<!-- figures chaos overload -->\n<!-- /figures -->\n<!-- figures chaos faults -->\n<!-- /figures -->\n"
-                      "<!-- figures chaos overload-runs -->\n<!-- /figures -->\n")
+                      "<!-- figures chaos overload-runs -->\n<!-- /figures -->\n"
+                      "<!-- figures chaos faults-cpu -->\n<!-- /figures -->\n")
     readme.write_text(figures.rendered(readme.read_text(), figures.summaries(summaries), "README.md"))
     text = readme.read_text()
     assert "| v3 (virtual threads) | 3 | 1 (2) | 0 | 1 | 500 (480–520) | 90 |" in text
     assert "| authors stopped | v2 | 1 | 100 | 60 / 30 / 7 / 3 | 28 | 4.4 | 10 / 12 | 10 / 10 (0) | 3× | PASS |" in text
     assert ("| v3 (virtual threads) | 700 | 1,400 | 480 | 9,000 | 0 | 4,000 | 150.2 (400) | 90 | 380 | 2 | "
             "FAIL: p99_no_growth |") in text
+    assert "| authors stopped | v2 | 1 | 91% | 100% | 62% |" in text
     assert figures.check(tmp_path, summaries) == []
     v3["stalled_runs"] = 0  # a stall left out
     path.write_text(json.dumps(summary))
@@ -129,3 +134,13 @@ def test_an_ab_summary_is_rendered_and_checked_against_its_rounds(tmp_path):
     tampered["builds"]["v1"]["rounds"]["autocommit"][0]["complete_per_s"] = 4.0
     path.write_text(json.dumps(tampered))
     assert figures.check(tmp_path, summaries)
+
+
+def test_several_chaos_runs_make_one_summary_of_one_commit(tmp_path):
+    first, second = chaos_run(tmp_path / "a"), chaos_run(tmp_path / "b")
+    summary = json.loads(summaries_module.publish_found(f"{first},{second}", "both", tmp_path / "docs").read_text())
+    assert len(summary["faults"]) == 2 and summary["overload"]["v3"]["run_count"] == 6
+    data = json.loads((second / "chaos.json").read_text())
+    (second / "chaos.json").write_text(json.dumps({**data, "commit": "def5678"}))
+    with pytest.raises(SystemExit, match="different commits"):
+        summaries_module.publish_found(f"{first},{second}", "both", tmp_path / "docs")
