@@ -11,6 +11,8 @@ MAKEFLAGS += --no-print-directory
 LOADGEN_VERSION ?= 0.1.0
 # The load generators make bakeoff measures loadgen against (wrk from Debian: apt-get install wrk).
 VEGETA_VERSION ?= v12.13.0
+# The latency proxy between web-api and authors and between the data services and PostgreSQL (make latency-map).
+TOXIPROXY_VERSION ?= v2.5.0
 HELM_VERSION ?= v3.22.0
 SHELLCHECK_VERSION ?= 0.11.0
 # A newer JDK 25 update than the one that builds, for make vthread-stall's A/B: Temurin's jlink runtime in PyPI's
@@ -60,6 +62,7 @@ JAVA_HOME ?= $(shell scripts/find-jdk.sh)
 export JAVA_HOME
 LOADGEN ?= $(LOCALBIN)/loadgen
 VEGETA ?= $(LOCALBIN)/vegeta-$(VEGETA_VERSION)
+TOXIPROXY ?= $(LOCALBIN)/toxiproxy-server-$(TOXIPROXY_VERSION)
 LOADGEN_SOURCES := $(wildcard load/*.go load/go.mod load/go.sum load/scenarios.json)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 SHELLCHECK ?= $(LOCALBIN)/shellcheck-$(SHELLCHECK_VERSION)
@@ -80,7 +83,7 @@ PAUSE ?= $(LOCALBIN)/pause-$(KUBE_VERSION)
 POSTGRES_OPERATOR ?= $(LOCALBIN)/postgres-operator-$(ZALANDO_OPERATOR_VERSION)
 CALICO_FELIX ?= $(LOCALBIN)/calico-felix-$(CALICO_VERSION)
 CALICO_CNI ?= $(LOCALBIN)/calico-cni-$(CALICO_VERSION)
-export LOADGEN LOADGEN_VERSION VEGETA VEGETA_VERSION SCHEMATHESIS BENCHKIT_PYTHON HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
+export LOADGEN LOADGEN_VERSION VEGETA VEGETA_VERSION TOXIPROXY TOXIPROXY_VERSION SCHEMATHESIS BENCHKIT_PYTHON HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
 export KUBELET KUBE_PROXY COREDNS PAUSE KUBE_VERSION POSTGRES_OPERATOR CALICO_FELIX CALICO_CNI
 MVNW := cd services && ./mvnw -B -ntp
 # The builds: services/builds.conf is the one list of them (v1 v2 v3), parsed by benchkit alone.
@@ -107,27 +110,35 @@ help: ## Show this help.
 ##@ Run on this machine (no Docker, no Kubernetes)
 
 .PHONY: demo
-demo: build loadgen benchkit ## Build, start the local stack, load each build in turn (loadgen), write results/<time>/report.html, stop.
+demo: build loadgen benchkit toxiproxy ## Build, start the local stack, load each build in turn (loadgen), write results/<time>/report.html, stop.
 	@scripts/demo.sh
 
 .PHONY: chaos
-chaos: build loadgen benchkit ## Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a fresh local stack, every build; writes results/chaos-<time>/chaos.html. CHAOS_FAULTS, CHAOS_VERSIONS, CHAOS_ROUNDS to choose; CHAOS_QUICK=1 for the short subset of make test.
+chaos: build loadgen benchkit toxiproxy ## Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a fresh local stack, every build; writes results/chaos-<time>/chaos.html. CHAOS_FAULTS, CHAOS_VERSIONS, CHAOS_ROUNDS to choose; CHAOS_QUICK=1 for the short subset of make test.
 	@scripts/demo.sh chaos
 
 .PHONY: sweep
-sweep: build loadgen benchkit ## Each build at its best: its concurrency settings (threads, pools, event loops) one at a time on a fresh local stack; writes results/sweep-<time>/sweep.html (about an hour on two cores).
+sweep: build loadgen benchkit toxiproxy ## Each build at its best: its concurrency settings (threads, pools, event loops) one at a time on a fresh local stack; writes results/sweep-<time>/sweep.html (about an hour on two cores).
 	@scripts/demo.sh sweep
 
 .PHONY: tls
-tls: build loadgen benchkit ## What TLS to PostgreSQL (required in the cluster, absent locally) costs each build: with and without on a fresh local stack; writes results/tls-<time>/tls.html.
+tls: build loadgen benchkit toxiproxy ## What TLS to PostgreSQL (required in the cluster, absent locally) costs each build: with and without on a fresh local stack; writes results/tls-<time>/tls.html.
 	@scripts/demo.sh tls
 
 .PHONY: reads
-reads: build loadgen benchkit ## How v1 and v3 read, A/B: in a transaction of their own (as shipped) or without one (autocommit), in rounds on a fresh local stack; writes results/reads-<time>/reads.html (docs/tuning.md).
+reads: build loadgen benchkit toxiproxy ## How v1 and v3 read, A/B: in a transaction of their own (as shipped) or without one (autocommit), in rounds on a fresh local stack; writes results/reads-<time>/reads.html (docs/tuning.md).
 	@scripts/demo.sh reads
 
+.PHONY: latency-map
+latency-map: build loadgen benchkit toxiproxy ## When the services wait: every build over a grid of latency added between them (Toxiproxy) × load, Little's law beside it, on a fresh local stack; writes results/latency-map-<time>/latency-map.html (about 30 min; the grid: scripts/benchkit/latencymap.py).
+	@scripts/demo.sh latency-map
+
+.PHONY: proxy-cost
+proxy-cost: build loadgen benchkit toxiproxy ## What the latency proxy of make latency-map costs each build with no latency added, A/B: directly connected or through Toxiproxy, in rounds on a fresh local stack; writes results/proxy-<time>/proxy.html.
+	@scripts/demo.sh proxy
+
 .PHONY: bakeoff
-bakeoff: build loadgen benchkit vegeta ## The load generators' bake-off on a fresh local stack: loadgen, vegeta and wrk (the floor) against v2, CPU per request and coordinated omission; writes results/bakeoff-<time>/bakeoff.md (docs/load-generator.md).
+bakeoff: build loadgen benchkit toxiproxy vegeta ## The load generators' bake-off on a fresh local stack: loadgen, vegeta and wrk (the floor) against v2, CPU per request and coordinated omission; writes results/bakeoff-<time>/bakeoff.md (docs/load-generator.md).
 	@command -v wrk >/dev/null || { echo "make bakeoff needs wrk: apt-get install wrk"; exit 1; }
 	@scripts/demo.sh bakeoff
 
@@ -136,7 +147,7 @@ vthread-stall: build ## v3's overload stall outside Quarkus: virtual threads, Ag
 	@scripts/vthread-stall.sh
 
 .PHONY: up
-up: build ## Start the local stack (PostgreSQL, Kafka, three services per build) for manual calls; see make status.
+up: build toxiproxy ## Start the local stack (PostgreSQL, Kafka, three services per build) for manual calls; see make status.
 	@scripts/stack.sh up
 
 .PHONY: down
@@ -230,7 +241,7 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	  $(MAKE) --no-print-directory test-cluster && echo "==> make test passed in $$(at)"
 
 .PHONY: test-static
-test-static: benchkit ## Source audit (no SQL built at run time: scripts/check_sql.py, which first proves it bites); the harness's unit tests (pytest); the load generator's (go test); the published figures against their summaries.
+test-static: benchkit toxiproxy ## Source audit (no SQL built at run time: scripts/check_sql.py, which first proves it bites); the harness's unit tests (pytest); the load generator's (go test); the published figures against their summaries.
 	@$(MAKE) --no-print-directory test-loadgen
 	@python3 scripts/check_sql.py --self-test
 	@python3 scripts/check_sql.py
@@ -253,7 +264,7 @@ test-services: ## The contract suites of every build, on real PostgreSQL and Kaf
 	@mkdir -p $(dir $(BUILD_STAMP)) && touch $(BUILD_STAMP)
 
 .PHONY: test-e2e
-test-e2e: loadgen schemathesis benchkit ## End-to-end on the real local stack: equal bytes, the smoke load, SSE, the report (needs a build).
+test-e2e: loadgen schemathesis benchkit toxiproxy ## End-to-end on the real local stack: equal bytes, the smoke load, SSE, the report (needs a build).
 	@scripts/e2e-test.sh
 
 .PHONY: test-k8s
@@ -310,6 +321,14 @@ $(VEGETA):
 	@mkdir -p $(LOCALBIN)
 	@GOBIN=$(LOCALBIN) go install -ldflags "$(GO_LDFLAGS)" github.com/tsenart/vegeta/v12@$(VEGETA_VERSION)
 	@mv $(LOCALBIN)/vegeta $(VEGETA)
+
+.PHONY: toxiproxy
+toxiproxy: $(TOXIPROXY) ## Install Toxiproxy's server (pinned: TOXIPROXY_VERSION) into .tools/bin: the local stack's latency proxy.
+$(TOXIPROXY):
+	@echo "==> Building toxiproxy-server $(TOXIPROXY_VERSION) with go install"
+	@mkdir -p $(LOCALBIN)
+	@GOBIN=$(LOCALBIN) CGO_ENABLED=0 go install -ldflags "$(GO_LDFLAGS)" github.com/Shopify/toxiproxy/v2/cmd/server@$(TOXIPROXY_VERSION)
+	@mv $(LOCALBIN)/server $(TOXIPROXY)
 
 .PHONY: helm
 helm: $(HELM) ## Install helm (pinned: HELM_VERSION) into .tools/bin.

@@ -5,7 +5,10 @@
 #   demo.sh sweep  each build's concurrency settings, one at a time (results/sweep-<time>/sweep.html)
 #   demo.sh tls    what TLS to PostgreSQL costs each build, with and without (results/tls-<time>/tls.html)
 #   demo.sh reads  how v1 and v3 read, in a transaction or without (results/reads-<time>/reads.html)
+#   demo.sh proxy  what the latency proxy costs with no latency, through it or not (results/proxy-<time>/proxy.html)
 #   demo.sh bakeoff  the load generators against v2 (results/bakeoff-<time>/bakeoff.md)
+#   demo.sh latency-map  every build over downstream latency × load, behind the latency proxy
+#                        (results/latency-map-<time>/latency-map.html)
 # and stops what it started, also on Ctrl-C or failure.
 # RUNS=N repeats every measured run (benchkit bench reads it: 3 when unset); RATE, DURATION,
 # WARMUP_ITERATIONS, … tune the load (load/scenarios.json).
@@ -42,6 +45,8 @@ if curl -s -o /dev/null "$(service_url web-api-v1)"; then
 fi
 rm -rf "$LOCAL_DIR"
 started_stack=true
+# the latency map's services go through the latency proxy from their start (stack.sh)
+[[ $MODE != latency-map ]] || export LATENCY_PROXY=on
 "$ROOT/scripts/stack.sh" up
 
 case $MODE in
@@ -63,15 +68,21 @@ case $MODE in
       ${SWEEP_VERSIONS:+--versions "$SWEEP_VERSIONS"} ${SWEEP_KEEP:+--keep "$SWEEP_KEEP"}
     step "Done in $(elapsed). Open $RESULTS/sweep.html (or read sweep.md)."
     ;;
-  tls|reads)
+  tls|reads|proxy)
     # an A/B of one setting (benchkit ab); AB_VERSIONS chooses the builds (TLS_VERSIONS, as before, for tls)
     versions="${AB_VERSIONS:-${TLS_VERSIONS:-}}"
     benchkit ab "$MODE" --results "$RESULTS" --loadgen "$LOADGEN" ${versions:+--versions "$versions"}
     step "Done in $(elapsed). Open $RESULTS/$MODE.html (or read $MODE.md)."
     ;;
+  latency-map)
+    # LATENCY_AUTHORS_MS, LATENCY_DATABASE_MS, LATENCY_JITTER, MAP_RATES, MAP_USERS, MAP_STEP_DURATION, MAP_REPEATS
+    # choose the grid (scripts/benchkit/latencymap.py)
+    benchkit latency-map --results "$RESULTS" --loadgen "$LOADGEN" ${MAP_VERSIONS:+--versions "$MAP_VERSIONS"}
+    step "Done in $(elapsed). Open $RESULTS/latency-map.html (or read latency-map.md)."
+    ;;
   bakeoff)
     benchkit bakeoff --results "$RESULTS" --loadgen "$LOADGEN" --vegeta "${VEGETA:?set by the Makefile}" --wrk wrk
     step "Done in $(elapsed). Read $RESULTS/bakeoff.md (the figures in bakeoff.json)."
     ;;
-  *) die "usage: $0 [bench|chaos|sweep|tls|reads|bakeoff]" ;;
+  *) die "usage: $0 [bench|chaos|sweep|tls|reads|proxy|latency-map|bakeoff]" ;;
 esac

@@ -170,6 +170,24 @@ expect "sweep.json: both limits measured, one chosen" benchkit check "$WORK/swee
 expect "after the sweep v2 runs as it ships again (no setting of the sweep left in its environment)" bash -c "
   ! grep -qaE 'QUARKUS_DATASOURCE_REACTIVE_POSTGRESQL_PIPELINING_LIMIT=' /proc/\$(cat '$PID_DIR/authors-v2.pid')/environ"
 
+step "When the services wait: a short latency map of v1 and v2 (make latency-map runs the whole grid)"
+short_latency_map() ( # in a subshell: the short grid's variables go no further
+  export LATENCY_AUTHORS_MS=0,20 LATENCY_DATABASE_MS=5 MAP_RATES=40 MAP_USERS=10 MAP_STEP_DURATION=3s \
+    WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=1
+  benchkit latency-map --versions v1,v2 --results "$WORK/latency-map" --loadgen "$LOADGEN"
+)
+expect "v1 and v2 restart behind the latency proxy, the latency is checked where it is set, and a short grid is measured" \
+  short_latency_map
+expect "latency-map.json: every hop's latency observed as set, every cell measured, each build slower by at least the look-ups' 20 ms" \
+  benchkit check "$WORK/latency-map/latency-map.json" \
+  'all(h["ok"] for checks in d["checks"].values() for c in checks for h in c["hops"])' \
+  'all(len(cells) == len(d["rows"]) * len(d["loads"]) and all(c["complete_per_s"] > 0 for c in cells) for cells in d["cells"].values())' \
+  'all([c["p50"] for c in cells if c["row"] == 1 and c["load"] == 0][0] >= [c["p50"] for c in cells if c["row"] == 0 and c["load"] == 0][0] + 15 for cells in d["cells"].values())' \
+  'all(c["peaks"]["web-api"]["connections"] > 0 for cells in d["cells"].values() for c in cells)'
+expect "after the map v1 and v2 connect directly again (their services restarted as they were)" \
+  benchkit check "$LOCAL_DIR/stack.json" \
+  'not any(s["through_proxy"] for name, s in d["services"].items() if name.endswith(("-v1", "-v2")))'
+
 # Last: the articles it creates have authors nobody knows, so web-api's answers lose their author details.
 step "Property-based tests from each service's own OpenAPI document (schemathesis)"
 # Every check but two that test Quarkus REST itself, not our API: its 405 answer has no Allow header,

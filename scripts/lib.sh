@@ -33,6 +33,22 @@ for ((i = 0; i < ${#BUILDS[@]}; i++)); do
 done
 readonly SERVICE_PORT SERVICES
 
+# The latency proxy (Toxiproxy): its API, and one proxy per hop that latency can be added to, per build: web-api to
+# authors, and each data service to PostgreSQL. A build's services go through it when started with LATENCY_PROXY=on
+# (make latency-map); otherwise they connect directly and the proxy idles. v1's hops listen on 18500-18502, v2's on
+# 18510-18512, v3's on 18520-18522.
+readonly TOXIPROXY_PORT="${TOXIPROXY_PORT:-18474}"
+declare -A PROXY_PORT=() PROXY_UPSTREAM=()
+for ((i = 0; i < ${#BUILDS[@]}; i++)); do
+  PROXY_PORT["authors-${BUILDS[i]}"]=$((18500 + 10 * i))
+  PROXY_UPSTREAM["authors-${BUILDS[i]}"]="127.0.0.1:${SERVICE_PORT["authors-${BUILDS[i]}"]}"
+  PROXY_PORT["postgres-articles-${BUILDS[i]}"]=$((18501 + 10 * i))
+  PROXY_PORT["postgres-authors-${BUILDS[i]}"]=$((18502 + 10 * i))
+  PROXY_UPSTREAM["postgres-articles-${BUILDS[i]}"]="127.0.0.1:$POSTGRES_PORT"
+  PROXY_UPSTREAM["postgres-authors-${BUILDS[i]}"]="127.0.0.1:$POSTGRES_PORT"
+done
+readonly PROXY_PORT PROXY_UPSTREAM
+
 # The same JVM flags for every service of every build (recorded in every report).
 readonly SERVICE_JAVA_OPTS="${SERVICE_JAVA_OPTS:--Xms256m -Xmx512m -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError}"
 # go_module_dir MODULE@VERSION: where the Go module cache holds that module (downloaded if it is not there yet)

@@ -7,6 +7,9 @@
 #   stack.sh pause|resume NAME   freeze a service (SIGSTOP: it accepts connections and never answers) and thaw it
 # SERVICE_SETTINGS="KEY=VALUE …" adds configuration (Quarkus environment variables) to the services it
 # starts: the sweep restarts a build with each candidate setting this way.
+# LATENCY_PROXY=on (in the environment, or a service's SERVICE_SETTINGS, which wins) starts services behind the
+# latency proxy: web-api reaches authors, and articles and authors reach PostgreSQL, through Toxiproxy (TOXIPROXY,
+# which the Makefile sets), where latency can be added per hop (benchkit latency) without a restart.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -14,15 +17,30 @@ source "$(dirname "$0")/lib.sh"
 readonly INFRA_DIR="$LOCAL_DIR/infrastructure"
 readonly SUPPORT="$ROOT/services/testing/support/target"
 
+through_proxy() { # whether a service starts behind the latency proxy (LATENCY_PROXY, see above)
+  local word setting=${LATENCY_PROXY:-off}
+  for word in ${SERVICE_SETTINGS:-}; do
+    [[ $word != LATENCY_PROXY=* ]] || setting=${word#*=}
+  done
+  [[ $setting == on ]]
+}
+
+# hop_address HOP: where a service reaches the far end of a hop (authors-v1, postgres-articles-v1): through the
+# latency proxy when it starts behind it, else directly
+hop_address() {
+  if through_proxy; then echo "127.0.0.1:${PROXY_PORT[$1]}"; else echo "${PROXY_UPSTREAM[$1]}"; fi
+}
+
 service_env() { # the environment of one service: standard Quarkus variables only
   local name=$1 version=${1##*-}
   echo "QUARKUS_HTTP_HOST=127.0.0.1"
   echo "QUARKUS_HTTP_PORT=${SERVICE_PORT[$name]}"
   case $name in
     authors-* | articles-*)
-      local db=${name%-v*}
-      echo "QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://127.0.0.1:$POSTGRES_PORT/$db"
-      echo "QUARKUS_DATASOURCE_REACTIVE_URL=postgresql://127.0.0.1:$POSTGRES_PORT/$db"
+      local db=${name%-v*} postgres
+      postgres=$(hop_address "postgres-$name")
+      echo "QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://$postgres/$db"
+      echo "QUARKUS_DATASOURCE_REACTIVE_URL=postgresql://$postgres/$db"
       echo "QUARKUS_DATASOURCE_USERNAME=$db"
       echo "QUARKUS_DATASOURCE_PASSWORD=$db"
       # PostgreSQL offers TLS here as in the cluster; no build uses it unless told to (SERVICE_SETTINGS, benchkit
@@ -32,7 +50,7 @@ service_env() { # the environment of one service: standard Quarkus variables onl
       ;;
     web-api-*)
       echo "QUARKUS_REST_CLIENT_ARTICLES_URL=$(service_url "articles-$version")/$version"
-      echo "QUARKUS_REST_CLIENT_AUTHORS_URL=$(service_url "authors-$version")/$version"
+      echo "QUARKUS_REST_CLIENT_AUTHORS_URL=http://$(hop_address "authors-$version")/$version"
       ;;
   esac
   echo "KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:$KAFKA_PORT"
@@ -69,12 +87,46 @@ start_infrastructure() {
     die "infrastructure did not start; see $LOG_DIR/infrastructure.log"
 }
 
+# The latency proxy: every hop's proxy created at its start (its config file), no latency until one is added.
+start_proxy() {
+  [[ -z "$(pid_of toxiproxy)" ]] || return 0
+  if [[ ! -x "${TOXIPROXY:-}" ]]; then
+    warn "no latency proxy: TOXIPROXY does not name Toxiproxy's server (make toxiproxy builds it)"
+    return 0
+  fi
+  local hop first=true
+  {
+    printf '['
+    for hop in "${!PROXY_PORT[@]}"; do
+      $first || printf ','
+      first=false
+      printf '\n  {"name": "%s", "listen": "127.0.0.1:%s", "upstream": "%s", "enabled": true}' \
+        "$hop" "${PROXY_PORT[$hop]}" "${PROXY_UPSTREAM[$hop]}"
+    done
+    printf '\n]\n'
+  } >"$LOCAL_DIR/toxiproxy.json"
+  LOG_LEVEL=warn nohup "$TOXIPROXY" -host 127.0.0.1 -port "$TOXIPROXY_PORT" -config "$LOCAL_DIR/toxiproxy.json" \
+    >>"$LOG_DIR/toxiproxy.log" 2>&1 &
+  echo $! >"$PID_DIR/toxiproxy.pid"
+  wait_for "latency proxy :$TOXIPROXY_PORT ready (${#PROXY_PORT[@]} hops, no latency)" 30 proxy_ready ||
+    die "the latency proxy did not start; see $LOG_DIR/toxiproxy.log"
+}
+
+proxy_ready() {
+  [[ $(curl -fsS "http://127.0.0.1:$TOXIPROXY_PORT/proxies" | grep -o '"listen"' | wc -l) -eq ${#PROXY_PORT[@]} ]]
+}
+
 start_service() {
   local name=$1 jar
   jar="$(service_dir "$name")/target/quarkus-app/quarkus-run.jar"
   [[ -f "$jar" ]] || die "$name is not built: run 'make build' first"
   if [[ -n "$(pid_of "$name")" ]]; then
     return
+  fi
+  rm -f "$PID_DIR/$name.proxied"
+  if through_proxy; then
+    [[ -n "$(pid_of toxiproxy)" ]] || die "$name is to start behind the latency proxy, which is not running"
+    : >"$PID_DIR/$name.proxied"
   fi
   # shellcheck disable=SC2046,SC2086 # one word per variable and per JVM flag, on purpose
   # Appended: a service restarted by a fault or a sweep keeps what its earlier runs logged.
@@ -88,6 +140,7 @@ up() {
   mkdir -p "$LOG_DIR" "$PID_DIR"
   step "Starting the local stack (logs in ${LOG_DIR#"$ROOT"/})"
   start_infrastructure
+  start_proxy
   for name in "${SERVICES[@]}"; do start_service "$name"; done
   for name in "${SERVICES[@]}"; do
     wait_for "$name ready on :${SERVICE_PORT[$name]}" 180 is_ready "$name" || {
@@ -103,15 +156,24 @@ up() {
 
 # .local/stack.json: what runs where, for the benchmark harness (scripts/benchkit).
 write_inventory() {
-  local name first=true
+  local name first=true proxy_pid
   {
     printf '{\n  "java_opts": "%s",\n  "services": {' "$SERVICE_JAVA_OPTS"
     for name in "${SERVICES[@]}"; do
       $first || printf ','
       first=false
-      printf '\n    "%s": {"pid": %s, "url": "%s"}' "$name" "$(pid_of "$name")" "$(service_url "$name")"
+      printf '\n    "%s": {"pid": %s, "url": "%s", "through_proxy": %s}' "$name" "$(pid_of "$name")" \
+        "$(service_url "$name")" "$([[ -f "$PID_DIR/$name.proxied" ]] && echo true || echo false)"
     done
-    printf '\n  },\n  "postgres": {"pid": %s, "port": %s},' "$(head -1 "$INFRA_DIR/postgres/postmaster.pid" 2>/dev/null || echo null)" "$POSTGRES_PORT"
+    proxy_pid=$(pid_of toxiproxy)
+    printf '\n  },\n  "proxy": {"pid": %s, "api": "http://127.0.0.1:%s", "hops": {' "${proxy_pid:-null}" "$TOXIPROXY_PORT"
+    first=true
+    for name in "${!PROXY_PORT[@]}"; do
+      $first || printf ','
+      first=false
+      printf '\n    "%s": {"listen": "127.0.0.1:%s", "upstream": "%s"}' "$name" "${PROXY_PORT[$name]}" "${PROXY_UPSTREAM[$name]}"
+    done
+    printf '\n  }},\n  "postgres": {"pid": %s, "port": %s},' "$(head -1 "$INFRA_DIR/postgres/postmaster.pid" 2>/dev/null || echo null)" "$POSTGRES_PORT"
     printf '\n  "control": "http://127.0.0.1:%s",' "$CONTROL_PORT"
     printf '\n  "kafka": {"pid": %s, "port": %s}\n}\n' "$(cat "$INFRA_DIR/kafka/broker.pid" 2>/dev/null || echo null)" "$KAFKA_PORT"
   } >"$LOCAL_DIR/stack.json"
@@ -135,8 +197,11 @@ down() {
     name=${SERVICES[index]}
     pid=$(pid_of "$name")
     [[ -z "$pid" ]] || stop_pid "$name" "$pid"
-    rm -f "$PID_DIR/$name.pid"
+    rm -f "$PID_DIR/$name.pid" "$PID_DIR/$name.proxied"
   done
+  pid=$(pid_of toxiproxy)
+  [[ -z "$pid" ]] || stop_pid toxiproxy "$pid"
+  rm -f "$PID_DIR/toxiproxy.pid"
   pid=$(pid_of infrastructure)
   [[ -z "$pid" ]] || stop_pid infrastructure "$pid"
   rm -f "$PID_DIR/infrastructure.pid"
@@ -158,6 +223,9 @@ status() {
   pid=$(pid_of infrastructure)
   printf '%-16s %-8s %-7s %s\n' infrastructure "${pid:--}" "$([[ -n "$pid" ]] && echo yes || echo no)" \
     "postgres 127.0.0.1:$POSTGRES_PORT, kafka 127.0.0.1:$KAFKA_PORT"
+  pid=$(pid_of toxiproxy)
+  printf '%-16s %-8s %-7s %s\n' latency-proxy "${pid:--}" "$([[ -n "$pid" ]] && echo yes || echo no)" \
+    "http://127.0.0.1:$TOXIPROXY_PORT (hops on ${PROXY_PORT[*]})"
   for name in "${SERVICES[@]}"; do
     pid=$(pid_of "$name")
     ready=no

@@ -18,7 +18,10 @@
   sql          SQL parity                  profile    JFR recordings, flame graphs, CPU per library
   blocked      Vert.x's blocked-thread reports in the services' logs, waiting told from busy
   reach        whether every load Job of make bench reaches its target behind the charts' NetworkPolicies
-  ab           A/B of one setting per build, in rounds: TLS to PostgreSQL, reads in a transaction or not
+  ab           A/B of one setting per build, in rounds: TLS to PostgreSQL, reads in a transaction or not, the
+               latency proxy's own cost
+  latency      the latency proxy (Toxiproxy) between the services: latency per hop, and the check that it is so
+  latencymap   each build over a grid of downstream latency × load, Little's law beside it (latencyreport renders it)
   summaries    the summaries committed beside the docs (docs/results/), each checked against its rounds
   figures      the docs' marked figures and tables, rendered from the summaries and checked
   compare      an answer's cost on the local stack and on a node, the difference taken apart

@@ -1,10 +1,10 @@
-"""python -m benchkit COMMAND [ARGS…]: bench | results | check FILE EXPRESSION… | report | sweep | chaos | ab tls|reads | compare LOCAL NODE | blocked LOG… | reach | builds … | figures publish|render|check | unschedulable NAMESPACE"""
+"""python -m benchkit COMMAND [ARGS…]: bench | results | check FILE EXPRESSION… | report | sweep | chaos | ab tls|reads|proxy | latency-map | latency-report RESULTS | compare LOCAL NODE | blocked LOG… | reach | builds … | figures publish|render|check | unschedulable NAMESPACE"""
 import importlib
 import sys
 
 COMMANDS = ("bench", "results", "check", "report", "sweep", "chaos", "blocked", "reach", "ab", "compare", "bakeoff",
-            "builds", "figures")
-MODULES = {"builds": "buildsconf"}  # a command named otherwise than its module
+            "builds", "figures", "latency-map", "latency-report")
+MODULES = {"builds": "buildsconf", "latency-map": "latencymap", "latency-report": "latencyreport"}  # a command named otherwise than its module
 
 
 def main():

@@ -1,12 +1,13 @@
-"""A/B of one setting, build by build, on the local stack (python -m benchkit ab EXPERIMENT, or make tls / make
-ab-reads): each build's data services (articles, authors) restarted with mode A and with mode B in turn, every time
+"""A/B of one setting, build by build, on the local stack (python -m benchkit ab EXPERIMENT, or make tls, make reads,
+make proxy-cost): the services the setting concerns restarted with mode A and with mode B in turn, every time
 from a cold JVM, the same warm-up, the build's background CPU right after it, then the closed model; the modes'
 order turned round between rounds. Writes <experiment>.json (schema reactive-bench/ab/1: every round's figures, and
 B / A as the median of each round's own ratio), <experiment>.md and <experiment>.html. Each build is left as it
 ships, whatever happened.
 
     tls     TLS to PostgreSQL: sslmode=disable (as the local stack runs) against require (as the cluster must)
-    reads   how v1 and v3 read: in a transaction of their own (as they ship) against autocommit (no transaction)"""
+    reads   how v1 and v3 read: in a transaction of their own (as they ship) against autocommit (no transaction)
+    proxy   what the latency proxy costs with no latency added: directly against through Toxiproxy"""
 import argparse
 import dataclasses
 import datetime
@@ -14,7 +15,7 @@ import json
 import os
 import pathlib
 
-from . import NAMES, ROOT, VERSIONS, documents, info, platforms, results, sql, step
+from . import NAMES, ROOT, SERVICES, VERSIONS, documents, info, platforms, results, sql, step
 from .bench import BACKGROUND_SECONDS, background, measure, order, warm_up
 from .sweep import DATA, Setting, environments
 
@@ -62,7 +63,20 @@ READS = Experiment(
     {mode: {"reads": mode} for mode in READ_MODES},
     ("v1", "v3"))
 
-EXPERIMENTS = {e.name: e for e in (TLS, READS)}
+PROXY_MODES = ("off", "on")
+PROXY = Experiment(
+    "proxy", "What the latency proxy costs with no latency added",
+    "make latency-map puts Toxiproxy between web-api and authors and between the data services and PostgreSQL, to "
+    "add latency outside the code under test. Its own cost comes with it: every byte of those hops copied once more "
+    "through a process of its own. Measured here with no latency added: each build's three services restarted "
+    "directly connected (off, as every other run) and through the proxy (on) in turn; the proxy's CPU counts in "
+    "the whole system's while the build goes through it.",
+    (Setting("latency proxy", "latency.proxy", SERVICES, PROXY_MODES, "off"),),
+    PROXY_MODES,
+    {mode: {"latency proxy": mode} for mode in PROXY_MODES},
+    VERSIONS)
+
+EXPERIMENTS = {e.name: e for e in (TLS, READS, PROXY)}
 
 # (key, label, format, whether B / A is shown): each round's figures, as <experiment>.json keeps them
 FIGURES = (("complete_per_s", "complete answers/s", "{:.0f}", True),
@@ -72,6 +86,7 @@ FIGURES = (("complete_per_s", "complete answers/s", "{:.0f}", True),
             "{:.3f}", True),
            ("data_services_cpu_ms", "CPU ms per request, articles + authors", "{:.3f}", True),
            ("postgres_cpu_ms", "CPU ms per request, PostgreSQL", "{:.3f}", True),
+           ("proxy_cpu_ms", "CPU ms per request, the latency proxy (where in the path)", "{:.3f}", False),
            ("statements_per_request", "statements sent per request, BEGIN and COMMIT included", "{:.2f}", False),
            ("data_statements_per_request", "statements that read data per request", "{:.2f}", False),
            ("settled", "warm-up settled (the JIT under 3 % of the services' CPU)", "{}", False))
@@ -98,7 +113,7 @@ def round_figures(cost, figures, idle, speed, warmed):
     return {"complete_per_s": figures["ok_rps"], "p50": figures["p50"], "p99": figures["p99"],
             "cpu_ms": cpu[results.WHOLE], "cpu_ms_per_complete": cpu[results.PER_COMPLETE],
             "cpu_ms_per_complete_background_off": 1000 * working / complete if complete and working else None,
-            "background_cpu_per_s": idle, "postgres_cpu_ms": cpu["postgres"],
+            "background_cpu_per_s": idle, "postgres_cpu_ms": cpu["postgres"], "proxy_cpu_ms": cpu.get("proxy"),
             "data_services_cpu_ms": sum(cpu[service] for service in DATA) if cpu[DATA[0]] is not None else None,
             "statements_per_request": every, "data_statements_per_request": data,
             "calibration_seconds": speed, "settled": warmed["settled"]}
@@ -164,6 +179,8 @@ def table(data):
              f"{b} / {a}: the median of the rounds' ratios (lowest–highest)"]]
     for version, build in data["builds"].items():
         for key, label, fmt, shown in FIGURES:
+            if all(r.get(key) is None for mode in (a, b) for r in build["rounds"][mode]):
+                continue  # a figure this experiment does not measure (the proxy's CPU where it is not in the path)
             cells = [", ".join(cell(r.get(key), fmt) for r in build["rounds"][mode]) for mode in (a, b)]
             ratio = build["ratios"].get(key)
             rows.append([NAMES.get(version, version), label, *cells,

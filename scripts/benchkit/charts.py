@@ -78,3 +78,24 @@ def latency_curve(title, series, knees):
     axes.grid(True, which="major", axis="y", color="#eeeeee")
     axes.legend(frameon=False, fontsize=7, ncol=2)
     return _svg(figure)
+
+
+def ratio_heat_map(title, row_labels, column_labels, values):
+    """values[row][column]: a ratio (None where not measured), drawn on a log scale centred on 1 (blue below,
+    orange above), each cell labelled with its ratio."""
+    import math
+    from matplotlib.colors import TwoSlopeNorm
+    figure, axes = plt.subplots(figsize=(1.1 * len(column_labels) + 2, 0.45 * len(row_labels) + 1.2))
+    logs = [[math.log2(v) if v else float("nan") for v in row] for row in values]
+    extent = max([abs(v) for row in logs for v in row if v == v] + [0.5])
+    image = axes.imshow(logs, cmap="PuOr_r", norm=TwoSlopeNorm(0, -extent, extent), aspect="auto")
+    for r, row in enumerate(values):
+        for c, value in enumerate(row):
+            axes.text(c, r, "–" if value is None else f"{value:.2f}×", ha="center", va="center", fontsize=8)
+    axes.set_xticks(range(len(column_labels)), column_labels)
+    axes.set_yticks(range(len(row_labels)), row_labels)
+    axes.set_title(title, loc="left", fontweight="bold")
+    colorbar = figure.colorbar(image, ax=axes, fraction=0.04)
+    colorbar.set_ticks([t for t in (-2, -1, 0, 1, 2) if abs(t) <= extent])
+    colorbar.set_ticklabels([f"{2 ** t:g}×" for t in (-2, -1, 0, 1, 2) if abs(t) <= extent])
+    return _svg(figure)

@@ -21,7 +21,7 @@ import pathlib
 import re
 import sys
 
-from . import NAMES, ROOT, ab, compare, results
+from . import NAMES, ROOT, ab, compare, latencyreport, results
 from .summaries import SUMMARIES, close, consistency, publish_ab, publish_chaos, publish_found, summaries
 
 DOCUMENTS = ("README.md", "docs/*.md")
@@ -219,7 +219,10 @@ TABLES = {"faults": faults_table, "faults-cpu": faults_cpu_table, "overload": ov
           "headline": headline_table, "knees": knees_table,
           "answer": answer_table, "hops": hops_table, "cpu": cpu_table, "ab": ab.table,
           "compare": lambda summary: compare.rows(summary["builds"]),
-          "compare-processes": lambda summary: compare.process_rows(summary["builds"]),}
+          "compare-processes": lambda summary: compare.process_rows(summary["builds"]),
+          "map-v2": lambda summary: latencyreport.ratio_rows(summary, "v2"),
+          "map-v3": lambda summary: latencyreport.ratio_rows(summary, "v3"),
+          "map-ceilings": lambda summary: latencyreport.prediction_rows(summary, latencyreport.medians(summary))}
 
 
 def markdown(rows):

@@ -93,6 +93,44 @@ def thread_names(pid):
     return per_thread(pid, "comm")
 
 
+def threads(pid):
+    """How many threads a process has now (platform threads: a virtual thread is none of them), or None."""
+    try:
+        return len(os.listdir(f"/proc/{pid}/task"))
+    except FileNotFoundError:
+        return None
+
+
+ESTABLISHED = "01"
+
+
+def connections_to(pid, ports):
+    """How many TCP connections a process holds established to any of these remote ports now, or None: its
+    sockets (/proc/PID/fd) matched with the kernel's tables of its network namespace (/proc/PID/net/tcp and tcp6: a
+    JVM's sockets are IPv6 ones, IPv4 addresses mapped into them)."""
+    try:
+        descriptors = os.listdir(f"/proc/{pid}/fd")
+        table = [line for name in ("tcp", "tcp6")
+                 for line in pathlib.Path(f"/proc/{pid}/net/{name}").read_text().splitlines()[1:]]
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    inodes = set()
+    for fd in descriptors:
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except FileNotFoundError:  # closed meanwhile
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    wanted = {f"{port:04X}" for port in ports}
+    count = 0
+    for line in table:
+        fields = line.split()
+        if fields[3] == ESTABLISHED and fields[2].rsplit(":", 1)[1] in wanted and fields[9] in inodes:
+            count += 1
+    return count
+
+
 def machine_cpu():
     """(busy, total) clock ticks of the whole machine since boot, from /proc/stat's first line (idle and iowait
     are not busy; guest time is already within user)."""

@@ -7,7 +7,7 @@ import pathlib
 import statistics
 import sys
 
-from . import ROOT, ab, compare, results
+from . import ROOT, ab, compare, latencymap, results
 
 SCHEMA = "reactive-bench/summary/1"
 SUMMARIES = ROOT / "docs" / "results"
@@ -101,15 +101,22 @@ def publish_chaos(chaos_dir, name, directory=SUMMARIES):
     return written(summary, name, directory)
 
 
+def checked(document, schema, consistency):
+    """A run's document (an A/B's, a comparison's), refused when it is not of that schema or its figures are not
+    what its own rounds give."""
+    data = json.loads(pathlib.Path(document).read_text())
+    if data.get("schema") != schema:
+        sys.exit(f"{document}: schema {data.get('schema')!r}, not {schema}")
+    problems = consistency(data)
+    if problems:
+        sys.exit(f"{document}: not what its rounds give: " + "; ".join(problems))
+    return data
+
+
 def publish_ab(document, name, directory=SUMMARIES):
     """An A/B's document (benchkit ab) as docs/results/<name>.json: its rounds and ratios, without the environment and
     the explanation (the docs say what was measured)."""
-    data = json.loads(pathlib.Path(document).read_text())
-    if data.get("schema") != ab.SCHEMA:
-        sys.exit(f"{document}: schema {data.get('schema')!r}, not {ab.SCHEMA}")
-    problems = ab.consistency(data)
-    if problems:
-        sys.exit(f"{document}: the ratios are not consistent: " + "; ".join(problems))
+    data = checked(document, ab.SCHEMA, ab.consistency)
     summary = {"name": name, **{k: v for k, v in data.items() if k not in ("environment", "explanation")}}
     return written(summary, name, directory)
 
@@ -117,13 +124,21 @@ def publish_ab(document, name, directory=SUMMARIES):
 def publish_compare(document, name, directory=SUMMARIES):
     """A comparison of a node's run with a local one (benchkit compare's compare.json) as docs/results/<name>.json,
     its rounds with it."""
+    return written({"name": name, **checked(document, compare.SCHEMA, compare.consistency)}, name, directory)
+
+
+def publish_latency_map(document, name, directory=SUMMARIES):
+    """A latency map (latency-map.json) as docs/results/<name>.json: its grid, checks, predictions and cells, each
+    cell without its per-process CPU seconds; every figure the docs show of it is computed from its cells."""
     data = json.loads(pathlib.Path(document).read_text())
-    if data.get("schema") != compare.SCHEMA:
-        sys.exit(f"{document}: schema {data.get('schema')!r}, not {compare.SCHEMA}")
-    problems = compare.consistency(data)
-    if problems:
-        sys.exit(f"{document}: the comparison is not consistent: " + "; ".join(problems))
-    return written({"name": name, **data}, name, directory)
+    if data.get("schema") != latencymap.SCHEMA:
+        sys.exit(f"{document}: schema {data.get('schema')!r}, not {latencymap.SCHEMA}")
+    environment = data["environment"]
+    summary = {"name": name, **{k: v for k, v in data.items() if k not in ("environment", "cells")},
+               "repeats": environment["runs"], "settled": {v: w["settled"] for v, w in environment["warmup"].items()},
+               "cells": {v: [{k: c[k] for k in c if k != "cpu_seconds"} for c in cells]
+                         for v, cells in data["cells"].items()}}
+    return written(summary, name, directory)
 
 
 def publish_found(results_dir, name, directory=SUMMARIES):
@@ -136,6 +151,8 @@ def publish_found(results_dir, name, directory=SUMMARIES):
         return publish_compare(results_dir, name, directory)
     if results_dir.is_file():
         return publish_ab(results_dir, name, directory)
+    if (results_dir / "latency-map.json").exists():
+        return publish_latency_map(results_dir / "latency-map.json", name, directory)
     if (results_dir / "chaos.json").exists():
         return publish_chaos(results_dir, name, directory)
     for experiment in ab.EXPERIMENTS:
@@ -212,6 +229,6 @@ def summaries(directory=SUMMARIES):
     found = {}
     for path in sorted(pathlib.Path(directory).glob("*.json")):
         data = json.loads(path.read_text())
-        if data.get("schema") in (SCHEMA, CHAOS_SCHEMA, ab.SCHEMA, compare.SCHEMA):
+        if data.get("schema") in (SCHEMA, CHAOS_SCHEMA, ab.SCHEMA, compare.SCHEMA, latencymap.SCHEMA):
             found[path.stem] = data
     return found

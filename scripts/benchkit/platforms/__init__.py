@@ -34,6 +34,11 @@ class Build(abc.ABC):
         services, idle meanwhile), "jvm" (per service: JIT compile and GC seconds, compilations), "throttling"
         (per container: CFS periods, throttled periods and seconds; None without a quota), …}."""
 
+    def gauges(self):
+        """{service: {"threads": platform threads now, "connections": TCP connections to its downstream now (web-api:
+        authors; articles, authors: PostgreSQL)}}, a figure None where it cannot be read (sampled during a run)."""
+        return {}
+
     @abc.abstractmethod
     def ergonomics(self):
         """{service: how its JVM sized itself there: processors, GC, compiler threads, threads by kind}."""
@@ -130,6 +135,14 @@ class Platform(abc.ABC):
     def processes(self):
         """{service-version: {"pid", "url"}} where the services are processes of this machine, else None."""
         return None
+
+    def latency(self):
+        """The latency proxy's controls (latency.Toxiproxy) where the builds' hops can go through one, else None."""
+        return None
+
+    def hop_addresses(self, version, hop):
+        """[(through the proxy, direct)] addresses of a hop of a build, as this machine reaches them (the check)."""
+        raise NotImplementedError(f"{self.where}: no latency proxy")
 
     def close(self):
         """Undo whatever a reconfiguration left and let go of the builds."""

@@ -7,9 +7,10 @@ import platform
 import re
 import subprocess
 import time
+import urllib.parse
 import urllib.request
 
-from .. import LOCAL_DIR, ROOT, SERVICES, calibration, faults, info, load, procfs, profile, prometheus, provenance
+from .. import LOCAL_DIR, ROOT, SERVICES, calibration, faults, info, latency, load, procfs, profile, prometheus, provenance
 from . import Build, Platform, jvm_ergonomics, jvm_times
 
 
@@ -26,6 +27,18 @@ def stack(action, part, settings=None):
                    env={**os.environ, "LOCAL_DIR": str(LOCAL_DIR), **extra})
 
 
+def downstream_port(inventory, service, version):
+    """The port a service's connections to its downstream go to (web-api: authors; articles and authors:
+    PostgreSQL), through the latency proxy where the service was started behind it."""
+    name = f"{service}-{version}"
+    hop = f"authors-{version}" if service == "web-api" else f"postgres-{name}"
+    if inventory["services"][name].get("through_proxy"):
+        return int(inventory["proxy"]["hops"][hop]["listen"].rsplit(":", 1)[1])
+    if service == "web-api":
+        return urllib.parse.urlsplit(inventory["services"][hop]["url"]).port
+    return inventory["postgres"]["port"]
+
+
 class LocalBuild(Build):
     """The processes of one version on the local stack: its three services, and the PostgreSQL and Kafka they
     share."""
@@ -38,6 +51,10 @@ class LocalBuild(Build):
                      if not key.endswith(f"-{version}")]
         self.postgres = inventory["postgres"]["pid"]
         self.kafka = inventory["kafka"]["pid"]
+        # the latency proxy's CPU is the build's while its services go through it (LATENCY_PROXY=on)
+        proxy = inventory.get("proxy") or {}
+        self.proxy = proxy.get("pid") if any(s.get("through_proxy") for s in self.services.values()) else None
+        self.downstream = {name: downstream_port(inventory, name, version) for name in SERVICES}
         self.control = inventory.get("control")
 
     def web_api_url(self):
@@ -55,11 +72,18 @@ class LocalBuild(Build):
         cpu = {name: procfs.cpu_seconds(service["pid"]) for name, service in self.services.items()}
         cpu["postgres"] = procfs.tree_cpu_seconds(self.postgres)
         cpu["kafka"] = procfs.cpu_seconds(self.kafka)
+        if self.proxy:
+            cpu["proxy"] = procfs.cpu_seconds(self.proxy)
         return {"time": time.monotonic(), "requests": counts, "cpu_seconds": cpu,
                 "idle_cpu_seconds": sum(procfs.cpu_seconds(pid) for pid in self.idle),
                 "jvm": {name: jvm_times(procfs.jvm_counters(service["pid"]), procfs.task_stats(service["pid"]))
                         for name, service in self.services.items()},
                 "throttling": None}  # no CPU quota on the local stack
+
+    def gauges(self):
+        return {name: {"threads": procfs.threads(service["pid"]),
+                       "connections": procfs.connections_to(service["pid"], [self.downstream[name]])}
+                for name, service in self.services.items()}
 
     def ergonomics(self):
         return {name: jvm_ergonomics(len(os.sched_getaffinity(service["pid"])), None,
@@ -175,6 +199,14 @@ class Local(Platform):
 
     def processes(self):
         return stack_inventory()["services"]
+
+    def latency(self):
+        proxy = stack_inventory().get("proxy") or {}
+        return latency.Toxiproxy(proxy["api"]) if proxy.get("pid") else None
+
+    def hop_addresses(self, version, hop):
+        hops = stack_inventory()["proxy"]["hops"]
+        return [(hops[name]["listen"], hops[name]["upstream"]) for name in latency.proxies_of(hop, version)]
 
     def close(self):
         for version in sorted({name.rsplit("-", 1)[1] for name, settings in self.running.items() if settings}):

@@ -89,7 +89,7 @@ def test_the_local_stack_restarts_only_what_changes_and_restores_what_it_changed
     monkeypatch.setattr(local, "stack", lambda action, part, settings=None: calls.append((action, part, settings)))
     monkeypatch.setattr(local, "stack_inventory", lambda: {
         "services": {f"{s}-v2": {"pid": 1, "url": f"http://{s}"} for s in ("web-api", "articles", "authors")},
-        "postgres": {"pid": 2}, "kafka": {"pid": 3}})
+        "postgres": {"pid": 2, "port": 5432}, "kafka": {"pid": 3}})
     platform = Local("loadgen")
     build = platform.reconfigure("v2", {"articles": {"A": 1}, "authors": {"A": 1}})
     assert isinstance(build, LocalBuild) and build.web_api_url() == "http://web-api"

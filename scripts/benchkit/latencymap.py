@@ -1,0 +1,252 @@
+"""The latency map (python -m benchkit latency-map; make latency-map): every build over a grid of latency added to
+a downstream hop (latency.py: Toxiproxy, the same for every build, outside the code under test) × load (the open
+model at a ladder of rates, the closed model at several numbers of users). Each row of the grid is one latency
+setting on one hop; at each row, the latency is checked where it is set (the hop's round trip rises by the
+setting), then every load runs against every build in turn, their order turned round from one load to the next.
+Each cell keeps complete answers/s, the latency of complete answers, degraded, shed, failed and unsent answers,
+and what the build held meanwhile (platform threads and connections to its downstream at their peak, peak RSS).
+Beside the measurement, each build's ceiling at each row as Little's law predicts it from its pool sizes.
+
+The local stack must be up with its latency proxy; a build whose services do not go through it yet is restarted
+behind it (LATENCY_PROXY=on) and restarted as it was at the end (make latency-map starts the stack behind it).
+Writes latency-map.json (schema reactive-bench/latency-map/1); latencymapreport renders it.
+
+    LATENCY_AUTHORS_MS   latency per author look-up, the rows of the authors hop (default 0,1,5,20,50)
+    LATENCY_DATABASE_MS  latency per query, the slow-database rows (default 5)
+    LATENCY_JITTER       jitter as a share of each setting (default 0.1: ± 10 %)
+    MAP_RATES            the open model's rates, requests/s (default 250,500,1000)
+    MAP_USERS            the closed model's users (default 100,400,1000)
+    MAP_STEP_DURATION    how long each cell is loaded (default 10s)
+    MAP_REPEATS          how many times the whole grid runs (default 1)"""
+import argparse
+import dataclasses
+import datetime
+import json
+import os
+import pathlib
+import threading
+import time
+
+from . import MAX_IN_FLIGHT, ROOT, SERVICES, VERSIONS, info, latency, latencyreport, platforms, step
+from .bench import BACKGROUND_SECONDS, background, measure, order, warm_up
+from .sweep import Setting
+
+SCHEMA = "reactive-bench/latency-map/1"
+LOOKUPS = 5  # author look-ups per request with the seed data (the equal-work check proves it every run)
+
+
+def numbers(variable, default):
+    return tuple(float(v) for v in os.environ.get(variable, default).split(",") if v.strip())
+
+
+@dataclasses.dataclass(frozen=True)
+class Load:
+    model: str  # "open" (value: requests/s) or "closed" (value: users)
+    value: int
+
+    @property
+    def label(self):
+        return f"{self.value}/s" if self.model == "open" else f"{self.value} users"
+
+    def settings(self, duration):
+        if self.model == "open":  # as many in flight as the slowest build could need before requests go unsent
+            return "open", {"RATE": str(self.value), "DURATION": duration, "MAX_USERS": str(max(1000, self.value))}
+        # closed, bounded by time: every user sends until the step's end
+        return "closed", {"USERS": str(self.value), "ITERATIONS": "1000000", "MAX_DURATION": duration}
+
+
+def grid():
+    """The rows (latency.Setting) and the loads (Load) of the map, from the environment."""
+    jitter = float(os.environ.get("LATENCY_JITTER", "0.1"))
+    rows = [latency.Setting("authors", ms, round(ms * jitter)) for ms in numbers("LATENCY_AUTHORS_MS", "0,1,5,20,50")]
+    rows += [latency.Setting("database", ms, round(ms * jitter)) for ms in numbers("LATENCY_DATABASE_MS", "5")]
+    loads = [Load("open", int(r)) for r in numbers("MAP_RATES", "250,500,1000")]
+    loads += [Load("closed", int(u)) for u in numbers("MAP_USERS", "100,400,1000")]
+    return rows, loads
+
+
+# ---------- Little's law: each build's ceiling from its pool sizes
+
+def size(prop, service, default):
+    """What a build ships with for one property (application.properties, the config modules, else the default):
+    the same reader make sweep uses."""
+    return lambda version: Setting("", prop, (service,), (), default).current(version)
+
+
+@dataclasses.dataclass(frozen=True)
+class Bound:
+    """Something that holds one unit per request (or per look-up: LOOKUPS units) for at least the added latency
+    once per `holds` latencies: at most size / (units × holds × latency) requests/s."""
+    name: str
+    hop: str
+    versions: tuple
+    size: object  # version -> its size
+    units: int = 1
+    holds: int = 1
+
+
+BOUNDS = (
+    # the authors hop: every request waits once (the look-ups run in parallel), each look-up once
+    Bound("web-api's admission (requests in flight)", "authors", VERSIONS, lambda version: MAX_IN_FLIGHT),
+    Bound("web-api's worker threads", "authors", ("v1",), size("quarkus.thread-pool.max-threads", "web-api", 200)),
+    Bound("web-api's look-up threads", "authors", ("v1",),
+          size("web-api.author-lookups.max-concurrency", "web-api", 100), LOOKUPS),
+    Bound("web-api's connections to authors", "authors", VERSIONS,
+          size("quarkus.rest-client.authors.connection-pool-size", "web-api", 50), LOOKUPS),
+    # the database hop: a request waits for articles' query, then for the look-ups' queries (in parallel)
+    Bound("web-api's admission (requests in flight)", "database", VERSIONS, lambda version: MAX_IN_FLIGHT, 1, 2),
+    Bound("authors' admission (look-ups in flight)", "database", VERSIONS, lambda version: MAX_IN_FLIGHT, LOOKUPS),
+    Bound("authors' worker threads", "database", ("v1",), size("quarkus.thread-pool.max-threads", "authors", 200), LOOKUPS),
+    Bound("authors' JDBC connections", "database", ("v1", "v3"),
+          size("quarkus.datasource.jdbc.max-size", "authors", 20), LOOKUPS),
+    Bound("articles' JDBC connections", "database", ("v1", "v3"), size("quarkus.datasource.jdbc.max-size", "articles", 20)),
+    # pipelined: each connection carries up to its limit of queries at once
+    Bound("authors' reactive connections × pipelining limit", "database", ("v2",),
+          lambda version: size("quarkus.datasource.reactive.max-size", "authors", 20)(version)
+          * size("quarkus.datasource.reactive.postgresql.pipelining-limit", "authors", 256)(version), LOOKUPS),
+)
+
+
+def pools(version):
+    """{bound's name: its size} of a build."""
+    return {bound.name: bound.size(version) for bound in BOUNDS if version in bound.versions}
+
+
+def predicted_ceiling(version, row):
+    """Requests/s at most by Little's law (in flight = rate × time held) for the added latency alone: each bound's
+    figure, the lowest, and what it is. None at 0 ms: there the machine's CPU bounds, which that row measures."""
+    seconds = row.ms / 1000
+    if seconds <= 0:
+        return None
+    bounds = {bound.name: round(bound.size(version) / (bound.units * bound.holds * seconds))
+              for bound in BOUNDS if version in bound.versions and bound.hop == row.hop}
+    lowest = min(bounds, key=bounds.get)
+    return {"bounds": bounds, "ceiling": bounds[lowest], "bound_by": lowest}
+
+
+# ---------- the runs
+
+class Peaks:
+    """Samples a build's gauges (threads, connections) every half second while a cell runs; keeps each peak."""
+
+    def __init__(self, build):
+        self.build, self.peaks, self.stopped = build, {}, threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self):
+        while not self.stopped.wait(0.5):
+            for service, figures in self.build.gauges().items():
+                for name, value in figures.items():
+                    if value is not None:
+                        key = (service, name)
+                        self.peaks[key] = max(value, self.peaks.get(key, value))
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stopped.set()
+        self.thread.join()
+
+    def figures(self):
+        return {service: {name: self.peaks.get((service, name)) for name in ("threads", "connections")}
+                for service in SERVICES}
+
+
+def cell(build, row, load, runs_dir, repeat, duration):
+    scenario, settings = load.settings(duration)
+    label = f"map-{row.hop}-{row.ms:g}ms-{load.model}-{load.value}"
+    with Peaks(build) as peaks:
+        figures = measure(build, scenario, runs_dir, repeat, settings, label=label)
+    cost = json.loads((runs_dir / f"{build.version}-{label}-{repeat}.cost.json").read_text())
+    memory = {service: next(iter(values.values()), None) for service, values in (cost["memory_mib"] or {}).items()}
+    return {"repeat": repeat, "complete_per_s": round(figures["ok_rps"], 1), "requests": figures["requests"],
+            "p50": figures["p50"] if figures["complete"] else None, "p99": figures["p99"] if figures["complete"] else None,
+            "degraded": figures["degraded"], "shed": figures["shed"], "failed": figures["failed"],
+            "unsent": figures["dropped"], "peaks": peaks.figures(), "peak_rss_mib": memory,
+            "cpu_seconds": cost["cpu_seconds"]}
+
+
+def check(platform, version, row, own):
+    """The hop's latency observed against the setting, on each of its proxies (own: the proxy's own cost at 0)."""
+    return [latency.check_hop(row.hop, via, direct, row.ms, proxy_own_ms=own.get((row.hop, via)))
+            for via, direct in platform.hop_addresses(version, row.hop)]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="benchkit latency-map", description=__doc__.splitlines()[0])
+    parser.add_argument("--results", type=pathlib.Path)
+    parser.add_argument("--versions", default=",".join(VERSIONS))
+    parser.add_argument("--loadgen", default=os.environ.get("LOADGEN", "loadgen"))
+    parser.add_argument("--repeats", type=int, default=int(os.environ.get("MAP_REPEATS", "1")))
+    args = parser.parse_args(argv)
+    versions = args.versions.split(",")
+    directory = args.results or ROOT / "results" / ("latency-map-" + datetime.datetime.now().strftime("%Y%m%dT%H%M%S"))
+    (directory / "runs").mkdir(parents=True, exist_ok=True)
+    platform = platforms.select(None, args.loadgen, versions)
+    proxy = platform.latency()
+    if proxy is None:
+        raise SystemExit("no latency proxy on the local stack (make toxiproxy, then start the stack again)")
+    try:
+        return run_map(platform, proxy, versions, directory, args.repeats)
+    finally:
+        platform.close()  # a build restarted behind the proxy, restarted as it was
+
+
+def run_map(platform, proxy, versions, directory, repeats):
+    runs_dir = directory / "runs"
+    rows, loads = grid()
+    duration = os.environ.get("MAP_STEP_DURATION", "10s")
+    processes = platform.processes()
+    for version in versions:
+        if not all(processes[f"{service}-{version}"].get("through_proxy") for service in SERVICES):
+            info(f"{version}: restarting its services behind the latency proxy")
+            platform.reconfigure(version, {service: {"LATENCY_PROXY": "on"} for service in SERVICES})
+    builds = {version: platform.build(version) for version in versions}
+    environment = platform.environment("local stack (one machine, loopback), behind the latency proxy", repeats, True)
+    for version in versions:
+        proxy.clear(version)
+    environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}
+    environment["background_cpu_per_s"] = background(builds, BACKGROUND_SECONDS)
+    document = {"schema": SCHEMA, "commit": environment["git_commit"], "timestamp": environment["timestamp"],
+                "where": environment["where"], "environment": environment, "duration": duration,
+                "rows": [dataclasses.asdict(row) for row in rows], "loads": [dataclasses.asdict(load) for load in loads],
+                "pools": {version: pools(version) for version in versions},
+                "predicted": {version: [predicted_ceiling(version, row) for row in rows] for version in versions},
+                "own": {}, "checks": {version: [] for version in versions}, "cells": {version: [] for version in versions}}
+    own = {}
+    for version in versions:  # what the proxy itself adds on each hop, for the checks' tolerance
+        document["own"][version] = []
+        for hop in latency.HOPS:
+            for (via, direct) in platform.hop_addresses(version, hop):
+                found = latency.check_hop(hop, via, direct, 0)
+                own[(hop, via)] = found["added_ms"]
+                document["own"][version].append(found)
+        info(f"{version}: the proxy itself adds " + ", ".join(f"{c['hop']} {c['added_ms']:+.2f} ms"
+                                                             for c in document["own"][version]))
+    started = time.monotonic()
+    total = repeats * len(rows) * len(loads) * len(versions)
+    done = 0
+    for repeat in range(1, repeats + 1):
+        for index, row in enumerate(rows):
+            for version in versions:
+                proxy.clear(version)
+                proxy.set(version, row)
+                checks = check(platform, version, row, own)
+                document["checks"][version].append({"repeat": repeat, "row": index, "hops": checks})
+                info(f"{version}, {row.label}: observed +" + ", +".join(f"{c['added_ms']:.1f} ms" for c in checks)
+                     + ("" if all(c["ok"] for c in checks) else " — NOT the setting"))
+            for position, load in enumerate(loads):
+                for version in order(versions, position + index + repeat):
+                    done += 1
+                    step(f"{version}: {row.label}, {load.model} {load.label} for {duration} "
+                         f"(cell {done}/{total}, {time.monotonic() - started:.0f} s so far)")
+                    document["cells"][version].append({"row": index, "load": position,
+                                                       **cell(builds[version], row, load, runs_dir, repeat, duration)})
+                    (directory / "latency-map.json").write_text(json.dumps(document, indent=2))
+    for version in versions:
+        proxy.clear(version)
+    (directory / "latency-map.json").write_text(json.dumps(document, indent=2))
+    info(f"the map: {latencyreport.render(directory)} (and .html)")
+    return directory

@@ -1,0 +1,164 @@
+"""The latency map's report (python -m benchkit latency-report RESULTS): latency-map.json rendered as
+latency-map.md and .html. Heat maps of v2/v1 and v3/v1 (complete answers/s, p99 of complete answers) over the grid,
+each build's cells, the hops' checks, and each build's ceiling predicted by Little's law beside the measured one."""
+import json
+import pathlib
+import statistics
+import sys
+
+from . import NAMES, charts, documents
+
+BASE = "v1"
+
+
+def row_label(row):
+    return f"{row['hop']} +{row['ms']:g} ms" + (f" ±{row['jitter_ms']:g}" if row["jitter_ms"] else "")
+
+
+def load_label(load):
+    return f"open {load['value']}/s" if load["model"] == "open" else f"closed {load['value']} users"
+
+
+def medians(data):
+    """{version: {(row, load): {figure: median over the repeats}}}."""
+    found = {}
+    for version, cells in data["cells"].items():
+        grouped = {}
+        for cell in cells:
+            grouped.setdefault((cell["row"], cell["load"]), []).append(cell)
+        found[version] = {key: {figure: median([c[figure] for c in group])
+                                for figure in ("complete_per_s", "p50", "p99", "degraded", "shed", "failed", "unsent")}
+                          | {"peaks": group[0]["peaks"], "peak_rss_mib": group[0]["peak_rss_mib"]}
+                          for key, group in grouped.items()}
+    return found
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def ratio(mine, base):
+    return mine / base if mine is not None and base else None
+
+
+def ratios(data, found, version, figure):
+    """[[version / v1 of the figure at each load] for each row]."""
+    return [[ratio(found[version].get((r, l), {}).get(figure), found[BASE].get((r, l), {}).get(figure))
+             for l in range(len(data["loads"]))] for r in range(len(data["rows"]))]
+
+
+def measured_ceilings(data, found, version):
+    """The most complete answers/s the build gave at each row, over every load."""
+    return [max((cell["complete_per_s"] for (r, _), cell in found[version].items() if r == row), default=None)
+            for row in range(len(data["rows"]))]
+
+
+def ratio_rows(data, version, figure="complete_per_s"):
+    """The heat map in numbers: each row of the grid, each load, the version's figure over v1's (medians over the
+    repeats), and v1's own figure beside."""
+    found = medians(data)
+    table = ratios(data, found, version, figure)
+    what = {"complete_per_s": "complete answers/s", "p99": "p99 ms of complete answers"}[figure]
+    rows = [[f"latency added: {version} ÷ {BASE} ({BASE}'s {what})", *(load_label(load) for load in data["loads"])]]
+    for index, row in enumerate(data["rows"]):
+        rows.append([row_label(row), *(
+            "–" if value is None else f"{value:.2f}× ({found[BASE][(index, position)][figure]:,.0f})"
+            for position, value in enumerate(table[index]))])
+    return rows
+
+
+def prediction_rows(data, found):
+    rows = [["build", "latency", "predicted ceiling (requests/s)", "what bounds it", "measured: most complete/s",
+             "measured / predicted"]]
+    for version in data["cells"]:
+        measured = measured_ceilings(data, found, version)
+        machine = measured[0] if data["rows"][0]["ms"] == 0 else None
+        for index, row in enumerate(data["rows"]):
+            prediction = data["predicted"][version][index]
+            if prediction is None:
+                ceiling, why = machine, "the machine (measured at 0 ms)"
+            elif machine is not None and machine < prediction["ceiling"]:
+                ceiling, why = machine, f"the machine (measured at 0 ms; Little's law: {prediction['ceiling']}/s, " \
+                                        f"{prediction['bound_by']})"
+            else:
+                ceiling, why = prediction["ceiling"], prediction["bound_by"]
+            rows.append([NAMES.get(version, version), row_label(row), f"{ceiling:.0f}" if ceiling else "–", why,
+                         f"{measured[index]:.0f}" if measured[index] is not None else "–",
+                         f"{measured[index] / ceiling:.2f}" if ceiling and measured[index] is not None else "–"])
+    return rows
+
+
+def cell_rows(data, found, version):
+    rows = [["latency", "load", "complete/s", "p50 / p99 ms (complete)", "degraded", "shed", "failed", "unsent",
+             "peak threads (web-api, authors)", "peak connections (web-api→authors, authors→PostgreSQL)"]]
+    for (r, l), cell in sorted(found[version].items()):
+        peaks = cell["peaks"]
+        rows.append([row_label(data["rows"][r]), load_label(data["loads"][l]), f"{cell['complete_per_s']:.0f}",
+                     f"{fmt(cell['p50'])} / {fmt(cell['p99'])}", f"{cell['degraded']:.0f}", f"{cell['shed']:.0f}",
+                     f"{cell['failed']:.0f}", f"{cell['unsent']:.0f}",
+                     f"{fmt(peaks['web-api']['threads'], '{:.0f}')}, {fmt(peaks['authors']['threads'], '{:.0f}')}",
+                     f"{fmt(peaks['web-api']['connections'], '{:.0f}')}, "
+                     f"{fmt(peaks['authors']['connections'], '{:.0f}')}"])
+    return rows
+
+
+def fmt(value, pattern="{:.1f}"):
+    return "–" if value is None else pattern.format(value)
+
+
+def check_rows(data):
+    rows = [["build", "latency", "repeat", "observed added ms (each proxy)", "tolerance ms", "as set"]]
+    for version, checks in data.get("own", {}).items():
+        for hop in dict.fromkeys(c["hop"] for c in checks):
+            mine = [c for c in checks if c["hop"] == hop]
+            rows.append([NAMES.get(version, version), f"{hop}: the proxy itself, nothing added", "–",
+                         ", ".join(f"{c['added_ms']:.2f}" for c in mine), ", ".join(f"{c['tolerance_ms']:.2f}" for c in mine),
+                         "PASS" if all(c["ok"] for c in mine) else "FAIL"])
+    for version, checks in data["checks"].items():
+        for check in checks:
+            hops = check["hops"]
+            rows.append([NAMES.get(version, version), row_label(data["rows"][check["row"]]), check["repeat"],
+                         ", ".join(f"{h['added_ms']:.2f}" for h in hops), ", ".join(f"{h['tolerance_ms']:.2f}" for h in hops),
+                         "PASS" if all(h["ok"] for h in hops) else "FAIL"])
+    return rows
+
+
+def render(directory):
+    data = json.loads((directory / "latency-map.json").read_text())
+    found = medians(data)
+    rows = [row_label(r) for r in data["rows"]]
+    loads = [load_label(l) for l in data["loads"]]
+    others = [v for v in data["cells"] if v != BASE and BASE in data["cells"]]
+    maps = {}
+    for version in others:
+        maps[f"map-{version}-throughput"] = charts.ratio_heat_map(
+            f"{version} / {BASE}: complete answers/s", rows, loads, ratios(data, found, version, "complete_per_s"))
+        maps[f"map-{version}-p99"] = charts.ratio_heat_map(
+            f"{version} / {BASE}: p99 of complete answers (below 1: faster)", rows, loads,
+            ratios(data, found, version, "p99"))
+    sections = [
+        ("The map", "Each build behind the same latency proxy, the latency of one hop at a time added (each row), "
+         f"each load for {data['duration']} (each column; builds in turn). Ratios above 1 (orange) mean more "
+         f"complete answers per second than {BASE}, or a higher p99. Medians over {data['environment']['runs']} "
+         "repeat(s) of the whole grid.", []),
+        ("Ceilings: Little's law against the measurement",
+         "In flight = rate × time held: a pool of N held for the added latency L allows at most N / L per second "
+         "(per look-up: five per request). The lowest bound is the prediction; at 0 ms, and wherever it is lower, "
+         "the machine's CPU bounds instead (the most the build gave at 0 ms).", [("", prediction_rows(data, found))]),
+        ("The hops' checks", "Before each row, on every proxy of the hop: the round trip through the proxy against "
+         "the direct one, interleaved; the difference of their medians must be the setting within a tolerance "
+         "measured in the same check.", [("", check_rows(data))]),
+        *((f"Cells of {NAMES.get(v, v)}", "", [("", cell_rows(data, found, v))]) for v in data["cells"]),
+        ("Environment", "", [("", documents.key_value_rows(data["environment"]))]),
+    ]
+    documents.write(directory, "latency-map", "reactive-bench: when the services wait",
+                    f"{data['timestamp']}, commit {data['commit']}, {data['where']}", sections, {"The map": maps})
+    return directory / "latency-map.md"
+
+
+def main(argv=None):
+    args = argv if argv is not None else sys.argv[1:]
+    if len(args) != 1:
+        sys.exit("usage: python -m benchkit latency-report RESULTS")
+    print(render(pathlib.Path(args[0])))

@@ -1,0 +1,121 @@
+"""The latency proxy's controls and the hop check, against a real Toxiproxy (TOXIPROXY: make test-static builds
+it) in front of two small servers: one that answers PostgreSQL's SSLRequest, one that answers HTTP/1.1 with
+keep-alive, as the services' hops would."""
+import http.server
+import json
+import os
+import pathlib
+import socket
+import socketserver
+import subprocess
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from benchkit import latency
+
+VERSION = "v9"
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class SslRequestHandler(socketserver.BaseRequestHandler):
+    def handle(self):  # PostgreSQL's answer to an SSLRequest when it offers no TLS
+        if self.request.recv(8) == latency.SSL_REQUEST:
+            self.request.sendall(b"N")
+
+
+class LiveHandler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as the REST client's pool
+    disable_nagle_algorithm = True  # headers and body are two writes: no delayed ACK between them
+
+    def do_GET(self):
+        body = b'{"status":"UP"}'
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def serve(server):
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"127.0.0.1:{server.server_address[1]}"
+
+
+@pytest.fixture(scope="module")
+def proxy(tmp_path_factory):
+    binary = os.environ.get("TOXIPROXY")
+    if not binary or not pathlib.Path(binary).exists():
+        pytest.fail("TOXIPROXY must name Toxiproxy's server (make toxiproxy; make test-static sets it)")
+    postgres = socketserver.ThreadingTCPServer(("127.0.0.1", 0), SslRequestHandler)
+    authors = http.server.ThreadingHTTPServer(("127.0.0.1", 0), LiveHandler)
+    upstream = {"database": serve(postgres), "authors": serve(authors)}
+    hops = {}
+    for hop in latency.HOPS:
+        for name in latency.proxies_of(hop, VERSION):
+            hops[name] = {"name": name, "listen": f"127.0.0.1:{free_port()}", "upstream": upstream[hop], "enabled": True}
+    config = tmp_path_factory.mktemp("toxiproxy") / "config.json"
+    config.write_text(json.dumps(list(hops.values())))
+    port = free_port()
+    server = subprocess.Popen([binary, "-host", "127.0.0.1", "-port", str(port), "-config", str(config)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "LOG_LEVEL": "warn"})
+    api = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(f"{api}/proxies", timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield latency.Toxiproxy(api), {name: (hop["listen"], hop["upstream"]) for name, hop in hops.items()}
+    finally:
+        server.terminate()
+        server.wait(10)
+        postgres.shutdown()
+        authors.shutdown()
+
+
+def addresses(hops, hop):
+    return [hops[name] for name in latency.proxies_of(hop, VERSION)]
+
+
+@pytest.mark.parametrize("hop", latency.HOPS)
+def test_the_latency_set_is_the_latency_observed(proxy, hop):
+    toxiproxy, hops = proxy
+    toxiproxy.clear(VERSION)
+    own = [latency.check_hop(hop, via, direct, 0) for via, direct in addresses(hops, hop)]
+    assert all(check["ok"] for check in own), own
+    toxiproxy.set(VERSION, latency.Setting(hop, 20, 2))
+    assert {toxiproxy.latencies(VERSION)[name] for name in latency.proxies_of(hop, VERSION)} == {(20, 2)}
+    for (via, direct), at_zero in zip(addresses(hops, hop), own):
+        check = latency.check_hop(hop, via, direct, 20, proxy_own_ms=at_zero["added_ms"])
+        assert check["ok"], check
+        assert check["added_ms"] > 15
+    toxiproxy.clear(VERSION)
+    assert set(toxiproxy.latencies(VERSION).values()) == {(0, 0)}
+
+
+def test_the_check_fails_when_the_latency_is_not_there(proxy):
+    toxiproxy, hops = proxy
+    toxiproxy.clear(VERSION)
+    (via, direct), = addresses(hops, "authors")
+    check = latency.check_hop("authors", via, direct, 20)
+    assert not check["ok"], check
+    toxiproxy.set(VERSION, latency.Setting("database", 20))  # another hop's latency is not this one's
+    check = latency.check_hop("authors", via, direct, 20)
+    assert not check["ok"], check
+    toxiproxy.clear(VERSION)
+
+
+def test_an_unknown_hop_is_refused():
+    with pytest.raises(ValueError, match="unknown hop"):
+        latency.proxies_of("kafka", VERSION)
