@@ -13,6 +13,7 @@ import statistics
 import sys
 
 from . import NAMES, documents, results
+from .stats import close
 
 SCHEMA = "reactive-bench/compare/1"
 SCENARIO = "closed"
@@ -162,7 +163,7 @@ def consistency(document):
                               **{f"{p} {k}": v for p, f in found["processes"].items() for k, v in f.items()}}
         mine = flat(figures)
         for key, value in flat(expected).items():
-            if isinstance(value, float) and (mine.get(key) is None or abs(mine[key] - value) > 1e-9 * max(1.0, abs(value))):
+            if isinstance(value, float) and not close(mine.get(key), value):
                 problems.append(f"{version} {key}: {mine.get(key)} is not what its rounds give, {value}")
     return problems
 

@@ -22,7 +22,8 @@ import re
 import sys
 
 from . import NAMES, ROOT, ab, compare, latencyreport, results
-from .summaries import SUMMARIES, close, consistency, publish_ab, publish_chaos, publish_found, summaries
+from .stats import close
+from .summaries import SUMMARIES, consistency, publish_ab, publish_chaos, publish_found, summaries
 
 DOCUMENTS = ("README.md", "docs/*.md")
 FIGURE = re.compile(r"<!-- figure (\S+) (\S+) (.+?) -->(.*?)<!-- /figure -->", re.DOTALL)

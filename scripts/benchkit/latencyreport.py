@@ -3,10 +3,10 @@ latency-map.md and .html. Heat maps of v2/v1 and v3/v1 (complete answers/s, p99 
 each build's cells, the hops' checks, and each build's ceiling predicted by Little's law beside the measured one."""
 import json
 import pathlib
-import statistics
 import sys
 
 from . import NAMES, charts, documents
+from .stats import median_or_none
 
 BASE = "v1"
 
@@ -26,16 +26,11 @@ def medians(data):
         grouped = {}
         for cell in cells:
             grouped.setdefault((cell["row"], cell["load"]), []).append(cell)
-        found[version] = {key: {figure: median([c[figure] for c in group])
+        found[version] = {key: {figure: median_or_none([c[figure] for c in group])
                                 for figure in ("complete_per_s", "p50", "p99", "degraded", "shed", "failed", "unsent")}
                           | {"peaks": group[0]["peaks"], "peak_rss_mib": group[0]["peak_rss_mib"]}
                           for key, group in grouped.items()}
     return found
-
-
-def median(values):
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
 
 
 def ratio(mine, base):
@@ -109,18 +104,17 @@ def fmt(value, pattern="{:.1f}"):
 
 def check_rows(data):
     rows = [["build", "latency", "repeat", "observed added ms (each proxy)", "tolerance ms", "as set"]]
+
+    def row(version, what, repeat, hops):
+        return [NAMES.get(version, version), what, repeat, ", ".join(f"{h['added_ms']:.2f}" for h in hops),
+                ", ".join(f"{h['tolerance_ms']:.2f}" for h in hops), "PASS" if all(h["ok"] for h in hops) else "FAIL"]
     for version, checks in data.get("own", {}).items():
         for hop in dict.fromkeys(c["hop"] for c in checks):
-            mine = [c for c in checks if c["hop"] == hop]
-            rows.append([NAMES.get(version, version), f"{hop}: the proxy itself, nothing added", "–",
-                         ", ".join(f"{c['added_ms']:.2f}" for c in mine), ", ".join(f"{c['tolerance_ms']:.2f}" for c in mine),
-                         "PASS" if all(c["ok"] for c in mine) else "FAIL"])
+            rows.append(row(version, f"{hop}: the proxy itself, nothing added", "–",
+                            [c for c in checks if c["hop"] == hop]))
     for version, checks in data["checks"].items():
         for check in checks:
-            hops = check["hops"]
-            rows.append([NAMES.get(version, version), row_label(data["rows"][check["row"]]), check["repeat"],
-                         ", ".join(f"{h['added_ms']:.2f}" for h in hops), ", ".join(f"{h['tolerance_ms']:.2f}" for h in hops),
-                         "PASS" if all(h["ok"] for h in hops) else "FAIL"])
+            rows.append(row(version, row_label(data["rows"][check["row"]]), check["repeat"], check["hops"]))
     return rows
 
 

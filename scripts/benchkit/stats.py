@@ -1,9 +1,25 @@
-"""Maxima, ratios and percentiles: the few statistics the reports share."""
+"""Maxima, medians, ratios, percentiles and when two figures agree: the few statistics the reports share."""
+import statistics
+
+# Two figures count as equal when they agree to this share: a summary's JSON keeps every digit.
+TOLERANCE = 1e-9
 
 
 def max_or_none(values):
     values = [v for v in values if v is not None]
     return max(values) if values else None
+
+
+def median_or_none(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def close(a, b):
+    """Whether two figures agree (to TOLERANCE of the larger); None agrees with None only."""
+    if a is None or b is None:
+        return a is b
+    return abs(a - b) <= TOLERANCE * max(1.0, abs(a), abs(b))
 
 
 def ratio(v1, v2):

@@ -8,6 +8,7 @@ import statistics
 import sys
 
 from . import ROOT, ab, compare, latencymap, results
+from .stats import close
 
 SCHEMA = "reactive-bench/summary/1"
 SUMMARIES = ROOT / "docs" / "results"
@@ -15,8 +16,6 @@ SUMMARIES = ROOT / "docs" / "results"
 FIGURES = ("ok_rps", "p50", "p99", "error_pct", "degraded", "shed")
 CPU = (results.WHOLE, results.PER_COMPLETE, results.BACKGROUND_OFF, results.GENERATOR, *results.PROCESSES)
 RATIOS = (results.HEADLINE, "p50", "p99")
-# Two figures count as equal when they agree to this share: a summary's JSON keeps every digit.
-TOLERANCE = 1e-9
 
 
 def written(summary, name, directory):
@@ -173,12 +172,6 @@ def overload_counts(runs):
             "accepted_rps": {"median": statistics.median(rates), "low": min(rates), "high": max(rates)},
             "accepted_p99_ms": {"median": statistics.median(p99s) if p99s else None, "low": min(p99s, default=None),
                                 "high": max(p99s, default=None)}}
-
-
-def close(a, b):
-    if a is None or b is None:
-        return a is b
-    return abs(a - b) <= TOLERANCE * max(1.0, abs(a), abs(b))
 
 
 def consistency(summary):
