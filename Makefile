@@ -118,7 +118,7 @@ chaos: build loadgen benchkit toxiproxy ## Fault injection under load (stop auth
 	@scripts/demo.sh chaos
 
 .PHONY: sweep
-sweep: build loadgen benchkit toxiproxy ## Each build at its best: its concurrency settings (threads, pools, event loops) one at a time on a fresh local stack; writes results/sweep-<time>/sweep.html (about an hour on two cores).
+sweep: build loadgen benchkit toxiproxy ## Each build at its best: its concurrency settings (threads, pools, event loops) one at a time on a fresh local stack; writes results/sweep-<time>/sweep.html (about an hour on two cores). SWEEP_LATENCY_AUTHORS_MS=50: what latency makes matter (look-ups in flight, connections to authors), behind the latency proxy.
 	@scripts/demo.sh sweep
 
 .PHONY: tls

@@ -12,7 +12,7 @@ import pathlib
 import re
 import statistics
 
-from . import JAVA_OPTIONS, ROOT, SERVICES, calibration, documents, info, platforms, step
+from . import JAVA_OPTIONS, ROOT, SERVICES, calibration, documents, info, latency, platforms, step
 from .bench import measure, warm_up
 
 
@@ -23,6 +23,7 @@ class Setting:
     services: tuple  # the services of the build it applies to
     candidates: tuple
     default: int  # Quarkus' own value, when application.properties does not set one
+    also: tuple = ()  # further properties of the same services that take the same value (sized together)
 
     @property
     def variable(self):
@@ -39,12 +40,12 @@ class Setting:
         return re.sub(r"[^a-z0-9]+", "-", self.property.lower())
 
     def assignment(self, value):
-        """How a restarted service gets the value, as (variable, value): a Quarkus property through its environment
+        """How a restarted service gets the value, as [(variable, value)]: a Quarkus property through its environment
         variable, a JDK system property through JDK_JAVA_OPTIONS, which the java launcher reads (in a pod after the
         chart's JAVA_TOOL_OPTIONS, so it wins over the build's own -D there)."""
         if self.jdk_property:
-            return "JDK_JAVA_OPTIONS", f"-D{self.property}={value}"
-        return self.variable, str(value)
+            return [("JDK_JAVA_OPTIONS", f"-D{self.property}={value}")]
+        return [(re.sub(r"[^A-Za-z0-9]", "_", prop).upper(), str(value)) for prop in (self.property, *self.also)]
 
     def current(self, version):
         """The value the build ships with: its application.properties (any service it applies to), else what
@@ -102,6 +103,22 @@ def settings_for(cores):
 
 
 SETTINGS = settings_for(CORES)
+
+
+def latency_settings():
+    """The settings that latency makes matter (make sweep with SWEEP_LATENCY_AUTHORS_MS): what a build holds while
+    a look-up waits. v1 holds a look-up thread and a connection to authors, sized together (either alone leaves the
+    other one the bound); v2 and v3 hold a connection (v3's look-ups wait for as many permits as it has). The
+    worker threads and the edge's admission hold one per request, not per look-up: five times the room."""
+    candidates = (100, 250, 500)
+    connections = Setting("authors connections", "quarkus.rest-client.authors.connection-pool-size", ("web-api",),
+                          candidates, 50)
+    return {"v1": (Setting("look-ups in flight", "web-api.author-lookups.max-concurrency", ("web-api",), candidates, 100,
+                           also=(connections.property,)),),
+            "v2": (connections,), "v3": (connections,)}
+
+
+LATENCY_SETTINGS = latency_settings()
 # A candidate replaces the current value only when it answers this much more: on a shared machine
 # smaller differences are noise, and the value the build ships with needs no defence.
 MARGIN = 0.05
@@ -119,11 +136,14 @@ def choose(measured, current):
 
 def environments(settings, chosen):
     """{service: its environment}: the chosen value of every setting that applies to it."""
-    return {service: dict(s.assignment(chosen[s.name]) for s in settings if service in s.services)
+    return {service: dict(pair for s in settings if service in s.services for pair in s.assignment(chosen[s.name]))
             for service in SERVICES}
 
 
-def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit, settings):
+def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit, settings, delay=None):
+    """delay (latency.Setting): every candidate measured behind the latency proxy with this latency on its hop,
+    checked before each measurement; the warm-up runs without it (it warms the JIT, and is five times faster)."""
+    proxy = platform.latency() if delay else None
     chosen = {s.name: s.current(version) for s in settings}
     shipped = dict(chosen)
     rows = []
@@ -136,9 +156,20 @@ def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit
                 trial = {**chosen, setting.name: value}
                 step(f"{version}: {setting.name} = {value} (repeat {repeat}/{repeats}; "
                      + ", ".join(f"{k} {v}" for k, v in trial.items() if k != setting.name) + ")")
-                build = platform.reconfigure(version, environments(settings, trial))
+                wanted = environments(settings, trial)
+                if delay:
+                    wanted = {service: {**variables, "LATENCY_PROXY": "on"} for service, variables in wanted.items()}
+                    proxy.clear(version)
+                build = platform.reconfigure(version, wanted)
                 label = f"{setting.label}-{value}"
                 warm_up(version, build, runs_dir, warmup)
+                observed = None
+                if delay:
+                    proxy.set(version, delay)
+                    observed = [latency.check_hop(delay.hop, via, direct, delay.ms)
+                                for via, direct in platform.hop_addresses(version, delay.hop)]
+                    info(f"{delay.label}: observed " + ", ".join(f"+{c['added_ms']:.1f} ms" for c in observed)
+                         + ("" if all(c["ok"] for c in observed) else " — NOT the setting"))
                 speed = platform.calibrate()
                 figures = measure(build, "closed", runs_dir, repeat, {"ITERATIONS": str(iterations)}, label=f"sweep-{label}")
                 measured[value].append(figures["ok_rps"])
@@ -147,13 +178,16 @@ def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit
                                                                             if k != setting.name},
                              "complete_per_s": figures["ok_rps"], "p50": figures["p50"], "p99": figures["p99"],
                              "failed_pct": figures["error_pct"], "degraded": figures["degraded"],
-                             "calibration_seconds": speed})
+                             "calibration_seconds": speed, **({"latency_observed": observed} if delay else {})})
+                if delay:
+                    proxy.clear(version)
         chosen[setting.name] = choose(measured, chosen[setting.name])
         info(f"{version}: {setting.name} -> {chosen[setting.name]} "
              f"(medians: {', '.join(f'{v}: {statistics.median(r):.0f}/s' for v, r in sorted(measured.items()))})")
     platform.restore(version)
     return {"commit": commit, "shipped": shipped, "chosen": chosen, "runs": rows,
-            "properties": {s.name: s.property for s in settings}}
+            "properties": {s.name: " and ".join((s.property, *s.also)) for s in settings},
+            **({"latency": dataclasses.asdict(delay)} if delay else {})}
 
 
 def rows_of(result):
@@ -173,7 +207,9 @@ def rows_of(result):
             verdict.append("chosen")
         if value == result["shipped"][setting]:
             verdict.append("shipped")
-        table.append([f"{setting} ({result['properties'][setting]})", str(value),
+        observed = [check["added_ms"] for run in runs for check in run.get("latency_observed", ())]
+        table.append([f"{setting} ({result['properties'][setting]})"
+                      + (f", latency observed +{statistics.median(observed):.1f} ms" if observed else ""), str(value),
                       ", ".join(f"{rate:.0f}" for rate in rates), f"{statistics.median(rates):.0f}",
                       f"{statistics.median(run['p99'] for run in runs):.1f}",
                       f"{statistics.median(run['failed_pct'] for run in runs):.2f}",
@@ -200,10 +236,12 @@ def verdict(version, result):
     (its application.properties, the values a bench run measures)."""
     chosen = result["chosen"]
     commit = f" (swept at commit {result['commit']})" if result.get("commit") else ""
-    text = f"{version}{commit}: chosen {', '.join(f'{name} {value}' for name, value in chosen.items())}"
+    under = f" under {latency.Setting(**result['latency']).label} per look-up" if result.get("latency") else ""
+    text = f"{version}{commit}{under}: chosen {', '.join(f'{name} {value}' for name, value in chosen.items())}"
     moved = [f"{name} {result['shipped'][name]}" for name, value in chosen.items() if value != result["shipped"][name]]
     text += f", instead of {', '.join(moved)} then" if moved else ", what it shipped with then"
-    now = {s.name: s.current(version) for s in SETTINGS.get(version, ()) if s.name in chosen}
+    now = {s.name: s.current(version) for group in (SETTINGS, LATENCY_SETTINGS) for s in group.get(version, ())
+           if s.name in chosen}
     apart = [f"{result['properties'][name]}={now[name]}" for name, value in chosen.items()
              if name in now and now[name] != value]
     return text + ("; the build now ships other values: " + ", ".join(apart) + "." if apart
@@ -242,6 +280,10 @@ def main(argv=None):
     parser.add_argument("--kubernetes", metavar="NAMESPACE",
                         help="sweep the builds deployed in this namespace, in their pods, with the load generator as Jobs")
     parser.add_argument("--where", default="local stack (one machine, loopback)")
+    parser.add_argument("--latency-authors-ms", type=float,
+                        default=float(os.environ["SWEEP_LATENCY_AUTHORS_MS"]) if os.environ.get("SWEEP_LATENCY_AUTHORS_MS") else None,
+                        help="sweep what latency makes matter, every candidate behind the latency proxy with this "
+                             "latency per author look-up (± LATENCY_JITTER of it)")
     args = parser.parse_args(argv)
 
     versions = args.versions.split(",")
@@ -253,6 +295,14 @@ def main(argv=None):
     cores = platform.cores(versions[0])
     environment["cores_seen_by_the_services"] = cores
     settings = settings_for(cores)
+    delay = None
+    if args.latency_authors_ms is not None:
+        if platform.latency() is None:
+            raise SystemExit(f"{platform.where}: no latency proxy to sweep behind (the local stack starts one: make toxiproxy)")
+        delay = latency.Setting("authors", args.latency_authors_ms,
+                                round(args.latency_authors_ms * float(os.environ.get("LATENCY_JITTER", "0.1"))))
+        settings = LATENCY_SETTINGS
+        environment["latency"] = dataclasses.asdict(delay)
     (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
     if args.only:
         wanted = set(args.only.split(","))
@@ -264,7 +314,8 @@ def main(argv=None):
     try:
         for version in versions:
             sweep["builds"][version] = sweep_build(version, platform, runs_dir, args.repeats, args.iterations,
-                                                   args.warmup, environment.get("git_commit", ""), settings[version])
+                                                   args.warmup, environment.get("git_commit", ""), settings[version],
+                                                   delay)
             (args.results / "sweep.json").write_text(json.dumps(sweep, indent=2))
     finally:
         platform.close()

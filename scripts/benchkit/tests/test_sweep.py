@@ -34,6 +34,18 @@ def test_a_jdk_system_property_reaches_the_java_launcher_and_the_rest_stays_quar
     assert carriers.label == "jdk-virtualthreadscheduler-parallelism"
 
 
+def test_under_latency_v1_sizes_its_look_up_threads_and_connections_together_and_the_others_their_connections():
+    (lookups,) = sweep.LATENCY_SETTINGS["v1"]
+    assert lookups.current("v1") == 100  # application.properties: web-api.author-lookups.max-concurrency
+    assert sweep.environments(sweep.LATENCY_SETTINGS["v1"], {"look-ups in flight": 250})["web-api"] == \
+        {"WEB_API_AUTHOR_LOOKUPS_MAX_CONCURRENCY": "250", "QUARKUS_REST_CLIENT_AUTHORS_CONNECTION_POOL_SIZE": "250"}
+    for version in ("v2", "v3"):
+        (connections,) = sweep.LATENCY_SETTINGS[version]
+        assert connections.current(version) == 100  # the config module every build of web-api shares
+        assert sweep.environments(sweep.LATENCY_SETTINGS[version], {"authors connections": 500}) == \
+            {"web-api": {"QUARKUS_REST_CLIENT_AUTHORS_CONNECTION_POOL_SIZE": "500"}, "articles": {}, "authors": {}}
+
+
 def test_in_a_one_cpu_pod_the_sizes_derived_from_cores_are_swept_from_what_the_jvm_would_choose_there():
     in_a_pod = sweep.settings_for(1)
     carriers = next(s for s in in_a_pod["v3"] if s.name == "carrier threads")
