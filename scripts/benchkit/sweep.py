@@ -141,8 +141,10 @@ def environments(settings, chosen):
 
 
 def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit, settings, delay=None):
-    """delay (latency.Setting): every candidate measured behind the latency proxy with this latency on its hop,
-    checked before each measurement; the warm-up runs without it (it warms the JIT, and is five times faster)."""
+    """delay (latency.Setting): every candidate warmed up and measured behind the latency proxy with this latency on
+    its hop, checked after each restart. With it, a candidate's warm-up is the load it is measured under: without
+    it, look-ups beyond authors' admission (its edge's requests in flight) are shed while the JVMs are cold, and
+    the warm-up never settles."""
     proxy = platform.latency() if delay else None
     chosen = {s.name: s.current(version) for s in settings}
     shipped = dict(chosen)
@@ -157,19 +159,18 @@ def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit
                 step(f"{version}: {setting.name} = {value} (repeat {repeat}/{repeats}; "
                      + ", ".join(f"{k} {v}" for k, v in trial.items() if k != setting.name) + ")")
                 wanted = environments(settings, trial)
-                if delay:
-                    wanted = {service: {**variables, "LATENCY_PROXY": "on"} for service, variables in wanted.items()}
-                    proxy.clear(version)
-                build = platform.reconfigure(version, wanted)
-                label = f"{setting.label}-{value}"
-                warm_up(version, build, runs_dir, warmup)
                 observed = None
                 if delay:
+                    wanted = {service: {**variables, "LATENCY_PROXY": "on"} for service, variables in wanted.items()}
                     proxy.set(version, delay)
+                build = platform.reconfigure(version, wanted)
+                label = f"{setting.label}-{value}"
+                if delay:
                     observed = [latency.check_hop(delay.hop, via, direct, delay.ms)
                                 for via, direct in platform.hop_addresses(version, delay.hop)]
                     info(f"{delay.label}: observed " + ", ".join(f"+{c['added_ms']:.1f} ms" for c in observed)
                          + ("" if all(c["ok"] for c in observed) else " — NOT the setting"))
+                warm_up(version, build, runs_dir, warmup)
                 speed = platform.calibrate()
                 figures = measure(build, "closed", runs_dir, repeat, {"ITERATIONS": str(iterations)}, label=f"sweep-{label}")
                 measured[value].append(figures["ok_rps"])
