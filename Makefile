@@ -130,7 +130,7 @@ reads: build loadgen benchkit toxiproxy ## How v1 and v3 read, A/B: in a transac
 	@scripts/demo.sh reads
 
 .PHONY: latency-map
-latency-map: build loadgen benchkit toxiproxy ## When the services wait: every build over a grid of latency added between them (Toxiproxy) × load, Little's law beside it, on a fresh local stack; writes results/latency-map-<time>/latency-map.html (about 30 min; the grid: scripts/benchkit/latencymap.py).
+latency-map: build loadgen benchkit toxiproxy ## When the services wait: every build over a grid of latency added between them (Toxiproxy) × load, Little's law beside it, on a fresh local stack; writes results/latency-map-<time>/latency-map.html (about 30 min; the grid: scripts/benchkit/latencymap.py). SWEEP=results/sweep-<time>: each build with what a sweep under latency chose.
 	@scripts/demo.sh latency-map
 
 .PHONY: proxy-cost
@@ -165,12 +165,12 @@ minikube: ## Start the minikube profile (pinned Kubernetes, CPUs and memory size
 	@scripts/k8s.sh minikube
 
 .PHONY: $(addprefix deploy-,$(BUILDS))
-deploy-v1: ## Deploy v1: operators if missing, Kafka + PostgreSQL, images built in minikube, helm upgrade --install (REPLICAS=2: two pods per service).
+deploy-v1: ## Deploy v1: operators if missing, Kafka + PostgreSQL, images built in minikube, helm upgrade --install (REPLICAS=2: two pods per service; LATENCY_PROXY=on: its hops through a latency proxy).
 deploy-v2: ## Deploy v2 the same way (the builds can run side by side).
 deploy-v3: ## Deploy v3 the same way.
 $(addprefix deploy-,$(BUILDS)): deploy-%:
 	@scripts/k8s.sh check
-	@$(MAKE) build helm
+	@$(MAKE) build helm $(if $(filter on,$(LATENCY_PROXY)),toxiproxy)
 	@scripts/k8s.sh deploy $*
 
 .PHONY: bench
@@ -190,6 +190,12 @@ sweep-cluster: ## make sweep in the deployed builds' pods, under their CPU limit
 	@scripts/k8s.sh check
 	@$(MAKE) helm benchkit loadgen
 	@scripts/k8s.sh sweep
+
+.PHONY: latency-map-cluster
+latency-map-cluster: ## make latency-map against the deployed builds, each deployed with LATENCY_PROXY=on (its release's own Toxiproxy in its hops); the grid as for make latency-map. Run it on the node (or beside minikube tunnel): the proxies' APIs are reached at their ClusterIPs.
+	@scripts/k8s.sh check
+	@$(MAKE) helm benchkit loadgen
+	@scripts/k8s.sh latency-map
 
 .PHONY: undeploy
 undeploy: ## Remove every build, Kafka, PostgreSQL and the namespace (the operators stay).

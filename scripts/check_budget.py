@@ -7,7 +7,8 @@ of minikube's own pods and of the operators (minikube/profile.env). Renders the 
 what is checked is what is deployed.
 
   check_budget.py               the sum, per item, and whether it fits (exit 1 if not); then the same for
-                                the fault runs (make chaos-cluster): one build with REPLICAS=2
+                                the fault runs (make chaos-cluster): one build with REPLICAS=2; and for the
+                                latency map's deploys (LATENCY_PROXY=on): every build with its latency proxy
   check_budget.py --self-test   proves the check bites: the old sizing (0.5 CPU per service, the
                                 operators' chart defaults) must not fit
 """
@@ -132,6 +133,10 @@ def main():
     replicated = [f"services.{service}.replicas=2" for service in ("web-api", "articles", "authors")]
     if not report(*budget(replicated, builds=BUILDS[:1], load_job=False)):
         sys.exit("One build with two replicas per service does not fit the minikube profile (see minikube/profile.env)")
+    # make latency-map-cluster: every build deployed with LATENCY_PROXY=on (a latency proxy per release), a load Job
+    print("==> The latency map: every build deployed with its latency proxy (LATENCY_PROXY=on), and a load Job")
+    if not report(*budget(["latencyProxy.enabled=true"])):
+        sys.exit("Every build with its latency proxy does not fit the minikube profile (see minikube/profile.env)")
 
 
 if __name__ == "__main__":

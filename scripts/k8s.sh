@@ -183,6 +183,14 @@ build_load_image() { # the load generator's image (load/Containerfile), unless L
   build_image "$LOAD_IMAGE" "$context" Containerfile
 }
 
+build_proxy_image() { # the latency proxy's image (scripts/latency-proxy/Containerfile), for LATENCY_PROXY=on
+  PROXY_IMAGE_TAG="${TOXIPROXY_VERSION:?set by the Makefile}"
+  local context="$LOCAL_DIR/latency-proxy-image"
+  rm -rf "$context" && mkdir -p "$context"
+  cp "${TOXIPROXY:?set by the Makefile}" "$context/toxiproxy-server" && cp "$ROOT/scripts/latency-proxy/Containerfile" "$context/"
+  build_image "$(image_repository)/latency-proxy:$PROXY_IMAGE_TAG" "$context" Containerfile
+}
+
 build_image() { # build_image IMAGE CONTEXT FILE [BUILD_ARG…]: one image from CONTEXT/FILE, where the cluster finds it
   local image=$1 context=$2 file=$3 arg
   shift 3
@@ -247,6 +255,11 @@ deploy() {
   tag="$(git -C "$ROOT" rev-parse --short HEAD)-$(date +%s)"
   build_images "$version" "$tag"
   mapfile -t values < <(values_files)
+  # LATENCY_PROXY=on: the build's hops through a latency proxy of its own (make latency-map-cluster)
+  if [[ ${LATENCY_PROXY:-off} == on ]]; then
+    build_proxy_image
+    values+=(--set latencyProxy.enabled=true --set latencyProxy.image.tag="$PROXY_IMAGE_TAG")
+  fi
   local setting
   for setting in $(build_chart_values "$version"); do values+=(--set "$setting"); done
   # REPLICAS=2: two pods per service (the fault runs: a rolling update then never leaves one pod alone)
@@ -301,6 +314,19 @@ sweep() {
     ${SWEEP_ONLY:+--only "$SWEEP_ONLY"} ${SWEEP_KEEP:+--keep "$(cd "$SWEEP_KEEP" && pwd)"} \
     --where "Kubernetes ($(kubectl config current-context))"
   step "Done in $(elapsed). Open $results/sweep.html (or read sweep.md)."
+}
+
+# latency_map: the deployed builds over downstream latency x load (benchkit latency-map --kubernetes), each behind
+# its release's latency proxy (deployed with LATENCY_PROXY=on); the grid from the same variables as make latency-map
+latency_map() {
+  require_cluster
+  local versions results
+  versions=$(deployed_versions)
+  build_load_image
+  results="${RESULTS:-$ROOT/results/latency-map-$(date -u +%Y%m%dT%H%M%SZ)-kubernetes}"
+  benchkit latency-map --kubernetes "$NS" --results "$results" --versions "${MAP_VERSIONS:-$versions}" \
+    --where "Kubernetes ($(kubectl config current-context))"
+  step "Done in $(elapsed). Open $results/latency-map.html (or read latency-map.md)."
 }
 
 chaos() {
@@ -375,7 +401,8 @@ case "${1:-}" in
   deploy) deploy "${2:-}" ;;
   bench) bench ;;
   sweep) sweep ;;
+  latency-map) latency_map ;;
   chaos) chaos ;;
   undeploy) undeploy ;;
-  *) die "usage: $0 check | minikube | deploy VERSION | bench | sweep | chaos | undeploy" ;;
+  *) die "usage: $0 check | minikube | deploy VERSION | bench | sweep | latency-map | chaos | undeploy" ;;
 esac

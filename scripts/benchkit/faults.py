@@ -14,6 +14,11 @@ class Fault:
         self.reads_complete, self.even_alone = reads_complete, even_alone
         self.story = story
 
+    @property
+    def through_proxy(self):
+        """Whether the fault is made in the latency proxy (Toxiproxy) in front of its part: the build must run behind it."""
+        return self.inject.startswith("proxy-")
+
     def target(self, version):
         return self.part if self.part in ("postgres", "kafka") else f"{self.part}-{version}"
 
@@ -34,6 +39,28 @@ FAULTS = [
           "the Kafka broker stops and starts again; reads are untouched, writes still answer 201, and every "
           "event of every 201 is streamed once the broker is back (transactional outbox)"),
 ]
+# Made in the latency proxy in front of authors (Toxiproxy's toxics on web-api's hop to it, for the answers coming
+# back), what no process can do by stopping: an authors that answers, but too late, only partly, or slowly. The build
+# runs behind the proxy for them (restarted behind it on the local stack; deployed with LATENCY_PROXY=on on
+# Kubernetes), and the fault is the toxic, taken off again at restore.
+PROXY_FAULTS = [
+    Fault("authors slower than the time-out", "authors", "proxy-slow", "proxy-clear", True,
+          "every answer of authors comes back 1.5 s late, past web-api's 1 s look-up time-out: web-api answers 200 "
+          "with null author details in about its time-out, the circuit opens, and closes again once the latency is gone"),
+    Fault("authors answers cut", "authors", "proxy-cut", "proxy-clear", True,
+          "half of the connections to authors are closed after their first 100 bytes, in the middle of an answer: "
+          "a look-up on one fails (its answer's author null, or read again), the others answer"),
+    Fault("authors bandwidth limited", "authors", "proxy-throttle", "proxy-clear", True,
+          "each connection to authors carries 1 KB/s of answers: a look-up takes a few hundred ms, under the time-out; "
+          "reads still answer 200"),
+]
+# What each proxy fault adds: (Toxiproxy's toxic type, its attributes, the share of connections it applies to).
+TOXICS = {
+    "proxy-slow": ("latency", {"latency": 1500, "jitter": 0}, 1.0),
+    "proxy-cut": ("limit_data", {"bytes": 100}, 0.5),
+    "proxy-throttle": ("bandwidth", {"rate": 1}, 1.0),
+}
+PROXY_FAULT_SECONDS = 8  # how long a toxic stays (on Kubernetes too, where the platform restores nothing by itself)
 QUICK = ("authors stopped", "kafka stopped")
 # On Kubernetes the platform does the restoring (a Deployment replaces a pod, the kubelet restarts a container, a
 # StatefulSet brings PostgreSQL or Kafka back under the same name): restore waits until it has.

@@ -16,7 +16,10 @@ Markers (HTML comments, invisible on GitHub):
     <!-- figure NAME PATH FORMAT -->2.35×<!-- /figure -->       one figure: PATH into the summary, dots between keys
                                                                ("scenarios.closed.ratios.v2.median"), FORMAT as
                                                                Python's format ("{:.2f}×")
-    <!-- figures NAME TABLE -->…<!-- /figures -->               a table of the summary (TABLES names them)"""
+    <!-- figures NAME TABLE -->…<!-- /figures -->               a table of the summary (TABLES names them)
+    <!-- chart NAME KIND -->…<!-- /chart -->                     a picture drawn from the summary (CHARTS names them)
+                                                               into docs/figures/NAME-KIND.svg, which the text
+                                                               between the markers shows"""
 import pathlib
 import re
 import sys
@@ -28,6 +31,8 @@ from .summaries import SUMMARIES, consistency, publish_ab, publish_chaos, publis
 DOCUMENTS = ("README.md", "docs/*.md")
 FIGURE = re.compile(r"<!-- figure (\S+) (\S+) (.+?) -->(.*?)<!-- /figure -->", re.DOTALL)
 TABLE = re.compile(r"<!-- figures (\S+) (\S+) -->\n(.*?)<!-- /figures -->", re.DOTALL)
+CHART = re.compile(r"<!-- chart (\S+) (\S+) -->(.*?)<!-- /chart -->", re.DOTALL)
+PICTURES = "docs/figures"  # under the root of the docs
 
 
 def at(summary, path):
@@ -223,7 +228,25 @@ TABLES = {"faults": faults_table, "faults-cpu": faults_cpu_table, "overload": ov
           "compare-processes": lambda summary: compare.process_rows(summary["builds"]),
           "map-v2": lambda summary: latencyreport.ratio_rows(summary, "v2"),
           "map-v3": lambda summary: latencyreport.ratio_rows(summary, "v3"),
-          "map-ceilings": lambda summary: latencyreport.prediction_rows(summary, latencyreport.medians(summary))}
+          "map-ceilings": lambda summary: latencyreport.prediction_rows(summary, latencyreport.medians(summary)),
+          "map-sweep": latencyreport.sweep_rows}
+
+
+# ---------- the pictures a doc can show of a summary (drawn deterministically: the same summary, the same bytes)
+
+CHARTS = {f"map-{version}-{kind}": (lambda version, kind: lambda summary: latencyreport.heat_map(summary, version, kind))(
+              version, kind) for version in ("v2", "v3") for kind in latencyreport.HEAT_MAPS}
+
+
+def pictures(text, found, where, root=ROOT):
+    """{path: svg} of every chart marked in a text, drawn from its summary."""
+    drawn = {}
+    for match in CHART.finditer(text):
+        name, kind = match.group(1), match.group(2)
+        if name not in found or kind not in CHARTS:
+            raise SystemExit(f"{where}: no summary {name} or no chart {kind} ({', '.join(CHARTS)})")
+        drawn[root / PICTURES / f"{name}-{kind}.svg"] = CHARTS[kind](found[name])
+    return drawn
 
 
 def markdown(rows):
@@ -272,6 +295,10 @@ def check(root=ROOT, directory=SUMMARIES):
             shown = wrong[0] if wrong else ("", "")
             problems.append(f"{path.relative_to(root)}: a figure is not its summary's "
                             f"(found {shown[0][:160]!r}, expected {shown[1][:160]!r}); make docs-figures renders them")
+        for picture, svg in pictures(text, found, path.name, root).items():
+            if not picture.exists() or picture.read_text() != svg:
+                problems.append(f"{path.relative_to(root)}: {picture.relative_to(root)} is not what its summary draws; "
+                                "make docs-figures draws it")
     return problems
 
 
@@ -292,9 +319,14 @@ def main(argv=None):
             if new != text:
                 path.write_text(new)
                 print(f"rendered {path.relative_to(ROOT)}")
+            for picture, svg in pictures(new, found, path.name).items():
+                if not picture.exists() or picture.read_text() != svg:
+                    picture.parent.mkdir(parents=True, exist_ok=True)
+                    picture.write_text(svg)
+                    print(f"drew {picture.relative_to(ROOT)}")
     elif command == "check":
         problems = check()
-        marked = sum(len(FIGURE.findall(p.read_text())) + len(TABLE.findall(p.read_text())) for p in documents())
+        marked = sum(len(pattern.findall(p.read_text())) for pattern in (FIGURE, TABLE, CHART) for p in documents())
         for problem in problems:
             print(problem)
         if problems:

@@ -266,6 +266,12 @@ def load_job_values(version, scenario, settings, base_url, pods=1, start_at=None
             *[arg for key, value in settings.items() for arg in ("--set-string", f"env.{key}={helm_escaped(value)}")]]
 
 
+def chart_values(chart="reactive-bench"):
+    """A chart's default values (values.yaml), parsed."""
+    import yaml  # make benchkit's interpreter has it; nothing else here needs it
+    return yaml.safe_load((ROOT / "charts" / chart / "values.yaml").read_text())
+
+
 def load_image():
     """The load generator's image: LOAD_IMAGE, or the load-job chart's pinned default."""
     values = (ROOT / "charts" / "load-job" / "values.yaml").read_text()

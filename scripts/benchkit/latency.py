@@ -73,10 +73,18 @@ class Toxiproxy:
                             "attributes": {"latency": int(round(setting.ms)), "jitter": int(round(setting.jitter_ms))}})
 
     def clear(self, version):
-        """No latency on any hop of the build."""
+        """No latency, and no other toxic, on any hop of the build."""
+        proxies = self.proxies()
         for hop in HOPS:
             for proxy in proxies_of(hop, version):
-                self._remove(proxy)
+                for toxic in proxies[proxy]["toxics"]:
+                    self._remove(proxy, toxic["name"])
+
+    def toxic(self, version, hop, kind, attributes, toxicity=1.0):
+        """Any of Toxiproxy's toxics on the answers of a build's hop, on this share of its connections (the faults)."""
+        for proxy in proxies_of(hop, version):
+            self._call("POST", f"/proxies/{proxy}/toxics",
+                       {"name": kind, "type": kind, "stream": "downstream", "toxicity": toxicity, "attributes": attributes})
 
     def latencies(self, version):
         """{proxy: (ms, jitter ms)} of the latency toxics on the build's hops now (0, 0 where there is none)."""
@@ -89,12 +97,31 @@ class Toxiproxy:
                                 if toxics else (0, 0))
         return found
 
-    def _remove(self, proxy):
+    def _remove(self, proxy, name=TOXIC):
         try:
-            self._call("DELETE", f"/proxies/{proxy}/toxics/{TOXIC}")
+            self._call("DELETE", f"/proxies/{proxy}/toxics/{name}")
         except urllib.error.HTTPError as error:
             if error.code != 404:  # none there
                 raise
+
+
+class PerBuild:
+    """The same controls where each build has a Toxiproxy of its own (in the cluster, each release runs one)."""
+
+    def __init__(self, apis):
+        self.proxies = {version: Toxiproxy(api) for version, api in apis.items()}
+
+    def set(self, version, setting):
+        self.proxies[version].set(version, setting)
+
+    def clear(self, version):
+        self.proxies[version].clear(version)
+
+    def latencies(self, version):
+        return self.proxies[version].latencies(version)
+
+    def toxic(self, version, hop, kind, attributes, toxicity=1.0):
+        self.proxies[version].toxic(version, hop, kind, attributes, toxicity)
 
 
 # ---------- the check: the latency added is the latency observed

@@ -67,10 +67,28 @@ def grid():
 
 # ---------- Little's law: each build's ceiling from its pool sizes
 
+# {version: {property: value}}: what a build runs with instead of what it ships with (SWEEP: a sweep's choice)
+TUNED = {}
+
+
 def size(prop, service, default):
-    """What a build ships with for one property (application.properties, the config modules, else the default):
-    the same reader make sweep uses."""
-    return lambda version: Setting("", prop, (service,), (), default).current(version)
+    """What a build runs with for one property: TUNED's, else what it ships with (application.properties, the config
+    modules, else the default: the same reader make sweep uses)."""
+    return lambda version: TUNED.get(version, {}).get(prop) or Setting("", prop, (service,), (), default).current(version)
+
+
+def tuned(sweep):
+    """{version: {service: {variable: value}}, {version: {property: value}}: the values a sweep (its sweep.json) chose
+    for each build, as the services' environment and as the properties the bounds read. A build the sweep did not
+    cover runs as it ships."""
+    from .sweep import LATENCY_SETTINGS, SETTINGS, environments
+    environment, properties = {}, {}
+    for version, result in sweep["builds"].items():
+        settings = [s for group in (SETTINGS, LATENCY_SETTINGS) for s in group.get(version, ()) if s.name in result["chosen"]]
+        settings = list({s.name: s for s in settings}.values())
+        environment[version] = environments(settings, result["chosen"])
+        properties[version] = {prop: result["chosen"][s.name] for s in settings for prop in (s.property, *s.also)}
+    return environment, properties
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,6 +140,15 @@ def predicted_ceiling(version, row):
               for bound in BOUNDS if version in bound.versions and bound.hop == row.hop}
     lowest = min(bounds, key=bounds.get)
     return {"bounds": bounds, "ceiling": bounds[lowest], "bound_by": lowest}
+
+
+def sweep_kept(sweep):
+    """What the map keeps of the sweep that chose its settings: each candidate's runs, the choice, what shipped."""
+    fields = ("setting", "property", "value", "repeat", "complete_per_s", "p99", "failed_pct", "degraded",
+              "latency_observed")
+    return {version: {"commit": result.get("commit"), "latency": result.get("latency"), "shipped": result["shipped"],
+                      "chosen": result["chosen"], "runs": [{k: run[k] for k in fields if k in run} for run in result["runs"]]}
+            for version, result in sweep["builds"].items()}
 
 
 # ---------- the runs
@@ -180,31 +207,55 @@ def main(argv=None):
     parser.add_argument("--versions", default=",".join(VERSIONS))
     parser.add_argument("--loadgen", default=os.environ.get("LOADGEN", "loadgen"))
     parser.add_argument("--repeats", type=int, default=int(os.environ.get("MAP_REPEATS", "1")))
+    parser.add_argument("--kubernetes", metavar="NAMESPACE",
+                        help="map the builds deployed in this namespace behind their latency proxies "
+                             "(LATENCY_PROXY=on make deploy-vN), with the load generator as Jobs")
+    parser.add_argument("--where", default="local stack (one machine, loopback)")
+    parser.add_argument("--sweep", type=pathlib.Path, default=os.environ.get("SWEEP") or None,
+                        help="a sweep's results (make sweep, e.g. with SWEEP_LATENCY_AUTHORS_MS): every build runs with "
+                             "the values it chose there, Little's law counts them")
     args = parser.parse_args(argv)
     versions = args.versions.split(",")
+    chosen, sweep = {}, None
+    if args.sweep:
+        sweep = json.loads((args.sweep / "sweep.json").read_text())
+        chosen, properties = tuned(sweep)
+        TUNED.update(properties)
+        if args.kubernetes and chosen:
+            raise SystemExit("--sweep is for the local stack (in the cluster, deploy the values instead: VALUES=…)")
     directory = args.results or ROOT / "results" / ("latency-map-" + datetime.datetime.now().strftime("%Y%m%dT%H%M%S"))
     (directory / "runs").mkdir(parents=True, exist_ok=True)
-    platform = platforms.select(None, args.loadgen, versions)
+    platform = platforms.select(args.kubernetes, args.loadgen, versions)
     proxy = platform.latency()
     if proxy is None:
-        raise SystemExit("no latency proxy on the local stack (make toxiproxy, then start the stack again)")
+        raise SystemExit("no latency proxy in the namespace: deploy every build with LATENCY_PROXY=on make deploy-vN"
+                         if args.kubernetes else
+                         "no latency proxy on the local stack (make toxiproxy, then start the stack again)")
+    if args.kubernetes:  # the chart routes a build's hops; the harness does not restart pods behind it
+        for version in versions:
+            if not platform.through_proxy(version):
+                raise SystemExit(f"{version} is deployed without its latency proxy: LATENCY_PROXY=on make deploy-{version}")
     try:
-        return run_map(platform, proxy, versions, directory, args.repeats)
+        return run_map(platform, proxy, versions, directory, args.repeats, args.where, chosen, sweep)
     finally:
         platform.close()  # a build restarted behind the proxy, restarted as it was
 
 
-def run_map(platform, proxy, versions, directory, repeats):
+def run_map(platform, proxy, versions, directory, repeats, where, chosen=None, sweep=None):
+    """chosen: {version: {service: {variable: value}}}, what a sweep chose (else each build as it ships); sweep: that
+    sweep's sweep.json, whose candidates the map keeps (the choice, as data beside the map it made)."""
+    chosen = chosen or {}
     runs_dir = directory / "runs"
     rows, loads = grid()
     duration = os.environ.get("MAP_STEP_DURATION", "10s")
-    processes = platform.processes()
     for version in versions:
-        if not all(processes[f"{service}-{version}"].get("through_proxy") for service in SERVICES):
-            info(f"{version}: restarting its services behind the latency proxy")
-            platform.reconfigure(version, {service: {"LATENCY_PROXY": "on"} for service in SERVICES})
+        if not platform.through_proxy(version) or chosen.get(version):
+            info(f"{version}: restarting its services behind the latency proxy"
+                 + (" with the values its sweep chose" if chosen.get(version) else ""))
+            platform.reconfigure(version, {service: {**chosen.get(version, {}).get(service, {}), "LATENCY_PROXY": "on"}
+                                           for service in SERVICES})
     builds = {version: platform.build(version) for version in versions}
-    environment = platform.environment("local stack (one machine, loopback), behind the latency proxy", repeats, True)
+    environment = platform.environment(f"{where}, behind the latency proxy", repeats, True)
     for version in versions:
         proxy.clear(version)
     environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}
@@ -213,6 +264,8 @@ def run_map(platform, proxy, versions, directory, repeats):
                 "where": environment["where"], "environment": environment, "duration": duration,
                 "rows": [dataclasses.asdict(row) for row in rows], "loads": [dataclasses.asdict(load) for load in loads],
                 "pools": {version: pools(version) for version in versions},
+                "tuned": {version: TUNED.get(version, {}) for version in versions},
+                "sweep": sweep_kept(sweep) if sweep else None,
                 "predicted": {version: [predicted_ceiling(version, row) for row in rows] for version in versions},
                 "own": {}, "checks": {version: [] for version in versions}, "cells": {version: [] for version in versions}}
     own = {}

@@ -118,28 +118,73 @@ def check_rows(data):
     return rows
 
 
+def tuned_text(data):
+    """What the builds ran with instead of what they ship with (a sweep's choice), in words."""
+    tuned = {version: values for version, values in data.get("tuned", {}).items() if values}
+    if not tuned:
+        return " Every build as it ships (its pool sizes: the ceilings' table)."
+    return (" Each build with the values its sweep under latency chose (else as it ships): "
+            + "; ".join(f"{version} " + ", ".join(f"{prop}={value}" for prop, value in values.items())
+                        for version, values in tuned.items()) + ".")
+
+
+def sweep_rows(data):
+    """The sweep under latency that chose the map's settings: each build's candidates, the complete answers/s of
+    each repeat and their median, which was chosen and which ships."""
+    rows = [["build", "setting", "value", "complete answers/s (each repeat)", "median", "degraded answers (each repeat)",
+             "verdict"]]
+    for version, result in (data.get("sweep") or {}).items():
+        candidates = {}
+        for run in result["runs"]:
+            candidates.setdefault((run["setting"], run["value"]), []).append(run)
+        for (setting, value), runs in candidates.items():
+            verdict = [word for word, values in (("chosen", result["chosen"]), ("shipped", result["shipped"]))
+                       if values.get(setting) == value]
+            rows.append([NAMES.get(version, version), setting, str(value),
+                         ", ".join(f"{run['complete_per_s']:,.0f}" for run in runs),
+                         f"{median_or_none([run['complete_per_s'] for run in runs]):,.0f}",
+                         ", ".join(f"{run.get('degraded', 0):,}" for run in runs), " and ".join(verdict)])
+    return rows
+
+
+HEAT_MAPS = {"throughput": ("complete_per_s", "complete answers/s"),
+             "p99": ("p99", "p99 of complete answers (below 1: faster)")}
+
+
+def ratio_grid(data):
+    """{kind: {version: [[version / v1 at each load] for each row]}} of throughput and p99, rounded to 3 decimals:
+    what a published map keeps for the docs' figures (and its check computes again from the cells)."""
+    found = medians(data)
+    return {kind: {version: [[None if r is None else round(r, 3) for r in row]
+                             for row in ratios(data, found, version, figure)]
+                   for version in data["cells"] if version != BASE and BASE in data["cells"]}
+            for kind, (figure, _) in HEAT_MAPS.items()}
+
+
+def heat_map(data, version, kind):
+    """One build's ratio to v1 over the grid, as an SVG heat map (kind: throughput or p99)."""
+    figure, title = HEAT_MAPS[kind]
+    return charts.ratio_heat_map(f"{version} / {BASE}: {title}", [row_label(r) for r in data["rows"]],
+                                 [load_label(load) for load in data["loads"]], ratios(data, medians(data), version, figure))
+
+
 def render(directory):
     data = json.loads((directory / "latency-map.json").read_text())
     found = medians(data)
-    rows = [row_label(r) for r in data["rows"]]
-    loads = [load_label(l) for l in data["loads"]]
     others = [v for v in data["cells"] if v != BASE and BASE in data["cells"]]
-    maps = {}
-    for version in others:
-        maps[f"map-{version}-throughput"] = charts.ratio_heat_map(
-            f"{version} / {BASE}: complete answers/s", rows, loads, ratios(data, found, version, "complete_per_s"))
-        maps[f"map-{version}-p99"] = charts.ratio_heat_map(
-            f"{version} / {BASE}: p99 of complete answers (below 1: faster)", rows, loads,
-            ratios(data, found, version, "p99"))
+    maps = {f"map-{version}-{kind}": heat_map(data, version, kind) for version in others for kind in HEAT_MAPS}
     sections = [
         ("The map", "Each build behind the same latency proxy, the latency of one hop at a time added (each row), "
          f"each load for {data['duration']} (each column; builds in turn). Ratios above 1 (orange) mean more "
          f"complete answers per second than {BASE}, or a higher p99. Medians over {data['environment']['runs']} "
-         "repeat(s) of the whole grid.", []),
+         "repeat(s) of the whole grid." + tuned_text(data), []),
         ("Ceilings: Little's law against the measurement",
          "In flight = rate × time held: a pool of N held for the added latency L allows at most N / L per second "
          "(per look-up: five per request). The lowest bound is the prediction; at 0 ms, and wherever it is lower, "
          "the machine's CPU bounds instead (the most the build gave at 0 ms).", [("", prediction_rows(data, found))]),
+        *([("Each build at its best under latency: the sweep", "The settings a look-up holds while it waits, swept "
+            "under latency (make sweep with SWEEP_LATENCY_AUTHORS_MS), each candidate in the closed model; the map "
+            "runs each build with the value chosen.", [("", sweep_rows(data))])] if data.get("sweep") else []),
         ("The hops' checks", "Before each row, on every proxy of the hop: the round trip through the proxy against "
          "the direct one, interleaved; the difference of their medians must be the setting within a tolerance "
          "measured in the same check.", [("", check_rows(data))]),

@@ -5,7 +5,10 @@ against every Job's pod labels and target, as an enforcing plugin (Calico on min
 `python -m benchkit reach [--scenarios LIST] [--set KEY=VALUE …]` prints a line per build and scenario and exits 1
 when a Job could not reach its target; `--self-test` first proves that the check bites: with the chart's rule for
 the load generator switched off (networkPolicy.loadGeneratorLabels=null), the hop scenarios must be found unreachable,
-and everything else reachable.
+and everything else reachable. Then the services' own connections (web-api to articles and authors, the data services
+to PostgreSQL, each straight or through the latency proxy of latencyProxy.enabled, and the proxy to authors) are
+evaluated the same way, with the proxy off and on; the self-test also proves that a pod of no release is refused at
+every one of them.
 
 The NetworkPolicy semantics evaluated (networking.k8s.io/v1, ingress): a pod selected by no policy with Ingress in its
 policyTypes takes everything; a selected pod takes a connection that one rule of one of those policies admits, by its
@@ -13,7 +16,9 @@ peers (podSelector, namespaceSelector, both, or none = anyone; an ipBlock matche
 name of the pod's container port, endPort; none = every port). Label selectors: matchLabels and matchExpressions.
 """
 import argparse
+import json
 import os
+import re
 import sys
 import urllib.parse
 
@@ -127,6 +132,44 @@ def check(versions, scenarios, chart_values=()):
     return found
 
 
+# ---------- the chart's own hops: every connection its pods make to one another
+
+ADDRESS = re.compile(r"^(?:[a-z:]+://)?([a-z0-9][-a-z0-9.]*):(\d+)(?:/|$)")
+
+
+def own_connections(manifests):
+    """[(client's name, client's labels, "host:port")]: what each pod of a rendered chart connects to (the URLs of
+    its containers' environment: REST clients, JDBC and reactive PostgreSQL; the latency proxy's upstreams, from
+    the ConfigMap of the same name), where that is a Service of the same chart."""
+    services = {m["metadata"]["name"] for m in manifests if m["kind"] == "Service"}
+    config = {m["metadata"]["name"]: m.get("data", {}) for m in manifests if m["kind"] == "ConfigMap"}
+    found, seen = [], set()
+    for deployment in (m for m in manifests if m["kind"] == "Deployment"):
+        name, labels = deployment["metadata"]["name"], deployment["spec"]["template"]["metadata"].get("labels", {})
+        addresses = [variable.get("value", "") for container in deployment["spec"]["template"]["spec"]["containers"]
+                     for variable in container.get("env", [])]
+        addresses += [proxy["upstream"] for text in config.get(name, {}).values() for proxy in json.loads(text)]
+        for address in addresses:
+            match = ADDRESS.match(address)
+            if match and match.group(1) in services and (name, f"{match.group(1)}:{match.group(2)}") not in seen:
+                seen.add((name, f"{match.group(1)}:{match.group(2)}"))
+                found.append((name, labels, f"{match.group(1)}:{match.group(2)}"))
+    return found
+
+
+def own_hops(version, chart_values=()):
+    """[(client, address, reachable, why)] for every connection of one build's pods (own_connections)."""
+    build = helm_template(f"bench-{version}", "reactive-bench", "--set", f"build={version}", *chart_values,
+                          namespace=NAMESPACE)
+    policies = [m for m in build if m["kind"] == "NetworkPolicy"]
+    namespace_labels = {NAMESPACE: {"kubernetes.io/metadata.name": NAMESPACE}}
+    found = []
+    for client, labels, address in own_connections(build):
+        pod = target_pod(build, f"tcp://{address}")
+        found.append((client, address, *admitted(policies, pod, pod["port"], labels, NAMESPACE, namespace_labels)))
+    return found
+
+
 def print_lines(found):
     for version, scenario, target, reachable, why in found:
         print(f"    {'reaches' if reachable else 'CANNOT REACH'} {version} {scenario} -> {target}: {why}")
@@ -142,6 +185,16 @@ def self_test(versions, scenarios):
         raise SystemExit("self-test: the check did not find exactly the hop scenarios unreachable without the chart's "
                          "rule for the load generator")
     print(f"self-test: without networkPolicy.loadGeneratorLabels, {len(hops)} hop Jobs found unreachable, as they must")
+    # and the latency proxy's hops admit the release's services only: a pod of no release is refused there
+    for version in versions:
+        build = helm_template(f"bench-{version}", "reactive-bench", "--set", f"build={version}",
+                              "--set", "latencyProxy.enabled=true", namespace=NAMESPACE)
+        for client, _, address in own_connections(build):
+            pod = target_pod(build, f"tcp://{address}")
+            if admitted([m for m in build if m["kind"] == "NetworkPolicy"], pod, pod["port"],
+                        {"app.kubernetes.io/name": "outsider"}, NAMESPACE, {})[0]:
+                raise SystemExit(f"self-test: a pod of no release was admitted where {client} connects ({address})")
+    print("self-test: where the services connect to one another, a pod of no release is refused, as it must")
 
 
 def main(argv=None):
@@ -154,10 +207,19 @@ def main(argv=None):
     versions, scenarios = args.versions.split(","), args.scenarios.split(",")
     if args.self_test:
         self_test(versions, scenarios)
-    found = check(versions, scenarios, [arg for value in args.set for arg in ("--set", value)])
+    values = [arg for value in args.set for arg in ("--set", value)]
+    found = check(versions, scenarios, values)
     print_lines(found)
     blocked = [f for f in found if not f[3]]
     if blocked:
         sys.exit(f"{len(blocked)} of make bench's load Jobs could not reach their target behind the charts' NetworkPolicies")
     print(f"every load Job of make bench reaches its target ({len(found)} Jobs: {len(versions)} builds x "
           f"{len(scenarios)} scenarios)")
+    # the services' own hops, directly and through the latency proxy (LATENCY_PROXY=on make deploy-vN)
+    for proxy in ("false", "true"):
+        hops = [hop for version in versions for hop in own_hops(version, [*values, "--set", f"latencyProxy.enabled={proxy}"])]
+        for client, address, reachable, why in hops:
+            print(f"    {'reaches' if reachable else 'CANNOT REACH'} {client} -> {address}: {why}")
+        if not hops or not all(hop[2] for hop in hops):
+            sys.exit(f"with latencyProxy.enabled={proxy}, a service's own connection is not admitted")
+        print(f"with latencyProxy.enabled={proxy}, every service's own connection is admitted ({len(hops)} connections)")

@@ -7,7 +7,7 @@ import pathlib
 import statistics
 import sys
 
-from . import ROOT, ab, compare, latencymap, results
+from . import ROOT, ab, compare, latencymap, latencyreport, results
 from .stats import close
 
 SCHEMA = "reactive-bench/summary/1"
@@ -137,6 +137,7 @@ def publish_latency_map(document, name, directory=SUMMARIES):
                "repeats": environment["runs"], "settled": {v: w["settled"] for v, w in environment["warmup"].items()},
                "cells": {v: [{k: c[k] for k in c if k != "cpu_seconds"} for c in cells]
                          for v, cells in data["cells"].items()}}
+    summary["ratios"] = latencyreport.ratio_grid(summary)
     return written(summary, name, directory)
 
 
@@ -182,6 +183,9 @@ def consistency(summary):
         return ab.consistency(summary)
     if summary.get("schema") == compare.SCHEMA:
         return compare.consistency(summary)
+    if summary.get("schema") == latencymap.SCHEMA:  # its ratios are what its cells give
+        return [] if summary.get("ratios") == latencyreport.ratio_grid(summary) else \
+            ["ratios: not what its cells give (the medians over the repeats, each build over v1)"]
     problems = []
     if summary.get("schema") == CHAOS_SCHEMA:
         for version, found in summary["overload"].items():

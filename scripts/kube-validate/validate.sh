@@ -91,6 +91,9 @@ for version in "${BUILDS[@]}"; do
   "$HELM" template "bench-$version" "$ROOT/charts/reactive-bench" -n "$NS" --kube-version "$KUBE_VERSION" --set build="$version" \
     >"$WORK/manifests/bench-$version.yaml"
 done
+# A build behind its latency proxy (LATENCY_PROXY=on make deploy-vN: make latency-map-cluster), as a release of its own.
+"$HELM" template bench-proxied "$ROOT/charts/reactive-bench" -n "$NS" --kube-version "$KUBE_VERSION" --set build=v2 \
+  --set latencyProxy.enabled=true >"$WORK/manifests/bench-proxied.yaml"
 "$HELM" template platform "$ROOT/charts/platform" -n "$NS" --kube-version "$KUBE_VERSION" >"$WORK/manifests/platform.yaml"
 for scenario in warmup closed open; do
   "$HELM" template "load-v2-$scenario" "$ROOT/charts/load-job" -n "$NS" --kube-version "$KUBE_VERSION" \

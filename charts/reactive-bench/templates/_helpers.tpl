@@ -19,7 +19,7 @@ app.kubernetes.io/instance: {{ .root.Release.Name }}
 {{- define "reactive-bench.labels" -}}
 {{ include "reactive-bench.selectorLabels" . }}
 app.kubernetes.io/version: {{ .root.Values.build }}
-app.kubernetes.io/component: {{ ternary "api" "backend" (eq .name "web-api") }}
+app.kubernetes.io/component: {{ get (dict "web-api" "api" "latency-proxy" "latency-proxy") .name | default "backend" }}
 app.kubernetes.io/part-of: reactive-bench
 app.kubernetes.io/managed-by: {{ .root.Release.Service }}
 helm.sh/chart: {{ include "reactive-bench.chart" .root }}
@@ -39,4 +39,18 @@ processors under that CPU limit. */}}
 {{/* The operator-generated credentials of a database user (Zalando: <user>.<cluster>.credentials…). */}}
 {{- define "reactive-bench.databaseSecret" -}}
 {{ printf "%s.%s.credentials.postgresql.acid.zalan.do" (replace "_" "-" .name) .root.Values.postgres.cluster }}
+{{- end }}
+
+{{/* The latency proxy's hops, as Toxiproxy's config file lists them: web-api to authors, each data service to
+PostgreSQL. */}}
+{{- define "reactive-bench.latencyProxies" -}}
+{{- $proxy := .Values.latencyProxy -}}
+[
+  {"name": "authors-{{ .Values.build }}", "listen": "0.0.0.0:{{ $proxy.ports.authors }}",
+   "upstream": "{{ include "reactive-bench.serviceName" (dict "root" $ "name" "authors") }}:8080", "enabled": true},
+  {"name": "postgres-articles-{{ .Values.build }}", "listen": "0.0.0.0:{{ $proxy.ports.postgresArticles }}",
+   "upstream": "{{ .Values.postgres.cluster }}:{{ .Values.postgres.port }}", "enabled": true},
+  {"name": "postgres-authors-{{ .Values.build }}", "listen": "0.0.0.0:{{ $proxy.ports.postgresAuthors }}",
+   "upstream": "{{ .Values.postgres.cluster }}:{{ .Values.postgres.port }}", "enabled": true}
+]
 {{- end }}

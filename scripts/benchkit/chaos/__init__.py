@@ -20,8 +20,8 @@ import sys
 import threading
 import time
 
-from .. import MAX_IN_FLIGHT, ROOT, VERSIONS, info, platforms, samples, step
-from ..faults import KUBERNETES_QUICK, QUICK, RESTORE_LIMIT_SECONDS
+from .. import MAX_IN_FLIGHT, ROOT, SERVICES, VERSIONS, info, platforms, samples, step
+from ..faults import KUBERNETES_QUICK, PROXY_FAULT_SECONDS, QUICK, RESTORE_LIMIT_SECONDS
 from ..procfs import peak_rss_mib, reset_peak_rss
 from ..prometheus import answered, calls_timed_out, circuit_openings, read_retries, scrape
 from ..stats import percentile
@@ -57,7 +57,7 @@ def run_fault(fault, version, platform, loadgen, timing, work):
     time.sleep(timing["before"])
     injected = time.time()
     platform.act(fault.inject, fault, version)
-    time.sleep(max(0, injected + timing["fault"] - time.time()))
+    time.sleep(max(0, injected + (PROXY_FAULT_SECONDS if fault.through_proxy else timing["fault"]) - time.time()))
     restoring = time.time()
     platform.act(fault.restore, fault, version)
     restored = time.time()  # a restarted service is ready; a restarted server accepts connections
@@ -180,30 +180,57 @@ def main(argv=None):
               "probe_users": 50, "probe_iterations": 100, "overload": 20}
     # Overload needs the local processes (their peak RSS): on Kubernetes the faults are the platform's own.
     known = [f.name for f in platform.faults] + ([] if platform.processes() is None else ["overload"])
-    names = args.faults.split(",") if args.faults else platform.quick if args.quick else known
+    # by default, the faults made in the latency proxy only where every build can go through one
+    proxied = platform.latency() is not None and (platform.namespace is None or all(
+        platform.through_proxy(version) for version in args.versions.split(",")))
+    names = args.faults.split(",") if args.faults else platform.quick if args.quick else \
+        [name for name in known if proxied or not any(f.name == name and f.through_proxy for f in platform.faults)]
     unknown = set(names) - set(known)
     if unknown:
         sys.exit(f"unknown faults on {platform.where}: {', '.join(sorted(unknown))}; known: {', '.join(known)}")
-    chosen = [f for f in platform.faults if f.name in names]
+    # the faults made in the latency proxy last: their builds are moved behind it (restarted, and warmed up again)
+    chosen = sorted((f for f in platform.faults if f.name in names), key=lambda f: f.through_proxy)
     args.results.mkdir(parents=True, exist_ok=True)
     work = args.results / "work"
     work.mkdir(exist_ok=True)
 
-    for version in args.versions.split(","):
+    versions = args.versions.split(",")
+    if any(f.through_proxy for f in chosen):
+        if platform.latency() is None:
+            sys.exit(f"{platform.where}: no latency proxy for {', '.join(f.name for f in chosen if f.through_proxy)} "
+                     "(the local stack starts one: make toxiproxy; on Kubernetes: LATENCY_PROXY=on make deploy-vN)")
+        if platform.namespace and not all(platform.through_proxy(version) for version in versions):
+            sys.exit("the faults made in the latency proxy need every build deployed behind it: LATENCY_PROXY=on make deploy-vN")
+
+    def warm_up(version):
         step(f"warming up {version} (the same {timing['warmup_users']} × {timing['warmup_iterations']} requests for each build)")
         run_load(args.loadgen, version, platform.web_api_url(version), "warmup",
                  {"USERS": timing["warmup_users"], "WARMUP_ITERATIONS": timing["warmup_iterations"]}, work)
+
+    for version in versions:
+        warm_up(version)
     results = []
-    for turn in range(1, args.rounds + 1):
-        if args.rounds > 1:
-            step(f"round {turn} of {args.rounds}")
-        for fault in chosen:
-            for version in args.versions.split(","):
-                step(f"{fault.name}, {version}: {fault.story}")
-                results.append(run_fault(fault, version, platform, args.loadgen, timing, work))
-        if "overload" in names:
-            for version in args.versions.split(","):
-                results.append(run_overload(version, platform.processes(), args.loadgen, timing, work))
+    try:
+        for turn in range(1, args.rounds + 1):
+            if args.rounds > 1:
+                step(f"round {turn} of {args.rounds}")
+            if turn > 1 and platform.namespace is None and any(f.through_proxy for f in chosen):
+                for version in versions:  # restarted as they were at the end of the round before: cold
+                    warm_up(version)
+            for fault in chosen:
+                for version in versions:
+                    if fault.through_proxy and not platform.through_proxy(version):
+                        step(f"{version}: its services restarted behind the latency proxy, for the faults made in it")
+                        platform.reconfigure(version, {service: {"LATENCY_PROXY": "on"} for service in SERVICES})
+                        warm_up(version)
+                    step(f"{fault.name}, {version}: {fault.story}")
+                    results.append(run_fault(fault, version, platform, args.loadgen, timing, work))
+            platform.close()  # the builds as they were (overload, and the next round's first faults, measure them so)
+            if "overload" in names:
+                for version in versions:
+                    results.append(run_overload(version, platform.processes(), args.loadgen, timing, work))
+    finally:
+        platform.close()  # a build restarted behind the proxy, restarted as it was
     passed = render(results, args.results, platform.where)
     print(f"Chaos report: {args.results / 'chaos.md'} and {args.results / 'chaos.html'}")
     if not passed:

@@ -10,7 +10,7 @@ A Platform is where the builds run; a Build is one version on it, what a measure
 declared below, each with what it returns."""
 import abc
 
-from .. import hsperf, procfs
+from .. import faults, hsperf, procfs
 
 
 class Build(abc.ABC):
@@ -139,6 +139,19 @@ class Platform(abc.ABC):
     def latency(self):
         """The latency proxy's controls (latency.Toxiproxy) where the builds' hops can go through one, else None."""
         return None
+
+    def act_in_proxy(self, action, fault, version):
+        """A fault made in the latency proxy in front of its part (faults.PROXY_FAULTS): its toxic on, or every toxic
+        off (proxy-clear)."""
+        proxy = self.latency()
+        if action == "proxy-clear":
+            proxy.clear(version)
+        else:
+            proxy.toxic(version, fault.part, *faults.TOXICS[action])
+
+    def through_proxy(self, version):
+        """Whether every hop of the build goes through the latency proxy now."""
+        return False
 
     def hop_addresses(self, version, hop):
         """[(through the proxy, direct)] addresses of a hop of a build, as this machine reaches them (the check)."""

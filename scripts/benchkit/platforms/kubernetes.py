@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from .. import CHART_VALUES, LOCAL_DIR, ROOT, SERVICES, faults, info, kube, load, procfs, prometheus, provenance
+from .. import CHART_VALUES, LOCAL_DIR, ROOT, SERVICES, faults, info, kube, latency, load, procfs, prometheus, provenance
 from . import Build, Platform, jvm_ergonomics, jvm_times
 
 # How many of a snapshot's kubectl calls run at once: enough for all of them with three builds deployed.
@@ -28,6 +28,8 @@ class KubernetesBuild(Build):
         self.targets = {name: f"deploy/bench-{version}-{name}" for name in SERVICES}
         self.idle = [f"deploy/bench-{other}-{name}" for other in deployed if other != version for name in SERVICES]
         self.forwards = {name: kube.PortForward(namespace, f"bench-{version}-{name}") for name in self.targets}
+        # the latency proxy's CPU is the build's where its hops go through one (LATENCY_PROXY=on make deploy-vN)
+        self.extra = {"proxy": f"deploy/{PROXY.format(version=version)}"} if proxy_address(namespace, version) else {}
 
     def web_api_url(self):
         return self.forwards["web-api"].url
@@ -45,7 +47,7 @@ class KubernetesBuild(Build):
         with concurrent.futures.ThreadPoolExecutor(max_workers=SNAPSHOT_CALLS) as pool:
             scrapes = {name: pool.submit(prometheus.scrape, forward.url) for name, forward in self.forwards.items()}
             readings = {name: pool.submit(kube.cgroup_readings, self.namespace, target)
-                        for name, target in {**self.targets, **self.PODS}.items()}
+                        for name, target in {**self.targets, **self.PODS, **self.extra}.items()}
             counters = {name: (pool.submit(kube.jvm_counters, self.namespace, target),
                                pool.submit(kube.task_stats, self.namespace, target))
                         for name, target in self.targets.items()}
@@ -108,6 +110,21 @@ class KubernetesBuild(Build):
             forward.close()
 
 
+PROXY = "bench-{version}-latency-proxy"  # the chart's latency proxy of a release (values: latencyProxy)
+
+
+def proxy_ports():
+    """The proxy's API and hop ports (the chart's values: latencyProxy.ports)."""
+    return kube.chart_values()["latencyProxy"]["ports"]
+
+
+def proxy_address(namespace, version):
+    """The ClusterIP of a build's latency proxy, None where the build was deployed without one."""
+    found = kube.kubectl(namespace, "get", "service", PROXY.format(version=version), "--ignore-not-found",
+                         "-o", "jsonpath={.spec.clusterIP}")
+    return found.strip() or None
+
+
 def node_processes_cpu():
     """CPU seconds of the node's own processes (etcd, kube-apiserver, kubelet, containerd, kube-proxy, …) where they
     run on this machine: NODE_PROCESSES names the directory of their pid files (make test-cluster's node sets it).
@@ -151,7 +168,7 @@ class Kubernetes(Platform):
         self.changed = {}  # deployment -> the variables a reconfiguration set on it
         self.reconfigured = None  # the Build reconfigure returned last (its port-forwards lead to the pods it rolled)
         on_test_node = (self.NODE / "pids" / "kubelet.pid").exists()  # its kubelet is a process here
-        self.faults = faults.KUBERNETES_FAULTS + (faults.NODE_FAULTS if on_test_node else [])
+        self.faults = faults.KUBERNETES_FAULTS + (faults.NODE_FAULTS if on_test_node else []) + faults.PROXY_FAULTS
 
     def build(self, version):
         return KubernetesBuild(self.namespace, version, self.deployed)
@@ -228,6 +245,28 @@ class Kubernetes(Platform):
         if self.reconfigured:
             self.reconfigured.close()
             self.reconfigured = None
+
+    def latency(self):
+        """Each build's own proxy (a release runs one), reached at its ClusterIP: None unless every build has one."""
+        addresses = {version: proxy_address(self.namespace, version) for version in self.deployed}
+        if not all(addresses.values()):
+            return None
+        return latency.PerBuild({version: f"http://{address}:{proxy_ports()['api']}"
+                                 for version, address in addresses.items()})
+
+    def through_proxy(self, version):
+        return proxy_address(self.namespace, version) is not None
+
+    def hop_addresses(self, version, hop):
+        """Through the proxy's Service and directly to the hop's own Service (authors', PostgreSQL's master)."""
+        proxy, ports = proxy_address(self.namespace, version), proxy_ports()
+        if hop == "authors":
+            return [(f"{proxy}:{ports['authors']}", f"{self.cluster_ip(f'bench-{version}-authors')}:8080")]
+        database = f"{self.cluster_ip('bench-postgres')}:5432"
+        return [(f"{proxy}:{ports[name]}", database) for name in ("postgresArticles", "postgresAuthors")]
+
+    def cluster_ip(self, service):
+        return kube.kubectl(self.namespace, "get", "service", service, "-o", "jsonpath={.spec.clusterIP}").strip()
 
     def close(self):
         self.roll_back(list(self.changed))  # whatever a reconfiguration that stopped half-way left changed

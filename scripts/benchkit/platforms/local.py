@@ -122,7 +122,7 @@ class Local(Platform):
 
     where = "the local stack"
     calibrated = "the machine's speed now"
-    faults, quick = faults.FAULTS, faults.QUICK
+    faults, quick = faults.FAULTS + faults.PROXY_FAULTS, faults.QUICK
     restores_itself = False  # a stopped part stays away until restore starts it
 
     def __init__(self, loadgen):
@@ -194,6 +194,8 @@ class Local(Platform):
         return 30
 
     def act(self, action, fault, version):
+        if fault.through_proxy:
+            return self.act_in_proxy(action, fault, version)
         part = fault.target(version)
         stack(action, part, self.running.get(part))  # a reconfigured service comes back reconfigured
 
@@ -203,6 +205,9 @@ class Local(Platform):
     def latency(self):
         proxy = stack_inventory().get("proxy") or {}
         return latency.Toxiproxy(proxy["api"]) if proxy.get("pid") else None
+
+    def through_proxy(self, version):
+        return all(stack_inventory()["services"][f"{service}-{version}"].get("through_proxy") for service in SERVICES)
 
     def hop_addresses(self, version, hop):
         hops = stack_inventory()["proxy"]["hops"]

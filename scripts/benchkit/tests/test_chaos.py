@@ -142,6 +142,21 @@ def test_beside_a_second_replica_a_deleted_pod_must_not_show_and_the_circuit_nee
     assert not degraded["checks"]["reads_all_complete"]
 
 
+def test_an_authors_answering_past_the_time_out_must_open_the_circuit_whatever_the_replicas():
+    slow = next(f for f in faults.PROXY_FAULTS if f.inject == "proxy-slow")
+    assert slow.through_proxy and not faults.FAULTS[0].through_proxy
+    for replicas in (1, 2):
+        found = verdicts.assess(slow, "v1", True, replicas, run(["complete"] * 6 + ["degraded"] + ["complete"] * 5, [201]))
+        assert found["checks"]["circuit_opened"] is False  # run() reports no opening: behind the slow proxy it must open
+        assert found["checks"]["reads_all_200"]
+
+
+def test_every_fault_made_in_the_proxy_has_its_toxic_and_is_cleared_by_taking_every_toxic_off():
+    assert {f.inject for f in faults.PROXY_FAULTS} == set(faults.TOXICS)
+    assert {f.restore for f in faults.PROXY_FAULTS} == {"proxy-clear"}
+    assert all(f.part == "authors" for f in faults.PROXY_FAULTS)  # the hop of latency.HOPS they are made on
+
+
 def test_only_faults_that_give_web_api_new_pods_leave_its_counters_unread():
     by_name = {f.name: f for f in faults.KUBERNETES_FAULTS + faults.NODE_FAULTS}
     assert verdicts.replaces_web_api(by_name["web-api rolling update"])

@@ -119,3 +119,29 @@ def test_the_check_fails_when_the_latency_is_not_there(proxy):
 def test_an_unknown_hop_is_refused():
     with pytest.raises(ValueError, match="unknown hop"):
         latency.proxies_of("kafka", VERSION)
+
+
+def test_each_build_s_own_proxy_takes_that_build_s_settings(proxy):
+    """In the cluster each release runs its own Toxiproxy: the same controls, addressed by build."""
+    toxiproxy, _ = proxy
+    both = latency.PerBuild({VERSION: toxiproxy.api})
+    try:
+        both.set(VERSION, latency.Setting("database", 7, 1))
+        assert both.latencies(VERSION) == {**{name: (0, 0) for name in latency.proxies_of("authors", VERSION)},
+                                           **{name: (7, 1) for name in latency.proxies_of("database", VERSION)}}
+    finally:
+        both.clear(VERSION)
+    assert set(toxiproxy.latencies(VERSION).values()) == {(0, 0)}
+
+
+def test_a_fault_s_toxic_goes_on_one_hop_and_clear_takes_every_toxic_off(proxy):
+    toxiproxy, _ = proxy
+    toxiproxy.set(VERSION, latency.Setting("database", 3))
+    toxiproxy.toxic(VERSION, "authors", "limit_data", {"bytes": 100}, 0.5)
+    listed = toxiproxy.proxies()
+    (authors,) = latency.proxies_of("authors", VERSION)
+    assert [(t["type"], t["toxicity"], t["attributes"]) for t in listed[authors]["toxics"]] == \
+        [("limit_data", 0.5, {"bytes": 100})]
+    toxiproxy.clear(VERSION)
+    listed = toxiproxy.proxies()
+    assert all(not listed[name]["toxics"] for hop in latency.HOPS for name in latency.proxies_of(hop, VERSION))

@@ -37,6 +37,21 @@ def test_little_s_law_names_the_tightest_pool():
     assert latencymap.predicted_ceiling("v1", latency.Setting("authors", 0)) is None
 
 
+def test_a_sweep_s_choice_is_what_the_build_runs_with_and_what_little_s_law_counts(monkeypatch):
+    sweep = {"builds": {"v1": {"chosen": {"look-ups in flight": 250}}, "v3": {"chosen": {"authors connections": 500}}}}
+    environment, properties = latencymap.tuned(sweep)
+    assert environment["v1"]["web-api"] == {"WEB_API_AUTHOR_LOOKUPS_MAX_CONCURRENCY": "250",
+                                            "QUARKUS_REST_CLIENT_AUTHORS_CONNECTION_POOL_SIZE": "250"}
+    assert environment["v3"] == {"web-api": {"QUARKUS_REST_CLIENT_AUTHORS_CONNECTION_POOL_SIZE": "500"},
+                                 "articles": {}, "authors": {}}
+    at_50 = latency.Setting("authors", 50)
+    shipped = latencymap.predicted_ceiling("v1", at_50)["ceiling"]
+    monkeypatch.setattr(latencymap, "TUNED", properties)
+    assert latencymap.pools("v1")["web-api's look-up threads"] == 250
+    assert latencymap.predicted_ceiling("v1", at_50)["ceiling"] > shipped
+    assert latencymap.pools("v2") == {**latencymap.pools("v2"), "web-api's connections to authors": 100}  # as it ships
+
+
 def cell(row, load, complete, p99, repeat=1):
     peaks = {s: {"threads": 40, "connections": 10} for s in ("web-api", "articles", "authors")}
     return {"row": row, "load": load, "repeat": repeat, "complete_per_s": complete, "requests": 1000, "p50": p99 / 4,
@@ -83,3 +98,51 @@ def test_the_report_is_written_with_its_heat_maps(made_up):
     latencyreport.render(directory)
     assert (directory / "map-v2-throughput.svg").read_text().startswith("<?xml")
     assert "![map-v2-p99](map-v2-p99.svg)" in (directory / "latency-map.md").read_text()
+
+
+def test_a_doc_s_heat_map_is_drawn_from_its_summary_and_a_changed_picture_fails_the_check(made_up):
+    from benchkit import figures
+    root, data = made_up
+    summaries = root / "docs" / "results"
+    summaries.mkdir(parents=True)
+    (summaries / "map-made-up.json").write_text(json.dumps({**data, "name": "map-made-up",
+                                                           "ratios": latencyreport.ratio_grid(data)}))
+    doc = root / "docs" / "results.md"
+    doc.write_text("<!-- chart map-made-up map-v2-throughput -->![v2/v1](figures/map-made-up-map-v2-throughput.svg)"
+                   "<!-- /chart -->\n")
+    assert any("is not what its summary draws" in p for p in figures.check(root, summaries))  # not drawn yet
+    drawn = figures.pictures(doc.read_text(), {"map-made-up": data}, "results.md", root)
+    (picture, svg), = drawn.items()
+    assert picture == root / "docs/figures/map-made-up-map-v2-throughput.svg" and "3.08×" in svg  # 1200 / 390
+    picture.parent.mkdir(parents=True)
+    picture.write_text(svg)
+    assert figures.check(root, summaries) == []
+    picture.write_text(svg.replace("3.08×", "3.80×"))
+    assert any("is not what its summary draws" in p for p in figures.check(root, summaries))
+
+
+def test_the_sweep_that_chose_the_map_s_settings_is_kept_and_tabled_with_its_choice(made_up):
+    _, data = made_up
+    run = {"setting": "look-ups in flight", "property": "p", "p99": 80.0, "failed_pct": 0.0, "context": {},
+           "calibration_seconds": 1.0}
+    sweep = {"builds": {"v1": {"commit": "abc", "latency": {"hop": "authors", "ms": 50, "jitter_ms": 5},
+                               "shipped": {"look-ups in flight": 100}, "chosen": {"look-ups in flight": 250},
+                               "runs": [{**run, "value": 100, "repeat": 1, "complete_per_s": 370, "degraded": 0},
+                                        {**run, "value": 250, "repeat": 1, "complete_per_s": 560, "degraded": 2},
+                                        {**run, "value": 250, "repeat": 2, "complete_per_s": 600, "degraded": 0}]}}}
+    kept = latencymap.sweep_kept(sweep)
+    assert "context" not in kept["v1"]["runs"][0] and kept["v1"]["chosen"] == {"look-ups in flight": 250}
+    rows = latencyreport.sweep_rows({**data, "sweep": kept})
+    assert rows[1][2:] == ["100", "370", "370", "0", "shipped"]
+    assert rows[2][2:] == ["250", "560, 600", "580", "2, 0", "chosen"]
+
+
+def test_a_published_map_s_ratios_are_what_its_cells_give(made_up):
+    from benchkit import summaries
+    _, data = made_up
+    good = {**data, "ratios": latencyreport.ratio_grid(data)}
+    assert good["ratios"]["throughput"]["v2"][1][1] == round(1200 / 390, 3)
+    assert summaries.consistency(good) == []
+    changed = json.loads(json.dumps(good))
+    changed["ratios"]["throughput"]["v2"][1][1] = 3.5
+    assert summaries.consistency(changed)

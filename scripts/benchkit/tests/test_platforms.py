@@ -1,4 +1,4 @@
-from benchkit import documents, platforms
+from benchkit import documents, faults, platforms
 from benchkit.platforms.kubernetes import Kubernetes, KubernetesBuild
 from benchkit.platforms.local import Local, LocalBuild
 
@@ -47,7 +47,9 @@ def test_a_clusters_snapshot_makes_its_kubectl_calls_together(monkeypatch):
     build.targets = {name: f"deploy/bench-v1-{name}" for name in ("web-api", "articles", "authors")}
     build.idle = ["deploy/bench-v2-web-api"]
     build.forwards = {name: type("Forward", (), {"url": f"http://{name}"})() for name in build.targets}
-    cgroups = threading.Barrier(len(build.targets) + len(KubernetesBuild.PODS) + len(build.idle), timeout=30)
+    build.extra = {"proxy": "deploy/bench-v1-latency-proxy"}  # its latency proxy's CPU is the build's
+    cgroups = threading.Barrier(len(build.targets) + len(KubernetesBuild.PODS) + len(build.extra) + len(build.idle),
+                                timeout=30)
     jvms = threading.Barrier(2 * len(build.targets), timeout=30)
 
     def cgroup(namespace, target):
@@ -64,7 +66,8 @@ def test_a_clusters_snapshot_makes_its_kubectl_calls_together(monkeypatch):
     monkeypatch.setattr(prometheus, "scrape", lambda url: url)
     monkeypatch.setattr(prometheus, "requests_served", lambda scraped: {name: len(text) for name, text in scraped.items()})
     snapshot = build.snapshot()
-    assert snapshot["cpu_seconds"] == {"web-api": 2.0, "articles": 2.0, "authors": 2.0, "postgres": 2.0, "kafka": 2.0}
+    assert snapshot["cpu_seconds"] == {"web-api": 2.0, "articles": 2.0, "authors": 2.0, "postgres": 2.0, "kafka": 2.0,
+                                       "proxy": 2.0}
     assert snapshot["idle_cpu_seconds"] == 1.0
     assert snapshot["requests"] == {"web-api": len("http://web-api"), "articles": len("http://articles"),
                                     "authors": len("http://authors")}
@@ -97,8 +100,9 @@ def test_the_local_stack_restarts_only_what_changes_and_restores_what_it_changed
                      ("stop", "authors-v2", None), ("start", "authors-v2", "A=1")]
     platform.reconfigure("v2", {"articles": {"A": 1}, "authors": {"A": 1}})
     assert len(calls) == 4  # the same settings: nothing restarted
-    platform.act("stop", type("Fault", (), {"target": lambda self, version: f"authors-{version}"})(), "v2")
-    platform.act("start", type("Fault", (), {"target": lambda self, version: f"authors-{version}"})(), "v2")
+    stopped = faults.Fault("authors stopped", "authors", "stop", "start", True, "")
+    platform.act("stop", stopped, "v2")
+    platform.act("start", stopped, "v2")
     assert calls[-1] == ("start", "authors-v2", "A=1")  # a fault's restart keeps the reconfiguration
     platform.close()  # back as shipped
     assert calls[-4:] == [("stop", "articles-v2", None), ("start", "articles-v2", ""),

@@ -74,3 +74,28 @@ def test_ports_by_name_number_range_and_protocol():
 
 def test_an_ip_block_admits_no_pod():
     assert not admitted([policy("cidr", [{"from": [{"ipBlock": {"cidr": "0.0.0.0/0"}}]}])], GENERATOR)
+
+
+def deployment(name, labels, env):
+    return {"kind": "Deployment", "metadata": {"name": name},
+            "spec": {"template": {"metadata": {"labels": labels},
+                                  "spec": {"containers": [{"env": [{"name": k, "value": v} for k, v in env.items()]}]}}}}
+
+
+def test_the_services_own_connections_are_read_from_their_environment_and_the_proxy_s_upstreams():
+    import json
+    proxy = {"app.kubernetes.io/name": "latency-proxy"}
+    manifests = [
+        {"kind": "Service", "metadata": {"name": n}} for n in ("b-authors", "b-latency-proxy", "b-articles")] + [
+        deployment("b-web-api", WEB_API, {"QUARKUS_REST_CLIENT_AUTHORS_URL": "http://b-latency-proxy:18500/v1",
+                                          "QUARKUS_REST_CLIENT_ARTICLES_URL": "http://b-articles:8080/v1",
+                                          "KAFKA_BOOTSTRAP_SERVERS": "bench-kafka-kafka-bootstrap:9092"}),
+        deployment("b-articles", ARTICLES["labels"], {"QUARKUS_DATASOURCE_JDBC_URL": "jdbc:postgresql://b-latency-proxy:18501/articles?sslmode=require",
+                                                      "QUARKUS_DATASOURCE_REACTIVE_URL": "postgresql://b-latency-proxy:18501/articles"}),
+        deployment("b-latency-proxy", proxy, {}),
+        {"kind": "ConfigMap", "metadata": {"name": "b-latency-proxy"}, "data": {"proxies.json": json.dumps(
+            [{"name": "authors-v1", "upstream": "b-authors:8080"}, {"name": "pg", "upstream": "bench-postgres:5432"}])}}]
+    found = {(client, address) for client, _, address in reach.own_connections(manifests)}
+    # Kafka and PostgreSQL are not the chart's Services: the operators' Services are not checked here
+    assert found == {("b-web-api", "b-latency-proxy:18500"), ("b-web-api", "b-articles:8080"),
+                     ("b-articles", "b-latency-proxy:18501"), ("b-latency-proxy", "b-authors:8080")}
