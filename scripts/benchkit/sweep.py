@@ -12,7 +12,7 @@ import pathlib
 import re
 import statistics
 
-from . import JAVA_OPTIONS, ROOT, SERVICES, calibration, documents, info, latency, platforms, step
+from . import JAVA_OPTIONS, MAX_IN_FLIGHT, ROOT, SERVICES, calibration, documents, info, latency, platforms, step
 from .bench import measure, warm_up
 
 
@@ -109,8 +109,11 @@ def latency_settings():
     """The settings that latency makes matter (make sweep with SWEEP_LATENCY_AUTHORS_MS): what a build holds while
     a look-up waits. v1 holds a look-up thread and a connection to authors, sized together (either alone leaves the
     other one the bound); v2 and v3 hold a connection (v3's look-ups wait for as many permits as it has). The
-    worker threads and the edge's admission hold one per request, not per look-up: five times the room."""
-    candidates = (100, 250, 500)
+    worker threads and the edge's admission hold one per request, not per look-up: five times the room. No candidate
+    goes beyond authors' own admission (the edge's requests in flight, MAX_IN_FLIGHT): with more look-ups let out at
+    once than authors admits, a fast authors turns the excess away, web-api's circuit opens and most answers are
+    degraded (measured with 250 at 0 ms added: the map's first cells, every build)."""
+    candidates = (MAX_IN_FLIGHT // 2, MAX_IN_FLIGHT)
     connections = Setting("authors connections", "quarkus.rest-client.authors.connection-pool-size", ("web-api",),
                           candidates, 50)
     return {"v1": (Setting("look-ups in flight", "web-api.author-lookups.max-concurrency", ("web-api",), candidates, 100,

@@ -37,8 +37,10 @@ def test_a_jdk_system_property_reaches_the_java_launcher_and_the_rest_stays_quar
 def test_under_latency_v1_sizes_its_look_up_threads_and_connections_together_and_the_others_their_connections():
     (lookups,) = sweep.LATENCY_SETTINGS["v1"]
     assert lookups.current("v1") == 100  # application.properties: web-api.author-lookups.max-concurrency
-    assert sweep.environments(sweep.LATENCY_SETTINGS["v1"], {"look-ups in flight": 250})["web-api"] == \
-        {"WEB_API_AUTHOR_LOOKUPS_MAX_CONCURRENCY": "250", "QUARKUS_REST_CLIENT_AUTHORS_CONNECTION_POOL_SIZE": "250"}
+    assert sweep.environments(sweep.LATENCY_SETTINGS["v1"], {"look-ups in flight": 200})["web-api"] == \
+        {"WEB_API_AUTHOR_LOOKUPS_MAX_CONCURRENCY": "200", "QUARKUS_REST_CLIENT_AUTHORS_CONNECTION_POOL_SIZE": "200"}
+    # never more look-ups at once than authors admits
+    assert all(max(s.candidates) <= sweep.MAX_IN_FLIGHT for group in sweep.LATENCY_SETTINGS.values() for s in group)
     for version in ("v2", "v3"):
         (connections,) = sweep.LATENCY_SETTINGS[version]
         assert connections.current(version) == 100  # the config module every build of web-api shares
