@@ -229,7 +229,8 @@ TABLES = {"faults": faults_table, "faults-cpu": faults_cpu_table, "overload": ov
           "map-v2": lambda summary: latencyreport.ratio_rows(summary, "v2"),
           "map-v3": lambda summary: latencyreport.ratio_rows(summary, "v3"),
           "map-ceilings": lambda summary: latencyreport.prediction_rows(summary, latencyreport.medians(summary)),
-          "map-sweep": latencyreport.sweep_rows}
+          "map-sweep": latencyreport.sweep_rows,
+          "map-proxy": latencyreport.proxy_rows}
 
 
 # ---------- the pictures a doc can show of a summary (drawn deterministically: the same summary, the same bytes)

@@ -128,6 +128,23 @@ def tuned_text(data):
                         for version, values in tuned.items()) + ".")
 
 
+def proxy_rows(data):
+    """What the latency proxy itself cost in the map's own cells with no latency added: its CPU per request and its
+    share of the whole system's CPU, each build at each load (the cells where every request was answered: shed
+    requests cost next to nothing)."""
+    rows = [["build", "load (no latency added)", "requests", "the proxy's CPU ms per request", "its share of the system's CPU"]]
+    zero = [index for index, row in enumerate(data["rows"]) if row["ms"] == 0]
+    for version, cells in data["cells"].items():
+        for cell in cells:
+            cpu = cell.get("cpu_seconds") or {}
+            # a run's cells count each process; a summary's, the proxy and the whole system
+            system = cpu["system"] if "system" in cpu else sum(cpu.values())
+            if cell["row"] in zero and cpu.get("proxy") is not None and not cell["shed"] and cell["requests"]:
+                rows.append([NAMES.get(version, version), load_label(data["loads"][cell["load"]]), f"{cell['requests']:,}",
+                             f"{1000 * cpu['proxy'] / cell['requests']:.3f}", f"{cpu['proxy'] / system:.0%}"])
+    return rows
+
+
 def sweep_rows(data):
     """The sweep under latency that chose the map's settings: each build's candidates, the complete answers/s of
     each repeat and their median, which was chosen and which ships."""
@@ -185,6 +202,8 @@ def render(directory):
         *([("Each build at its best under latency: the sweep", "The settings a look-up holds while it waits, swept "
             "under latency (make sweep with SWEEP_LATENCY_AUTHORS_MS), each candidate in the closed model; the map "
             "runs each build with the value chosen.", [("", sweep_rows(data))])] if data.get("sweep") else []),
+        ("What the proxy itself costs", "Its CPU in the map's own cells with no latency added (every hop of the "
+         "build goes through it: five look-ups and two queries per request).", [("", proxy_rows(data))]),
         ("The hops' checks", "Before each row, on every proxy of the hop: the round trip through the proxy against "
          "the direct one, interleaved; the difference of their medians must be the setting within a tolerance "
          "measured in the same check.", [("", check_rows(data))]),

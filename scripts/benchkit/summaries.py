@@ -135,7 +135,10 @@ def publish_latency_map(document, name, directory=SUMMARIES):
     environment = data["environment"]
     summary = {"name": name, **{k: v for k, v in data.items() if k not in ("environment", "cells")},
                "repeats": environment["runs"], "settled": {v: w["settled"] for v, w in environment["warmup"].items()},
-               "cells": {v: [{k: c[k] for k in c if k != "cpu_seconds"} for c in cells]
+               # each cell's CPU seconds: the latency proxy's and the whole system's (not per process)
+               "cells": {v: [{**{k: c[k] for k in c if k != "cpu_seconds"},
+                              "cpu_seconds": {"proxy": c["cpu_seconds"].get("proxy"),
+                                              "system": round(sum(c["cpu_seconds"].values()), 3)}} for c in cells]
                          for v, cells in data["cells"].items()}}
     summary["ratios"] = latencyreport.ratio_grid(summary)
     return written(summary, name, directory)

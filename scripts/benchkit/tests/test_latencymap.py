@@ -31,9 +31,13 @@ def test_little_s_law_names_the_tightest_pool():
         prediction = latencymap.predicted_ceiling(version, at_50)
         assert "web-api's look-up threads" not in prediction["bounds"]
         assert prediction["bound_by"] == "web-api's connections to authors"
-    # a slow database: pipelined reactive connections carry far more queries at once than a JDBC pool
+    # a slow database: each query holds a connection of its pool, reactive or JDBC alike (five authors queries per
+    # request), so the smallest pool bounds: v2's 5 reactive connections, v3's 10 JDBC, v1's 20
     slow = latency.Setting("database", 5)
-    assert latencymap.predicted_ceiling("v2", slow)["ceiling"] > latencymap.predicted_ceiling("v3", slow)["ceiling"]
+    assert latencymap.predicted_ceiling("v2", slow) == {**latencymap.predicted_ceiling("v2", slow), "ceiling": 200,
+                                                         "bound_by": "authors' reactive connections"}
+    assert latencymap.predicted_ceiling("v3", slow)["ceiling"] == 400
+    assert latencymap.predicted_ceiling("v1", slow)["ceiling"] == 800
     assert latencymap.predicted_ceiling("v1", latency.Setting("authors", 0)) is None
 
 
@@ -56,7 +60,7 @@ def cell(row, load, complete, p99, repeat=1):
     peaks = {s: {"threads": 40, "connections": 10} for s in ("web-api", "articles", "authors")}
     return {"row": row, "load": load, "repeat": repeat, "complete_per_s": complete, "requests": 1000, "p50": p99 / 4,
             "p99": p99, "degraded": 0, "shed": 0, "failed": 0, "unsent": 0, "peaks": peaks,
-            "peak_rss_mib": {"web-api": 300}, "cpu_seconds": {}}
+            "peak_rss_mib": {"web-api": 300}, "cpu_seconds": {"web-api": 1.5, "proxy": 0.5}}
 
 
 @pytest.fixture
@@ -146,3 +150,14 @@ def test_a_published_map_s_ratios_are_what_its_cells_give(made_up):
     changed = json.loads(json.dumps(good))
     changed["ratios"]["throughput"]["v2"][1][1] = 3.5
     assert summaries.consistency(changed)
+
+
+def test_the_proxy_s_own_cost_is_read_from_the_cells_with_no_latency_added(made_up):
+    _, data = made_up
+    rows = latencyreport.proxy_rows({**data, "cells": {v: [{**c, "cpu_seconds": {"proxy": 0.5, "system": 2.0}} for c in cells]
+                                                       for v, cells in data["cells"].items()}})
+    # row 0 (no latency) only, each of its cells: 0.5 s of the proxy over 1,000 requests, a quarter of the system's
+    assert [r[1:] for r in rows[1:3]] == [["open 250/s", "1,000", "0.500", "25%"], ["closed 400 users", "1,000", "0.500", "25%"]]
+    assert len(rows) == 1 + 4
+    # a run's own cells count each process: the same figures
+    assert latencyreport.proxy_rows(data)[1][1:] == ["open 250/s", "1,000", "0.500", "25%"]
