@@ -322,6 +322,8 @@ class Kubernetes(Platform):
         return found
 
     def act(self, action, fault, version):
+        if fault.through_proxy:
+            return self.act_in_proxy(action, fault, version)
         selector = self.selector(fault, version)
         if action == "await-replaced":
             return self.await_replaced(selector, self.before.pop(selector))

@@ -263,3 +263,24 @@ def test_every_check_is_keyed_by_an_identifier_that_the_report_can_describe():
             result = verdicts.assess(fault, "v1", restores_itself, 1, run(["complete"] * 10, [201]))
             for check in result["checks"]:
                 assert check.isidentifier() and verdicts.described(check, result), (fault.name, check)
+
+
+@pytest.mark.parametrize("where", ["local", "kubernetes"])
+def test_on_either_platform_a_fault_made_in_the_proxy_goes_to_the_proxy_of_its_build(monkeypatch, where):
+    from benchkit.platforms import local
+    platform = local.Local("loadgen") if where == "local" else kubernetes.Kubernetes("reactive-bench", ["v1"])
+    calls = []
+
+    class Proxy:
+        def toxic(self, version, hop, kind, attributes, toxicity=1.0):
+            calls.append(("toxic", version, hop, kind, toxicity))
+
+        def clear(self, version):
+            calls.append(("clear", version))
+    monkeypatch.setattr(platform, "latency", lambda: Proxy())
+    monkeypatch.setattr(local, "stack", lambda *args, **kwargs: pytest.fail("a proxy fault stops no process"))
+    monkeypatch.setattr(kube, "kubectl", lambda *args, **kwargs: pytest.fail("a proxy fault touches no pod"))
+    slow = next(f for f in faults.PROXY_FAULTS if f.inject == "proxy-slow")
+    platform.act(slow.inject, slow, "v1")
+    platform.act(slow.restore, slow, "v1")
+    assert calls == [("toxic", "v1", "authors", "latency", 1.0), ("clear", "v1")]
