@@ -4,7 +4,8 @@
 # with its cgroup limits, DNS for Service names, a ClusterIP Service between pods, on Calico's network), puts up the stand-in for
 # Kafka (Strimzi's operator cannot be had here), then runs `make deploy-vN` for every build (the first installs
 # the Zalando operator from its own chart, which makes PostgreSQL), `make bench` (short), `make undeploy` and a
-# second `make deploy-v1` exactly as a user would, with a short `make chaos-cluster` (a pod deleted, a rolling update) (the charts' NetworkPolicies enforced by Calico's Felix, and probed), with KAFKA_PLATFORM=external and IMAGES=containerd. Tears the node down at the end, also on failure or Ctrl-C, and checks that nothing
+# second `make deploy-v1` (behind its latency proxy: a short `make latency-map-cluster` and a fault made in the
+# proxy) exactly as a user would, with a short `make chaos-cluster` (a pod deleted, a rolling update) (the charts' NetworkPolicies enforced by Calico's Felix, and probed), with KAFKA_PLATFORM=external and IMAGES=containerd. Tears the node down at the end, also on failure or Ctrl-C, and checks that nothing
 # of it is left. Ends with "test-cluster: N passed, N failed".
 set -euo pipefail
 # shellcheck source=../lib.sh
@@ -352,7 +353,29 @@ operator_cleaned_up() { # what the operator made for the postgresql went with it
 }
 expect "make undeploy: the operator removed everything it made (StatefulSet, pod, Services, Secrets, claim, volume)" \
   operator_cleaned_up
-expect "a second make deploy-v1 works" make_target deploy-v1
+deploy_behind_the_proxy() { LATENCY_PROXY=on make_target deploy-v1; }
+expect "a second make deploy-v1 works, with LATENCY_PROXY=on: its hops through a latency proxy of its own" \
+  deploy_behind_the_proxy
+
+step "When the services wait, in the pods: a short make latency-map-cluster of v1 behind its release's latency proxy"
+short_latency_map_in_pods() { # the short grid's variables for this one command
+  RESULTS="$NODE_DIR/latency-map" LATENCY_AUTHORS_MS=0,20 LATENCY_DATABASE_MS=5 MAP_RATES=20 MAP_USERS="" \
+    MAP_STEP_DURATION=5s WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=1 make_target latency-map-cluster
+}
+expect "make latency-map-cluster sets the latency in the release's proxy, checks it where it is set, measures a short grid" \
+  short_latency_map_in_pods
+expect "latency-map.json (pods): every hop's latency observed as set, every cell measured, v1 slower by the look-ups' 20 ms" \
+  benchkit check "$NODE_DIR/latency-map/latency-map.json" \
+  'all(h["ok"] for checks in d["checks"].values() for c in checks for h in c["hops"])' \
+  'all(len(cells) == len(d["rows"]) * len(d["loads"]) and all(c["complete_per_s"] > 0 for c in cells) for cells in d["cells"].values())' \
+  'all([c["p50"] for c in cells if c["row"] == 1][0] >= [c["p50"] for c in cells if c["row"] == 0][0] + 15 for cells in d["cells"].values())' \
+  'all(o["added_ms"] < 5 for own in d["own"].values() for o in own)'
+slow_authors_in_pods() { # a fault only the proxy makes: every answer of authors past web-api's 1 s time-out
+  RESULTS="$NODE_DIR/chaos-proxy" CHAOS_FAULTS="authors slower than the time-out" CHAOS_VERSIONS=v1 \
+    make_target chaos-cluster
+}
+expect "make chaos-cluster, authors slower than the time-out (in v1's latency proxy): reads 200, the circuit opens, nothing lost" \
+  slow_authors_in_pods
 expect "make undeploy again" make_target undeploy
 
 step "Tearing the node down"
