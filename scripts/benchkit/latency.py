@@ -67,10 +67,9 @@ class Toxiproxy:
         """Every proxy of the setting's hop delays its answers by the setting (0 ms: no toxic at all)."""
         for proxy in proxies_of(setting.hop, version):
             self._remove(proxy)
-            if setting.ms > 0 or setting.jitter_ms > 0:
-                self._call("POST", f"/proxies/{proxy}/toxics",
-                           {"name": TOXIC, "type": "latency", "stream": "downstream", "toxicity": 1.0,
-                            "attributes": {"latency": int(round(setting.ms)), "jitter": int(round(setting.jitter_ms))}})
+        if setting.ms > 0 or setting.jitter_ms > 0:
+            self.toxic(version, setting.hop, TOXIC,
+                       {"latency": int(round(setting.ms)), "jitter": int(round(setting.jitter_ms))})
 
     def clear(self, version):
         """No latency, and no other toxic, on any hop of the build."""

@@ -272,9 +272,7 @@ class Kubernetes(Platform):
         self.roll_back(list(self.changed))  # whatever a reconfiguration that stopped half-way left changed
 
     def web_api_url(self, version):
-        address = kube.kubectl(self.namespace, "get", "service", f"bench-{version}-web-api",
-                               "-o", "jsonpath={.spec.clusterIP}")
-        return f"http://{address}:8080"
+        return f"http://{self.cluster_ip(f'bench-{version}-web-api')}:8080"
 
     def web_api_metrics(self, version):
         """{pod uid: Prometheus text} of each ready web-api pod of a build, through the API server's pod proxy
