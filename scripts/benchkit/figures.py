@@ -178,6 +178,18 @@ def faults_table(summary):
     return rows
 
 
+def faults_calls_table(summary):
+    """What web-api's own counters saw of each fault: its reads tried a second time (a look-up whose connection
+    failed, articles' newest after a failure), its calls that reached their time-out, its circuit's openings."""
+    rows = [["fault", "build", "requests", "complete / degraded", "reads retried", "calls timed out", "circuit opened"]]
+    for f in summary["faults"]:
+        o = f["outcomes"]
+        rows.append([f["fault"], f["version"], f"{f['requests']:,}", f"{o['complete']:,} / {o['degraded']:,}",
+                     formatted(f.get("retries"), "{:,.0f}"), formatted(f.get("timeouts"), "{:,.0f}"),
+                     formatted(f.get("circuit_openings"), "{:.0f}×")])
+    return rows
+
+
 def faults_cpu_table(summary):
     """How busy the whole machine was during each fault, and in the seconds with an incomplete answer against the
     others (the harness's recorder, once a second)."""
@@ -220,7 +232,7 @@ def overload_table(summary):
     return rows
 
 
-TABLES = {"faults": faults_table, "faults-cpu": faults_cpu_table, "overload": overload_table,
+TABLES = {"faults": faults_table, "faults-calls": faults_calls_table, "faults-cpu": faults_cpu_table, "overload": overload_table,
           "overload-runs": overload_runs_table,
           "headline": headline_table, "knees": knees_table,
           "answer": answer_table, "hops": hops_table, "cpu": cpu_table, "ab": ab.table,

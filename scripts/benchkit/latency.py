@@ -167,7 +167,9 @@ def check_hop(hop, proxied, direct, setting_ms, samples=60, proxy_own_ms=None):
     latency observed is the difference of their medians. Tolerance, from this check's own figures: both round trips'
     spread (the sum of their interquartile ranges, at least 0.5 ms: on a busy machine both spread, and a jitter
     widens the proxied one), what the proxy itself adds (proxy_own_ms, from the check at 0 ms; else this check's own
-    difference at 0), and 5 % of the setting (a timer on a busy machine wakes late)."""
+    difference at 0), and 5 % of the setting (a timer on a busy machine wakes late). A latency set must also stand out
+    of the spread and the proxy's own (more than both): a round trip so spread that the setting hides in it cannot tell
+    the setting from none, and does not hold."""
     through, close_through = ROUND_TRIPS[hop](proxied)
     alone, close_alone = ROUND_TRIPS[hop](direct)
     try:
@@ -181,8 +183,9 @@ def check_hop(hop, proxied, direct, setting_ms, samples=60, proxy_own_ms=None):
     q1, median, q3 = quartiles([d for _, d in pairs])
     added = via_median - median
     own = proxy_own_ms if proxy_own_ms is not None else (added if setting_ms == 0 else 0.0)
-    tolerance = max(0.5, (q3 - q1) + (via_q3 - via_q1)) + max(0.0, own) + 0.05 * setting_ms
+    noise = max(0.5, (q3 - q1) + (via_q3 - via_q1)) + max(0.0, own)
+    tolerance = noise + 0.05 * setting_ms
     return {"hop": hop, "setting_ms": setting_ms, "direct_p50_ms": round(median, 3),
             "proxied_p50_ms": round(via_median, 3), "added_ms": round(added, 3),
             "tolerance_ms": round(tolerance, 3), "samples": samples,
-            "ok": abs(added - setting_ms) <= tolerance}
+            "ok": abs(added - setting_ms) <= tolerance and (setting_ms == 0 or added > noise)}

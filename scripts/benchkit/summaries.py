@@ -81,6 +81,8 @@ def publish_chaos(chaos_dir, name, directory=SUMMARIES):
                "writes": {k: r["writes"][k] for k in ("sent", "created")},
                "events": {k: r["events"][k] for k in ("created", "delivered", "lost", "duplicates")},
                "circuit_openings": r.get("circuit_openings"),
+               # web-api's own counters: second tries of its reads, calls that reached their time-out
+               "retries": r.get("retries"), "timeouts": r.get("timeouts"),
                "machine_busy": {k: (r.get("cpu") or {}).get(f"machine_busy_{k}")
                                 for k in ("during_fault", "when_not_complete", "when_complete")},
                "passed": r["passed"], "failed_checks": failed(r)} for r in data["runs"] if "timeline" in r]

@@ -78,7 +78,7 @@ def chaos_run(tmp_path):
         "checks": {"p99_no_growth": passed, "memory_bounded": True}}
     fault = {"fault": "authors stopped", "version": "v2", "replicas": 1, "requests": 100, "timeline": [],
              "outcomes": {"complete": 60, "degraded": 30, "shed": 5, "unavailable": 2, "error": 3}, "recovery_seconds": 4.4,
-             "passed": True, "checks": {}, "p99_ms_during_fault": 28.5, "circuit_openings": 3,
+             "passed": True, "checks": {}, "p99_ms_during_fault": 28.5, "circuit_openings": 3, "retries": 12, "timeouts": 4,
              "cpu": {"machine_busy_during_fault": 0.91, "machine_busy_when_not_complete": 1.0,
                      "machine_busy_when_complete": 0.62},
              "writes": {"sent": 12, "created": 10, "statuses": {"201": 10, "503": 2}},
@@ -101,7 +101,8 @@ def test_a_chaos_summary_counts_the_stalls_and_is_checked_against_its_runs(tmp_p
     readme = tmp_path / "README.md"
     readme.write_text("<!-- figures chaos overload -->\n<!-- /figures -->\n<!-- figures chaos faults -->\n<!-- /figures -->\n"
                       "<!-- figures chaos overload-runs -->\n<!-- /figures -->\n"
-                      "<!-- figures chaos faults-cpu -->\n<!-- /figures -->\n")
+                      "<!-- figures chaos faults-cpu -->\n<!-- /figures -->\n"
+                      "<!-- figures chaos faults-calls -->\n<!-- /figures -->\n")
     readme.write_text(figures.rendered(readme.read_text(), figures.summaries(summaries), "README.md"))
     text = readme.read_text()
     assert "| v3 (virtual threads) | 3 | 1 (2) | 0 | 1 | 500 (480–520) | 90 |" in text
@@ -109,6 +110,7 @@ def test_a_chaos_summary_counts_the_stalls_and_is_checked_against_its_runs(tmp_p
     assert ("| v3 (virtual threads) | 700 | 1,400 | 480 | 9,000 | 0 | 4,000 | 150.2 (400) | 90 | 380 | 2 | "
             "FAIL: p99_no_growth |") in text
     assert "| authors stopped | v2 | 1 | 91% | 100% | 62% |" in text
+    assert "| authors stopped | v2 | 100 | 60 / 30 | 12 | 4 | 3× |" in text
     assert figures.check(tmp_path, summaries) == []
     v3["stalled_runs"] = 0  # a stall left out
     path.write_text(json.dumps(summary))
