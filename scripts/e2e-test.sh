@@ -178,22 +178,9 @@ short_latency_map() ( # in a subshell: the short grid's variables go no further
 )
 expect "v1 and v2 restart behind the latency proxy, the latency is checked where it is set, and a short grid is measured" \
   short_latency_map
-latency_map_holds() { # the answers' p50 printed last, where a failure's excerpt shows them
-  local status=0 map="$WORK/latency-map/latency-map.json"
-  # A complete answer waits for all of its look-ups: at +20 ms ± 2 its p50 cannot be under 18 ms, however fast the
-  # machine; over the row without latency (the open load) the rise is only asked to be there, as a busy machine's
-  # baseline spreads by more than a fixed margin.
-  benchkit check "$map" \
-    'all(h["ok"] for checks in d["checks"].values() for c in checks for h in c["hops"])' \
-    'all(len(cells) == len(d["rows"]) * len(d["loads"]) and all(c["complete_per_s"] > 0 for c in cells) for cells in d["cells"].values())' \
-    'all(c["p50"] >= d["rows"][1]["ms"] - d["rows"][1]["jitter_ms"] for cells in d["cells"].values() for c in cells if c["row"] == 1)' \
-    'all([c["p50"] for c in cells if c["row"] == 1 and c["load"] == 0][0] > [c["p50"] for c in cells if c["row"] == 0 and c["load"] == 0][0] for cells in d["cells"].values())' \
-    'all(c["peaks"]["web-api"]["connections"] > 0 for cells in d["cells"].values() for c in cells)' || status=$?
-  benchkit check "$map" '[(v, d["rows"][c["row"]]["ms"], c["load"], c["p50"]) for v, cells in d["cells"].items() for c in cells]' || true
-  return "$status"
-}
 expect "latency-map.json: every hop's latency observed as set, every cell measured, each build's answers wait for the look-ups' 20 ms" \
-  latency_map_holds
+  latency_map_holds "$WORK/latency-map/latency-map.json" \
+  'all(c["peaks"]["web-api"]["connections"] > 0 for cells in d["cells"].values() for c in cells)'
 expect "after the map v1 and v2 connect directly again (their services restarted as they were)" \
   benchkit check "$LOCAL_DIR/stack.json" \
   'not any(s["through_proxy"] for name, s in d["services"].items() if name.endswith(("-v1", "-v2")))'

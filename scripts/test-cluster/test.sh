@@ -365,21 +365,8 @@ short_latency_map_in_pods() { # the short grid's variables for this one command
 }
 expect "make latency-map-cluster sets the latency in the release's proxy, checks it where it is set, measures a short grid" \
   short_latency_map_in_pods
-latency_map_holds() { # the answers' p50 printed last, where a failure's excerpt shows them
-  local status=0 map="$NODE_DIR/latency-map/latency-map.json"
-  # A complete answer waits for all of its look-ups, so at +20 ms ± 2 its p50 cannot be under 18 ms, however fast the
-  # node; the rise over the row without latency is only asked to be there (a busy node's baseline spreads by more).
-  benchkit check "$map" \
-    'all(h["ok"] for checks in d["checks"].values() for c in checks for h in c["hops"])' \
-    'all(len(cells) == len(d["rows"]) * len(d["loads"]) and all(c["complete_per_s"] > 0 for c in cells) for cells in d["cells"].values())' \
-    'all(c["p50"] >= d["rows"][1]["ms"] - d["rows"][1]["jitter_ms"] for cells in d["cells"].values() for c in cells if c["row"] == 1)' \
-    'all([c["p50"] for c in cells if c["row"] == 1][0] > [c["p50"] for c in cells if c["row"] == 0][0] for cells in d["cells"].values())' \
-    'all(o["added_ms"] < 5 for own in d["own"].values() for o in own)' || status=$?
-  benchkit check "$map" '[(v, d["rows"][c["row"]]["hop"], d["rows"][c["row"]]["ms"], c["p50"]) for v, cells in d["cells"].items() for c in cells]' || true
-  return "$status"
-}
 expect "latency-map.json (pods): every hop's latency observed as set, every cell measured, v1's answers wait for the look-ups' 20 ms" \
-  latency_map_holds
+  latency_map_holds "$NODE_DIR/latency-map/latency-map.json" 'all(o["added_ms"] < 5 for own in d["own"].values() for o in own)'
 slow_authors_in_pods() { # a fault only the proxy makes: every answer of authors past web-api's 1 s time-out (quick:
   # the short warm-up and wait of make test's subset; the map has just warmed v1)
   RESULTS="$NODE_DIR/chaos-proxy" CHAOS_FAULTS="authors slower than the time-out" CHAOS_VERSIONS=v1 CHAOS_QUICK=1 \

@@ -116,10 +116,11 @@ def test_the_check_fails_when_the_latency_is_not_there(proxy):
     toxiproxy.clear(VERSION)
 
 
-def round_trips(times):
-    """A hop's round trip that takes these times in turn (ms), for the check's arithmetic without a machine's noise."""
-    def opened(_address):
-        taken = iter(times * 100)
+def round_trips(through, alone):
+    """A hop's round trips, through the proxy ("via") and directly, that take these times in turn (ms): the check's
+    arithmetic without a machine's noise."""
+    def opened(address):
+        taken = iter((through if address == "via" else alone) * 100)
         return (lambda: next(taken)), (lambda: None)
     return opened
 
@@ -127,16 +128,15 @@ def round_trips(times):
 def test_a_setting_hidden_in_the_spread_does_not_hold(monkeypatch):
     """Round trips spread by 30 ms either way: whether 20 ms were added or not, nothing stands out of that spread."""
     spread = [1.0, 31.0, 61.0, 91.0]
-    monkeypatch.setitem(latency.ROUND_TRIPS, "authors", round_trips(spread))
+    monkeypatch.setitem(latency.ROUND_TRIPS, "authors", round_trips(spread, spread))
     check = latency.check_hop("authors", "via", "direct", 20, samples=40)
     assert check["added_ms"] == 0 and check["tolerance_ms"] > 20, check
     assert not check["ok"], check
 
 
 def test_a_setting_that_stands_out_holds(monkeypatch):
-    through, alone = iter([21.0, 21.2, 20.8, 21.1] * 100), iter([1.0, 1.2, 0.8, 1.1] * 100)
     monkeypatch.setitem(latency.ROUND_TRIPS, "authors",
-                        lambda address: ((lambda: next(through)) if address == "via" else (lambda: next(alone)), lambda: None))
+                        round_trips([21.0, 21.2, 20.8, 21.1], [1.0, 1.2, 0.8, 1.1]))
     check = latency.check_hop("authors", "via", "direct", 20, samples=40)
     assert check["added_ms"] == 20 and check["ok"], check
 
