@@ -128,9 +128,16 @@ class Platform(abc.ABC):
     def after_seconds(self, quick):
         """How long the load goes on at most once the part is back."""
 
-    @abc.abstractmethod
     def act(self, action, fault, version):
-        """One of a fault's actions (inject or restore) on the part it names."""
+        """One of a fault's actions (inject or restore): in the latency proxy for the faults made there, else on the
+        part it names."""
+        if fault.through_proxy:
+            return self.act_in_proxy(action, fault, version)
+        return self.act_on_part(action, fault, version)
+
+    @abc.abstractmethod
+    def act_on_part(self, action, fault, version):
+        """One of a fault's actions (inject or restore) on the part it names (a process, a pod, a server)."""
 
     def processes(self):
         """{service-version: {"pid", "url"}} where the services are processes of this machine, else None."""

@@ -319,9 +319,7 @@ class Kubernetes(Platform):
                 bool(statuses) and all(s.get("ready") for s in statuses), "deletionTimestamp" in pod["metadata"])
         return found
 
-    def act(self, action, fault, version):
-        if fault.through_proxy:
-            return self.act_in_proxy(action, fault, version)
+    def act_on_part(self, action, fault, version):
         selector = self.selector(fault, version)
         if action == "await-replaced":
             return self.await_replaced(selector, self.before.pop(selector))

@@ -193,9 +193,7 @@ class Local(Platform):
         # the 3 s of complete answers that count as recovered, and the headroom of a slower machine.
         return 30
 
-    def act(self, action, fault, version):
-        if fault.through_proxy:
-            return self.act_in_proxy(action, fault, version)
+    def act_on_part(self, action, fault, version):
         part = fault.target(version)
         stack(action, part, self.running.get(part))  # a reconfigured service comes back reconfigured
 
