@@ -178,7 +178,7 @@ short_latency_map() ( # in a subshell: the short grid's variables go no further
 )
 expect "v1 and v2 restart behind the latency proxy, the latency is checked where it is set, and a short grid is measured" \
   short_latency_map
-expect "latency-map.json: every hop's latency observed as set, every cell measured, each build's answers wait for the look-ups' 20 ms" \
+expect "latency-map.json: every hop's latency and the proxy's own observed as set, every cell measured, no answer faster than its row's latency" \
   latency_map_holds "$WORK/latency-map/latency-map.json" \
   'all(c["peaks"]["web-api"]["connections"] > 0 for cells in d["cells"].values() for c in cells)'
 expect "after the map v1 and v2 connect directly again (their services restarted as they were)" \

@@ -87,10 +87,13 @@ def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, lab
 # from /proc: HotSpot's own compile time is elapsed time, which a busy machine stretches), and the window's answers
 # were complete (more than WARMUP_CLEAN_SHARE degraded or failed did not warm the look-up path: a cold first look-up
 # timed out, the circuit opened, and the rest fell back at once without calling authors). The first window is
-# WARMUP_ITERATIONS per user, each later one a third of it; at most WARMUP_MAX_WINDOWS.
+# WARMUP_ITERATIONS per user, each later one a third of it. WARMUP_MAX_WINDOWS caps the complete windows spent
+# waiting for the JIT; a window of incomplete answers never ends the warm-up: it waits for the circuit and warms
+# again, and past WARMUP_INCOMPLETE_SECONDS of incomplete windows the run fails, naming what the answers were.
 WARMUP_CLEAN_SHARE = 0.01
 JIT_SETTLED_SHARE = 0.03
 WARMUP_MAX_WINDOWS = int(os.environ.get("WARMUP_MAX_WINDOWS", "6"))
+WARMUP_INCOMPLETE_SECONDS = 300  # a cold build behind a slow proxy on a busy machine came back in two windows
 BREAKER_DELAY_SECONDS = 6  # web-api's circuit breakers close again after 5 s (DownstreamPolicy)
 BACKGROUND_SECONDS = int(os.environ.get("BACKGROUND_SECONDS", "10"))
 
@@ -106,17 +109,22 @@ def jit_share(before, after):
     return compiling / cpu if cpu > 0 else None
 
 
+class WarmUpFailed(SystemExit):
+    """A build whose warm-up answers stayed incomplete past WARMUP_INCOMPLETE_SECONDS: nothing is measured after it."""
+
+
 def warm_up(version, build, runs_dir, iterations=None):
     """The same warm-up rule for every build (see above). Returns its windows (requests per user, seconds, share of
     incomplete answers, JIT share), whether it settled, how long it took, and what the JIT, the GC and CFS
-    throttling took meanwhile."""
+    throttling took meanwhile. The last window's answers are always complete: else it raises WarmUpFailed."""
     iterations = int(iterations or os.environ.get("WARMUP_ITERATIONS", "900"))
-    windows, settled = [], False
+    windows, settled, complete_windows, incomplete_since = [], False, 0, None
     first = before = build.snapshot()
-    for window in range(1, WARMUP_MAX_WINDOWS + 1):
-        count = iterations if window == 1 else max(1, iterations // 3)
-        step(f"{version}: warm-up window {window} ({os.environ.get('USERS', '100')} users x {count} requests, not measured)")
-        summary = runs_dir / f"{version}-warmup-{window}.json"
+    while complete_windows < WARMUP_MAX_WINDOWS:
+        count = iterations if not windows else max(1, iterations // 3)
+        step(f"{version}: warm-up window {len(windows) + 1} ({os.environ.get('USERS', '100')} users x {count} "
+             "requests, not measured)")
+        summary = runs_dir / f"{version}-warmup-{len(windows) + 1}.json"
         build.run("warmup", summary, {"WARMUP_ITERATIONS": str(count)})
         after = build.snapshot()
         figures = load.metrics(json.loads(summary.read_text()))
@@ -125,11 +133,20 @@ def warm_up(version, build, runs_dir, iterations=None):
         windows.append({"iterations": count, "seconds": round(after["time"] - before["time"], 1),
                         "incomplete_share": incomplete, "jit_share": None if share is None else round(share, 4)})
         if incomplete > WARMUP_CLEAN_SHARE:
+            incomplete_since = before["time"] if incomplete_since is None else incomplete_since
+            waited = after["time"] - incomplete_since
+            if waited > WARMUP_INCOMPLETE_SECONDS:
+                raise WarmUpFailed(
+                    f"{version}: the warm-up's answers stayed incomplete for {waited:.0f} s ({len(windows)} windows; "
+                    f"the last: {incomplete:.0%} of {figures['requests']:.0f} not complete, {figures['degraded']:.0f} "
+                    f"degraded, {figures['failed']:.0f} failed, {figures['shed']:.0f} of them shed): a downstream of "
+                    f"web-api does not answer in time; nothing was measured (see {summary})")
             info(f"{incomplete:.0%} of the window's answers were degraded or failed: warming up again once the circuit"
                  f" has closed ({BREAKER_DELAY_SECONDS} s)")
             time.sleep(BREAKER_DELAY_SECONDS)
             before = build.snapshot()
             continue
+        incomplete_since, complete_windows = None, complete_windows + 1
         if share is None or share <= JIT_SETTLED_SHARE:  # unreadable counters: complete answers are the rule left
             settled = share is not None
             break

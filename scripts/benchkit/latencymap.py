@@ -191,6 +191,7 @@ def cell(build, row, load, runs_dir, repeat, duration):
     memory = {service: next(iter(values.values()), None) for service, values in (cost["memory_mib"] or {}).items()}
     return {"repeat": repeat, "complete_per_s": round(figures["ok_rps"], 1), "requests": figures["requests"],
             "p50": figures["p50"] if figures["complete"] else None, "p99": figures["p99"] if figures["complete"] else None,
+            "fastest": figures["fastest"] if figures["complete"] else None,
             "degraded": figures["degraded"], "shed": figures["shed"], "failed": figures["failed"],
             "unsent": figures["dropped"], "peaks": peaks.figures(), "peak_rss_mib": memory,
             "cpu_seconds": cost["cpu_seconds"]}
@@ -198,8 +199,30 @@ def cell(build, row, load, runs_dir, repeat, duration):
 
 def check(platform, version, row, own):
     """The hop's latency observed against the setting, on each of its proxies (own: the proxy's own cost at 0)."""
-    return [latency.check_hop(row.hop, via, direct, row.ms, proxy_own_ms=own.get((row.hop, via)))
+    return [latency.check_hop(row, via, direct, proxy_own_ms=own.get((row.hop, via)))
             for via, direct in platform.hop_addresses(version, row.hop)]
+
+
+def verdicts(document):
+    """What a map must show on any machine, as (sentence, holds) pairs: every hop's latency and the proxy's own cost
+    observed within their bounds, every cell measured with complete answers, and no complete answer faster than the
+    latency of its row less the jitter (an answer waits for its look-ups and its queries, each through the proxy: a
+    build that bypassed it answers faster, however fast or slow the machine)."""
+    rows, loads = document["rows"], document["loads"]
+    repeats = document["environment"].get("runs", 1)
+    too_fast = [(version, rows[c["row"]]["hop"], rows[c["row"]]["ms"], c["load"], c["fastest"])
+                for version, cells in document["cells"].items() for c in cells
+                if c["fastest"] is not None and c["fastest"] < rows[c["row"]]["ms"] - rows[c["row"]]["jitter_ms"]]
+    return [
+        ("every hop's latency observed as set", all(h["ok"] for checks in document["checks"].values()
+                                                     for c in checks for h in c["hops"])),
+        ("the proxy's own cost at 0 ms within its bound", all(o["ok"] for own in document["own"].values() for o in own)),
+        (f"every cell measured ({len(rows)} rows x {len(loads)} loads x {repeats} repeats), each with complete answers",
+         all(len(cells) == len(rows) * len(loads) * repeats and all(c["complete_per_s"] > 0 for c in cells)
+             for cells in document["cells"].values())),
+        ("no complete answer faster than its row's latency less the jitter"
+         + (f" (faster: {too_fast[:5]})" if too_fast else ""), not too_fast),
+    ]
 
 
 def main(argv=None):
@@ -215,7 +238,14 @@ def main(argv=None):
     parser.add_argument("--sweep", type=pathlib.Path, default=os.environ.get("SWEEP") or None,
                         help="a sweep's results (make sweep, e.g. with SWEEP_LATENCY_AUTHORS_MS): every build runs with "
                              "the values it chose there, Little's law counts them")
+    parser.add_argument("--check", type=pathlib.Path, metavar="LATENCY_MAP_JSON",
+                        help="only judge a map already measured (see verdicts); exit 1 when one does not hold")
     args = parser.parse_args(argv)
+    if args.check:
+        found = verdicts(json.loads(args.check.read_text()))
+        for sentence, holds in found:
+            print(f"{'holds' if holds else 'does not hold'}: {sentence}")
+        raise SystemExit(0 if all(holds for _, holds in found) else 1)
     versions = args.versions.split(",")
     chosen, sweep = {}, None
     if args.sweep:
@@ -274,7 +304,7 @@ def run_map(platform, proxy, versions, directory, repeats, where, chosen=None, s
         document["own"][version] = []
         for hop in latency.HOPS:
             for (via, direct) in platform.hop_addresses(version, hop):
-                found = latency.check_hop(hop, via, direct, 0)
+                found = latency.check_hop(latency.Setting(hop, 0), via, direct)
                 own[(hop, via)] = found["added_ms"]
                 document["own"][version].append(found)
         info(f"{version}: the proxy itself adds " + ", ".join(f"{c['hop']} {c['added_ms']:+.2f} ms"

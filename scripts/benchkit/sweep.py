@@ -169,7 +169,7 @@ def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit
                 build = platform.reconfigure(version, wanted)
                 label = f"{setting.label}-{value}"
                 if delay:
-                    observed = [latency.check_hop(delay.hop, via, direct, delay.ms)
+                    observed = [latency.check_hop(delay, via, direct)
                                 for via, direct in platform.hop_addresses(version, delay.hop)]
                     info(f"{delay.label}: observed " + ", ".join(f"+{c['added_ms']:.1f} ms" for c in observed)
                          + ("" if all(c["ok"] for c in observed) else " — NOT the setting"))

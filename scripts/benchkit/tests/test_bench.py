@@ -1,3 +1,5 @@
+import pytest
+
 from benchkit import bench, load, samples
 
 
@@ -56,6 +58,24 @@ def test_a_warm_up_that_never_settles_stops_at_the_last_window(tmp_path, monkeyp
     monkeypatch.setattr(bench, "WARMUP_MAX_WINDOWS", 3)
     warmed = bench.warm_up("v1", FakeBuild([5.0] * 3), tmp_path, 30)
     assert len(warmed["windows"]) == 3 and not warmed["settled"]
+
+
+def test_the_window_cap_never_ends_a_warm_up_on_incomplete_answers(tmp_path, monkeypatch):
+    """A fresh machine: one window allowed, and the first one's answers all degraded (the circuit opened on a cold
+    look-up). The warm-up waits for the circuit and warms again until a window is complete, then stops."""
+    monkeypatch.setattr(bench, "BREAKER_DELAY_SECONDS", 0)
+    monkeypatch.setattr(bench, "WARMUP_MAX_WINDOWS", 1)
+    warmed = bench.warm_up("v1", FakeBuild([5.0, 5.0, 5.0], incomplete=[100, 40, 0]), tmp_path, 30)
+    assert [w["incomplete_share"] for w in warmed["windows"]] == [1.0, 0.4, 0.0]
+    assert not warmed["settled"]  # the JIT had not settled: said so, but measured after complete answers only
+
+
+def test_a_warm_up_whose_answers_stay_incomplete_fails_naming_why(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench, "BREAKER_DELAY_SECONDS", 0)
+    monkeypatch.setattr(bench, "WARMUP_INCOMPLETE_SECONDS", 12)  # each fake window takes 5 s
+    with pytest.raises(bench.WarmUpFailed, match=r"incomplete for 15 s \(3 windows; the last: 100% of 100 not "
+                                                 r"complete, 100 degraded"):
+        bench.warm_up("v1", FakeBuild([5.0] * 9, incomplete=[100] * 9), tmp_path, 30)
 
 
 def test_the_background_rate_of_every_build_comes_from_one_quiet_window(monkeypatch):

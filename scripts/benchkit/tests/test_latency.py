@@ -92,12 +92,13 @@ def addresses(hops, hop):
 def test_the_latency_set_is_the_latency_observed(proxy, hop):
     toxiproxy, hops = proxy
     toxiproxy.clear(VERSION)
-    own = [latency.check_hop(hop, via, direct, 0) for via, direct in addresses(hops, hop)]
+    own = [latency.check_hop(latency.Setting(hop, 0), via, direct) for via, direct in addresses(hops, hop)]
     assert all(check["ok"] for check in own), own
-    toxiproxy.set(VERSION, latency.Setting(hop, 20, 2))
+    setting = latency.Setting(hop, 20, 2)
+    toxiproxy.set(VERSION, setting)
     assert {toxiproxy.latencies(VERSION)[name] for name in latency.proxies_of(hop, VERSION)} == {(20, 2)}
     for (via, direct), at_zero in zip(addresses(hops, hop), own):
-        check = latency.check_hop(hop, via, direct, 20, proxy_own_ms=at_zero["added_ms"])
+        check = latency.check_hop(setting, via, direct, proxy_own_ms=at_zero["added_ms"])
         assert check["ok"], check
         assert check["added_ms"] > 15
     toxiproxy.clear(VERSION)
@@ -105,13 +106,14 @@ def test_the_latency_set_is_the_latency_observed(proxy, hop):
 
 
 def test_the_check_fails_when_the_latency_is_not_there(proxy):
+    """A hop that bypasses its proxy, or whose latency went to another hop, fails, after every batch was tried."""
     toxiproxy, hops = proxy
     toxiproxy.clear(VERSION)
     (via, direct), = addresses(hops, "authors")
-    check = latency.check_hop("authors", via, direct, 20)
-    assert not check["ok"], check
+    check = latency.check_hop(latency.Setting("authors", 20), via, direct)
+    assert not check["ok"] and check["samples"] == 60 * latency.MORE_ROUND_TRIPS, check
     toxiproxy.set(VERSION, latency.Setting("database", 20))  # another hop's latency is not this one's
-    check = latency.check_hop("authors", via, direct, 20)
+    check = latency.check_hop(latency.Setting("authors", 20), via, direct)
     assert not check["ok"], check
     toxiproxy.clear(VERSION)
 
@@ -120,25 +122,43 @@ def round_trips(through, alone):
     """A hop's round trips, through the proxy ("via") and directly, that take these times in turn (ms): the check's
     arithmetic without a machine's noise."""
     def opened(address):
-        taken = iter((through if address == "via" else alone) * 100)
+        taken = iter((through if address == "via" else alone) * 1000)
         return (lambda: next(taken)), (lambda: None)
     return opened
 
 
-def test_a_setting_hidden_in_the_spread_does_not_hold(monkeypatch):
-    """Round trips spread by 30 ms either way: whether 20 ms were added or not, nothing stands out of that spread."""
-    spread = [1.0, 31.0, 61.0, 91.0]
-    monkeypatch.setitem(latency.ROUND_TRIPS, "authors", round_trips(spread, spread))
-    check = latency.check_hop("authors", "via", "direct", 20, samples=40)
-    assert check["added_ms"] == 0 and check["tolerance_ms"] > 20, check
-    assert not check["ok"], check
+def check(monkeypatch, through, alone, ms, jitter=0.0, proxy_own_ms=None):
+    monkeypatch.setitem(latency.ROUND_TRIPS, "authors", round_trips(through, alone))
+    return latency.check_hop(latency.Setting("authors", ms, jitter), "via", "direct", samples=40,
+                             proxy_own_ms=proxy_own_ms)
+
+
+def test_a_busy_machine_that_only_adds_to_round_trips_keeps_the_floors(monkeypatch):
+    """Medians 9 ms apart for a setting of 5 (a busy machine's stalls, more of them through the proxy): the floors
+    are 5 ms apart, and the verdict holds."""
+    found = check(monkeypatch, [5.3, 15.0, 5.4, 16.0, 17.0], [0.3, 2.0, 0.4, 3.0, 8.0], 5)
+    assert found["added_ms"] == 5.0 and found["proxied_p50_ms"] - found["direct_p50_ms"] > 9 and found["ok"], found
+
+
+def test_a_floor_below_the_setting_less_its_jitter_does_not_hold(monkeypatch):
+    """The round trips of a hop that bypassed its proxy: however spread, their floor cannot pass for the latency."""
+    found = check(monkeypatch, [1.0, 31.0, 61.0, 91.0], [1.0, 31.0, 61.0, 91.0], 20)
+    assert found["added_ms"] == 0 and not found["ok"], found
+    assert check(monkeypatch, [18.5, 19.0], [0.5], 20, jitter=2)["ok"]
+    assert not check(monkeypatch, [17.0, 19.0], [0.5], 20, jitter=2)["ok"]
+
+
+def test_the_proxy_s_own_cost_has_a_bound_of_its_own(monkeypatch):
+    """At 0 ms the check's bound does not grow with what it observes: a proxy that added 3 ms of its own fails."""
+    assert check(monkeypatch, [1.2], [1.0], 0)["ok"]
+    found = check(monkeypatch, [4.0, 4.1], [1.0, 1.1], 0)
+    assert found["high_ms"] < 3 and not found["ok"], found
 
 
 def test_a_setting_that_stands_out_holds(monkeypatch):
-    monkeypatch.setitem(latency.ROUND_TRIPS, "authors",
-                        round_trips([21.0, 21.2, 20.8, 21.1], [1.0, 1.2, 0.8, 1.1]))
-    check = latency.check_hop("authors", "via", "direct", 20, samples=40)
-    assert check["added_ms"] == 20 and check["ok"], check
+    found = check(monkeypatch, [21.0, 21.2, 20.8, 21.1], [1.0, 1.2, 0.8, 1.1], 20)
+    assert found["added_ms"] == 20 and found["ok"], found
+    assert not check(monkeypatch, [25.0], [1.0], 20, proxy_own_ms=0.2)["ok"], "far more than the setting"
 
 
 def test_an_unknown_hop_is_refused():

@@ -71,7 +71,7 @@ def made_up(tmp_path):
             "rows": [{"hop": r.hop, "ms": r.ms, "jitter_ms": r.jitter_ms} for r in rows],
             "loads": [{"model": "open", "value": 250}, {"model": "closed", "value": 400}],
             "predicted": {v: [latencymap.predicted_ceiling(v, r) for r in rows] for v in ("v1", "v2")},
-            "checks": {"v1": [{"repeat": 1, "row": 1, "hops": [{"added_ms": 50.4, "tolerance_ms": 3.1, "ok": True}]}],
+            "checks": {"v1": [{"repeat": 1, "row": 1, "hops": [{"added_ms": 50.4, "low_ms": 45.0, "high_ms": 53.1, "ok": True}]}],
                        "v2": []},
             "cells": {"v1": [cell(0, 0, 250, 10), cell(0, 1, 900, 200), cell(1, 0, 250, 60), cell(1, 1, 380, 900),
                              cell(1, 1, 400, 1100, repeat=2)],
@@ -161,3 +161,31 @@ def test_the_proxy_s_own_cost_is_read_from_the_cells_with_no_latency_added(made_
     assert len(rows) == 1 + 4
     # a run's own cells count each process: the same figures
     assert latencyreport.proxy_rows(data)[1][1:] == ["open 250/s", "1,000", "0.500", "25%"]
+
+
+def a_short_map(fastest_at_20):
+    """A map as e2e's short one: rows 0 and +20 ± 2 ms on the look-ups, one load, one repeat, one build."""
+    hop = {"ok": True}
+    return {"rows": [{"hop": "authors", "ms": 0, "jitter_ms": 0}, {"hop": "authors", "ms": 20, "jitter_ms": 2}],
+            "loads": [{"model": "open", "value": 40}], "environment": {"runs": 1},
+            "own": {"v1": [hop]}, "checks": {"v1": [{"repeat": 1, "row": 1, "hops": [hop]}]},
+            "cells": {"v1": [{**cell(0, 0, 40, 20), "fastest": 4.0}, {**cell(1, 0, 40, 60), "fastest": fastest_at_20}]}}
+
+
+def test_a_map_holds_where_every_answer_waited_its_row_s_latency():
+    assert all(holds for _, holds in latencymap.verdicts(a_short_map(18.5)))
+
+
+def test_a_build_that_bypassed_its_proxy_fails_the_map_however_spread_its_answers():
+    """Its answers at +20 ms: a p50 of 15 and a p99 of 60 on a busy machine (a p50 floor of 18 ms, or above the row
+    with nothing added, could pass), but its fastest in 4 ms: faster than any answer that waited 18 ms."""
+    found = dict(latencymap.verdicts(a_short_map(4.0)))
+    assert [sentence for sentence, holds in found.items() if not holds] == [
+        "no complete answer faster than its row's latency less the jitter (faster: [('v1', 'authors', 20, 0, 4.0)])"]
+
+
+def test_a_map_with_a_missing_cell_or_a_proxy_that_costs_too_much_fails():
+    short = a_short_map(19.0)
+    short["cells"]["v1"].pop()
+    short["own"]["v1"][0] = {"ok": False}
+    assert [holds for _, holds in latencymap.verdicts(short)] == [True, False, False, True]

@@ -73,6 +73,8 @@ def test_thresholds_are_evaluated_on_the_samples():
     assert crossed(one_degraded, "closed") == [], "1 in 200 is within 99 %"
     assert crossed(one_degraded, "smoke") == ["degraded 1, more than 0"]
     assert crossed([], "closed") == ["no request was sent"]
+    unsent = [row(1_000_000 + i, 5) for i in range(150)] + [row(1_000_000 + i, 0, outcome="unsent") for i in range(50)]
+    assert crossed(unsent, "closed") == ["complete 150 of 200 due, not above 99%"], "a request never sent is not complete"
 
 
 def test_samples_from_a_job_log_round_trip():

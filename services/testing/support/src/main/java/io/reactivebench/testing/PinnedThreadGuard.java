@@ -1,10 +1,13 @@
 package io.reactivebench.testing;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import jdk.jfr.Event;
 import jdk.jfr.Name;
@@ -16,20 +19,47 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Fails a test class when a virtual thread pinned its carrier while it ran: JFR's {@code jdk.VirtualThreadPinned}
- * events, every one (threshold 0, not JFR's default 20 ms), recorded in this JVM. Left out, as not the
- * application's: pins of the JDK's own I/O poller threads ({@code sun.nio.ch.Poller}), and a class being loaded
- * for the first time (the JVM calls the class loader from native code, which pins even on JDK 24+; a cold
- * service's first requests do that for a few milliseconds).
+ * Fails a test class when a virtual thread pinned its carrier in a way that matters while it ran: JFR's
+ * {@code jdk.VirtualThreadPinned} events, every one (threshold 0, not JFR's default 20 ms), recorded in this JVM.
+ * A pin matters when the code that led into it is the project's, when it lasted {@link #ONE_OFF_BOUND} or more, or
+ * when the same site pinned again in the class. Left out: a one-off pin inside the JDK on a first use, reached from a
+ * library (the JDK's method-type cache, filled once while a connection pool links its first call: its length is how
+ * busy the machine is that moment, not the code's), which is printed, not failed; and, as not the application's at
+ * all, pins of the JDK's own I/O poller threads ({@code sun.nio.ch.Poller}) and a class being loaded for the first
+ * time (the JVM calls the class loader from native code, which pins even on JDK 24+).
  */
 public class PinnedThreadGuard implements BeforeAllCallback, AfterAllCallback {
     static final String PINNED = "jdk.VirtualThreadPinned";
+    /** A pin this long always matters: over ten times the 15 ms a first use took at a load average of 9-13 on two cores. */
+    static final Duration ONE_OFF_BOUND = Duration.ofMillis(200);
+    private static final String PROJECT = "io.reactivebench.";
+    private static final List<String> JDK = List.of("java.", "javax.", "jdk.", "sun.", "com.sun.");
     private static final String JDK_POLLER = "sun.nio.ch.Poller";
     private static final Duration DELIVERY = Duration.ofSeconds(10);
 
-    private static final List<String> PINS = new CopyOnWriteArrayList<>();
+    private static final List<Pin> PINS = new CopyOnWriteArrayList<>();
     private static volatile CountDownLatch delivered;
     private static RecordingStream stream;
+
+    /** One pin: the stack's frames as {@code type.method}, innermost first, and how long the carrier was held. */
+    record Pin(List<String> frames, Duration duration, String description) {
+
+        /** The code that led into the pin: the innermost frame that is not the JDK's (null: the JDK's alone). */
+        String ledBy() {
+            return frames.stream().filter(frame -> JDK.stream().noneMatch(frame::startsWith)).findFirst().orElse(null);
+        }
+
+        /** Where it pinned: the JDK's frames down to the code that led into them, and that code. */
+        List<String> site() {
+            String ledBy = ledBy();
+            return ledBy == null ? frames : frames.subList(0, frames.indexOf(ledBy) + 1);
+        }
+
+        boolean ledByTheProject() {
+            String ledBy = ledBy();
+            return ledBy != null && ledBy.startsWith(PROJECT);
+        }
+    }
 
     /** Marks a point in the recording: once it has arrived, every event before it has. */
     @Name("io.reactivebench.testing.Checkpoint")
@@ -45,7 +75,7 @@ public class PinnedThreadGuard implements BeforeAllCallback, AfterAllCallback {
         stream.enable(Checkpoint.class);
         stream.onEvent(PINNED, event -> {
             if (!notTheApplications(event)) {
-                PINS.add(describe(event));
+                PINS.add(pin(event));
             }
         });
         stream.onEvent(Checkpoint.class.getAnnotation(Name.class).value(), event -> delivered.countDown());
@@ -54,7 +84,7 @@ public class PinnedThreadGuard implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** The pins recorded until now (JFR delivers events in batches, so this waits for the latest). */
-    static List<String> pins() {
+    static List<Pin> recorded() {
         delivered = new CountDownLatch(1);
         new Checkpoint().commit();
         try {
@@ -68,9 +98,29 @@ public class PinnedThreadGuard implements BeforeAllCallback, AfterAllCallback {
         return List.copyOf(PINS);
     }
 
+    /** The pins until now that matter (see the class comment), described. */
+    static List<String> pins() {
+        return thatMatter(recorded()).stream().map(Pin::description).toList();
+    }
+
     static void clear() {
-        pins();
+        recorded();
         PINS.clear();
+    }
+
+    /** Of these pins, the ones that matter: led by the project's code, as long as the bound, or from a site seen twice. */
+    static List<Pin> thatMatter(List<Pin> pins) {
+        Map<List<String>, Long> bySite = pins.stream().collect(Collectors.groupingBy(Pin::site, Collectors.counting()));
+        List<Pin> matter = new ArrayList<>();
+        for (Pin pin : pins) {
+            if (pin.ledByTheProject() || pin.duration().compareTo(ONE_OFF_BOUND) >= 0 || bySite.get(pin.site()) > 1) {
+                matter.add(pin);
+            } else {
+                System.out.println("[PinnedThreadGuard] left out, a one-off pin inside the JDK on a first use: "
+                        + pin.description());
+            }
+        }
+        return matter;
     }
 
     /** A pin of the JDK's own I/O poller, or of the JVM loading a class (see the class comment). */
@@ -80,14 +130,14 @@ public class PinnedThreadGuard implements BeforeAllCallback, AfterAllCallback {
                         || frame.getMethod().getName().equals("loadClass"));
     }
 
-    private static String describe(RecordedEvent event) {
-        String stack = event.getStackTrace() == null ? "(no stack trace)" : event.getStackTrace().getFrames().stream()
-                .limit(12).map(PinnedThreadGuard::frame).collect(Collectors.joining("\n    at ", "    at ", ""));
-        return "a virtual thread pinned its carrier for " + event.getDuration().toMillis() + " ms:\n" + stack;
-    }
-
-    private static String frame(RecordedFrame frame) {
-        return frame.getMethod().getType().getName() + "." + frame.getMethod().getName() + " line " + frame.getLineNumber();
+    private static Pin pin(RecordedEvent event) {
+        List<RecordedFrame> frames = event.getStackTrace() == null ? List.of() : event.getStackTrace().getFrames();
+        Function<RecordedFrame, String> name = frame -> frame.getMethod().getType().getName() + "." + frame.getMethod().getName();
+        String stack = frames.isEmpty() ? "(no stack trace)" : frames.stream().limit(12)
+                .map(frame -> name.apply(frame) + " line " + frame.getLineNumber())
+                .collect(Collectors.joining("\n    at ", "    at ", ""));
+        return new Pin(frames.stream().map(name).toList(), event.getDuration(),
+                "a virtual thread pinned its carrier for " + event.getDuration().toMillis() + " ms:\n" + stack);
     }
 
     @Override

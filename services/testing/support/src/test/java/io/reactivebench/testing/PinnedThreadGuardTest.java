@@ -3,11 +3,16 @@ package io.reactivebench.testing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.reactivebench.testing.PinnedThreadGuard.Pin;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
-/** The guard bites: a virtual thread that parks inside a class initializer pins its carrier (even on JDK 24+). */
+/**
+ * The guard bites: a virtual thread that parks inside a class initializer pins its carrier (even on JDK 24+), and a
+ * pin in the JDK that repeats or lasts is kept; a one-off pin inside the JDK on a first use is left out.
+ */
 class PinnedThreadGuardTest {
 
     static class ParksWhileInitializing {
@@ -37,5 +42,41 @@ class PinnedThreadGuardTest {
             }
         }).join();
         assertEquals(List.of(), PinnedThreadGuard.pins());
+    }
+
+    /** The stack of the pin seen on a busy fresh machine: the JDK's method-type cache, filled on a pool's first call. */
+    private static final List<String> FIRST_USE_IN_THE_JDK = List.of(
+            "java.lang.VirtualThread.parkOnCarrierThread", "java.lang.VirtualThread.park",
+            "java.util.concurrent.locks.LockSupport.park", "java.lang.ref.ReferenceQueue.poll",
+            "jdk.internal.util.ReferencedKeyMap.get", "java.lang.invoke.MethodType.makeImpl",
+            "io.agroal.pool.ConnectionPool.handlerFromSharedCache", "io.agroal.pool.ConnectionPool.getConnection",
+            "io.reactivebench.authors.AuthorRepository.findById");
+
+    private static Pin pin(List<String> frames, long millis) {
+        return new Pin(frames, Duration.ofMillis(millis), frames.get(frames.size() - 1) + " " + millis + " ms");
+    }
+
+    @Test
+    void leavesOutAOneOffPinInsideTheJdkOnAFirstUse() {
+        assertEquals(List.of(), PinnedThreadGuard.thatMatter(List.of(pin(FIRST_USE_IN_THE_JDK, 15))));
+    }
+
+    @Test
+    void keepsThePinsOfTheSameSiteWhenItRepeats() {
+        List<Pin> twice = List.of(pin(FIRST_USE_IN_THE_JDK, 15), pin(FIRST_USE_IN_THE_JDK, 2));
+        assertEquals(twice, PinnedThreadGuard.thatMatter(twice));
+    }
+
+    @Test
+    void keepsAPinInsideTheJdkThatLastsPastTheBound() {
+        Pin long_ = pin(FIRST_USE_IN_THE_JDK, PinnedThreadGuard.ONE_OFF_BOUND.toMillis());
+        assertEquals(List.of(long_), PinnedThreadGuard.thatMatter(List.of(long_)));
+    }
+
+    @Test
+    void keepsAOneOffPinThatTheProjectsCodeLedInto() {
+        Pin ours = pin(List.of("java.lang.VirtualThread.park", "java.util.concurrent.locks.LockSupport.parkNanos",
+                "io.reactivebench.web.AuthorLookups.<clinit>", "io.agroal.pool.ConnectionPool.getConnection"), 1);
+        assertEquals(List.of(ours), PinnedThreadGuard.thatMatter(List.of(ours)));
     }
 }
