@@ -131,16 +131,47 @@ def pools(version):
     return {bound.name: bound.size(version) for bound in BOUNDS if version in bound.versions}
 
 
-def predicted_ceiling(version, row):
+def rule():
+    """How each bound holds, as data a map keeps beside its pools: with both, its predictions can be computed again
+    from the map alone, by the rule of the code that measured it."""
+    return [{"name": bound.name, "hop": bound.hop, "units": bound.units, "holds": bound.holds} for bound in BOUNDS]
+
+
+def predict(sizes, bounds, row):
     """Requests/s at most by Little's law (in flight = rate × time held) for the added latency alone: each bound's
-    figure, the lowest, and what it is. None at 0 ms: there the machine's CPU bounds, which that row measures."""
-    seconds = row.ms / 1000
+    figure (sizes: {bound's name: size} of a build; bounds: the rule), the lowest, and what it is. None at 0 ms:
+    there the machine's CPU bounds, which that row measures."""
+    seconds = row["ms"] / 1000
     if seconds <= 0:
         return None
-    bounds = {bound.name: round(bound.size(version) / (bound.units * bound.holds * seconds))
-              for bound in BOUNDS if version in bound.versions and bound.hop == row.hop}
-    lowest = min(bounds, key=bounds.get)
-    return {"bounds": bounds, "ceiling": bounds[lowest], "bound_by": lowest}
+    figures = {bound["name"]: round(sizes[bound["name"]] / (bound["units"] * bound["holds"] * seconds))
+               for bound in bounds if bound["name"] in sizes and bound["hop"] == row["hop"]}
+    lowest = min(figures, key=figures.get)
+    return {"bounds": figures, "ceiling": figures[lowest], "bound_by": lowest}
+
+
+def predicted_ceiling(version, row):
+    """A build's ceiling at a row (a latency.Setting) by Little's law, from what it runs with (see predict)."""
+    return predict(pools(version), rule(), dataclasses.asdict(row))
+
+
+def predictions_problems(data):
+    """Where a map's predictions are not what its pools give by its rule, for the run's own and for every revision
+    made after it (each names its commit and why). [] when there is none."""
+    problems = []
+    for revision in [{"commit": data.get("commit"), "why": "the run's own", **data}, *data.get("revisions", ())]:
+        where = f"the prediction of {revision.get('commit')}"
+        if not revision.get("commit") or not revision.get("why"):
+            problems.append(f"{where}: a revision names its commit and why")
+            continue
+        if "rule" not in revision:
+            problems.append(f"{where}: no rule kept to compute it again")
+            continue
+        for version, predicted in revision["predicted"].items():
+            again = [predict(revision["pools"][version], revision["rule"], row) for row in data["rows"]]
+            if predicted != again:
+                problems.append(f"{where}, {version}: not what its pools give by its rule ({again})")
+    return problems
 
 
 def sweep_kept(sweep):
@@ -294,7 +325,7 @@ def run_map(platform, proxy, versions, directory, repeats, where, chosen=None, s
     document = {"schema": SCHEMA, "commit": environment["git_commit"], "timestamp": environment["timestamp"],
                 "where": environment["where"], "environment": environment, "duration": duration,
                 "rows": [dataclasses.asdict(row) for row in rows], "loads": [dataclasses.asdict(load) for load in loads],
-                "pools": {version: pools(version) for version in versions},
+                "pools": {version: pools(version) for version in versions}, "rule": rule(),
                 "tuned": {version: TUNED.get(version, {}) for version in versions},
                 "sweep": sweep_kept(sweep) if sweep else None,
                 "predicted": {version: [predicted_ceiling(version, row) for row in rows] for version in versions},

@@ -66,11 +66,12 @@ def ratio_rows(data, version, figure="complete_per_s"):
 def prediction_rows(data, found):
     rows = [["build", "latency", "predicted ceiling (requests/s)", "what bounds it", "measured: most complete/s",
              "measured / predicted"]]
+    latest = (data.get("revisions") or [data])[-1]  # a prediction revised after the run: the latest, and says so
     for version in data["cells"]:
         measured = measured_ceilings(data, found, version)
         machine = measured[0] if data["rows"][0]["ms"] == 0 else None
         for index, row in enumerate(data["rows"]):
-            prediction = data["predicted"][version][index]
+            prediction, original = latest["predicted"][version][index], data["predicted"][version][index]
             if prediction is None:
                 ceiling, why = machine, "the machine (measured at 0 ms)"
             elif machine is not None and machine < prediction["ceiling"]:
@@ -78,6 +79,9 @@ def prediction_rows(data, found):
                                         f"{prediction['bound_by']})"
             else:
                 ceiling, why = prediction["ceiling"], prediction["bound_by"]
+            if prediction != original:
+                why += f" (revised after the run, at {latest['commit']}: {latest['why']}; the run's own code " \
+                       f"predicted {original['ceiling']}/s, {original['bound_by']})"
             rows.append([NAMES.get(version, version), row_label(row), f"{ceiling:.0f}" if ceiling else "–", why,
                          f"{measured[index]:.0f}" if measured[index] is not None else "–",
                          f"{measured[index] / ceiling:.2f}" if ceiling and measured[index] is not None else "–"])

@@ -182,15 +182,17 @@ def overload_counts(runs):
 
 def consistency(summary):
     """Where a summary's figures are not what their own rounds give: a median, a lowest or highest round, a ratio
-    of a round, the median of the ratios; for a chaos summary, each build's counts of its overload runs. [] when
-    there is none."""
+    of a round, the median, lowest and highest of the ratios, one entry per round of the scenario, the drifted rounds
+    from the rounds' drift; for a chaos summary, each build's counts of its overload runs; for a map, its ratios
+    from its cells and its predictions from its pools. [] when there is none."""
     if summary.get("schema") == ab.SCHEMA:
         return ab.consistency(summary)
     if summary.get("schema") == compare.SCHEMA:
         return compare.consistency(summary)
-    if summary.get("schema") == latencymap.SCHEMA:  # its ratios are what its cells give
-        return [] if summary.get("ratios") == latencyreport.ratio_grid(summary) else \
-            ["ratios: not what its cells give (the medians over the repeats, each build over v1)"]
+    if summary.get("schema") == latencymap.SCHEMA:  # its ratios are what its cells give, its predictions its pools
+        return ([] if summary.get("ratios") == latencyreport.ratio_grid(summary) else
+                ["ratios: not what its cells give (the medians over the repeats, each build over v1)"]) \
+            + latencymap.predictions_problems(summary)
     problems = []
     if summary.get("schema") == CHAOS_SCHEMA:
         for version, found in summary["overload"].items():
@@ -199,7 +201,12 @@ def consistency(summary):
         return problems
     for scenario_name, scenario in summary["scenarios"].items():
         builds = scenario["builds"]
+        numbers = [r["number"] for r in scenario["rounds"]]
+        drifted = sorted(r["number"] for r in scenario["rounds"] if r["drift"] is not None)
         for v, build in builds.items():
+            if build["runs"] != len(numbers) or any(len(figure["rounds"]) != len(numbers)
+                                                    for kind in ("figures", "cpu_ms") for figure in build[kind].values()):
+                problems.append(f"{scenario_name} {v}: not one run and one figure per round of the {len(numbers)}")
             for kind in ("figures", "cpu_ms"):
                 for key, figure in build[kind].items():
                     again = results.Figure.of(figure["unit"], figure["rounds"])
@@ -215,9 +222,18 @@ def consistency(summary):
                     if not close(value, expected):
                         problems.append(f"{scenario_name} {v}/v1 {key}: round {number} says {value}, its figures "
                                         f"give {expected}")
+                if [number for number, _ in ratio["rounds"]] != numbers:
+                    problems.append(f"{scenario_name} {v}/v1 {key}: its rounds are not the scenario's {numbers}")
+                if ratio["drifted_rounds"] != drifted:
+                    problems.append(f"{scenario_name} {v}/v1 {key}: drifted rounds {ratio['drifted_rounds']} are not "
+                                    f"the rounds the machine drifted in, {drifted}")
                 measured = [value for _, value in ratio["rounds"] if value is not None]
-                kept = [value for number, value in ratio["rounds"]
-                        if value is not None and number not in ratio["drifted_rounds"]]
+                kept = [value for number, value in ratio["rounds"] if value is not None and number not in drifted]
+                if not (close(ratio["low"], min(measured, default=None))
+                        and close(ratio["high"], max(measured, default=None))):
+                    problems.append(f"{scenario_name} {v}/v1 {key}: lowest and highest {ratio['low']}, "
+                                    f"{ratio['high']} are not its rounds' ratios' {min(measured, default=None)}, "
+                                    f"{max(measured, default=None)}")
                 if not close(ratio["median"], statistics.median(measured) if measured else None):
                     problems.append(f"{scenario_name} {v}/v1 {key}: median {ratio['median']} is not the median of "
                                     f"its rounds' ratios")

@@ -62,6 +62,42 @@ def test_a_summary_whose_ratio_is_not_what_its_rounds_give_fails(tmp_path):
     assert any("round 1 says 1.5, its figures give 1.4" in p for p in problems), problems
 
 
+def test_a_changed_interval_a_dropped_round_or_cleared_drift_flags_fail(tmp_path):
+    """What the docs bracket a ratio with, how many rounds it rests on and which rounds drifted are checked as its
+    median is: each edit below, left alone by the median, fails."""
+    path, _, summaries = published(tmp_path)
+    original = json.loads(path.read_text())
+
+    def problems_after(edit):
+        summary = json.loads(json.dumps(original))
+        edit(summary["scenarios"]["closed"])
+        path.write_text(json.dumps(summary))
+        return figures.check(tmp_path, summaries)
+
+    def narrower(scenario):
+        scenario["ratios"]["v2"]["ok_rps"]["low"] = 1.55
+    assert any("lowest and highest 1.55, 3.0" in p for p in problems_after(narrower))
+
+    def dropped(scenario):  # the last round dropped from the ratio, its median taken again: still 1.55, not the 1.6
+        ratio = scenario["ratios"]["v2"]["ok_rps"]
+        ratio["rounds"] = ratio["rounds"][:-1]
+        ratio["median"] = ratio["median_without_drifted"] = 1.55
+        ratio["high"] = 1.6
+    assert any("its rounds are not the scenario's [1, 2, 3]" in p for p in problems_after(dropped))
+
+    def cleared(scenario):
+        for ratio in scenario["ratios"]["v2"].values():
+            ratio["drifted_rounds"] = []
+            ratio["median_without_drifted"] = ratio["median"]
+    assert any("drifted rounds [] are not the rounds the machine drifted in, [3]" in p for p in problems_after(cleared))
+
+    def fewer_runs(scenario):
+        scenario["builds"]["v2"]["runs"] = 2
+    assert any("closed v2: not one run and one figure per round of the 3" in p for p in problems_after(fewer_runs))
+    path.write_text(json.dumps(original))
+    assert figures.check(tmp_path, summaries) == []
+
+
 def test_an_unknown_summary_or_path_fails_loudly(tmp_path):
     _, readme, summaries = published(tmp_path)
     readme.write_text("<!-- figure nothing scenarios.closed {:.1f} -->1<!-- /figure -->")

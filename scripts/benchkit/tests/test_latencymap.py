@@ -1,4 +1,5 @@
 """The latency map's grid, its Little's-law predictions and its report, on figures made up for the purpose."""
+import dataclasses
 import json
 
 import pytest
@@ -70,6 +71,7 @@ def made_up(tmp_path):
             "where": "made up", "environment": {"runs": 2}, "duration": "10s",
             "rows": [{"hop": r.hop, "ms": r.ms, "jitter_ms": r.jitter_ms} for r in rows],
             "loads": [{"model": "open", "value": 250}, {"model": "closed", "value": 400}],
+            "pools": {v: latencymap.pools(v) for v in ("v1", "v2")}, "rule": latencymap.rule(),
             "predicted": {v: [latencymap.predicted_ceiling(v, r) for r in rows] for v in ("v1", "v2")},
             "checks": {"v1": [{"repeat": 1, "row": 1, "hops": [{"added_ms": 50.4, "low_ms": 45.0, "high_ms": 53.1, "ok": True}]}],
                        "v2": []},
@@ -189,3 +191,40 @@ def test_a_map_with_a_missing_cell_or_a_proxy_that_costs_too_much_fails():
     short["cells"]["v1"].pop()
     short["own"]["v1"][0] = {"ok": False}
     assert [holds for _, holds in latencymap.verdicts(short)] == [True, False, False, True]
+
+
+def test_a_map_s_predictions_are_what_its_pools_give_by_its_rule(made_up):
+    """A changed prediction, a changed pool or a changed rule fails the check: the prediction is computed again from
+    the map alone."""
+    from benchkit import summaries
+    _, data = made_up
+    good = {**data, "ratios": latencyreport.ratio_grid(data)}
+    assert summaries.consistency(good) == []
+    changed = json.loads(json.dumps(good))
+    changed["predicted"]["v1"][1]["ceiling"] += 1
+    assert summaries.consistency(changed)
+    changed = json.loads(json.dumps(good))
+    changed["pools"]["v2"]["web-api's connections to authors"] = 400
+    assert summaries.consistency(changed)
+    changed = json.loads(json.dumps(good))
+    changed["rule"][0]["holds"] = 2
+    assert summaries.consistency(changed)
+
+
+def test_a_prediction_revised_after_the_run_is_kept_beside_the_original_and_the_row_says_so(made_up):
+    from benchkit import summaries
+    _, data = made_up
+    revised = json.loads(json.dumps({**data, "ratios": latencyreport.ratio_grid(data)}))
+    pools = {v: {**p, "web-api's connections to authors": 25} for v, p in revised["pools"].items()}
+    rows = [latency.Setting(r["hop"], r["ms"], r["jitter_ms"]) for r in revised["rows"]]
+    revision = {"commit": "def5678", "why": "a pool counted twice", "rule": revised["rule"], "pools": pools,
+                "predicted": {v: [latencymap.predict(pools[v], revised["rule"], dataclasses.asdict(r)) for r in rows]
+                              for v in pools}}
+    revised["revisions"] = [revision]
+    assert summaries.consistency(revised) == []
+    row = next(r for r in latencyreport.prediction_rows(revised, latencyreport.medians(revised))
+               if r[0].startswith("v2") and "+50" in r[1])
+    assert row[2] == "100" and "at def5678: a pool counted twice" in row[3] and "predicted 400/s" in row[3], row
+    assert summaries.consistency({**revised, "revisions": [{**revision, "why": ""}]}), "a revision says why"
+    revision["predicted"]["v2"][1]["ceiling"] = 99
+    assert summaries.consistency(revised), "a revision is checked as the original is"
