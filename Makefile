@@ -129,7 +129,7 @@ tls: build loadgen benchkit toxiproxy ## What TLS to PostgreSQL (required in the
 	@scripts/demo.sh tls
 
 .PHONY: reads
-reads: build loadgen benchkit toxiproxy ## How v1 and v3 read, A/B: in a transaction of their own (as shipped) or without one (autocommit), in rounds on a fresh local stack; writes results/reads-<time>/reads.html (docs/tuning.md).
+reads: build loadgen benchkit toxiproxy ## How v1 and v3 read, A/B: in a transaction of their own or without one (autocommit, as shipped), in rounds on a fresh local stack; writes results/reads-<time>/reads.html (docs/tuning.md).
 	@scripts/demo.sh reads
 
 .PHONY: latency-map
@@ -229,7 +229,7 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	@# background ended before its tools were built (make itself exits 1 or 2): the background's log tells why.
 	@started=$$(date +%s); at() { echo "$$(( ($$(date +%s) - started) / 60 )) min"; }; busy=""; \
 	  if (( $(BUSY_CORES) > 0 )); then echo "==> $(BUSY_CORES) cores kept busy at nice 19 until test-e2e ends (BUSY_CORES)"; \
-	    setsid nice -n 19 bash -c 'for _ in $$(seq $(BUSY_CORES)); do while :; do :; done & done; wait' & busy=$$!; fi; \
+	    setsid scripts/busy-cores.sh $(BUSY_CORES) & busy=$$!; fi; \
 	  setsid nice -n 19 bash -c '$(MAKE) --no-print-directory node-packages & packages=$$!; \
 	    $(MAKE) --no-print-directory $(TEST_K8S_TOOLS) && touch $(TEST_K8S_TOOLS_READY) && \
 	    $(MAKE) --no-print-directory node-binaries helm; built=$$?; wait $$packages; packaged=$$?; exit $$((built ? built : packaged))' \
@@ -312,7 +312,7 @@ clean: down ## Stop the local stack and remove build output and local state (res
 .PHONY: loadgen
 loadgen: $(LOADGEN) ## Build the load generator (load/) into .tools/bin, static, again only after a change.
 $(LOADGEN): $(LOADGEN_SOURCES)
-	@command -v go >/dev/null || { echo "loadgen is built with Go: install Go 1.25+"; exit 1; }
+	@command -v go >/dev/null || { echo "loadgen is built with Go: install Go 1.26+ (load/go.mod)"; exit 1; }
 	@echo "==> Building loadgen $(LOADGEN_VERSION) (load/)"
 	@mkdir -p $(LOCALBIN)
 	@cd load && CGO_ENABLED=0 go build -o $@ -ldflags "$(GO_LDFLAGS) -X main.version=$(LOADGEN_VERSION)" .

@@ -26,18 +26,16 @@ if curl -s -o /dev/null "$(service_url web-api-v1)"; then
 fi
 # CPU_HOGS=N: N busy loops at normal priority compete for the cores during the whole suite (off by default),
 # to prove that no check depends on how fast the machine is that minute (two on two cores: each core shared).
-hogs=()
+hogs=""
 stop_everything() {
-  ((${#hogs[@]} == 0)) || kill "${hogs[@]}" 2>/dev/null || true
+  [[ -z $hogs ]] || kill -- "-$hogs" 2>/dev/null || true
   "$ROOT/scripts/stack.sh" down >/dev/null 2>&1 || true
 }
 trap stop_everything EXIT
 rm -rf "$LOCAL_DIR" && mkdir -p "$WORK"
 if ((${CPU_HOGS:-0} > 0)); then
-  for _ in $(seq "$CPU_HOGS"); do
-    bash -c 'while :; do :; done' &
-    hogs+=($!)
-  done
+  setsid "$ROOT/scripts/busy-cores.sh" "$CPU_HOGS" 0 &
+  hogs=$!
   step "$CPU_HOGS busy loops compete for the $(nproc) cores until the suite ends (CPU_HOGS)"
 fi
 "$ROOT/scripts/stack.sh" up

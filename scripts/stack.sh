@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The local stack: PostgreSQL, Kafka and the six services on loopback, no Docker, no Kubernetes.
+# The local stack: PostgreSQL, Kafka and the nine services (three services x three builds) on loopback, no Docker, no Kubernetes.
 #   stack.sh up       start what is not running yet, wait until everything is ready
 #   stack.sh down     stop everything the stack started (also after a crash)
 #   stack.sh status   what runs, where, and whether it is ready

@@ -34,22 +34,14 @@ public class ConnectionQueue {
     private final Semaphore places;
     private final int connections;
     private final Duration timeout;
-    private final boolean enabled;
     private final LongAdder turns = new LongAdder();
 
-    /** enabled: false (JDBC_CONNECTION_QUEUE_ENABLED=false) leaves the waiting to Agroal, as before: for an A/B. */
     @Inject
     public ConnectionQueue(@ConfigProperty(name = "quarkus.datasource.jdbc.max-size") int connections,
-            @ConfigProperty(name = "quarkus.datasource.jdbc.acquisition-timeout", defaultValue = "5S") Duration timeout,
-            @ConfigProperty(name = "jdbc.connection-queue.enabled", defaultValue = "true") boolean enabled) {
+            @ConfigProperty(name = "quarkus.datasource.jdbc.acquisition-timeout", defaultValue = "5S") Duration timeout) {
         this.connections = connections;
         this.timeout = timeout;
-        this.enabled = enabled;
         this.places = new Semaphore(connections, true);
-    }
-
-    public ConnectionQueue(int connections, Duration timeout) {
-        this(connections, timeout, true);
     }
 
     /**
@@ -66,9 +58,6 @@ public class ConnectionQueue {
     }
 
     private <T> T inTurn(Callable<T> work, boolean counted) throws Exception {
-        if (!enabled) {
-            return work.call();
-        }
         if (!places.tryAcquire(timeout.toNanos(), NANOSECONDS)) {
             throw new SQLTransientConnectionException("Acquisition timeout: no connection free within "
                     + timeout.toMillis() + " ms, " + waiting() + " waiting");
