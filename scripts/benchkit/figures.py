@@ -19,12 +19,16 @@ Markers (HTML comments, invisible on GitHub):
     <!-- figures NAME TABLE -->…<!-- /figures -->               a table of the summary (TABLES names them)
     <!-- chart NAME KIND -->…<!-- /chart -->                     a picture drawn from the summary (CHARTS names them)
                                                                into docs/figures/NAME-KIND.svg, which the text
-                                                               between the markers shows"""
+                                                               between the markers shows
+    <!-- setting MODULE.NAME FORMAT -->10 %<!-- /setting -->    a constant of the harness, not a measurement: NAME
+                                                               of benchkit's MODULE ("calibration.DRIFT_LIMIT",
+                                                               "curve.SHARES.0"), so the docs say what the code does"""
+import importlib
 import pathlib
 import re
 import sys
 
-from . import NAMES, ROOT, ab, compare, latencyreport, results
+from . import NAMES, ROOT, ab, compare, latencyreport, results, unmarked
 from .stats import close
 from .summaries import SUMMARIES, consistency, publish_ab, publish_chaos, publish_found, summaries
 
@@ -32,13 +36,14 @@ DOCUMENTS = ("README.md", "docs/*.md")
 FIGURE = re.compile(r"<!-- figure (\S+) (\S+) (.+?) -->(.*?)<!-- /figure -->", re.DOTALL)
 TABLE = re.compile(r"<!-- figures (\S+) (\S+) -->\n(.*?)<!-- /figures -->", re.DOTALL)
 CHART = re.compile(r"<!-- chart (\S+) (\S+) -->(.*?)<!-- /chart -->", re.DOTALL)
+SETTING = re.compile(r"<!-- setting (\S+) (.+?) -->(.*?)<!-- /setting -->", re.DOTALL)
 PICTURES = "docs/figures"  # under the root of the docs
 
 
 def at(summary, path):
     value = summary
     for key in path.split("."):
-        value = value[int(key)] if isinstance(value, list) else value[key]
+        value = value[int(key)] if isinstance(value, (list, tuple)) else value[key]
     return value
 
 
@@ -292,14 +297,27 @@ def rendered(text, found, where):
             raise SystemExit(f"{where}: no summary {name} or no table {kind} ({', '.join(TABLES)})")
         return f"<!-- figures {name} {kind} -->\n{markdown(TABLES[kind](found[name]))}<!-- /figures -->"
 
-    return TABLE.sub(table, FIGURE.sub(figure, text))
+    def setting(match):
+        path, pattern = match.group(1), match.group(2)
+        module, _, rest = path.partition(".")
+        name, _, keys = rest.partition(".")
+        try:
+            value = getattr(importlib.import_module(f"{__package__}.{module}"), name)
+            value = at(value, keys) if keys else value
+        except (ImportError, AttributeError, KeyError, IndexError, ValueError, TypeError):
+            raise SystemExit(f"{where}: the harness has no setting {path}") from None
+        return f"<!-- setting {path} {pattern} -->{formatted(value, pattern)}<!-- /setting -->"
+
+    return SETTING.sub(setting, TABLE.sub(table, FIGURE.sub(figure, text)))
 
 
 def check(root=ROOT, directory=SUMMARIES):
-    """[problem]: a marked figure that is not its summary's, a summary that is not consistent."""
+    """[problem]: a marked figure that is not its summary's, a summary that is not consistent, a measured number
+    outside a marker (unmarked.py)."""
     found = summaries(directory)
     problems = [f"docs/results/{name}.json: {problem}" for name, summary in found.items()
                 for problem in consistency(summary)]
+    problems += unmarked.problems(documents(root), root)
     for path in documents(root):
         text = path.read_text()
         expected = rendered(text, found, path.name)

@@ -178,13 +178,18 @@ HEAT_MAPS = {"throughput": ("complete_per_s", "complete answers/s"),
 
 
 def ratio_grid(data):
-    """{kind: {version: [[version / v1 at each load] for each row]}} of throughput and p99, rounded to 3 decimals:
-    what a published map keeps for the docs' figures (and its check computes again from the cells)."""
+    """{kind: {version: [[version / v1 at each load] for each row]}} of throughput and p99, rounded to 3 decimals, and
+    each row's range of the throughput ratios over its loads ([lowest, highest]): what a published map keeps for the
+    docs' figures (and its check computes again from the cells). A row is quoted by its range, not its best cell."""
     found = medians(data)
-    return {kind: {version: [[None if r is None else round(r, 3) for r in row]
+    grid = {kind: {version: [[None if r is None else round(r, 3) for r in row]
                              for row in ratios(data, found, version, figure)]
                    for version in data["cells"] if version != BASE and BASE in data["cells"]}
             for kind, (figure, _) in HEAT_MAPS.items()}
+    grid["throughput_range"] = {version: [[min((r for r in row if r is not None), default=None),
+                                           max((r for r in row if r is not None), default=None)] for row in rows]
+                                for version, rows in grid["throughput"].items()}
+    return grid
 
 
 def heat_map(data, version, kind):

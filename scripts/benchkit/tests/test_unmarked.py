@@ -1,0 +1,39 @@
+"""The lint bites: a measured number typed by hand, or a figure whose marker was replaced by plain text, fails;
+marked figures, constants of the harness between setting markers, inline code and the settings it names pass."""
+from benchkit import figures, unmarked
+
+
+def test_a_number_typed_by_hand_is_found_with_its_line():
+    text = "Intro.\n\nv2 answered 1,554/s, 1.47× v1, in 12.5 ms at p99; 3 % were degraded.\n"
+    assert unmarked.found(text) == [(3, "1,554/s"), (3, "1.47×"), (3, "12.5 ms"), (3, "3 %")]
+
+
+def test_a_marker_replaced_by_plain_text_is_found():
+    marked = "v2 carried **<!-- figure demo scenarios.closed.ratios.v2.ok_rps.median {:.2f}× -->1.47×<!-- /figure -->**"
+    assert unmarked.found(marked) == []
+    assert unmarked.found("v2 carried **1.47×**") == [(1, "1.47×")]
+
+
+def test_settings_constants_and_code_pass():
+    text = ("a round that moved more than <!-- setting calibration.DRIFT_LIMIT {:.0%} -->10%<!-- /setting --> is "
+            "flagged; run `RUNS=3 DURATION=60s make demo`;\nwith 50 ms per\nlook-up and 5 ms per query, at an open "
+            "250/s,\n```\n$ loadgen → 900 answers\n```\n")
+    assert unmarked.found(text) == []
+
+
+def test_a_setting_marker_renders_the_harness_s_own_constant():
+    text = "more than <!-- setting calibration.DRIFT_LIMIT {:.0%} -->15%<!-- /setting --> is flagged"
+    assert figures.rendered(text, {}, "x.md") == text.replace("15%", "10%")
+
+
+def test_a_page_may_not_hold_more_or_fewer_than_it_is_known_to(tmp_path, monkeypatch):
+    page = tmp_path / "docs" / "page.md"
+    page.parent.mkdir()
+    page.write_text("It took 3 s, then 4 s.\n")
+    monkeypatch.setattr(unmarked, "NOT_YET", {})
+    assert "2 measured number(s) outside a figure marker: line 1: '3 s', line 1: '4 s'" in \
+        unmarked.problems([page], tmp_path)[0]
+    monkeypatch.setattr(unmarked, "NOT_YET", {"docs/page.md": 2})
+    assert unmarked.problems([page], tmp_path) == []
+    monkeypatch.setattr(unmarked, "NOT_YET", {"docs/page.md": 3})
+    assert "lower it" in unmarked.problems([page], tmp_path)[0]
