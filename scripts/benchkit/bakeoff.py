@@ -19,10 +19,13 @@ import threading
 import time
 
 from . import LOCAL_DIR, documents, provenance, samples, step
+from .stats import close
 
 CLOSED_USERS = 100
 OPEN_RATE = 300
 STALL_RATE, STALL_SECONDS, STALL_AT, STALL_RUN = 200, 1.0, 3.0, 8
+SCHEMA = "bakeoff/1"
+CANDIDATES = (("wrk", "closed"), ("vegeta", "closed"), ("loadgen", "closed"), ("vegeta", "open"), ("loadgen", "open"))
 
 
 def busy_jiffies():
@@ -98,6 +101,74 @@ def cost_row(name, model, result):
             "cpu_ms_per_request": 1000 * cpu / count, "machine_cpu_ms_per_request": 1000 * machine / count}
 
 
+def summarize(runs):
+    """Per candidate and model, over the rounds: CPU ms per request (median, lowest, highest), over wrk's in the same
+    round (closed only), its share of the machine's CPU per request, the target's rate, and the rate one core of the
+    candidate could drive (1,000 / its CPU ms per request)."""
+    summary = []
+    for name, model in sorted({(r["generator"], r["model"]) for r in runs}):
+        mine = [r for r in runs if (r["generator"], r["model"]) == (name, model)]
+        over_wrk = [r["cpu_ms_per_request"] / w["cpu_ms_per_request"] for r in mine for w in runs
+                    if w["generator"] == "wrk" and w["round"] == r["round"]] if model == "closed" else []
+        cpu = [r["cpu_ms_per_request"] for r in mine]
+        summary.append({"generator": name, "model": model, "cpu_ms_per_request": statistics.median(cpu),
+                        "cpu_ms_low": min(cpu), "cpu_ms_high": max(cpu),
+                        "times_wrk": statistics.median(over_wrk) if over_wrk else None,
+                        "share_of_machine": statistics.median(r["cpu_ms_per_request"] / r["machine_cpu_ms_per_request"]
+                                                              for r in mine),
+                        "rate": statistics.median(r["rate"] for r in mine),
+                        "one_core_rate": 1000 / statistics.median(cpu)})
+    return summary
+
+
+def passed(stall):
+    """The coordinated-omission verdict from its counts."""
+    return bool(stall["due_during_stall"]) and not stall["hid_the_stall"] and stall["recorded"] >= stall["expected"]
+
+
+def consistency(document):
+    """Where a bake-off's summary or verdicts are not what its runs and counts give ([] when none is)."""
+    problems = []
+    expected = summarize(document["runs"])
+    if len(document["summary"]) != len(expected):
+        problems.append("summary: not one entry per candidate and model of its runs")
+    for found, again in zip(document["summary"], expected):
+        for key, value in again.items():
+            if not (value == found.get(key) or (isinstance(value, float) and close(found.get(key), value))):
+                problems.append(f"summary {found['generator']} {found['model']} {key}: {found.get(key)} is not what "
+                                f"its runs give, {value}")
+    rounds = {r["round"] for r in document["runs"]}
+    if rounds != set(range(1, document["rounds"] + 1)) or len(document["runs"]) != len(CANDIDATES) * len(rounds):
+        problems.append(f"runs: not every candidate in each of its {document['rounds']} rounds")
+    for name, stall in document["coordinated_omission"].items():
+        if stall["passed"] != passed(stall):
+            problems.append(f"coordinated omission {name}: the verdict is not what its counts give")
+    return problems
+
+
+def table(document):
+    """The cost of each candidate, as docs/load-generator.md shows it."""
+    rows = [["generator", "model", "CPU ms per request (lowest–highest round)", "over wrk, same round",
+             "share of the machine's CPU per request", "target's rate /s", "one core of it drives /s"]]
+    for s in sorted(document["summary"], key=lambda s: (s["model"], s["cpu_ms_per_request"])):
+        label = document["generators"][s["generator"]].split(" [")[0].replace("debian/", "")
+        rows.append([label, "closed" if s["model"] == "closed" else f"open, {OPEN_RATE}/s",
+                     f"{s['cpu_ms_per_request']:.3f} ({s['cpu_ms_low']:.3f}–{s['cpu_ms_high']:.3f})",
+                     f"{s['times_wrk']:.1f}×" if s["times_wrk"] else "", f"{s['share_of_machine']:.0%}",
+                     f"{s['rate']:,.0f}", f"{s['one_core_rate']:,.0f}" if s["model"] == "closed" else ""])
+    return rows
+
+
+def stall_table(document):
+    """The coordinated-omission test of each candidate with an open model."""
+    rows = [["generator", "requests due during the stall", "of them hiding it", "recorded of due", "unsent",
+             "longest latency (ms)", "verdict"]]
+    for name, s in document["coordinated_omission"].items():
+        rows.append([name, f"{s['due_during_stall']:,}", f"{s['hid_the_stall']:,}", f"{s['recorded']:,} of {s['expected']:,}",
+                     f"{s['unsent']:,}", f"{s['max_latency_ms']:,.0f}", "pass" if s["passed"] else "FAIL"])
+    return rows
+
+
 def stall_assessment(rows, stall_start, stall_end):
     """Coordinated omission: every request due while the target was stopped must wait at least until it went on
     (less 50 ms for the signals' own timing), and every request due must be sent or counted as unsent."""
@@ -107,7 +178,7 @@ def stall_assessment(rows, stall_start, stall_end):
     return {"due_during_stall": len(due), "hid_the_stall": len(short), "expected": expected,
             "recorded": len(rows), "unsent": sum(1 for r in rows if r.outcome == "unsent"),
             "max_latency_ms": max((r.latency_us / 1000 for r in rows if r.outcome != "unsent"), default=0),
-            "passed": bool(due) and not short and len(rows) >= expected}
+            "passed": bool(due) and not short and len(rows) >= expected}  # passed() reads the same counts
 
 
 def stall_test(run, pid):
@@ -147,8 +218,7 @@ def main(argv):
     timed([args.loadgen], candidates.loadgen_env("warmup", USERS=CLOSED_USERS, WARMUP_ITERATIONS=150))
     runs = []
     for round_ in range(1, args.rounds + 1):
-        for name, model in (("wrk", "closed"), ("vegeta", "closed"), ("loadgen", "closed"),
-                            ("vegeta", "open"), ("loadgen", "open")):
+        for name, model in CANDIDATES:
             step(f"round {round_}: {name} {model}")
             result = getattr(candidates, name)(model, args.seconds, OPEN_RATE)
             runs.append({"round": round_, **cost_row(name, model, result)})
@@ -158,30 +228,15 @@ def main(argv):
         step(f"coordinated omission: {name}, the target stopped for {STALL_SECONDS} s")
         stalls[name] = stall_test(getattr(candidates, name), stack["pid"])
         print(f"    {stalls[name]}", flush=True)
-    summary = []
-    for name, model in sorted({(r["generator"], r["model"]) for r in runs}):
-        mine = [r for r in runs if (r["generator"], r["model"]) == (name, model)]
-        over_wrk = [r["cpu_ms_per_request"] / w["cpu_ms_per_request"] for r in mine for w in runs
-                    if w["generator"] == "wrk" and w["round"] == r["round"]] if model == "closed" else []
-        summary.append({"generator": name, "model": model,
-                        "cpu_ms_per_request": statistics.median(r["cpu_ms_per_request"] for r in mine),
-                        "times_wrk": statistics.median(over_wrk) if over_wrk else None,
-                        "share_of_machine": statistics.median(r["cpu_ms_per_request"] / r["machine_cpu_ms_per_request"]
-                                                              for r in mine),
-                        "rate": statistics.median(r["rate"] for r in mine)})
-    (args.results / "bakeoff.json").write_text(json.dumps(
-        {"schema": "bakeoff/1", "timestamp": provenance.now(), "git_commit": provenance.git_commit(),
-         "cores": os.cpu_count(), "generators": {
-             "loadgen": first_line(provenance.command_output(args.loadgen, "version")),
-             "vegeta": f"vegeta {os.environ.get('VEGETA_VERSION', '(version not given)')}",
-             "wrk": first_line(provenance.command_output(args.wrk, "-v"))},
-         "target": url, "rounds": args.rounds, "seconds": args.seconds, "runs": runs,
-         "summary": summary, "coordinated_omission": stalls}, indent=2))
-    table = [[s["generator"], s["model"], f"{s['cpu_ms_per_request']:.3f}",
-              f"{s['times_wrk']:.1f}x" if s["times_wrk"] else "", f"{100 * s['share_of_machine']:.0f} %",
-              f"{s['rate']:.0f}"] for s in summary]
-    (args.results / "bakeoff.md").write_text(documents.markdown_table(
-        [["generator", "model", "CPU ms per request", "over wrk (same round)", "share of the machine's CPU",
-          "target's rate /s"], *table]) + "\n\n" + "\n".join(
-        f"- coordinated omission, {name}: {'PASS' if s['passed'] else 'FAIL'} ({s})" for name, s in stalls.items()) + "\n")
+    summary = summarize(runs)
+    document = {"schema": SCHEMA, "timestamp": provenance.now(), "git_commit": provenance.git_commit(),
+                "cores": os.cpu_count(), "generators": {
+                    "loadgen": first_line(provenance.command_output(args.loadgen, "version")),
+                    "vegeta": f"vegeta {os.environ.get('VEGETA_VERSION', '(version not given)')}",
+                    "wrk": first_line(provenance.command_output(args.wrk, "-v"))},
+                "target": url, "rounds": args.rounds, "seconds": args.seconds, "runs": runs,
+                "summary": summary, "coordinated_omission": stalls}
+    (args.results / "bakeoff.json").write_text(json.dumps(document, indent=2))
+    (args.results / "bakeoff.md").write_text(documents.markdown_table(table(document)) + "\n\n"
+                                             + documents.markdown_table(stall_table(document)) + "\n")
     print((args.results / "bakeoff.md").read_text())

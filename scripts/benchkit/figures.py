@@ -28,7 +28,7 @@ import pathlib
 import re
 import sys
 
-from . import NAMES, ROOT, ab, compare, latencyreport, results, unmarked
+from . import NAMES, ROOT, ab, bakeoff, compare, latencyreport, results, unmarked
 from .stats import close
 from .summaries import SUMMARIES, consistency, publish_ab, publish_chaos, publish_found, summaries
 
@@ -247,7 +247,8 @@ TABLES = {"faults": faults_table, "faults-calls": faults_calls_table, "faults-cp
           "map-v3": lambda summary: latencyreport.ratio_rows(summary, "v3"),
           "map-ceilings": lambda summary: latencyreport.prediction_rows(summary, latencyreport.medians(summary)),
           "map-sweep": latencyreport.sweep_rows,
-          "map-proxy": latencyreport.proxy_rows}
+          "map-proxy": latencyreport.proxy_rows,
+          "bakeoff": bakeoff.table, "bakeoff-stall": bakeoff.stall_table}
 
 
 # ---------- the pictures a doc can show of a summary (drawn deterministically: the same summary, the same bytes)

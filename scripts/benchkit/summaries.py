@@ -7,7 +7,7 @@ import pathlib
 import statistics
 import sys
 
-from . import ROOT, ab, compare, latencymap, latencyreport, results
+from . import ROOT, ab, bakeoff, compare, latencymap, latencyreport, results
 from .stats import close
 
 SCHEMA = "reactive-bench/summary/1"
@@ -189,6 +189,8 @@ def consistency(summary):
         return ab.consistency(summary)
     if summary.get("schema") == compare.SCHEMA:
         return compare.consistency(summary)
+    if summary.get("schema") == bakeoff.SCHEMA:
+        return bakeoff.consistency(summary)
     if summary.get("schema") == latencymap.SCHEMA:  # its ratios are what its cells give, its predictions its pools
         return ([] if summary.get("ratios") == latencyreport.ratio_grid(summary) else
                 ["ratios: not what its cells give (the medians over the repeats, each build over v1)"]) \
@@ -247,6 +249,6 @@ def summaries(directory=SUMMARIES):
     found = {}
     for path in sorted(pathlib.Path(directory).glob("*.json")):
         data = json.loads(path.read_text())
-        if data.get("schema") in (SCHEMA, CHAOS_SCHEMA, ab.SCHEMA, compare.SCHEMA, latencymap.SCHEMA):
+        if data.get("schema") in (SCHEMA, CHAOS_SCHEMA, ab.SCHEMA, compare.SCHEMA, latencymap.SCHEMA, bakeoff.SCHEMA):
             found[path.stem] = data
     return found
