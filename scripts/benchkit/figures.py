@@ -312,13 +312,25 @@ def rendered(text, found, where):
     return SETTING.sub(setting, TABLE.sub(table, FIGURE.sub(figure, text)))
 
 
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+
+
+def dead_links(root=ROOT):
+    """[problem]: a link of README.md, docs/ or a committed report copy (docs/results/*.md) to a file that is not in the
+    repository: evidence nobody can open."""
+    pages = [*documents(root), *sorted((root / "docs" / "results").glob("*.md"))]
+    return [f"{page.relative_to(root)}: links {target}, which is not in the repository" for page in pages
+            for target in LINK.findall(page.read_text())
+            if not target.startswith(("http://", "https://", "mailto:")) and not (page.parent / target).exists()]
+
+
 def check(root=ROOT, directory=SUMMARIES):
     """[problem]: a marked figure that is not its summary's, a summary that is not consistent, a measured number
     outside a marker (unmarked.py)."""
     found = summaries(directory)
     problems = [f"docs/results/{name}.json: {problem}" for name, summary in found.items()
                 for problem in consistency(summary)]
-    problems += unmarked.problems(documents(root), root)
+    problems += unmarked.problems(documents(root), root) + dead_links(root)
     for path in documents(root):
         text = path.read_text()
         expected = rendered(text, found, path.name)

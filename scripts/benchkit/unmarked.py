@@ -1,10 +1,8 @@
 """No measured number unmarked: every number with a unit of measurement in README.md and docs/*.md stands between
 figure markers (rendered from a committed summary and checked against it, figures.py), unless it is a setting or a
 constant, not a measurement: between setting markers (a constant of the harness, rendered from its code), inside
-inline code (a command, a property, a value to type), or named by SETTINGS below, each with what it configures. `figures check` runs it; a measured figure typed by hand fails it.
-
-NOT_YET lists, per page, how many unmarked numbers it still has: the count must be exact (it can only go down, and
-goes when a page is clean), so a page not yet cleaned cannot take a new one."""
+inline code (a command, a property, a value to type), or named by SETTINGS below, each with what it configures.
+`figures check` runs it; a measured figure typed by hand fails it."""
 import re
 
 # Settings and constants quoted in prose, each a pattern with the words that say what it sets. Short on purpose:
@@ -19,11 +17,6 @@ NUMBER = re.compile(r"(?<![\w.\-/+])\d[\d,]*(?:\.\d+)?(?:\s?[–-]\s?\d[\d,]*(?:
 MARKED = re.compile(r"<!-- (figure|figures|chart|setting) \S+ .*?<!-- /\1 -->", re.DOTALL)
 FENCED = re.compile(r"```.*?```", re.DOTALL)
 INLINE_CODE = re.compile(r"`(?:[^`\n]|\n(?!\n))*`")  # may wrap a line, never a paragraph
-# Pages not yet cleaned: their count of unmarked numbers, exact.
-NOT_YET = {
-    "docs/faults.md": 61,
-    "docs/local.md": 46,
-}
 
 
 def blanked(text, pattern):
@@ -39,18 +32,12 @@ def found(text):
 
 
 def problems(documents, root):
-    """A sentence per page whose unmarked numbers are not what NOT_YET allows: each number and its line."""
+    """A sentence per page with unmarked measured numbers: each number and its line."""
     result = []
     for path in documents:
-        name = str(path.relative_to(root))
         numbers = found(path.read_text())
-        allowed = NOT_YET.get(name, 0)
-        if len(numbers) > allowed:
+        if numbers:
             shown = ", ".join(f"line {line}: {number!r}" for line, number in numbers[:12])
-            result.append(f"{name}: {len(numbers)} measured number(s) outside a figure marker"
-                          + (f" ({allowed} known)" if allowed else "") + f": {shown}"
-                          + (" …" if len(numbers) > 12 else "") + " (mark it from a summary, or remove it)")
-        elif len(numbers) < allowed:
-            result.append(f"{name}: {len(numbers)} unmarked number(s), NOT_YET says {allowed}: lower it "
-                          "(scripts/benchkit/unmarked.py)")
+            result.append(f"{path.relative_to(root)}: {len(numbers)} measured number(s) outside a figure marker: "
+                          f"{shown}{' …' if len(numbers) > 12 else ''} (mark it from a summary, or remove it)")
     return result

@@ -26,14 +26,19 @@ def test_a_setting_marker_renders_the_harness_s_own_constant():
     assert figures.rendered(text, {}, "x.md") == text.replace("15%", "10%")
 
 
-def test_a_page_may_not_hold_more_or_fewer_than_it_is_known_to(tmp_path, monkeypatch):
+def test_a_page_with_a_number_typed_by_hand_fails_the_check(tmp_path):
     page = tmp_path / "docs" / "page.md"
     page.parent.mkdir()
     page.write_text("It took 3 s, then 4 s.\n")
-    monkeypatch.setattr(unmarked, "NOT_YET", {})
-    assert "2 measured number(s) outside a figure marker: line 1: '3 s', line 1: '4 s'" in \
-        unmarked.problems([page], tmp_path)[0]
-    monkeypatch.setattr(unmarked, "NOT_YET", {"docs/page.md": 2})
+    assert unmarked.problems([page], tmp_path) == [
+        "docs/page.md: 2 measured number(s) outside a figure marker: line 1: '3 s', line 1: '4 s' (mark it from a "
+        "summary, or remove it)"]
+    page.write_text("It took `3 s`, then <!-- setting calibration.DRIFT_LIMIT {:.0%} -->10%<!-- /setting -->.\n")
     assert unmarked.problems([page], tmp_path) == []
-    monkeypatch.setattr(unmarked, "NOT_YET", {"docs/page.md": 3})
-    assert "lower it" in unmarked.problems([page], tmp_path)[0]
+
+
+def test_a_link_to_a_file_not_in_the_repository_fails(tmp_path):
+    (tmp_path / "docs" / "results").mkdir(parents=True)
+    (tmp_path / "docs" / "results" / "demo.md").write_text("![curve](latency-curve.svg) [up](../page.md)\n")
+    (tmp_path / "docs" / "page.md").write_text("[summary](results/demo.md), [site](https://example.org/x)\n")
+    assert figures.dead_links(tmp_path) == ["docs/results/demo.md: links latency-curve.svg, which is not in the repository"]
