@@ -383,6 +383,17 @@ def job_pods(namespace, release):
 
 # A split run's pods start together this long after the Job is installed: time to schedule and start them all.
 SPLIT_START_SECONDS = float(os.environ.get("LOAD_START_SECONDS", "20"))
+# How late after the agreed instant a pod of a split run may start: a later one leaves the other pods the whole
+# load for that long (closed), or sends its share late (open). A pod waits for the instant, so only a pod that came up
+# after it is late: ten times the timer's slack seen on a busy node leaves a slower one its room.
+SPLIT_SKEW_LIMIT_MS = 1000.0
+
+
+def late_pods(split):
+    """The pods of a split run that started later than SPLIT_SKEW_LIMIT_MS after the agreed instant, or whose
+    start was not printed: [(pod, skew or None)]."""
+    return [(pod["pod"], pod["start_skew_ms"]) for pod in split
+            if pod["start_skew_ms"] is None or pod["start_skew_ms"] > SPLIT_SKEW_LIMIT_MS]
 
 
 def run_load_job(namespace, version, scenario, summary, settings, base_url):
@@ -414,6 +425,10 @@ def run_load_job(namespace, version, scenario, summary, settings, base_url):
         summary.with_suffix(".csv").write_text(merged)
         cpu = {pod: load_cpu_seconds(log) for pod, log in logs.items()}
         split = [{"pod": pod, "cpu_seconds": cpu[pod], "start_skew_ms": start_skew_ms(log)} for pod, log in logs.items()]
+        if pods > 1 and late_pods(split):
+            raise SystemExit(f"load Job {release}: pods started late, not together: {late_pods(split)} (ms after the "
+                             f"agreed instant, at most {SPLIT_SKEW_LIMIT_MS:.0f}); give them longer to start: "
+                             f"LOAD_START_SECONDS, now {SPLIT_START_SECONDS:.0f}")
         checked = load.summarize_into(summary, samples.parse(merged), version, scenario,
                                       settings.get("TARGET", "web-api"), pods=split)
         for log in logs.values():

@@ -112,3 +112,10 @@ def test_a_job_whose_pod_cannot_start_stops_the_wait(tmp_path, monkeypatch):
 def test_a_split_run_s_start_skew_from_each_pod_s_log():
     assert kube.start_skew_ms("shard 1 of 2: started 12.5 ms after START_AT\n") == 12.5
     assert kube.start_skew_ms("v1 closed: done\n") is None
+
+
+def test_a_split_run_s_pods_must_start_together():
+    on_time = [{"pod": "load-0", "start_skew_ms": 0.4}, {"pod": "load-1", "start_skew_ms": 12.0}]
+    assert kube.late_pods(on_time) == []
+    late = [*on_time, {"pod": "load-2", "start_skew_ms": kube.SPLIT_SKEW_LIMIT_MS + 1}, {"pod": "load-3", "start_skew_ms": None}]
+    assert kube.late_pods(late) == [("load-2", kube.SPLIT_SKEW_LIMIT_MS + 1), ("load-3", None)]
