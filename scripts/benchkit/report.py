@@ -8,7 +8,7 @@ import pathlib
 import statistics
 import sys
 
-from . import NAMES, calibration, charts, curve, documents, profile, results, sql, sweep, work
+from . import NAMES, calibration, charts, curve, documents, profile, results, sql, summaries, sweep, work
 from .results import BACKGROUND_OFF, GENERATOR, PER_COMPLETE, PROCESSES, WHOLE
 from .stats import ratio
 
@@ -297,6 +297,26 @@ def curve_section(found):
     return rows, lines, chart
 
 
+def published_rows(data):
+    """Where this run's headline ratios fall against the published run's of the same kind of platform (README.md),
+    so that whoever reruns knows what they see: ([rows], the sentence above them), or None."""
+    name, published = summaries.published_headline(data["on_kubernetes"])
+    found = summaries.against_published(data, published)
+    if not found:
+        return None
+    rows = [["build", "this run: ÷ v1, closed (lowest–highest round)", f"published, {name} (lowest–highest round)",
+             "this run's median inside the published interval"]]
+    for row in found:
+        p = row["published"]
+        rows.append([NAMES.get(row["version"], row["version"]),
+                     f"{row['median']:.2f}× ({row['low']:.2f}–{row['high']:.2f})",
+                     f"{p['median']:.2f}× ({p['low']:.2f}–{p['high']:.2f})", "yes" if row["inside"] else "NO"])
+    text = (f"The README's answer for this kind of platform rests on run {name} (docs/results/{name}.json); one run "
+            "lies from the next by more than its rounds spread, so a median outside the published interval says this "
+            "machine, this hour or this commit differs, not that either run is wrong.")
+    return rows, text
+
+
 def median_of(values):
     return statistics.median(list(values))
 
@@ -322,10 +342,12 @@ def render(directory):
     profiles = directory / "profiles" / "profile.json"
     profiled = json.loads(profiles.read_text()) if profiles.exists() else None
     swept = directory / "sweep.json"
+    published = published_rows(data)
     sections = ([("Latency versus load", "\n\n".join([CURVE] + ladder[1]), [("", ladder[0])])] if ladder else [])
     sections += [("Results", "\n\n".join(restart_warnings(table) + [READING]),
                  [(f"Scenario: {s}", results_table(d)) for s, d in table.items()]),
                 *([("Rounds", "\n\n".join([ROUNDS] + round_lines), round_tables)] if round_tables else []),
+                *([("Against the published answer", published[1], [("", published[0])])] if published else []),
                 *([sweep.section(json.loads(swept.read_text()))] if swept.exists() else []),
                 ("Equal work", verdict + ".\n\n" + work.EXPLANATION, [("", work_rows)]),
                 *([("SQL parity", sql.EXPLANATION, [("", parity)])] if parity else []),

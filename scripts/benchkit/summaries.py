@@ -4,6 +4,7 @@ the rounds its figures come from, and `consistency` says where a summary's media
 rounds give."""
 import json
 import pathlib
+import re
 import statistics
 import sys
 
@@ -243,6 +244,32 @@ def consistency(summary):
                     problems.append(f"{scenario_name} {v}/v1 {key}: the median without the drifted rounds is not "
                                     f"what its rounds give")
     return problems
+
+
+def published_headline(on_kubernetes, readme=ROOT / "README.md", directory=SUMMARIES):
+    """(name, summary) of the run whose headline README.md shows for this kind of platform (a bench summary of the
+    same on_kubernetes that README's markers name first), or (None, None)."""
+    found = summaries(directory)
+    for name in re.findall(r"<!-- figures? (\S+) ", pathlib.Path(readme).read_text()):
+        summary = found.get(name)
+        if summary and summary.get("schema") == SCHEMA and summary["on_kubernetes"] == on_kubernetes:
+            return name, summary
+    return None, None
+
+
+def against_published(data, published):
+    """For each build's closed-model ratio to v1 (complete answers/s): this run's median, lowest and highest round,
+    the published run's, and whether this run's median falls inside the published interval. [] without both."""
+    mine, theirs = (d.get("scenarios", {}).get("closed", {}).get("ratios", {}) for d in (data, published or {}))
+    rows = []
+    for version in mine:
+        here, there = mine[version][results.HEADLINE], theirs.get(version, {}).get(results.HEADLINE)
+        if here["median"] is None or not there or there["median"] is None:
+            continue
+        rows.append({"version": version, "median": here["median"], "low": here["low"], "high": here["high"],
+                     "published": {k: there[k] for k in ("median", "low", "high")},
+                     "inside": there["low"] <= here["median"] <= there["high"]})
+    return rows
 
 
 def summaries(directory=SUMMARIES):

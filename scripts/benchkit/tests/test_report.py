@@ -201,3 +201,28 @@ def test_figures_are_computed_again_from_the_kept_samples(tmp_path):
     assert results_module.resummarize(directory) == 2
     figures = results_module.write(directory)["scenarios"]["closed"]["builds"]["v1"]["figures"]
     assert figures["p50"]["median"] == 10.0 and figures["shed"]["median"] == 900
+
+
+def test_a_run_s_report_says_where_its_ratios_fall_against_the_published_answer(tmp_path):
+    """The published local run is the one README.md's answer shows; a run whose median lies in its interval is said to,
+    one beside it is said not to, and the report carries the comparison."""
+    from benchkit import summaries
+    name, published = summaries.published_headline(on_kubernetes=False)
+    assert name and published["on_kubernetes"] is False
+    there = published["scenarios"]["closed"]["ratios"]["v2"]["ok_rps"]
+
+    def run(median):
+        return {"scenarios": {"closed": {"ratios": {"v2": {"ok_rps": {"median": median, "low": median - 0.1,
+                                                                      "high": median + 0.1}}}}}}
+    inside, = summaries.against_published(run(there["low"]), published)
+    outside, = summaries.against_published(run(there["high"] + 0.01), published)
+    assert inside["inside"] and not outside["inside"] and outside["published"]["median"] == there["median"]
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (tmp_path / "environment.json").write_text(json.dumps({}))
+    for run_number in (1, 2):
+        write_run(runs, "v1", "closed", run_number)
+        write_run(runs, "v2", "closed", run_number, requests=1500, authors=7500)
+    report.render(tmp_path)
+    rows, _ = report.published_rows(results_module.read(tmp_path / "results.json"))
+    assert [row[0] for row in rows[1:]] == ["v2 (reactive)"] and rows[1][3] == ("yes" if there["low"] <= 1.5 <= there["high"] else "NO")
