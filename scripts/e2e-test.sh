@@ -170,7 +170,7 @@ expect "after the sweep v2 runs as it ships again (no setting of the sweep left 
 
 step "When the services wait: a short latency map of v1 and v2 (make latency-map runs the whole grid)"
 short_latency_map() ( # in a subshell: the short grid's variables go no further
-  export LATENCY_AUTHORS_MS=0,20 LATENCY_DATABASE_MS=5 MAP_RATES=40 MAP_USERS=10 MAP_STEP_DURATION=3s \
+  export LATENCY_AUTHORS_MS=0,20 LATENCY_DATABASE_MS=5 MAP_RATES=40 MAP_USERS=10 MAP_STEP_DURATION=3s MAP_REPEATS=1 \
     WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=1
   benchkit latency-map --versions v1,v2 --results "$WORK/latency-map" --loadgen "$LOADGEN"
 )

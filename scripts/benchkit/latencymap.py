@@ -17,7 +17,8 @@ Writes latency-map.json (schema reactive-bench/latency-map/1); latencymapreport 
     MAP_RATES            the open model's rates, requests/s (default 250,500,1000)
     MAP_USERS            the closed model's users (default 100,400,1000)
     MAP_STEP_DURATION    how long each cell is loaded (default 10s)
-    MAP_REPEATS          how many times the whole grid runs (default 1)"""
+    MAP_REPEATS          how many times the whole grid runs (default 3); a cell whose repeats then differ by more
+                         than SPREAD_LIMIT (±10 % of their median) is repeated again, up to EXTRA_REPEATS more"""
 import argparse
 import dataclasses
 import datetime
@@ -33,6 +34,18 @@ from .sweep import Setting
 
 SCHEMA = "reactive-bench/latency-map/1"
 LOOKUPS = 5  # author look-ups per request with the seed data (the equal-work check proves it every run)
+
+
+# A cell's repeats agree when their complete answers/s lie within ±SPREAD_LIMIT of their median; a cell that does
+# not is measured again, up to EXTRA_REPEATS times more, and the map says which cells never agreed.
+SPREAD_LIMIT = 0.10
+EXTRA_REPEATS = 2
+
+
+def unsettled(document):
+    """{(row, load)} of the cells where some build's repeats disagree (latencyreport.spreads)."""
+    return {key for cells in latencyreport.spreads(document).values() for key, spread in cells.items()
+            if spread is not None and spread > SPREAD_LIMIT}
 
 
 def numbers(variable, default):
@@ -248,9 +261,10 @@ def verdicts(document):
         ("every hop's latency observed as set", all(h["ok"] for checks in document["checks"].values()
                                                      for c in checks for h in c["hops"])),
         ("the proxy's own cost at 0 ms within its bound", all(o["ok"] for own in document["own"].values() for o in own)),
-        (f"every cell measured ({len(rows)} rows x {len(loads)} loads x {repeats} repeats), each with complete answers",
-         all(len(cells) == len(rows) * len(loads) * repeats and all(c["complete_per_s"] > 0 for c in cells)
-             for cells in document["cells"].values())),
+        (f"every cell measured ({len(rows)} rows x {len(loads)} loads, {repeats} repeats or more), each with complete "
+         "answers", all(all(sum(1 for c in cells if (c["row"], c["load"]) == (r, l)) >= repeats
+                                for r in range(len(rows)) for l in range(len(loads)))
+                            and all(c["complete_per_s"] > 0 for c in cells) for cells in document["cells"].values())),
         ("no complete answer faster than its row's latency less the jitter"
          + (f" (faster: {too_fast[:5]})" if too_fast else ""), not too_fast),
     ]
@@ -261,7 +275,8 @@ def main(argv=None):
     parser.add_argument("--results", type=pathlib.Path)
     parser.add_argument("--versions", default=",".join(VERSIONS))
     parser.add_argument("--loadgen", default=os.environ.get("LOADGEN", "loadgen"))
-    parser.add_argument("--repeats", type=int, default=int(os.environ.get("MAP_REPEATS", "1")))
+    parser.add_argument("--repeats", type=int, default=int(os.environ.get("MAP_REPEATS", "3")),
+                        help="repeats of the whole grid (at least 3 for a published map: each cell's spread shows)")
     parser.add_argument("--kubernetes", metavar="NAMESPACE",
                         help="map the builds deployed in this namespace behind their latency proxies "
                              "(LATENCY_PROXY=on make deploy-vN), with the load generator as Jobs")
@@ -341,10 +356,17 @@ def run_map(platform, proxy, versions, directory, repeats, where, chosen=None, s
         info(f"{version}: the proxy itself adds " + ", ".join(f"{c['hop']} {c['added_ms']:+.2f} ms"
                                                              for c in document["own"][version]))
     started = time.monotonic()
-    total = repeats * len(rows) * len(loads) * len(versions)
-    done = 0
-    for repeat in range(1, repeats + 1):
+    planned = {(index, position) for index in range(len(rows)) for position in range(len(loads))}
+    total = repeats * len(planned) * len(versions)
+    progress = {"done": 0}
+
+    def measure_repeat(repeat, wanted):
+        """One repeat of the cells wanted ((row, load) pairs): each row's latency set and checked, then its loads,
+        every build in turn, their order turned round from one load to the next."""
         for index, row in enumerate(rows):
+            positions = [position for position in range(len(loads)) if (index, position) in wanted]
+            if not positions:
+                continue
             for version in versions:
                 proxy.clear(version)
                 proxy.set(version, row)
@@ -352,14 +374,27 @@ def run_map(platform, proxy, versions, directory, repeats, where, chosen=None, s
                 document["checks"][version].append({"repeat": repeat, "row": index, "hops": checks})
                 info(f"{version}, {row.label}: observed +" + ", +".join(f"{c['added_ms']:.1f} ms" for c in checks)
                      + ("" if all(c["ok"] for c in checks) else " — NOT the setting"))
-            for position, load in enumerate(loads):
+            for position in positions:
+                load = loads[position]
                 for version in order(versions, position + index + repeat):
-                    done += 1
-                    step(f"{version}: {row.label}, {load.model} {load.label} for {duration} "
-                         f"(cell {done}/{total}, {time.monotonic() - started:.0f} s so far)")
+                    progress["done"] += 1
+                    step(f"{version}: {row.label}, {load.model} {load.label} for {duration}, repeat {repeat} "
+                         f"(cell {progress['done']}/{total}, {time.monotonic() - started:.0f} s so far)")
                     document["cells"][version].append({"row": index, "load": position,
                                                        **cell(builds[version], row, load, runs_dir, repeat, duration)})
                     (directory / "latency-map.json").write_text(json.dumps(document, indent=2))
+
+    for repeat in range(1, repeats + 1):
+        measure_repeat(repeat, planned)
+    # A cell whose repeats disagree by more than SPREAD_LIMIT is repeated again, up to EXTRA_REPEATS more times.
+    for extra in range(1, EXTRA_REPEATS + 1 if repeats > 1 else 1):
+        wide = unsettled(document)
+        if not wide:
+            break
+        total += len(wide) * len(versions)
+        info(f"repeat {repeats + extra}: {len(wide)} cell(s) whose repeats differ by more than {SPREAD_LIMIT:.0%}")
+        measure_repeat(repeats + extra, wide)
+    document["unsettled"] = sorted(unsettled(document))
     for version in versions:
         proxy.clear(version)
     (directory / "latency-map.json").write_text(json.dumps(document, indent=2))

@@ -3,6 +3,7 @@ latency-map.md and .html. Heat maps of v2/v1 and v3/v1 (complete answers/s, p99 
 each build's cells, the hops' checks, and each build's ceiling predicted by Little's law beside the measured one."""
 import json
 import pathlib
+import statistics
 import sys
 
 from . import NAMES, charts, documents
@@ -33,6 +34,31 @@ def medians(data):
     return found
 
 
+def spreads(data):
+    """{version: {(row, load): how far the repeats' complete answers/s lie apart: their median distance from their
+    median, over the median (one stray repeat among agreeing ones does not make a cell unsettled, and more repeats
+    can settle it)}}; None where a cell has one repeat or a median of nothing."""
+    found = {}
+    for version, cells in data["cells"].items():
+        grouped = {}
+        for cell in cells:
+            grouped.setdefault((cell["row"], cell["load"]), []).append(cell["complete_per_s"])
+        found[version] = {key: (statistics.median(abs(v - statistics.median(values)) for v in values)
+                                / statistics.median(values)
+                                if len(values) > 1 and statistics.median(values) else None)
+                          for key, values in grouped.items()}
+    return found
+
+
+def ratio_interval(data, version, row, load):
+    """[lowest, highest] of the version's complete answers/s over v1's, repeat by repeat (the repeats both measured)."""
+    def by_repeat(v):
+        return {c["repeat"]: c["complete_per_s"] for c in data["cells"][v] if (c["row"], c["load"]) == (row, load)}
+    mine, base = by_repeat(version), by_repeat(BASE)
+    found = [mine[r] / base[r] for r in mine if base.get(r)]
+    return [round(min(found), 3), round(max(found), 3)] if found else [None, None]
+
+
 def ratio(mine, base):
     return mine / base if mine is not None and base else None
 
@@ -51,15 +77,20 @@ def measured_ceilings(data, found, version):
 
 def ratio_rows(data, version, figure="complete_per_s"):
     """The heat map in numbers: each row of the grid, each load, the version's figure over v1's (medians over the
-    repeats), and v1's own figure beside."""
+    repeats; of complete answers/s, the lowest and highest repeat's ratio in square brackets where they differ), and
+    v1's own figure beside."""
     found = medians(data)
     table = ratios(data, found, version, figure)
     what = {"complete_per_s": "complete answers/s", "p99": "p99 ms of complete answers"}[figure]
     rows = [[f"latency added: {version} ÷ {BASE} ({BASE}'s {what})", *(load_label(load) for load in data["loads"])]]
+
+    def shown(index, position, value):
+        low, high = ratio_interval(data, version, index, position) if figure == "complete_per_s" else (None, None)
+        spread = f" [{low:.2f}–{high:.2f}]" if low is not None and f"{low:.2f}" != f"{high:.2f}" else ""
+        return f"{value:.2f}×{spread} ({found[BASE][(index, position)][figure]:,.0f})"
     for index, row in enumerate(data["rows"]):
-        rows.append([row_label(row), *(
-            "–" if value is None else f"{value:.2f}× ({found[BASE][(index, position)][figure]:,.0f})"
-            for position, value in enumerate(table[index]))])
+        rows.append([row_label(row), *("–" if value is None else shown(index, position, value)
+                                       for position, value in enumerate(table[index]))])
     return rows
 
 
@@ -89,11 +120,13 @@ def prediction_rows(data, found):
 
 
 def cell_rows(data, found, version):
-    rows = [["latency", "load", "complete/s", "p50 / p99 ms (complete)", "degraded", "shed", "failed", "unsent",
-             "peak threads (web-api, authors)", "peak connections (web-api→authors, authors→PostgreSQL)"]]
+    rows = [["latency", "load", "complete/s (± repeats' spread)", "p50 / p99 ms (complete)", "degraded", "shed", "failed",
+             "unsent", "peak threads (web-api, authors)", "peak connections (web-api→authors, authors→PostgreSQL)"]]
+    spread = spreads(data)[version]
     for (r, l), cell in sorted(found[version].items()):
         peaks = cell["peaks"]
-        rows.append([row_label(data["rows"][r]), load_label(data["loads"][l]), f"{cell['complete_per_s']:.0f}",
+        apart = f" (±{spread[(r, l)]:.0%})" if spread.get((r, l)) is not None else ""
+        rows.append([row_label(data["rows"][r]), load_label(data["loads"][l]), f"{cell['complete_per_s']:.0f}{apart}",
                      f"{fmt(cell['p50'])} / {fmt(cell['p99'])}", f"{cell['degraded']:.0f}", f"{cell['shed']:.0f}",
                      f"{cell['failed']:.0f}", f"{cell['unsent']:.0f}",
                      f"{fmt(peaks['web-api']['threads'], '{:.0f}')}, {fmt(peaks['authors']['threads'], '{:.0f}')}",
@@ -189,6 +222,8 @@ def ratio_grid(data):
     grid["throughput_range"] = {version: [[min((r for r in row if r is not None), default=None),
                                            max((r for r in row if r is not None), default=None)] for row in rows]
                                 for version, rows in grid["throughput"].items()}
+    grid["throughput_interval"] = {version: [[ratio_interval(data, version, r, l) for l in range(len(data["loads"]))]
+                                             for r in range(len(data["rows"]))] for version in grid["throughput"]}
     return grid
 
 

@@ -228,3 +228,52 @@ def test_a_prediction_revised_after_the_run_is_kept_beside_the_original_and_the_
     assert summaries.consistency({**revised, "revisions": [{**revision, "why": ""}]}), "a revision says why"
     revision["predicted"]["v2"][1]["ceiling"] = 99
     assert summaries.consistency(revised), "a revision is checked as the original is"
+
+
+def test_a_cell_s_spread_and_its_ratio_interval_come_from_its_repeats(made_up):
+    _, data = made_up
+    assert latencyreport.spreads(data)["v1"][(1, 1)] == pytest.approx(10 / 390)  # 380 and 400, 10 from 390 each
+    assert latencyreport.spreads(data)["v1"][(0, 0)] is None  # one repeat: no spread to tell
+    assert latencyreport.ratio_interval(data, "v2", 1, 1) == [round(1200 / 380, 3)] * 2  # v2 has repeat 1 only
+    wide = {**data, "cells": {**data["cells"], "v1": [*data["cells"]["v1"], cell(0, 0, 300, 10, repeat=2)]}}
+    assert latencymap.unsettled(wide) == set()  # 250 and 300: 25 from 275, 9 %
+    wide["cells"]["v1"].append(cell(0, 0, 400, 10, repeat=3))
+    assert latencymap.unsettled(wide) == {(0, 0)}  # 250, 300, 400: 50 from 300 at the median, 17 %
+
+
+def test_the_map_repeats_again_only_the_cells_whose_repeats_disagree(tmp_path, monkeypatch):
+    """Three repeats of a grid of one row and two loads; at the second load v1's repeats disagree (100, 200, 150),
+    so that load alone is measured again, up to EXTRA_REPEATS more, until they agree."""
+    rates = {0: iter([500, 500, 500, 500, 500]), 1: iter([100, 200, 150, 150, 150])}
+
+    def fake_cell(build, row, load, runs_dir, repeat, duration):
+        position = [l.value for l in loads].index(load.value)
+        value = next(rates[position]) if build == "v1" else 600
+        return {**cell(0, position, value, 10, repeat), "repeat": repeat}
+
+    class Proxy:
+        def clear(self, version): pass
+        def set(self, version, row): pass
+
+    class Platform:
+        def through_proxy(self, version): return True
+        def build(self, version): return version
+        def environment(self, where, repeats, warmup): return {"git_commit": "abc", "timestamp": "t", "where": where,
+                                                               "runs": repeats}
+        def hop_addresses(self, version, hop): return []
+
+    rows, loads = [latency.Setting("authors", 20, 2)], [latencymap.Load("open", 100), latencymap.Load("closed", 10)]
+    monkeypatch.setattr(latencymap, "grid", lambda: (rows, loads))
+    monkeypatch.setattr(latencymap, "cell", fake_cell)
+    monkeypatch.setattr(latencymap, "warm_up", lambda *a: {"settled": True})
+    monkeypatch.setattr(latencymap, "background", lambda *a: {})
+    shipped = latencymap.pools("v1")
+    monkeypatch.setattr(latencymap, "pools", lambda version: shipped)
+    monkeypatch.setattr(latencyreport, "render", lambda directory: directory / "latency-map.html")
+    (tmp_path / "runs").mkdir()
+    latencymap.run_map(Platform(), Proxy(), ["v1", "v2"], tmp_path, 3, "here")
+    document = json.loads((tmp_path / "latency-map.json").read_text())
+    repeats = sorted(c["repeat"] for c in document["cells"]["v1"] if c["load"] == 1)
+    assert sorted(c["repeat"] for c in document["cells"]["v1"] if c["load"] == 0) == [1, 2, 3]
+    # 100, 200, 150: 50 from 150 at the median; with a fourth 150, 25; with a fifth, 0: settled after two more
+    assert repeats == [1, 2, 3, 4, 5] and document["unsettled"] == []
