@@ -314,8 +314,9 @@ for scenario, (settings, due) in models.items():
         runs[pods] = json.loads((work / f"split-{scenario}-{pods}.json").read_text())
     counts = {pods: (run["figures"]["requests"], run["figures"]["dropped"]) for pods, run in runs.items()}
     split = runs[2]["pods"]
-    print(f"{scenario}: (sent, unsent) one pod {counts[1]}, two pods {counts[2]}; pods {[p['pod'] for p in split]} "
-          f"started {[p['start_skew_ms'] for p in split]} ms after their agreed instant")
+    names, skews = [p["pod"] for p in split], [p["start_skew_ms"] for p in split]
+    print(f"{scenario}: (sent, unsent) one pod {counts[1]}, two pods {counts[2]}; pods {names} "
+          f"started {skews} ms after their agreed instant")
     ok &= counts[1] == counts[2] == (due, 0) and len(split) == 2 and not kube.late_pods(split)
 sys.exit(not ok)' "$NS" "$NODE_DIR")
 }
