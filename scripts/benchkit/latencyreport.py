@@ -78,16 +78,21 @@ def measured_ceilings(data, found, version):
 def ratio_rows(data, version, figure="complete_per_s"):
     """The heat map in numbers: each row of the grid, each load, the version's figure over v1's (medians over the
     repeats; of complete answers/s, the lowest and highest repeat's ratio in square brackets where they differ), and
-    v1's own figure beside."""
+    v1's own figure beside; beside a ratio of complete answers, either build's degraded and shed answers, if any."""
     found = medians(data)
     table = ratios(data, found, version, figure)
-    what = {"complete_per_s": "complete answers/s", "p99": "p99 ms of complete answers"}[figure]
+    what = {"complete_per_s": "complete answers/s; either build's degraded and shed answers beside",
+            "p99": "p99 ms of complete answers"}[figure]
     rows = [[f"latency added: {version} ÷ {BASE} ({BASE}'s {what})", *(load_label(load) for load in data["loads"])]]
 
     def shown(index, position, value):
         low, high = ratio_interval(data, version, index, position) if figure == "complete_per_s" else (None, None)
         spread = f" [{low:.2f}–{high:.2f}]" if low is not None and f"{low:.2f}" != f"{high:.2f}" else ""
-        return f"{value:.2f}×{spread} ({found[BASE][(index, position)][figure]:,.0f})"
+        def missing(v):
+            cell = found[v][(index, position)]
+            text = ", ".join(f"{cell[kind]:,.0f} {kind}" for kind in ("degraded", "shed") if cell.get(kind))
+            return f"; {v}: {text}" if text and figure == "complete_per_s" else ""
+        return f"{value:.2f}×{spread} ({found[BASE][(index, position)][figure]:,.0f}{missing(BASE)}{missing(version)})"
     for index, row in enumerate(data["rows"]):
         rows.append([row_label(row), *("–" if value is None else shown(index, position, value)
                                        for position, value in enumerate(table[index]))])
