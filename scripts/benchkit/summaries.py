@@ -201,6 +201,19 @@ def consistency(summary):
         for version, found in summary["overload"].items():
             if {k: v for k, v in found.items() if k != "runs"} != overload_counts(found["runs"]):
                 problems.append(f"overload {version}: the counts are not what its runs give")
+        runs = [*summary["faults"], *(r for found in summary["overload"].values() for r in found["runs"])]
+        for run in runs:
+            if run["passed"] != (run["failed_checks"] == []):
+                problems.append(f"{run.get('fault', 'overload')} {run.get('version', '')}: passed is not what its "
+                                "failed checks say")
+        for fault in summary["faults"]:
+            events = fault["events"]
+            if events["lost"] != events["created"] - events["delivered"]:
+                problems.append(f"{fault['fault']} {fault['version']}: events lost are not created less delivered")
+            if sum(fault["outcomes"].values()) != fault["requests"]:
+                problems.append(f"{fault['fault']} {fault['version']}: its outcomes do not add up to its requests")
+        if summary["passed"] != all(run["passed"] for run in runs):
+            problems.append("passed: not what its runs give")
         return problems
     for scenario_name, scenario in summary["scenarios"].items():
         builds = scenario["builds"]

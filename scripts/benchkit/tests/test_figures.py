@@ -153,6 +153,22 @@ def test_a_chaos_summary_counts_the_stalls_and_is_checked_against_its_runs(tmp_p
     assert figures.check(tmp_path, summaries)
 
 
+def test_a_chaos_summary_s_verdicts_and_counts_are_what_its_runs_give(tmp_path):
+    summaries = tmp_path / "docs" / "results"
+    path = summaries_module.publish_chaos(chaos_run(tmp_path), "chaos", summaries)
+    original = json.loads(path.read_text())
+    assert summaries_module.consistency(original) == []
+
+    def problems_after(edit):
+        changed = json.loads(json.dumps(original))
+        edit(changed)
+        return summaries_module.consistency(changed)
+    assert problems_after(lambda d: d["faults"][0].update(passed=not d["faults"][0]["passed"]))
+    assert problems_after(lambda d: d["faults"][0]["events"].update(lost=0, delivered=0))
+    assert problems_after(lambda d: d["faults"][0].update(requests=d["faults"][0]["requests"] + 1))
+    assert problems_after(lambda d: d.update(passed=True)) == ["passed: not what its runs give"]
+
+
 def test_an_ab_summary_is_rendered_and_checked_against_its_rounds(tmp_path):
     rounds = {"transaction": [{key: 2.0 for key, *_ in ab.FIGURES}], "autocommit": [{key: 3.0 for key, *_ in ab.FIGURES}]}
     run = tmp_path / "reads-run"
