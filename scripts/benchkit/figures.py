@@ -9,6 +9,9 @@ summary whose ratios are not what its own rounds give).
                                                       several chaos runs' directories, comma-separated: one summary)
     python -m benchkit figures publish-chaos RESULTS NAME   the same from a chaos run's RESULTS/chaos.json
     python -m benchkit figures publish-ab FILE NAME   the same from an A/B's <experiment>.json (make tls, make reads)
+    python -m benchkit figures combine NAME SUMMARY…  docs/results/NAME.json of two or more independent runs' summaries
+                                                      (separate starts, hours apart): every round of each, the headline
+                                                      and its interval from all of them
     python -m benchkit figures render                 fills in every marked figure of README.md and docs/*.md
     python -m benchkit figures check                  fails where a marked figure or a summary is not what it should be
 
@@ -30,7 +33,7 @@ import sys
 
 from . import NAMES, ROOT, ab, bakeoff, compare, latencyreport, results, unmarked
 from .stats import close
-from .summaries import SUMMARIES, consistency, publish_ab, publish_chaos, publish_found, summaries
+from .summaries import SUMMARIES, combined, consistency, publish_ab, publish_chaos, publish_found, summaries, written
 
 DOCUMENTS = ("README.md", "docs/*.md")
 FIGURE = re.compile(r"<!-- figure (\S+) (\S+) (.+?) -->(.*?)<!-- /figure -->", re.DOTALL)
@@ -355,6 +358,12 @@ def main(argv=None):
         print(f"Summary: {publish_chaos(argv[1], argv[2])}")
     elif command == "publish-ab" and len(argv) == 3:
         print(f"Summary: {publish_ab(argv[1], argv[2])}")
+    elif command == "combine" and len(argv) >= 4:
+        found = summaries()
+        missing = [n for n in argv[2:] if n not in found]
+        if missing:
+            sys.exit(f"no summary docs/results/{missing[0]}.json")
+        print(f"Summary: {written(combined({n: found[n] for n in argv[2:]}, argv[1]), argv[1], SUMMARIES)}")
     elif command == "render":
         found = summaries()
         for path in documents():

@@ -2,6 +2,8 @@
 `benchkit figures publish`: a bench's results.json, a chaos run's chaos.json, an A/B's <experiment>.json. Each keeps
 the rounds its figures come from, and `consistency` says where a summary's medians and ratios are not what its own
 rounds give."""
+import dataclasses
+import datetime
 import json
 import pathlib
 import re
@@ -257,6 +259,75 @@ def consistency(summary):
                     problems.append(f"{scenario_name} {v}/v1 {key}: the median without the drifted rounds is not "
                                     f"what its rounds give")
     return problems
+
+
+# Runs combined into one headline must be independent: separate starts of the stack, at least this far apart.
+COMBINED_APART_HOURS = 1.0
+
+
+def combined(named, name):
+    """One summary of several independent runs of the same builds on the same kind of platform ({name: summary} of
+    bench summaries, in time order): every round of every run, renumbered in turn and naming its run and its own
+    number, each figure and ratio again from all of them (so its interval covers every round of every run); a knee is
+    the lowest of the runs'. Refused when the runs are not comparable or not far enough apart."""
+    runs = sorted(named.items(), key=lambda item: item[1]["timestamp"])
+    first = runs[0][1]
+    if len(runs) < 2 or any(s.get("schema") != SCHEMA for _, s in runs):
+        sys.exit("combine: two bench summaries or more")
+    for key in ("on_kubernetes", "versions"):
+        if len({json.dumps(s[key]) for _, s in runs}) != 1:
+            sys.exit(f"combine: the runs differ in {key}: not one comparison")
+    times = [datetime.datetime.fromisoformat(s["timestamp"]) for _, s in runs]
+    if any((later - earlier).total_seconds() < 3600 * COMBINED_APART_HOURS for earlier, later in zip(times, times[1:])):
+        sys.exit(f"combine: runs less than {COMBINED_APART_HOURS:g} h apart are not independent runs")
+    scenarios = {}
+    for scenario in (n for n in first["scenarios"] if all(n in s["scenarios"] for _, s in runs)):
+        parts = [(run, s["scenarios"][scenario]) for run, s in runs]
+        rounds, numbers = [], {}
+        for run, part in parts:
+            for r in part["rounds"]:
+                numbers[(run, r["number"])] = len(rounds) + 1
+                rounds.append({**r, "number": len(rounds) + 1, "run": run, "run_round": r["number"]})
+        drifted = sorted(r["number"] for r in rounds if r["drift"] is not None)
+        builds = {}
+        for v in first["versions"]:
+            if not all(v in part["builds"] for _, part in parts):
+                continue
+            builds[v] = {"runs": sum(part["builds"][v]["runs"] for _, part in parts), **{
+                kind: {key: dataclasses.asdict(results.Figure.of(
+                    first["scenarios"][scenario]["builds"][v][kind][key]["unit"],
+                    [value for _, part in parts for value in part["builds"][v][kind][key]["rounds"]]))
+                       for key in first["scenarios"][scenario]["builds"][v][kind]} for kind in ("figures", "cpu_ms")}}
+        ratios = {}
+        for v, found in first["scenarios"][scenario]["ratios"].items():
+            ratios[v] = {}
+            for key in found:
+                per_round = [[numbers[(run, number)], value] for run, part in parts
+                             for number, value in part["ratios"][v][key]["rounds"]]
+                measured = [value for _, value in per_round if value is not None]
+                kept = [value for number, value in per_round if value is not None and number not in drifted]
+                ratios[v][key] = {"figure": key, "median": statistics.median(measured) if measured else None,
+                                  "low": min(measured, default=None), "high": max(measured, default=None),
+                                  "rounds": per_round, "drifted_rounds": drifted,
+                                  "median_without_drifted": statistics.median(kept) if kept else None}
+        scenarios[scenario] = {"builds": builds, "ratios": ratios, "rounds": rounds}
+    summary = {"schema": SCHEMA, "name": name, "commit": ", ".join(dict.fromkeys(s["commit"] for _, s in runs)),
+               "timestamp": runs[-1][1]["timestamp"], "where": first["where"], "on_kubernetes": first["on_kubernetes"],
+               "versions": first["versions"],
+               "runs": [{"name": run, "commit": s["commit"], "timestamp": s["timestamp"],
+                         "rounds": len(s["scenarios"].get("closed", {}).get("rounds", []))} for run, s in runs],
+               "settled": {v: all(s["settled"].get(v) for _, s in runs) for v in first["versions"]},
+               "equal_work": all(s["equal_work"] for _, s in runs),
+               "load_settings": first["load_settings"],
+               "open_rate": "; ".join(dict.fromkeys(str(s["open_rate"]) for _, s in runs)),
+               "scenarios": scenarios,
+               "curve": {"knees": {v: min(s["curve"]["knees"][v] for _, s in runs) for v in first["curve"]["knees"]
+                                   if all(v in s["curve"]["knees"] for _, s in runs)},
+                         "repeats": sum(s["curve"]["repeats"] for _, s in runs)}}
+    problems = consistency(summary)
+    if problems:
+        sys.exit("combine: not consistent: " + "; ".join(problems))
+    return summary
 
 
 def published_headline(on_kubernetes, readme=ROOT / "README.md", directory=SUMMARIES):

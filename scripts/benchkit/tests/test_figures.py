@@ -198,3 +198,38 @@ def test_several_chaos_runs_make_one_summary_of_one_commit(tmp_path):
     (second / "chaos.json").write_text(json.dumps({**data, "commit": "def5678"}))
     with pytest.raises(SystemExit, match="different commits"):
         summaries_module.publish_found(f"{first},{second}", "both", tmp_path / "docs")
+
+
+def run_summary(tmp_path, name, timestamp, v2_requests, seconds=(2.0, 2.1, 2.05)):
+    bench = tmp_path / name
+    runs = bench / "runs"
+    runs.mkdir(parents=True)
+    (bench / "environment.json").write_text(json.dumps({"git_commit": name, "timestamp": timestamp, "where": "here"}))
+    for run, (calibration, v2) in enumerate(zip(seconds, v2_requests), start=1):
+        write_run(runs, "v1", "closed", run, calibration_seconds=calibration)
+        write_run(runs, "v2", "closed", run, requests=v2, authors=5 * v2, calibration_seconds=calibration)
+    results.write(bench)
+    return json.loads(summaries_module.publish(bench, name, tmp_path / "docs" / "results").read_text())
+
+
+def test_a_headline_of_two_independent_runs_covers_every_round_of_both(tmp_path):
+    morning = run_summary(tmp_path, "aaa1111", "2026-11-26T08:00:00+00:00", (1500, 1600, 1550))
+    evening = run_summary(tmp_path, "bbb2222", "2026-11-26T14:00:00+00:00", (1300, 1400, 1700))
+    both = summaries_module.combined({"aaa1111": morning, "bbb2222": evening}, "demo-both")
+    ratio = both["scenarios"]["closed"]["ratios"]["v2"]["ok_rps"]
+    assert (ratio["low"], ratio["high"], len(ratio["rounds"])) == (1.3, 1.7, 6)
+    assert ratio["median"] == 1.525  # of all six rounds' ratios, not a median of the runs' medians
+    assert [r["run"] for r in both["scenarios"]["closed"]["rounds"]] == ["aaa1111"] * 3 + ["bbb2222"] * 3
+    assert both["scenarios"]["closed"]["builds"]["v2"]["runs"] == 6 and summaries_module.consistency(both) == []
+    assert [r["rounds"] for r in both["runs"]] == [3, 3]
+
+
+def test_runs_too_close_together_or_not_comparable_are_not_combined(tmp_path):
+    import pytest
+    morning = run_summary(tmp_path, "aaa1111", "2026-11-26T08:00:00+00:00", (1500, 1600, 1550))
+    soon = run_summary(tmp_path, "bbb2222", "2026-11-26T08:20:00+00:00", (1300, 1400, 1700))
+    with pytest.raises(SystemExit, match="not independent"):
+        summaries_module.combined({"aaa1111": morning, "bbb2222": soon}, "x")
+    elsewhere = {**soon, "timestamp": "2026-11-26T14:00:00+00:00", "on_kubernetes": True}
+    with pytest.raises(SystemExit, match="differ in on_kubernetes"):
+        summaries_module.combined({"aaa1111": morning, "bbb2222": elsewhere}, "x")
