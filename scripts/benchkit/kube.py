@@ -425,8 +425,9 @@ def run_load_job(namespace, version, scenario, summary, settings, base_url):
         summary.with_suffix(".csv").write_text(merged)
         cpu = {pod: load_cpu_seconds(log) for pod, log in logs.items()}
         split = [{"pod": pod, "cpu_seconds": cpu[pod], "start_skew_ms": start_skew_ms(log)} for pod, log in logs.items()]
-        if pods > 1 and late_pods(split):
-            raise SystemExit(f"load Job {release}: pods started late, not together: {late_pods(split)} (ms after the "
+        late = late_pods(split) if pods > 1 else []
+        if late:
+            raise SystemExit(f"load Job {release}: pods started late, not together: {late} (ms after the "
                              f"agreed instant, at most {SPLIT_SKEW_LIMIT_MS:.0f}); give them longer to start: "
                              f"LOAD_START_SECONDS, now {SPLIT_START_SECONDS:.0f}")
         checked = load.summarize_into(summary, samples.parse(merged), version, scenario,

@@ -43,11 +43,14 @@ def spreads(data):
         grouped = {}
         for cell in cells:
             grouped.setdefault((cell["row"], cell["load"]), []).append(cell["complete_per_s"])
-        found[version] = {key: (statistics.median(abs(v - statistics.median(values)) for v in values)
-                                / statistics.median(values)
-                                if len(values) > 1 and statistics.median(values) else None)
-                          for key, values in grouped.items()}
+        found[version] = {key: spread(values) for key, values in grouped.items()}
     return found
+
+
+def spread(values):
+    """The values' median distance from their median, over that median; None for one value or a median of 0."""
+    middle = statistics.median(values)
+    return statistics.median(abs(v - middle) for v in values) / middle if len(values) > 1 and middle else None
 
 
 def ratio_interval(data, version, row, load):
@@ -87,12 +90,12 @@ def ratio_rows(data, version, figure="complete_per_s"):
 
     def shown(index, position, value):
         low, high = ratio_interval(data, version, index, position) if figure == "complete_per_s" else (None, None)
-        spread = f" [{low:.2f}–{high:.2f}]" if low is not None and f"{low:.2f}" != f"{high:.2f}" else ""
+        repeats = f" [{low:.2f}–{high:.2f}]" if low is not None and f"{low:.2f}" != f"{high:.2f}" else ""
         def missing(v):
             cell = found[v][(index, position)]
             text = ", ".join(f"{cell[kind]:,.0f} {kind}" for kind in ("degraded", "shed") if cell.get(kind))
             return f"; {v}: {text}" if text and figure == "complete_per_s" else ""
-        return f"{value:.2f}×{spread} ({found[BASE][(index, position)][figure]:,.0f}{missing(BASE)}{missing(version)})"
+        return f"{value:.2f}×{repeats} ({found[BASE][(index, position)][figure]:,.0f}{missing(BASE)}{missing(version)})"
     for index, row in enumerate(data["rows"]):
         rows.append([row_label(row), *("–" if value is None else shown(index, position, value)
                                        for position, value in enumerate(table[index]))])
@@ -127,10 +130,10 @@ def prediction_rows(data, found):
 def cell_rows(data, found, version):
     rows = [["latency", "load", "complete/s (± repeats' spread)", "p50 / p99 ms (complete)", "degraded", "shed", "failed",
              "unsent", "peak threads (web-api, authors)", "peak connections (web-api→authors, authors→PostgreSQL)"]]
-    spread = spreads(data)[version]
+    cell_spreads = spreads(data)[version]
     for (r, l), cell in sorted(found[version].items()):
         peaks = cell["peaks"]
-        apart = f" (±{spread[(r, l)]:.0%})" if spread.get((r, l)) is not None else ""
+        apart = f" (±{cell_spreads[(r, l)]:.0%})" if cell_spreads.get((r, l)) is not None else ""
         rows.append([row_label(data["rows"][r]), load_label(data["loads"][l]), f"{cell['complete_per_s']:.0f}{apart}",
                      f"{fmt(cell['p50'])} / {fmt(cell['p99'])}", f"{cell['degraded']:.0f}", f"{cell['shed']:.0f}",
                      f"{cell['failed']:.0f}", f"{cell['unsent']:.0f}",

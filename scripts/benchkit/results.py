@@ -67,6 +67,15 @@ class Ratio:
     drifted_rounds: list
     median_without_drifted: float | None
 
+    @classmethod
+    def of(cls, figure, per_round, drifted):
+        """From (round number, ratio or None) per round and the numbers of the rounds that drifted."""
+        measured = [r for _, r in per_round if r is not None]
+        kept = [r for number, r in per_round if r is not None and number not in drifted]
+        return cls(figure=figure, median=statistics.median(measured) if measured else None,
+                   low=min(measured, default=None), high=max(measured, default=None), rounds=per_round,
+                   drifted_rounds=sorted(drifted), median_without_drifted=statistics.median(kept) if kept else None)
+
 
 @dataclasses.dataclass
 class BuildResult:
@@ -239,11 +248,7 @@ def ratio_of(metric, base_runs, runs, drifted):
     for run in sorted(runs, key=lambda r: r["run"]):
         value, reference = run["metrics"].get(metric), base.get(run["run"])
         per_round.append((run["run"], value / reference if reference and value is not None else None))
-    measured = [r for _, r in per_round if r is not None]
-    kept = [r for number, r in per_round if r is not None and number not in drifted]
-    return Ratio(figure=metric, median=statistics.median(measured) if measured else None,
-                 low=min(measured, default=None), high=max(measured, default=None), rounds=per_round,
-                 drifted_rounds=sorted(drifted), median_without_drifted=statistics.median(kept) if kept else None)
+    return Ratio.of(metric, per_round, drifted)
 
 
 def scenario_result(name, runs):

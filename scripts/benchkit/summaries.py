@@ -245,17 +245,14 @@ def consistency(summary):
                 if ratio["drifted_rounds"] != drifted:
                     problems.append(f"{scenario_name} {v}/v1 {key}: drifted rounds {ratio['drifted_rounds']} are not "
                                     f"the rounds the machine drifted in, {drifted}")
-                measured = [value for _, value in ratio["rounds"] if value is not None]
-                kept = [value for number, value in ratio["rounds"] if value is not None and number not in drifted]
-                if not (close(ratio["low"], min(measured, default=None))
-                        and close(ratio["high"], max(measured, default=None))):
+                again = results.Ratio.of(key, ratio["rounds"], drifted)
+                if not (close(ratio["low"], again.low) and close(ratio["high"], again.high)):
                     problems.append(f"{scenario_name} {v}/v1 {key}: lowest and highest {ratio['low']}, "
-                                    f"{ratio['high']} are not its rounds' ratios' {min(measured, default=None)}, "
-                                    f"{max(measured, default=None)}")
-                if not close(ratio["median"], statistics.median(measured) if measured else None):
+                                    f"{ratio['high']} are not its rounds' ratios' {again.low}, {again.high}")
+                if not close(ratio["median"], again.median):
                     problems.append(f"{scenario_name} {v}/v1 {key}: median {ratio['median']} is not the median of "
                                     f"its rounds' ratios")
-                if not close(ratio["median_without_drifted"], statistics.median(kept) if kept else None):
+                if not close(ratio["median_without_drifted"], again.median_without_drifted):
                     problems.append(f"{scenario_name} {v}/v1 {key}: the median without the drifted rounds is not "
                                     f"what its rounds give")
     return problems
@@ -304,12 +301,7 @@ def combined(named, name):
             for key in found:
                 per_round = [[numbers[(run, number)], value] for run, part in parts
                              for number, value in part["ratios"][v][key]["rounds"]]
-                measured = [value for _, value in per_round if value is not None]
-                kept = [value for number, value in per_round if value is not None and number not in drifted]
-                ratios[v][key] = {"figure": key, "median": statistics.median(measured) if measured else None,
-                                  "low": min(measured, default=None), "high": max(measured, default=None),
-                                  "rounds": per_round, "drifted_rounds": drifted,
-                                  "median_without_drifted": statistics.median(kept) if kept else None}
+                ratios[v][key] = dataclasses.asdict(results.Ratio.of(key, per_round, drifted))
         scenarios[scenario] = {"builds": builds, "ratios": ratios, "rounds": rounds}
     summary = {"schema": SCHEMA, "name": name, "commit": ", ".join(dict.fromkeys(s["commit"] for _, s in runs)),
                "timestamp": runs[-1][1]["timestamp"], "where": first["where"], "on_kubernetes": first["on_kubernetes"],
