@@ -11,6 +11,7 @@ import statistics
 import sys
 
 from . import ROOT, ab, bakeoff, compare, latencymap, latencyreport, results
+from .chaos.report import SCHEMA as CHAOS_RUN_SCHEMA
 from .stats import close
 
 SCHEMA = "reactive-bench/summary/1"
@@ -29,9 +30,16 @@ def written(summary, name, directory):
     return path
 
 
-def publish(results_dir, name, directory=SUMMARIES):
-    """A summary of a run's results.json, as docs/results/<name>.json."""
-    data = results.read(pathlib.Path(results_dir) / "results.json")
+def within(found, file):
+    """The file a run wrote, given it or the run's results directory."""
+    found = pathlib.Path(found)
+    return found if found.is_file() else found / file
+
+
+def publish(results_json, name, directory=SUMMARIES):
+    """A summary of a run's results.json (or of the results directory that holds it), as docs/results/<name>.json."""
+    results_dir = within(results_json, "results.json").parent
+    data = results.read(results_dir / "results.json")
     summary = {
         "schema": SCHEMA, "name": name, "commit": data["commit"], "timestamp": data["timestamp"],
         "where": data["where"], "on_kubernetes": data["on_kubernetes"], "versions": data["versions"],
@@ -49,7 +57,7 @@ def publish(results_dir, name, directory=SUMMARIES):
         } for scenario_name, scenario in data["scenarios"].items()},
         "curve": {"knees": data["curve"]["knees"], "repeats": data["curve"]["repeats"]},
     }
-    problems = consistency(summary)
+    problems = bench_consistency(summary)
     if problems:
         sys.exit(f"{results_dir}: the results are not consistent: " + "; ".join(problems))
     return written(summary, name, directory)
@@ -63,9 +71,9 @@ def chaos_runs(chaos_dirs):
     runs together, passed when all passed, the first run's time."""
     found = []
     for chaos_dir in chaos_dirs:
-        data = json.loads((pathlib.Path(chaos_dir) / "chaos.json").read_text())
-        if data.get("schema") != "reactive-bench/chaos/1":
-            sys.exit(f"{chaos_dir}/chaos.json: schema {data.get('schema')!r}, not reactive-bench/chaos/1")
+        data = json.loads(within(chaos_dir, "chaos.json").read_text())
+        if data.get("schema") != CHAOS_RUN_SCHEMA:
+            sys.exit(f"{within(chaos_dir, 'chaos.json')}: schema {data.get('schema')!r}, not {CHAOS_RUN_SCHEMA}")
         found.append(data)
     if len({data["commit"] for data in found}) != 1:
         sys.exit(f"{', '.join(map(str, chaos_dirs))}: chaos runs of different commits")
@@ -73,10 +81,10 @@ def chaos_runs(chaos_dirs):
             "runs": [run for data in found for run in data["runs"]]}
 
 
-def publish_chaos(chaos_dir, name, directory=SUMMARIES):
-    """A summary of a chaos run's chaos.json (or of several runs', chaos_dir a list), as docs/results/<name>.json:
-    every fault run's outcome and every overload run's, with the stalls counted per build."""
-    data = chaos_runs(chaos_dir if isinstance(chaos_dir, (list, tuple)) else [chaos_dir])
+def publish_chaos(chaos_json, name, directory=SUMMARIES):
+    """A summary of a chaos run's chaos.json (or of several runs', a list; each the file or its directory), as
+    docs/results/<name>.json: every fault run's outcome and every overload run's, with the stalls counted per build."""
+    data = chaos_runs(chaos_json if isinstance(chaos_json, (list, tuple)) else [chaos_json])
     failed = lambda r: sorted(check for check, ok in r["checks"].items() if not ok)  # noqa: E731
     faults = [{"fault": r["fault"], "version": r["version"], "replicas": r.get("replicas", 1),
                "requests": r["requests"], "outcomes": r["outcomes"], "recovery_seconds": r["recovery_seconds"],
@@ -131,6 +139,11 @@ def publish_compare(document, name, directory=SUMMARIES):
     return written({"name": name, **checked(document, compare.SCHEMA, compare.consistency)}, name, directory)
 
 
+def publish_bakeoff(document, name, directory=SUMMARIES):
+    """The load generators' bake-off (benchkit bakeoff's bakeoff.json) as docs/results/<name>.json, whole."""
+    return written(checked(document, bakeoff.SCHEMA, bakeoff.consistency), name, directory)
+
+
 def publish_latency_map(document, name, directory=SUMMARIES):
     """A latency map (latency-map.json) as docs/results/<name>.json: its grid, checks, predictions and cells, each
     cell without its per-process CPU seconds; every figure the docs show of it is computed from its cells."""
@@ -149,26 +162,6 @@ def publish_latency_map(document, name, directory=SUMMARIES):
     return written(summary, name, directory)
 
 
-def publish_found(results_dir, name, directory=SUMMARIES):
-    """publish, publish_chaos, publish_ab or publish_compare, by what the results directory holds (a file: an A/B's
-    <experiment>.json or a compare.json, which a node's results directory holds beside its results.json)."""
-    if "," in str(results_dir):  # several chaos runs, one summary
-        return publish_chaos([pathlib.Path(d) for d in str(results_dir).split(",")], name, directory)
-    results_dir = pathlib.Path(results_dir)
-    if results_dir.name == "compare.json":
-        return publish_compare(results_dir, name, directory)
-    if results_dir.is_file():
-        return publish_ab(results_dir, name, directory)
-    if (results_dir / "latency-map.json").exists():
-        return publish_latency_map(results_dir / "latency-map.json", name, directory)
-    if (results_dir / "chaos.json").exists():
-        return publish_chaos(results_dir, name, directory)
-    for experiment in ab.EXPERIMENTS:
-        if (results_dir / f"{experiment}.json").exists():
-            return publish_ab(results_dir / f"{experiment}.json", name, directory)
-    return publish(results_dir, name, directory)
-
-
 def overload_counts(runs):
     """What a build's overload runs add up to: the runs that stalled and their stalled seconds, the runs with a
     degraded answer, the runs that failed a check, and the accepted rate and p99 over the runs."""
@@ -183,40 +176,41 @@ def overload_counts(runs):
                                 "high": max(p99s, default=None)}}
 
 
-def consistency(summary):
-    """Where a summary's figures are not what their own rounds give: a median, a lowest or highest round, a ratio
-    of a round, the median, lowest and highest of the ratios, one entry per round of the scenario, the drifted rounds
-    from the rounds' drift; for a chaos summary, each build's counts of its overload runs; for a map, its ratios
-    from its cells and its predictions from its pools. [] when there is none."""
-    if summary.get("schema") == ab.SCHEMA:
-        return ab.consistency(summary)
-    if summary.get("schema") == compare.SCHEMA:
-        return compare.consistency(summary)
-    if summary.get("schema") == bakeoff.SCHEMA:
-        return bakeoff.consistency(summary)
-    if summary.get("schema") == latencymap.SCHEMA:  # its ratios are what its cells give, its predictions its pools
-        return ([] if summary.get("ratios") == latencyreport.ratio_grid(summary) else
-                ["ratios: not what its cells give (the medians over the repeats, each build over v1)"]) \
-            + latencymap.predictions_problems(summary)
+def map_consistency(summary):
+    """Where a latency map's ratios are not what its cells give, or its predictions not what its pools give."""
+    return ([] if summary.get("ratios") == latencyreport.ratio_grid(summary) else
+            ["ratios: not what its cells give (the medians over the repeats, each build over v1)"]) \
+        + latencymap.predictions_problems(summary)
+
+
+def chaos_consistency(summary):
+    """Where a chaos summary's counts and verdicts are not what its runs give: each build's counts of its overload
+    runs, each run's verdict against its failed checks, events lost, outcomes against requests, the whole verdict."""
     problems = []
-    if summary.get("schema") == CHAOS_SCHEMA:
-        for version, found in summary["overload"].items():
-            if {k: v for k, v in found.items() if k != "runs"} != overload_counts(found["runs"]):
-                problems.append(f"overload {version}: the counts are not what its runs give")
-        runs = [*summary["faults"], *(r for found in summary["overload"].values() for r in found["runs"])]
-        for run in runs:
-            if run["passed"] != (run["failed_checks"] == []):
-                problems.append(f"{run.get('fault', 'overload')} {run.get('version', '')}: passed is not what its "
-                                "failed checks say")
-        for fault in summary["faults"]:
-            events = fault["events"]
-            if events["lost"] != events["created"] - events["delivered"]:
-                problems.append(f"{fault['fault']} {fault['version']}: events lost are not created less delivered")
-            if sum(fault["outcomes"].values()) != fault["requests"]:
-                problems.append(f"{fault['fault']} {fault['version']}: its outcomes do not add up to its requests")
-        if summary["passed"] != all(run["passed"] for run in runs):
-            problems.append("passed: not what its runs give")
-        return problems
+    for version, found in summary["overload"].items():
+        if {k: v for k, v in found.items() if k != "runs"} != overload_counts(found["runs"]):
+            problems.append(f"overload {version}: the counts are not what its runs give")
+    runs = [*summary["faults"], *(r for found in summary["overload"].values() for r in found["runs"])]
+    for run in runs:
+        if run["passed"] != (run["failed_checks"] == []):
+            problems.append(f"{run.get('fault', 'overload')} {run.get('version', '')}: passed is not what its "
+                            "failed checks say")
+    for fault in summary["faults"]:
+        events = fault["events"]
+        if events["lost"] != events["created"] - events["delivered"]:
+            problems.append(f"{fault['fault']} {fault['version']}: events lost are not created less delivered")
+        if sum(fault["outcomes"].values()) != fault["requests"]:
+            problems.append(f"{fault['fault']} {fault['version']}: its outcomes do not add up to its requests")
+    if summary["passed"] != all(run["passed"] for run in runs):
+        problems.append("passed: not what its runs give")
+    return problems
+
+
+def bench_consistency(summary):
+    """Where a bench summary's figures are not what their own rounds give: a median, a lowest or highest round, a
+    ratio of a round, the median, lowest and highest of the ratios, one entry per round of the scenario, the drifted
+    rounds from the rounds' drift. [] when there is none."""
+    problems = []
     for scenario_name, scenario in summary["scenarios"].items():
         builds = scenario["builds"]
         numbers = [r["number"] for r in scenario["rounds"]]
@@ -316,7 +310,7 @@ def combined(named, name):
                "curve": {"knees": {v: min(s["curve"]["knees"][v] for _, s in runs) for v in first["curve"]["knees"]
                                    if all(v in s["curve"]["knees"] for _, s in runs)},
                          "repeats": sum(s["curve"]["repeats"] for _, s in runs)}}
-    problems = consistency(summary)
+    problems = bench_consistency(summary)
     if problems:
         sys.exit("combine: not consistent: " + "; ".join(problems))
     return summary
@@ -348,10 +342,11 @@ def against_published(data, published):
     return rows
 
 
-def summaries(directory=SUMMARIES):
+def summaries(directory=SUMMARIES, schemas=(SCHEMA,)):
+    """{name: summary} of the summaries in a directory whose schema is one of these (bench summaries unless told)."""
     found = {}
     for path in sorted(pathlib.Path(directory).glob("*.json")):
         data = json.loads(path.read_text())
-        if data.get("schema") in (SCHEMA, CHAOS_SCHEMA, ab.SCHEMA, compare.SCHEMA, latencymap.SCHEMA, bakeoff.SCHEMA):
+        if data.get("schema") in schemas:
             found[path.stem] = data
     return found

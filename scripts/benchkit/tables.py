@@ -1,0 +1,192 @@
+"""The tables a doc can show of a bench summary and of a chaos summary (the kinds registry, kinds.py, names them
+with their kind): rows of cells, the first row the header."""
+from . import NAMES, results
+from .stats import close
+
+
+def formatted(value, pattern):
+    return "–" if value is None else pattern.format(value)
+
+
+def interval(figure, pattern="{:,.0f}"):
+    if figure["median"] is None:
+        return "–"
+    if close(figure["low"], figure["high"]):
+        return pattern.format(figure["median"])
+    return f"{pattern.format(figure['median'])} ({pattern.format(figure['low'])}–{pattern.format(figure['high'])})"
+
+
+def ratio_text(ratio):
+    """2.35× (2.16–2.67): the median of the rounds' ratios, the lowest and the highest."""
+    if ratio["median"] is None:
+        return "–"
+    return f"{ratio['median']:.2f}× ({ratio['low']:.2f}–{ratio['high']:.2f})"
+
+
+def headline_table(summary, scenario_name="closed"):
+    """Each build's complete answers/s, latency of complete answers, CPU per complete answer and the generator's,
+    medians with the lowest and highest round; then v2/v1 and v3/v1 as the median of the per-round ratios."""
+    scenario = summary["scenarios"][scenario_name]
+    versions = list(scenario["builds"])
+    rows = [["", *(NAMES.get(v, v) for v in versions)]]
+    cells = {
+        "complete answers / s (lowest–highest round)": lambda b: interval(b["figures"]["ok_rps"]),
+        "latency p50 / p99 of complete answers (ms)":
+            lambda b: f"{b['figures']['p50']['median']:.1f} / {b['figures']['p99']['median']:.1f}",
+        "CPU ms per complete answer, whole system": lambda b: interval(b["cpu_ms"][results.PER_COMPLETE], "{:.2f}"),
+        "CPU ms per request, the load generator": lambda b: interval(b["cpu_ms"][results.GENERATOR], "{:.2f}"),
+    }
+    for label, cell in cells.items():
+        rows.append([label, *(cell(scenario["builds"][v]) for v in versions)])
+    ratio_row = ["÷ v1, complete answers / s: the median of the rounds' ratios (lowest–highest)"]
+    for v in versions:
+        ratio = scenario["ratios"].get(v, {}).get(results.HEADLINE)
+        ratio_row.append("1" if v == "v1" else ratio_text(ratio) if ratio else "–")
+    rows.append(ratio_row)
+    drifted = sorted({n for r in scenario["ratios"].values() for n in r[results.HEADLINE]["drifted_rounds"]})
+    if drifted:
+        rows.append([f"the same without the drifted round{'s' if len(drifted) > 1 else ''} "
+                     f"{', '.join(map(str, drifted))}",
+                     *("1" if v == "v1" else formatted(scenario["ratios"][v][results.HEADLINE]["median_without_drifted"],
+                                                       "{:.2f}×") for v in versions)])
+    return rows
+
+
+def knees_table(summary):
+    knees = summary["curve"]["knees"]
+    return [["", *(NAMES.get(v, v) for v in knees)],
+            ["the curve's knee, requests/s (" + (f"carried in each of {summary['curve']['repeats']} repeats)"
+                                                  if summary["curve"]["repeats"] > 1 else "one step each, not repeated)"),
+             *(formatted(knees[v], "{:,}") for v in knees)]]
+
+
+def answer_table(summary):
+    """The README's table: throughput when saturated with the ratios to v1, latency at the open model's rate, the
+    curve's knee, CPU per complete answer and the generator's share of it."""
+    closed, versions = summary["scenarios"]["closed"], summary["versions"]
+    open_ = summary["scenarios"].get("open")
+    rows = [["", *(NAMES.get(v, v) for v in versions)]]
+    row = ["throughput when saturated (complete answers/s, closed; ÷ v1: the median of the rounds' ratios, lowest–highest)"]
+    for v in versions:
+        text = interval(closed["builds"][v]["figures"]["ok_rps"])
+        ratio = closed["ratios"].get(v, {}).get(results.HEADLINE)
+        row.append(text + (f"; **{ratio['median']:.2f}×** ({ratio['low']:.2f}–{ratio['high']:.2f})" if ratio else ""))
+    rows.append(row)
+    if open_:
+        rate = (summary.get("open_rate") or "").split("/")[0] or "a fixed rate"
+        rows.append([f"latency at {rate} requests/s (open), p50 / p99 of complete answers (ms)",
+                     *(f"{open_['builds'][v]['figures']['p50']['median']:.1f} / "
+                       f"{open_['builds'][v]['figures']['p99']['median']:.1f}" for v in versions)])
+    knees = summary["curve"]["knees"]
+    if knees:
+        repeats = summary["curve"]["repeats"]
+        rows.append(["highest rate carried (the curve's knee, " +
+                     (f"in each of {repeats} repeats)" if repeats > 1 else "one step each, not repeated)"),
+                     *(formatted(knees.get(v), "{:,}/s") for v in versions)])
+    rows.append(["CPU per complete answer, whole system (ms)",
+                 *(interval(closed["builds"][v]["cpu_ms"][results.PER_COMPLETE], "{:.2f}") for v in versions)])
+    rows.append(["of which the load generator, per request (ms)",
+                 *(formatted(closed["builds"][v]["cpu_ms"][results.GENERATOR]["median"], "{:.2f}") for v in versions)])
+    return rows
+
+
+def hops_table(summary):
+    """Each downstream hop alone (closed, straight at the service): complete answers/s with the ratios to v1, and
+    the service's own CPU per request."""
+    versions = summary["versions"]
+    rows = [["", *(NAMES.get(v, v) for v in versions)]]
+    for hop, service in (("articles-alone", "articles"), ("authors-alone", "authors")):
+        scenario = summary["scenarios"].get(hop)
+        if not scenario:
+            continue
+        row = [f"{service} alone: complete answers/s; ÷ v1 (the median of the rounds' ratios, lowest–highest)"]
+        for v in versions:
+            ratio = scenario["ratios"].get(v, {}).get(results.HEADLINE)
+            row.append(interval(scenario["builds"][v]["figures"]["ok_rps"]) +
+                       (f"; {ratio_text(ratio)}" if ratio else ""))
+        rows.append(row)
+        rows.append([f"{service} alone: {service}' own CPU ms per request",
+                     *(formatted(scenario["builds"][v]["cpu_ms"][service]["median"], "{:.3f}") for v in versions)])
+    return rows
+
+
+def cpu_table(summary, scenario_name="closed"):
+    """CPU ms per web-api request of each process of the whole system (closed), medians of the rounds."""
+    scenario, versions = summary["scenarios"][scenario_name], summary["versions"]
+    rows = [["CPU ms per web-api request (closed)", *(NAMES.get(v, v) for v in versions)]]
+    for process in (*results.PROCESSES, results.WHOLE, results.GENERATOR):
+        rows.append([process if process != results.GENERATOR else "the load generator, apart",
+                     *(formatted(scenario["builds"][v]["cpu_ms"][process]["median"], "{:.2f}") for v in versions)])
+    return rows
+
+
+def faults_table(summary):
+    """Each fault against each build: its answers, the p99 during the fault, its recovery, its writes and events,
+    the circuit's openings, its verdict (and the checks it failed)."""
+    rows = [["fault", "build", "replicas", "requests", "complete / degraded / 503 / other", "p99 during fault ms",
+             "recovery s", "writes 201 / sent", "events delivered / created (lost)", "circuit opened", "verdict"]]
+    for f in summary["faults"]:
+        o = f["outcomes"]
+        other = f["requests"] - o["complete"] - o["degraded"] - o["shed"] - o["unavailable"]
+        rows.append([f["fault"], f["version"], str(f["replicas"]), f"{f['requests']:,}",
+                     f"{o['complete']:,} / {o['degraded']:,} / {o['shed'] + o['unavailable']:,} / {other:,}",
+                     formatted(f.get("p99_ms_during_fault"), "{:,.0f}"), formatted(f["recovery_seconds"], "{:.1f}"),
+                     f"{f['writes']['created']} / {f['writes']['sent']}" if "writes" in f else "–",
+                     f"{f['events']['delivered']} / {f['events']['created']} ({f['events']['lost']})",
+                     formatted(f.get("circuit_openings"), "{:.0f}×"),
+                     "PASS" if f["passed"] else "FAIL: " + ", ".join(f["failed_checks"])])
+    return rows
+
+
+def faults_calls_table(summary):
+    """What web-api's own counters saw of each fault: its reads tried a second time (a look-up whose connection
+    failed, articles' newest after a failure), its calls that reached their time-out, its circuit's openings."""
+    rows = [["fault", "build", "requests", "complete / degraded", "reads retried", "calls timed out", "circuit opened"]]
+    for f in summary["faults"]:
+        o = f["outcomes"]
+        rows.append([f["fault"], f["version"], f"{f['requests']:,}", f"{o['complete']:,} / {o['degraded']:,}",
+                     formatted(f.get("retries"), "{:,.0f}"), formatted(f.get("timeouts"), "{:,.0f}"),
+                     formatted(f.get("circuit_openings"), "{:.0f}×")])
+    return rows
+
+
+def faults_cpu_table(summary):
+    """How busy the whole machine was during each fault, and in the seconds with an incomplete answer against the
+    others (the harness's recorder, once a second)."""
+    rows = [["fault", "build", "replicas", "machine busy during the fault", "in seconds with an incomplete answer",
+             "in the other seconds"]]
+    for f in summary["faults"]:
+        busy = f.get("machine_busy") or {}
+        rows.append([f["fault"], f["version"], str(f["replicas"]),
+                     *(formatted(busy.get(k), "{:.0%}") for k in ("during_fault", "when_not_complete", "when_complete"))])
+    return rows
+
+
+def overload_runs_table(summary):
+    """Every overload run: what the build sustained and was offered, what it accepted and turned away, web-api's own
+    mean time per accepted request against Little's bound, the accepted p99, web-api's peak RSS, stalled seconds."""
+    rows = [["build", "sustains req/s", "offered req/s", "accepted req/s", "complete", "degraded", "shed 503",
+             "in web-api ms (Little's bound)", "accepted p99 ms", "web-api peak RSS MiB", "stalled s", "verdict"]]
+    for version, found in summary["overload"].items():
+        for r in found["runs"]:
+            rows.append([NAMES.get(version, version), formatted(r.get("capacity_rps"), "{:,}"),
+                         formatted(r.get("offered_rps"), "{:,}"), f"{r['accepted_rps']:,}",
+                         formatted(r.get("complete"), "{:,}"), f"{r['degraded']:,}", formatted(r.get("shed"), "{:,}"),
+                         f"{formatted(r.get('server_mean_ms'), '{:.1f}')} "
+                         f"({formatted(r.get('little_bound_ms'), '{:.0f}')})",
+                         formatted(r["accepted_p99_ms"], "{:.0f}"), formatted(r.get("peak_rss_mib"), "{}"),
+                         formatted(r["stalled_seconds"], "{}"),
+                         "PASS" if r["passed"] else "FAIL: " + ", ".join(r["failed_checks"])])
+    return rows
+
+
+def overload_table(summary):
+    """Per build, its overload runs: how many stalled (and their stalled seconds), had a degraded answer, failed a
+    check; the accepted rate and p99 over the runs."""
+    rows = [["build", "overload runs", "runs that stalled (stalled seconds)", "runs with a degraded answer",
+             "runs that failed a check", "accepted requests/s (lowest–highest run)", "accepted p99 ms (lowest–highest)"]]
+    for version, found in summary["overload"].items():
+        rows.append([NAMES.get(version, version), str(found["run_count"]),
+                     f"{found['stalled_runs']} ({found['stalled_seconds']})", str(found["degraded_runs"]),
+                     str(found["failed_runs"]), interval(found["accepted_rps"]), interval(found["accepted_p99_ms"])])
+    return rows
