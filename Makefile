@@ -146,7 +146,8 @@ bakeoff: build loadgen benchkit toxiproxy vegeta ## The load generators' bake-of
 	@scripts/demo.sh bakeoff
 
 .PHONY: vthread-stall
-vthread-stall: build ## v3's overload stall outside Quarkus: virtual threads, Agroal and PostgreSQL under overload, a watchdog's evidence at the instant (STALL_ARGS, STALL_JAVA_HOME: see scripts/vthread-stall.sh).
+vthread-stall: build ## v3's overload stall outside Quarkus: virtual threads, Agroal and PostgreSQL under overload, a watchdog's evidence at the instant (STALL_ARGS, STALL_JAVA_HOME: see scripts/vthread-stall.sh). Built here, not by make build.
+	@$(MVNW) -q install -Pstall-reproducer -pl virtual-threads/stall-reproducer -DskipTests
 	@scripts/vthread-stall.sh
 
 .PHONY: up
@@ -273,7 +274,7 @@ docs-figures: benchkit ## Render every marked figure of README.md and docs/ from
 .PHONY: test-services
 test-services: ## The contract suites of every build, on real PostgreSQL and Kafka (Maven).
 	@# A failure's name and message come last, where a log read from its end shows them.
-	@started=$$(date +%s); $(MVNW) install || { python3 $(CURDIR)/scripts/test-failures.py --since $$started; exit 1; }
+	@started=$$(date +%s); $(MVNW) install -Pstall-reproducer || { python3 $(CURDIR)/scripts/test-failures.py --since $$started; exit 1; }
 	@mkdir -p $(dir $(BUILD_STAMP)) && touch $(BUILD_STAMP)
 
 .PHONY: test-e2e

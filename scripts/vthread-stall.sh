@@ -10,7 +10,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 readonly MODULE="$ROOT/services/virtual-threads/stall-reproducer"
-[[ -d "$MODULE/target/classes" && -d "$MODULE/target/lib" ]] || die "build it first: make build"
+[[ -d "$MODULE/target/classes" && -d "$MODULE/target/lib" ]] || die "build it first: make vthread-stall builds it"
 runtime="${STALL_JAVA_HOME:-$JAVA_HOME}"
 [[ -x "$runtime/bin/java" ]] || die "no java in STALL_JAVA_HOME=$runtime"
 results="${RESULTS:-$ROOT/results/vthread-stall-$(date -u +%Y%m%dT%H%M%SZ)}"
