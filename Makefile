@@ -133,7 +133,7 @@ reads: build loadgen benchkit toxiproxy ## How v1 and v3 read, A/B: in a transac
 	@scripts/demo.sh reads
 
 .PHONY: latency-map
-latency-map: build loadgen benchkit toxiproxy ## When the services wait: every build over a grid of latency added between them (Toxiproxy) × load, Little's law beside it, on a fresh local stack; writes results/latency-map-<time>/latency-map.html (three repeats of the grid, about 2 hours on two cores; MAP_REPEATS; the grid: scripts/benchkit/latencymap.py). SWEEP=results/sweep-<time>: each build with what a sweep under latency chose.
+latency-map: build loadgen benchkit toxiproxy ## When the services wait: every build over a grid of latency added between them (Toxiproxy) × load, Little's law beside it, on a fresh local stack; writes results/latency-map-<time>/latency-map.html (about 2 hours on two cores with the default repeats; the grid and its repeats: docs/local.md, knobs.py). SWEEP=results/sweep-<time>: each build with what a sweep under latency chose.
 	@scripts/demo.sh latency-map
 
 .PHONY: proxy-cost

@@ -69,14 +69,13 @@ case $MODE in
     step "Done in $(elapsed). Open $RESULTS/sweep.html (or read sweep.md)."
     ;;
   tls|reads|proxy)
-    # an A/B of one setting (benchkit ab); AB_VERSIONS chooses the builds (TLS_VERSIONS, as before, for tls)
-    versions="${AB_VERSIONS:-${TLS_VERSIONS:-}}"
-    benchkit ab "$MODE" --results "$RESULTS" --loadgen "$LOADGEN" ${versions:+--versions "$versions"}
+    # an A/B of one setting (benchkit ab); AB_VERSIONS chooses the builds
+    benchkit ab "$MODE" --results "$RESULTS" --loadgen "$LOADGEN" ${AB_VERSIONS:+--versions "$AB_VERSIONS"}
     step "Done in $(elapsed). Open $RESULTS/$MODE.html (or read $MODE.md)."
     ;;
   latency-map)
     # LATENCY_AUTHORS_MS, LATENCY_DATABASE_MS, LATENCY_JITTER, MAP_RATES, MAP_USERS, MAP_STEP_DURATION, MAP_REPEATS
-    # choose the grid (scripts/benchkit/latencymap.py)
+    # choose the grid (scripts/benchkit/knobs.py)
     benchkit latency-map --results "$RESULTS" --loadgen "$LOADGEN" ${MAP_VERSIONS:+--versions "$MAP_VERSIONS"}
     step "Done in $(elapsed). Open $RESULTS/latency-map.html (or read latency-map.md)."
     ;;

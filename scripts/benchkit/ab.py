@@ -12,11 +12,10 @@ import argparse
 import dataclasses
 import datetime
 import json
-import os
 import pathlib
 
-from . import NAMES, ROOT, SERVICES, VERSIONS, documents, info, platforms, results, sql, step
-from .bench import BACKGROUND_SECONDS, background, measure, order, warm_up
+from . import NAMES, ROOT, SERVICES, VERSIONS, documents, info, knobs, platforms, results, sql, step
+from .bench import background, measure, order, warm_up
 from .sweep import DATA, Setting, environments
 
 SCHEMA = "reactive-bench/ab/1"
@@ -129,7 +128,7 @@ def measure_build(experiment, version, platform, runs_dir, rounds, iterations, w
                                              fresh=True)
                 warmed = warm_up(version, build, runs_dir, warmup)
                 # the build's processes with no load, right after its warm-up, to take off its run's CPU
-                idle = background({version: build}, BACKGROUND_SECONDS)[version]
+                idle = background({version: build})[version]
                 speed = platform.calibrate()
                 label = f"{experiment.name}-{mode}"
                 figures = measure(build, "closed", runs_dir, run, {"ITERATIONS": str(iterations)}, label=label)
@@ -200,12 +199,12 @@ def main(argv=None):
     parser.add_argument("experiment", choices=sorted(EXPERIMENTS))
     parser.add_argument("--results", type=pathlib.Path)
     parser.add_argument("--versions", help="the builds (default: those the experiment concerns)")
-    parser.add_argument("--rounds", type=int, default=int(os.environ.get("RUNS", "3")))
-    parser.add_argument("--iterations", type=int, default=int(os.environ.get("ITERATIONS", "150")),
+    parser.add_argument("--rounds", type=int, default=knobs.value("RUNS"))
+    parser.add_argument("--iterations", type=int, default=knobs.value("AB_ITERATIONS"),
                         help="measured requests per virtual user")
-    parser.add_argument("--warmup", type=int, default=int(os.environ.get("WARMUP_ITERATIONS", "300")),
+    parser.add_argument("--warmup", type=int, default=knobs.value("AB_WARMUP_ITERATIONS"),
                         help="the first warm-up window's requests per virtual user after each restart")
-    parser.add_argument("--loadgen", default=os.environ.get("LOADGEN", "loadgen"))
+    parser.add_argument("--loadgen", default=knobs.value("LOADGEN"))
     args = parser.parse_args(argv)
     experiment = EXPERIMENTS[args.experiment]
     versions = args.versions.split(",") if args.versions else list(experiment.versions)

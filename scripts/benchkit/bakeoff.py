@@ -18,7 +18,7 @@ import subprocess
 import threading
 import time
 
-from . import LOCAL_DIR, documents, provenance, samples, step
+from . import LOCAL_DIR, documents, knobs, provenance, samples, step
 from .stats import close
 
 CLOSED_USERS = 100
@@ -236,7 +236,7 @@ def main(argv):
     parser.add_argument("--version", default="v2")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--seconds", type=int, default=20)
-    parser.add_argument("--loadgen", default=os.environ.get("LOADGEN", "loadgen"))
+    parser.add_argument("--loadgen", default=knobs.value("LOADGEN"))
     parser.add_argument("--vegeta", default="vegeta")
     parser.add_argument("--wrk", default="wrk")
     args = parser.parse_args(argv)
@@ -262,7 +262,7 @@ def main(argv):
     document = {"schema": SCHEMA, "timestamp": provenance.now(), "git_commit": provenance.git_commit(),
                 "cores": os.cpu_count(), "generators": {
                     "loadgen": first_line(provenance.command_output(args.loadgen, "version")),
-                    "vegeta": f"vegeta {os.environ.get('VEGETA_VERSION', '(version not given)')}",
+                    "vegeta": f"vegeta {knobs.value('VEGETA_VERSION') or '(version not given)'}",
                     "wrk": first_line(provenance.command_output(args.wrk, "-v"))},
                 "target": url, "rounds": args.rounds, "seconds": args.seconds, "runs": runs,
                 "summary": summary, "coordinated_omission": stalls}

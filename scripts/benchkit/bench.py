@@ -12,14 +12,14 @@ import statistics
 import time
 import urllib.request
 
-from . import VERSIONS, curve, info, load, platforms, profile, step
+from . import VERSIONS, curve, info, knobs, load, platforms, profile, step
 
 
 # A hop alone: the closed model against one downstream service of the build, to tell data access from
 # the fan-out (load scenario, target service).
 HOPS = {"articles-alone": ("closed", "articles"), "authors-alone": ("closed", "authors")}
 # What make bench runs unless SCENARIOS says otherwise.
-DEFAULT_SCENARIOS = ("closed", "open", "curve", *HOPS, "profile")
+DEFAULT_SCENARIOS = tuple(knobs.BY_NAME["SCENARIOS"].default.split(","))
 
 
 def load_scenario_and_target(scenario):
@@ -92,10 +92,8 @@ def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, lab
 # again, and past WARMUP_INCOMPLETE_SECONDS of incomplete windows the run fails, naming what the answers were.
 WARMUP_CLEAN_SHARE = 0.01
 JIT_SETTLED_SHARE = 0.03
-WARMUP_MAX_WINDOWS = int(os.environ.get("WARMUP_MAX_WINDOWS", "6"))
 WARMUP_INCOMPLETE_SECONDS = 300  # a cold build behind a slow proxy on a busy machine came back in two windows
 BREAKER_DELAY_SECONDS = 6  # web-api's circuit breakers close again after 5 s (DownstreamPolicy)
-BACKGROUND_SECONDS = int(os.environ.get("BACKGROUND_SECONDS", "10"))
 
 
 def jit_share(before, after):
@@ -117,12 +115,12 @@ def warm_up(version, build, runs_dir, iterations=None):
     """The same warm-up rule for every build (see above). Returns its windows (requests per user, seconds, share of
     incomplete answers, JIT share), whether it settled, how long it took, and what the JIT, the GC and CFS
     throttling took meanwhile. The last window's answers are always complete: else it raises WarmUpFailed."""
-    iterations = int(iterations or os.environ.get("WARMUP_ITERATIONS", "900"))
+    iterations = int(iterations or load.setting("warmup", "iterations"))
     windows, settled, complete_windows, incomplete_since = [], False, 0, None
     first = before = build.snapshot()
-    while complete_windows < WARMUP_MAX_WINDOWS:
+    while complete_windows < knobs.value("WARMUP_MAX_WINDOWS"):
         count = iterations if not windows else max(1, iterations // 3)
-        step(f"{version}: warm-up window {len(windows) + 1} ({os.environ.get('USERS', '100')} users x {count} "
+        step(f"{version}: warm-up window {len(windows) + 1} ({load.setting('warmup', 'users')} users x {count} "
              "requests, not measured)")
         summary = runs_dir / f"{version}-warmup-{len(windows) + 1}.json"
         build.run("warmup", summary, {"WARMUP_ITERATIONS": str(count)})
@@ -162,10 +160,11 @@ def warm_up(version, build, runs_dir, iterations=None):
             "throttling": platforms.deltas(first["throttling"], last["throttling"])}
 
 
-def background(builds, seconds):
+def background(builds, seconds=None):
     """CPU seconds per second of each process of every build with no load at all (the outbox relays poll, health
     probes, the JVM's own housekeeping): what a run's CPU includes whatever it serves. One quiet window for every
     build at once: nothing is loaded, so each build's processes idle as they would alone, at the same moment."""
+    seconds = seconds or knobs.value("BACKGROUND_SECONDS")
     step(f"{', '.join(builds)}: {seconds} s with no load, for the background rate")
     before = {version: build.snapshot() for version, build in builds.items()}
     time.sleep(seconds)
@@ -197,15 +196,14 @@ def open_rate(closed_rates):
 def run_curve(builds, versions, closed_rates, runs_dir, environment, results):
     """The open model at each rate of the ladder (CURVE_SHARES of the fastest build's closed-model maximum, default
     curve.SHARES), every build at each step (their order turned round every other step), each step
-    CURVE_STEP_DURATION long (default 20s); the whole ladder CURVE_REPEATS times (default 2), so that a knee rests on
+    CURVE_STEP_DURATION long; the whole ladder CURVE_REPEATS times (knobs.py), so that a knee rests on
     every repeat of its step, not on one."""
     if not closed_rates:
         raise SystemExit("the curve's rates follow the closed model's maximum: run it after closed (SCENARIOS=closed,curve)")
     fastest = max(statistics.median(rates) for rates in closed_rates.values())
-    shares = os.environ.get("CURVE_SHARES")  # fewer steps, for a short test: e.g. 0.25,1.0
+    shares = knobs.value("CURVE_SHARES")
     rates = curve.ladder(fastest, tuple(float(s) for s in shares.split(",")) if shares else curve.SHARES)
-    duration = os.environ.get("CURVE_STEP_DURATION", "20s")
-    repeats = int(os.environ.get("CURVE_REPEATS", "2"))
+    duration, repeats = knobs.value("CURVE_STEP_DURATION"), knobs.value("CURVE_REPEATS")
     environment["curve"] = {"fastest_closed_complete_per_s": round(fastest, 1), "rates": rates, "step": duration,
                             "repeats": repeats}
     (results / "environment.json").write_text(json.dumps(environment, indent=2))
@@ -222,14 +220,14 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="benchkit bench", description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=pathlib.Path, required=True)
     parser.add_argument("--versions", default=",".join(VERSIONS))
-    parser.add_argument("--scenarios", default=",".join(DEFAULT_SCENARIOS),
+    parser.add_argument("--scenarios", default=knobs.value("SCENARIOS"),
                         help="closed, open, curve (the latency-versus-load ladder, after closed), smoke, the "
                              "hops alone: " + ", ".join(HOPS) + ", and profile (JFR during one more closed run)")
-    parser.add_argument("--profile-iterations", type=int, default=int(os.environ.get("PROFILE_ITERATIONS", "150")),
+    parser.add_argument("--profile-iterations", type=int, default=knobs.value("PROFILE_ITERATIONS"),
                         help="requests per user of the profiled run")
-    parser.add_argument("--runs", type=int, default=int(os.environ.get("RUNS", "3")))
+    parser.add_argument("--runs", type=int, default=knobs.value("RUNS"))
     parser.add_argument("--no-warmup", action="store_true", help="skip the warm-up (smoke runs only)")
-    parser.add_argument("--loadgen", default=os.environ.get("LOADGEN", "loadgen"))
+    parser.add_argument("--loadgen", default=knobs.value("LOADGEN"))
     parser.add_argument("--where", default="local stack (one machine, loopback)")
     parser.add_argument("--kubernetes", metavar="NAMESPACE", help="run the load generator as Jobs in this namespace instead")
     args = parser.parse_args(argv)
@@ -248,7 +246,7 @@ def main(argv=None):
             environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}
         # After the warm-up: the threads a JVM starts on demand (carriers, compiler and GC threads) exist by now.
         environment["ergonomics"] = {version: build.ergonomics() for version, build in builds.items()}
-        environment["background_cpu_per_s"] = background(builds, BACKGROUND_SECONDS)
+        environment["background_cpu_per_s"] = background(builds)
         (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
         for scenario in args.scenarios.split(","):
             if scenario == "curve":

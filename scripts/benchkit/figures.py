@@ -24,12 +24,15 @@ Markers (HTML comments, invisible on GitHub):
                                                                between the markers shows
     <!-- setting MODULE.NAME FORMAT -->10 %<!-- /setting -->    a constant of the harness, not a measurement: NAME
                                                                of benchkit's MODULE ("calibration.DRIFT_LIMIT",
-                                                               "curve.SHARES.0"), so the docs say what the code does"""
+                                                               "curve.SHARES.0"; "knobs.NAME": a knob's default),
+                                                               so the docs say what the code does
+    <!-- knobs GROUP -->…<!-- /knobs -->                         the table of a group of knobs (knobs.py): each
+                                                               variable, its one default, what it means"""
 import importlib
 import re
 import sys
 
-from . import ROOT, kinds, unmarked
+from . import ROOT, kinds, knobs, unmarked
 from .summaries import SUMMARIES, combined, summaries, written
 from .tables import formatted
 
@@ -38,6 +41,7 @@ FIGURE = re.compile(r"<!-- figure (\S+) (\S+) (.+?) -->(.*?)<!-- /figure -->", r
 TABLE = re.compile(r"<!-- figures (\S+) (\S+) -->\n(.*?)<!-- /figures -->", re.DOTALL)
 CHART = re.compile(r"<!-- chart (\S+) (\S+) -->(.*?)<!-- /chart -->", re.DOTALL)
 SETTING = re.compile(r"<!-- setting (\S+) (.+?) -->(.*?)<!-- /setting -->", re.DOTALL)
+KNOBS = re.compile(r"<!-- knobs (\S+) -->\n(.*?)<!-- /knobs -->", re.DOTALL)
 PICTURES = "docs/figures"  # under the root of the docs
 
 
@@ -98,13 +102,22 @@ def rendered(text, found, where):
         module, _, rest = path.partition(".")
         name, _, keys = rest.partition(".")
         try:
-            value = getattr(importlib.import_module(f"{__package__}.{module}"), name)
+            if module == "knobs":  # a knob's default (knobs.py)
+                value = knobs.BY_NAME[name].default
+            else:
+                value = getattr(importlib.import_module(f"{__package__}.{module}"), name)
             value = at(value, keys) if keys else value
         except (ImportError, AttributeError, KeyError, IndexError, ValueError, TypeError):
             raise SystemExit(f"{where}: the harness has no setting {path}") from None
         return f"<!-- setting {path} {pattern} -->{formatted(value, pattern)}<!-- /setting -->"
 
-    return SETTING.sub(setting, TABLE.sub(table, FIGURE.sub(figure, text)))
+    def knob_table(match):
+        group = match.group(1)
+        if group not in knobs.GROUPS:
+            raise SystemExit(f"{where}: no knobs {group} ({', '.join(knobs.GROUPS)})")
+        return f"<!-- knobs {group} -->\n{markdown(knobs.rows(group))}<!-- /knobs -->"
+
+    return KNOBS.sub(knob_table, SETTING.sub(setting, TABLE.sub(table, FIGURE.sub(figure, text))))
 
 
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")

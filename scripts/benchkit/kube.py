@@ -1,7 +1,6 @@
 """Kubernetes through kubectl and helm: pod states, the cgroup readings of a container, port-forwards,
 and the load generator as a Job of the load-job chart."""
 import json
-import os
 import queue
 import re
 import subprocess
@@ -9,14 +8,14 @@ import sys
 import threading
 import time
 
-from . import ROOT, hsperf, info, load, samples
+from . import ROOT, hsperf, info, knobs, load, samples
 
-HELM = os.environ.get("HELM", "helm")
+HELM = knobs.value("HELM")
 
 
 def helm_template(release, chart, *args, namespace=None):
     """The manifests of charts/<chart> as helm renders them for KUBE_VERSION (the Makefile's pin), parsed."""
-    kube_version = os.environ.get("KUBE_VERSION") or sys.exit("KUBE_VERSION must name the Kubernetes version to "
+    kube_version = knobs.value("KUBE_VERSION") or sys.exit("KUBE_VERSION must name the Kubernetes version to "
                                                               "render for (the Makefile sets it)")
     command = [HELM, "template", release, str(ROOT / "charts" / chart), "--kube-version", kube_version, *args]
     rendered = subprocess.run([*command, *(["--namespace", namespace] if namespace else [])],
@@ -256,9 +255,9 @@ def service_url(version, service):
 def load_job_values(version, scenario, settings, base_url, pods=1, start_at=None):
     """The load-job chart's values of one run, as helm arguments (make bench installs them; make test renders them
     to check that the chart's NetworkPolicies let the Job reach its target)."""
-    image = [arg for key, value in (("image", os.environ.get("LOAD_IMAGE")),
-                                    ("imagePullPolicy", os.environ.get("LOAD_IMAGE_PULL_POLICY")),
-                                    ("resources.requests.cpu", os.environ.get("LOAD_CPU_REQUEST"))) if value
+    image = [arg for key, value in (("image", knobs.value("LOAD_IMAGE")),
+                                    ("imagePullPolicy", knobs.value("LOAD_IMAGE_PULL_POLICY")),
+                                    ("resources.requests.cpu", knobs.value("LOAD_CPU_REQUEST"))) if value
              for arg in ("--set", f"{key}={value}")]
     start = ["--set-string", f"startAt={start_at:.3f}"] if start_at else []
     return ["--set", f"build={version}", "--set", f"scenario={scenario}", "--set", f"baseUrl={base_url}",
@@ -275,7 +274,7 @@ def chart_values(chart="reactive-bench"):
 def load_image():
     """The load generator's image: LOAD_IMAGE, or the load-job chart's pinned default."""
     values = (ROOT / "charts" / "load-job" / "values.yaml").read_text()
-    return os.environ.get("LOAD_IMAGE") or re.search(r"^image: (.+)$", values, re.MULTILINE).group(1)
+    return knobs.value("LOAD_IMAGE") or re.search(r"^image: (.+)$", values, re.MULTILINE).group(1)
 
 
 def calibrate(namespace):
@@ -284,10 +283,10 @@ def calibrate(namespace):
     pod = f"calibration-{int(time.time())}"
     image = load_image()
     container = {"name": pod, "image": image, "args": ["calibrate"],
-                 "imagePullPolicy": os.environ.get("LOAD_IMAGE_PULL_POLICY", "IfNotPresent"),
+                 "imagePullPolicy": knobs.value("LOAD_IMAGE_PULL_POLICY"),
                  # Placed where the load Job's pod goes (the same request, which the budget counts); timed under the
                  # same limit of 1 CPU.
-                 "resources": {"requests": {"cpu": os.environ.get("LOAD_CPU_REQUEST", "1"), "memory": "128Mi"},
+                 "resources": {"requests": {"cpu": knobs.value("LOAD_CPU_REQUEST"), "memory": "128Mi"},
                                "limits": {"cpu": "1", "memory": "128Mi"}},
                  "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
                                      "runAsNonRoot": True, "runAsUser": 12345, "capabilities": {"drop": ["ALL"]},
@@ -381,8 +380,6 @@ def job_pods(namespace, release):
         pods, key=lambda pod: int(pod["metadata"].get("annotations", {}).get(index, "0")))]
 
 
-# A split run's pods start together this long after the Job is installed: time to schedule and start them all.
-SPLIT_START_SECONDS = float(os.environ.get("LOAD_START_SECONDS", "20"))
 # How late after the agreed instant a pod of a split run may start: a later one leaves the other pods the whole
 # load for that long (closed), or sends its share late (open). A pod waits for the instant, so only a pod that came up
 # after it is late: ten times the timer's slack seen on a busy node leaves a slower one its room.
@@ -401,8 +398,8 @@ def run_load_job(namespace, version, scenario, summary, settings, base_url):
     LOAD_PODS pods (an Indexed Job; 1 unless set), each with its share of the users or of the rate, starting
     together; their samples, read from their logs, merged into one run. Returns (0 or load.THRESHOLDS_CROSSED,
     the CPU seconds of the generator's containers together)."""
-    pods = int(os.environ.get("LOAD_PODS", "1"))
-    start_at = time.time() + SPLIT_START_SECONDS if pods > 1 else None
+    pods = knobs.value("LOAD_PODS")
+    start_at = time.time() + knobs.value("LOAD_START_SECONDS") if pods > 1 else None
     release = f"load-{version}-{scenario}-{settings.get('TARGET', 'web-api')}-{int(time.time())}"
     installed = subprocess.run([HELM, "upgrade", "--install", release, str(ROOT / "charts" / "load-job"), "-n",
                                 namespace, *load_job_values(version, scenario, settings, base_url, pods, start_at)],
@@ -429,7 +426,7 @@ def run_load_job(namespace, version, scenario, summary, settings, base_url):
         if late:
             raise SystemExit(f"load Job {release}: pods started late, not together: {late} (ms after the "
                              f"agreed instant, at most {SPLIT_SKEW_LIMIT_MS:.0f}); give them longer to start: "
-                             f"LOAD_START_SECONDS, now {SPLIT_START_SECONDS:.0f}")
+                             f"LOAD_START_SECONDS, now {knobs.value('LOAD_START_SECONDS'):.0f}")
         checked = load.summarize_into(summary, samples.parse(merged), version, scenario,
                                       settings.get("TARGET", "web-api"), pods=split)
         for log in logs.values():

@@ -11,25 +11,18 @@ The local stack must be up with its latency proxy; a build whose services do not
 behind it (LATENCY_PROXY=on) and restarted as it was at the end (make latency-map starts the stack behind it).
 Writes latency-map.json (schema reactive-bench/latency-map/1); latencymapreport renders it.
 
-    LATENCY_AUTHORS_MS   latency per author look-up, the rows of the authors hop (default 0,1,5,20,50)
-    LATENCY_DATABASE_MS  latency per query, the slow-database rows (default 5)
-    LATENCY_JITTER       jitter as a share of each setting (default 0.1: ± 10 %)
-    MAP_RATES            the open model's rates, requests/s (default 250,500,1000)
-    MAP_USERS            the closed model's users (default 100,400,1000)
-    MAP_STEP_DURATION    how long each cell is loaded (default 10s)
-    MAP_REPEATS          how many times the whole grid runs (default 3); a cell whose repeats then differ by more
-                         than SPREAD_LIMIT (±10 % of their median) is repeated again, up to EXTRA_REPEATS more"""
+Its knobs (the grid's rows and columns, how long a cell is loaded, the repeats) are knobs.py's, group latency-map;
+a cell whose repeats differ by more than SPREAD_LIMIT is repeated again, up to EXTRA_REPEATS more times."""
 import argparse
 import dataclasses
 import datetime
 import json
-import os
 import pathlib
 import threading
 import time
 
-from . import MAX_IN_FLIGHT, ROOT, SERVICES, VERSIONS, info, latency, latencyreport, platforms, step
-from .bench import BACKGROUND_SECONDS, background, measure, order, warm_up
+from . import MAX_IN_FLIGHT, ROOT, SERVICES, VERSIONS, info, knobs, latency, latencyreport, platforms, step
+from .bench import background, measure, order, warm_up
 from .sweep import Setting
 
 SCHEMA = "reactive-bench/latency-map/1"
@@ -48,8 +41,8 @@ def unsettled(document):
             if spread is not None and spread > SPREAD_LIMIT}
 
 
-def numbers(variable, default):
-    return tuple(float(v) for v in os.environ.get(variable, default).split(",") if v.strip())
+def numbers(variable):
+    return tuple(float(v) for v in knobs.value(variable).split(",") if v.strip())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,11 +63,11 @@ class Load:
 
 def grid():
     """The rows (latency.Setting) and the loads (Load) of the map, from the environment."""
-    jitter = float(os.environ.get("LATENCY_JITTER", "0.1"))
-    rows = [latency.Setting("authors", ms, round(ms * jitter)) for ms in numbers("LATENCY_AUTHORS_MS", "0,1,5,20,50")]
-    rows += [latency.Setting("database", ms, round(ms * jitter)) for ms in numbers("LATENCY_DATABASE_MS", "5")]
-    loads = [Load("open", int(r)) for r in numbers("MAP_RATES", "250,500,1000")]
-    loads += [Load("closed", int(u)) for u in numbers("MAP_USERS", "100,400,1000")]
+    jitter = knobs.value("LATENCY_JITTER")
+    rows = [latency.Setting("authors", ms, round(ms * jitter)) for ms in numbers("LATENCY_AUTHORS_MS")]
+    rows += [latency.Setting("database", ms, round(ms * jitter)) for ms in numbers("LATENCY_DATABASE_MS")]
+    loads = [Load("open", int(r)) for r in numbers("MAP_RATES")]
+    loads += [Load("closed", int(u)) for u in numbers("MAP_USERS")]
     return rows, loads
 
 
@@ -274,14 +267,14 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="benchkit latency-map", description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=pathlib.Path)
     parser.add_argument("--versions", default=",".join(VERSIONS))
-    parser.add_argument("--loadgen", default=os.environ.get("LOADGEN", "loadgen"))
-    parser.add_argument("--repeats", type=int, default=int(os.environ.get("MAP_REPEATS", "3")),
+    parser.add_argument("--loadgen", default=knobs.value("LOADGEN"))
+    parser.add_argument("--repeats", type=int, default=knobs.value("MAP_REPEATS"),
                         help="repeats of the whole grid (at least 3 for a published map: each cell's spread shows)")
     parser.add_argument("--kubernetes", metavar="NAMESPACE",
                         help="map the builds deployed in this namespace behind their latency proxies "
                              "(LATENCY_PROXY=on make deploy-vN), with the load generator as Jobs")
     parser.add_argument("--where", default="local stack (one machine, loopback)")
-    parser.add_argument("--sweep", type=pathlib.Path, default=os.environ.get("SWEEP") or None,
+    parser.add_argument("--sweep", type=pathlib.Path, default=knobs.value("SWEEP"),
                         help="a sweep's results (make sweep, e.g. with SWEEP_LATENCY_AUTHORS_MS): every build runs with "
                              "the values it chose there, Little's law counts them")
     parser.add_argument("--check", type=pathlib.Path, metavar="LATENCY_MAP_JSON",
@@ -324,7 +317,7 @@ def run_map(platform, proxy, versions, directory, repeats, where, chosen=None, s
     chosen = chosen or {}
     runs_dir = directory / "runs"
     rows, loads = grid()
-    duration = os.environ.get("MAP_STEP_DURATION", "10s")
+    duration = knobs.value("MAP_STEP_DURATION")
     for version in versions:
         if not platform.through_proxy(version) or chosen.get(version):
             info(f"{version}: restarting its services behind the latency proxy"
@@ -336,7 +329,7 @@ def run_map(platform, proxy, versions, directory, repeats, where, chosen=None, s
     for version in versions:
         proxy.clear(version)
     environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}
-    environment["background_cpu_per_s"] = background(builds, BACKGROUND_SECONDS)
+    environment["background_cpu_per_s"] = background(builds)
     document = {"schema": SCHEMA, "commit": environment["git_commit"], "timestamp": environment["timestamp"],
                 "where": environment["where"], "environment": environment, "duration": duration,
                 "rows": [dataclasses.asdict(row) for row in rows], "loads": [dataclasses.asdict(load) for load in loads],

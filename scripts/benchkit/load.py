@@ -26,6 +26,15 @@ UNREACHABLE = 3
 OUTCOMES = samples.OUTCOMES
 
 
+def setting(scenario, key, environ=None):
+    """A scenario's setting as load/scenarios.json gives it: the environment's value of the variable it names, else
+    its default there (the one place of the load's defaults)."""
+    found = samples.SCENARIOS["scenarios"][scenario][key]
+    if not isinstance(found, dict):
+        return found
+    return (os.environ if environ is None else environ).get(found["env"]) or found["default"]
+
+
 def settings_from_environment():
     return {key: os.environ[key] for key in SETTINGS if key in os.environ}
 

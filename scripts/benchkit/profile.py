@@ -7,10 +7,11 @@ JFR comes with the JDK the services run on: `jcmd <pid> JFR.start` needs no rest
 `kubectl exec` (the pod's image must have jcmd: the test node's base has it, a JRE-only image has not)."""
 import concurrent.futures
 import json
-import os
 import pathlib
 import subprocess
 import zlib
+
+from . import knobs
 
 # Inclusive: a sample counts for every library on its stack (JSON written from inside an HTTP handler
 # counts for both), so the shares of one service do not add up to 100 %.
@@ -33,7 +34,7 @@ LIBRARIES = (
 
 
 def jdk_tool(name):
-    home = os.environ.get("JAVA_HOME")
+    home = knobs.value("JAVA_HOME")
     return str(pathlib.Path(home) / "bin" / name) if home else name
 
 

@@ -17,16 +17,15 @@ name of the pod's container port, endPort; none = every port). Label selectors: 
 """
 import argparse
 import json
-import os
 import re
 import sys
 import urllib.parse
 
-from . import VERSIONS
+from . import VERSIONS, knobs
 from .bench import DEFAULT_SCENARIOS, load_scenario_and_target
 from .kube import helm_template, load_job_values, service_url
 
-NAMESPACE = os.environ.get("BENCH_NAMESPACE", "reactive-bench")
+NAMESPACE = knobs.value("BENCH_NAMESPACE")
 
 
 # ---------- NetworkPolicy semantics

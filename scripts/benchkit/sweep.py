@@ -12,7 +12,7 @@ import pathlib
 import re
 import statistics
 
-from . import JAVA_OPTIONS, MAX_IN_FLIGHT, ROOT, SERVICES, calibration, documents, info, latency, platforms, step
+from . import JAVA_OPTIONS, MAX_IN_FLIGHT, ROOT, SERVICES, calibration, documents, info, knobs, latency, platforms, step
 from .bench import measure, warm_up
 
 
@@ -270,22 +270,22 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="benchkit sweep", description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=pathlib.Path, required=True)
     parser.add_argument("--versions", default=",".join(SETTINGS))
-    parser.add_argument("--repeats", type=int, default=int(os.environ.get("SWEEP_REPEATS", "2")))
+    parser.add_argument("--repeats", type=int, default=knobs.value("SWEEP_REPEATS"))
     # The closed model's fixed number of requests (per virtual user), as in the demo, only fewer.
-    parser.add_argument("--iterations", type=int, default=int(os.environ.get("SWEEP_ITERATIONS", "150")),
+    parser.add_argument("--iterations", type=int, default=knobs.value("SWEEP_ITERATIONS"),
                         help="measured requests per virtual user for each candidate")
     # Each candidate restarts its services: a shorter warm-up than the demo's, the same for every candidate.
-    parser.add_argument("--warmup", type=int, default=int(os.environ.get("SWEEP_WARMUP_ITERATIONS", "300")),
+    parser.add_argument("--warmup", type=int, default=knobs.value("SWEEP_WARMUP_ITERATIONS"),
                         help="warm-up requests per virtual user after each restart")
     parser.add_argument("--only", help="sweep only these settings (comma-separated names), e.g. for a quick check")
     parser.add_argument("--keep", type=pathlib.Path,
                         help="an earlier sweep's results: the builds not swept now keep their results from it")
-    parser.add_argument("--loadgen", default=os.environ.get("LOADGEN", "loadgen"))
+    parser.add_argument("--loadgen", default=knobs.value("LOADGEN"))
     parser.add_argument("--kubernetes", metavar="NAMESPACE",
                         help="sweep the builds deployed in this namespace, in their pods, with the load generator as Jobs")
     parser.add_argument("--where", default="local stack (one machine, loopback)")
     parser.add_argument("--latency-authors-ms", type=float,
-                        default=float(os.environ["SWEEP_LATENCY_AUTHORS_MS"]) if os.environ.get("SWEEP_LATENCY_AUTHORS_MS") else None,
+                        default=knobs.value("SWEEP_LATENCY_AUTHORS_MS"),
                         help="sweep what latency makes matter, every candidate behind the latency proxy with this "
                              "latency per author look-up (± LATENCY_JITTER of it)")
     args = parser.parse_args(argv)
@@ -304,7 +304,7 @@ def main(argv=None):
         if platform.latency() is None:
             raise SystemExit(f"{platform.where}: no latency proxy to sweep behind (the local stack starts one: make toxiproxy)")
         delay = latency.Setting("authors", args.latency_authors_ms,
-                                round(args.latency_authors_ms * float(os.environ.get("LATENCY_JITTER", "0.1"))))
+                                round(args.latency_authors_ms * knobs.value("LATENCY_JITTER")))
         settings = LATENCY_SETTINGS
         environment["latency"] = dataclasses.asdict(delay)
     (args.results / "environment.json").write_text(json.dumps(environment, indent=2))

@@ -13,14 +13,13 @@ Two platforms, the same clients, checks and report:
 """
 import argparse
 import datetime
-import os
 import pathlib
 import statistics
 import sys
 import threading
 import time
 
-from .. import MAX_IN_FLIGHT, ROOT, SERVICES, VERSIONS, info, platforms, samples, step
+from .. import MAX_IN_FLIGHT, ROOT, SERVICES, VERSIONS, info, knobs, platforms, samples, step
 from ..faults import KUBERNETES_QUICK, PROXY_FAULT_SECONDS, QUICK, RESTORE_LIMIT_SECONDS
 from ..procfs import peak_rss_mib, reset_peak_rss
 from ..prometheus import answered, calls_timed_out, circuit_openings, read_retries, scrape
@@ -153,7 +152,7 @@ def run_overload(version, services, loadgen, timing, work):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="benchkit chaos", description=__doc__.splitlines()[0])
-    parser.add_argument("--loadgen", default=os.environ.get("LOADGEN", "loadgen"))
+    parser.add_argument("--loadgen", default=knobs.value("LOADGEN"))
     parser.add_argument("--results", type=pathlib.Path,
                         default=ROOT / "results" / ("chaos-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
     parser.add_argument("--quick", action="store_true",

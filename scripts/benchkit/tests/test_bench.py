@@ -55,7 +55,7 @@ def test_a_window_with_degraded_answers_does_not_count_as_settled(tmp_path, monk
 
 
 def test_a_warm_up_that_never_settles_stops_at_the_last_window(tmp_path, monkeypatch):
-    monkeypatch.setattr(bench, "WARMUP_MAX_WINDOWS", 3)
+    monkeypatch.setenv("WARMUP_MAX_WINDOWS", "3")
     warmed = bench.warm_up("v1", FakeBuild([5.0] * 3), tmp_path, 30)
     assert len(warmed["windows"]) == 3 and not warmed["settled"]
 
@@ -64,7 +64,7 @@ def test_the_window_cap_never_ends_a_warm_up_on_incomplete_answers(tmp_path, mon
     """A fresh machine: one window allowed, and the first one's answers all degraded (the circuit opened on a cold
     look-up). The warm-up waits for the circuit and warms again until a window is complete, then stops."""
     monkeypatch.setattr(bench, "BREAKER_DELAY_SECONDS", 0)
-    monkeypatch.setattr(bench, "WARMUP_MAX_WINDOWS", 1)
+    monkeypatch.setenv("WARMUP_MAX_WINDOWS", "1")
     warmed = bench.warm_up("v1", FakeBuild([5.0, 5.0, 5.0], incomplete=[100, 40, 0]), tmp_path, 30)
     assert [w["incomplete_share"] for w in warmed["windows"]] == [1.0, 0.4, 0.0]
     assert not warmed["settled"]  # the JIT had not settled: said so, but measured after complete answers only

@@ -33,7 +33,7 @@ def code_reads():
     for path in (ROOT / "scripts").rglob("*.py"):
         if "tests" not in path.parts:
             found |= set(re.findall(r"environ(?:\.get)?[(\[]\s*[\"']([A-Z][A-Z0-9_]+)[\"']", path.read_text()))
-            found |= set(re.findall(r"numbers\(\s*[\"']([A-Z][A-Z0-9_]+)[\"']", path.read_text()))
+            found |= set(re.findall(r"(?:numbers|knobs\.value)\(\s*[\"']([A-Z][A-Z0-9_]+)[\"']", path.read_text()))
     for path in [*(ROOT / "scripts").rglob("*.sh"), ROOT / "minikube" / "profile.env"]:
         text = path.read_text()
         found |= set(re.findall(r"\$\{([A-Z][A-Z0-9_]+):?[-+?=]", text))
