@@ -291,20 +291,15 @@ def main(argv=None):
         sweep = json.loads((args.sweep / "sweep.json").read_text())
         chosen, properties = tuned(sweep)
         TUNED.update(properties)
-        if args.kubernetes and chosen:
-            raise SystemExit("--sweep is for the local stack (in the cluster, deploy the values instead: VALUES=…)")
     directory = args.results or ROOT / "results" / ("latency-map-" + datetime.datetime.now().strftime("%Y%m%dT%H%M%S"))
     (directory / "runs").mkdir(parents=True, exist_ok=True)
     platform = platforms.select(args.kubernetes, args.loadgen, versions)
+    if chosen and not platform.reroutes:
+        raise SystemExit(f"{platform.where}: the builds run as deployed; deploy a sweep's values instead (VALUES=…)")
+    missing = platform.behind_proxy(versions)
+    if missing:
+        raise SystemExit(f"{platform.where}: {missing}")
     proxy = platform.latency()
-    if proxy is None:
-        raise SystemExit("no latency proxy in the namespace: deploy every build with LATENCY_PROXY=on make deploy-vN"
-                         if args.kubernetes else
-                         "no latency proxy on the local stack (make toxiproxy, then start the stack again)")
-    if args.kubernetes:  # the chart routes a build's hops; the harness does not restart pods behind it
-        for version in versions:
-            if not platform.through_proxy(version):
-                raise SystemExit(f"{version} is deployed without its latency proxy: LATENCY_PROXY=on make deploy-{version}")
     try:
         return run_map(platform, proxy, versions, directory, args.repeats, args.where, chosen, sweep)
     finally:

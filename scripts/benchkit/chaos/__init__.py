@@ -39,7 +39,7 @@ def run_fault(fault, version, platform, loadgen, timing, work):
     if not reader.connected.wait(30) or reader.error:
         sys.exit(f"could not follow {web_api}/{version}/articles/stream: {reader.error}")
     metrics_before = platform.web_api_metrics(version)
-    cpu = CpuRecorder(platform.namespace)
+    cpu = CpuRecorder(platform)
     cpu.start()
 
     # The load lasts until the answers have settled once the part is back (at most `after` seconds), however long
@@ -180,8 +180,7 @@ def main(argv=None):
     # Overload needs the local processes (their peak RSS): on Kubernetes the faults are the platform's own.
     known = [f.name for f in platform.faults] + ([] if platform.processes() is None else ["overload"])
     # by default, the faults made in the latency proxy only where every build can go through one
-    proxied = platform.latency() is not None and (platform.namespace is None or all(
-        platform.through_proxy(version) for version in args.versions.split(",")))
+    proxied = platform.behind_proxy(args.versions.split(",")) is None
     names = args.faults.split(",") if args.faults else platform.quick if args.quick else \
         [name for name in known if proxied or not any(f.name == name and f.through_proxy for f in platform.faults)]
     unknown = set(names) - set(known)
@@ -195,11 +194,10 @@ def main(argv=None):
 
     versions = args.versions.split(",")
     if any(f.through_proxy for f in chosen):
-        if platform.latency() is None:
-            sys.exit(f"{platform.where}: no latency proxy for {', '.join(f.name for f in chosen if f.through_proxy)} "
-                     "(the local stack starts one: make toxiproxy; on Kubernetes: LATENCY_PROXY=on make deploy-vN)")
-        if platform.namespace and not all(platform.through_proxy(version) for version in versions):
-            sys.exit("the faults made in the latency proxy need every build deployed behind it: LATENCY_PROXY=on make deploy-vN")
+        missing = platform.behind_proxy(versions)
+        if missing:
+            sys.exit(f"{platform.where}: {', '.join(f.name for f in chosen if f.through_proxy)} are made in the latency "
+                     f"proxy: {missing}")
 
     def warm_up(version):
         step(f"warming up {version} (the same {timing['warmup_users']} × {timing['warmup_iterations']} requests for each build)")
@@ -213,7 +211,7 @@ def main(argv=None):
         for turn in range(1, args.rounds + 1):
             if args.rounds > 1:
                 step(f"round {turn} of {args.rounds}")
-            if turn > 1 and platform.namespace is None and any(f.through_proxy for f in chosen):
+            if turn > 1 and platform.reroutes and any(f.through_proxy for f in chosen):
                 for version in versions:  # restarted as they were at the end of the round before: cold
                     warm_up(version)
             for fault in chosen:

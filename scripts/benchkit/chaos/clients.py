@@ -9,44 +9,30 @@ import time
 import urllib.error
 import urllib.request
 
-from .. import VERSIONS, kube, load, samples
-from ..procfs import machine_cpu, pod_cpu_seconds
+from .. import load, samples
+from ..procfs import machine_cpu
 
 
 class CpuRecorder(threading.Thread):
-    """Once a second, how busy the whole machine was and, where the kubelet runs on this machine (the test node),
-    the cores each part's pods used: to tell what a fault does from what JVMs starting beside it on the same
+    """Once a second, how busy the whole machine was and, where the platform reads its parts' CPU apart (the test
+    node's pods), the cores each part used: to tell what a fault does from what JVMs starting beside it on the same
     cores do (a redeploy starts three at once)."""
 
-    def __init__(self, namespace=None):
+    def __init__(self, platform):
         super().__init__(daemon=True)
-        self.namespace, self.done, self.samples, self.parts = namespace, threading.Event(), [], {}
-
-    def name_pods(self):
-        if self.namespace is None:
-            return
-        for pod in json.loads(kube.kubectl(self.namespace, "get", "pods", "-o", "json"))["items"]:
-            labels = pod["metadata"].get("labels", {})
-            name = "postgres" if "cluster-name" in labels else labels.get("app.kubernetes.io/name", pod["metadata"]["name"])
-            build = labels.get("app.kubernetes.io/instance", "").removeprefix("bench-")
-            self.parts[pod["metadata"]["uid"]] = f"{name} {build}" if build in VERSIONS else name
+        self.platform, self.done, self.samples = platform, threading.Event(), []
 
     def run(self):
-        at, machine, pods = time.time(), machine_cpu(), pod_cpu_seconds()
-        self.name_pods()
-        named = at
+        at, machine, parts = time.time(), machine_cpu(), self.platform.part_cpu_seconds()
         while not self.done.wait(1.0):
-            now, machine_now, pods_now = time.time(), machine_cpu(), pod_cpu_seconds()
-            if now - named >= 5:  # a replaced pod has a new uid
-                self.name_pods()
-                named = now
+            now, machine_now, parts_now = time.time(), machine_cpu(), self.platform.part_cpu_seconds()
             cores = {}
-            for uid in set(pods) & set(pods_now):
-                part = self.parts.get(uid, "other pods")
-                cores[part] = round(cores.get(part, 0) + (pods_now[uid] - pods[uid]) / (now - at), 3)
+            for key in set(parts) & set(parts_now):  # a replaced part has a new key: counted from its next second
+                part, seconds = parts_now[key]
+                cores[part] = round(cores.get(part, 0) + (seconds - parts[key][1]) / (now - at), 3)
             busy = (machine_now[0] - machine[0]) / max(1, machine_now[1] - machine[1])
             self.samples.append((now, round(busy, 3), cores))
-            at, machine, pods = now, machine_now, pods_now
+            at, machine, parts = now, machine_now, parts_now
 
     def stop(self):
         self.done.set()

@@ -76,7 +76,9 @@ class Platform(abc.ABC):
 
     where: str  # named in every report
     calibrated: str  # what calibrate measures, in words
-    namespace = None  # the Kubernetes namespace, None on the local stack
+    # Whether the harness may restart a build with its hops behind the latency proxy (and with a sweep's values), or
+    # the build runs as it was deployed, behind the proxy or not.
+    reroutes = False
     faults: list  # the faults.Fault it can inject
     quick: tuple  # the names of make test's short subset of them
     restores_itself: bool  # whether a part comes back by itself (a Deployment's new pod) or by restore
@@ -159,6 +161,21 @@ class Platform(abc.ABC):
     def through_proxy(self, version):
         """Whether every hop of the build goes through the latency proxy now."""
         return False
+
+    def behind_proxy(self, versions):
+        """None when every build can be measured behind the latency proxy (it is, or this platform restarts it so),
+        else what to do about it."""
+        if self.latency() is None:
+            return self.no_proxy
+        missing = [version for version in versions if not self.reroutes and not self.through_proxy(version)]
+        return f"{', '.join(missing)} without the latency proxy: {self.no_proxy}" if missing else None
+
+    no_proxy = "no latency proxy"  # what to do to have one, in words
+
+    def part_cpu_seconds(self):
+        """{key: (part, CPU seconds so far)} of each part of the system whose CPU this machine can read apart (a pod
+        of a kubelet running here; the key changes when the part is replaced), {} where it reads none."""
+        return {}
 
     def hop_addresses(self, version, hop):
         """[(through the proxy, direct)] addresses of a hop of a build, as this machine reaches them (the check)."""

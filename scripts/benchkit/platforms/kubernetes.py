@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from .. import CHART_VALUES, LOCAL_DIR, ROOT, SERVICES, faults, info, kube, latency, load, procfs, prometheus, provenance
+from .. import CHART_VALUES, LOCAL_DIR, ROOT, SERVICES, VERSIONS, faults, info, kube, latency, load, procfs, prometheus, provenance
 from . import Build, Platform, jvm_ergonomics, jvm_times
 
 # How many of a snapshot's kubectl calls run at once: enough for all of them with three builds deployed.
@@ -167,6 +167,7 @@ class Kubernetes(Platform):
         self.before = {}  # selector -> its pods before the fault's inject
         self.changed = {}  # deployment -> the variables a reconfiguration set on it
         self.reconfigured = None  # the Build reconfigure returned last (its port-forwards lead to the pods it rolled)
+        self.pod_parts = {}  # pod uid -> the part it runs, with its build
         on_test_node = (self.NODE / "pids" / "kubelet.pid").exists()  # its kubelet is a process here
         self.faults = faults.KUBERNETES_FAULTS + (faults.NODE_FAULTS if on_test_node else []) + faults.PROXY_FAULTS
 
@@ -256,6 +257,21 @@ class Kubernetes(Platform):
 
     def through_proxy(self, version):
         return proxy_address(self.namespace, version) is not None
+
+    no_proxy = "deploy every build with LATENCY_PROXY=on make deploy-vN"
+
+    def part_cpu_seconds(self):
+        """The pods of a kubelet running on this machine (the test node), each named by its part and build."""
+        seconds = procfs.pod_cpu_seconds()
+        if set(seconds) - set(self.pod_parts):  # a pod replaced or new since they were named
+            for pod in json.loads(kube.kubectl(self.namespace, "get", "pods", "-o", "json"))["items"]:
+                labels = pod["metadata"].get("labels", {})
+                name = "postgres" if "cluster-name" in labels else labels.get("app.kubernetes.io/name", pod["metadata"]["name"])
+                build = labels.get("app.kubernetes.io/instance", "").removeprefix("bench-")
+                self.pod_parts[pod["metadata"]["uid"]] = f"{name} {build}" if build in VERSIONS else name
+            # a pod of another namespace once, not listed again every second
+            self.pod_parts.update({uid: "other pods" for uid in set(seconds) - set(self.pod_parts)})
+        return {uid: (self.pod_parts[uid], value) for uid, value in seconds.items()}
 
     def hop_addresses(self, version, hop):
         """Through the proxy's Service and directly to the hop's own Service (authors', PostgreSQL's master)."""

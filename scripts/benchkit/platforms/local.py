@@ -204,6 +204,9 @@ class Local(Platform):
         proxy = stack_inventory().get("proxy") or {}
         return latency.Toxiproxy(proxy["api"]) if proxy.get("pid") else None
 
+    reroutes = True
+    no_proxy = "the local stack starts one: make toxiproxy, then start the stack again"
+
     def through_proxy(self, version):
         return all(stack_inventory()["services"][f"{service}-{version}"].get("through_proxy") for service in SERVICES)
 

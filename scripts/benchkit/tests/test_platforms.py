@@ -1,3 +1,4 @@
+import json
 from benchkit import documents, faults, platforms
 from benchkit.platforms.kubernetes import Kubernetes, KubernetesBuild
 from benchkit.platforms.local import Local, LocalBuild
@@ -76,8 +77,8 @@ def test_a_clusters_snapshot_makes_its_kubectl_calls_together(monkeypatch):
 
 def test_both_platforms_implement_the_whole_declared_interface():
     local, cluster = platforms.select(None, "loadgen", ["v1"]), platforms.select("bench", "loadgen", ["v1"])
-    assert isinstance(local, Local) and local.namespace is None
-    assert isinstance(cluster, Kubernetes) and cluster.namespace == "bench"
+    assert isinstance(local, Local) and local.reroutes
+    assert isinstance(cluster, Kubernetes) and cluster.namespace == "bench" and not cluster.reroutes
     for platform, build in ((local, LocalBuild), (cluster, KubernetesBuild)):
         assert isinstance(platform, platforms.Platform) and not type(platform).__abstractmethods__, platform
         assert issubclass(build, platforms.Build) and not build.__abstractmethods__, build
@@ -107,3 +108,33 @@ def test_the_local_stack_restarts_only_what_changes_and_restores_what_it_changed
     platform.close()  # back as shipped
     assert calls[-4:] == [("stop", "articles-v2", None), ("start", "articles-v2", ""),
                           ("stop", "authors-v2", None), ("start", "authors-v2", "")]
+
+
+def test_whether_builds_can_be_measured_behind_the_proxy_is_the_platforms_answer(monkeypatch):
+    local, cluster = platforms.select(None, "loadgen", ["v1"]), platforms.select("bench", "loadgen", ["v1", "v2"])
+    monkeypatch.setattr(Local, "latency", lambda self: None)
+    assert "make toxiproxy" in local.behind_proxy(["v1"])
+    monkeypatch.setattr(Local, "latency", lambda self: object())
+    monkeypatch.setattr(Local, "through_proxy", lambda self, version: False)
+    assert local.behind_proxy(["v1"]) is None  # the local stack restarts a build behind it
+    monkeypatch.setattr(Kubernetes, "latency", lambda self: object())
+    monkeypatch.setattr(Kubernetes, "through_proxy", lambda self, version: version == "v1")
+    assert cluster.behind_proxy(["v1", "v2"]).startswith("v2 without the latency proxy: deploy every build")
+    assert cluster.behind_proxy(["v1"]) is None
+
+
+def test_the_parts_cpu_is_read_through_the_platform(monkeypatch):
+    """The chaos recorder asks its platform; on a node each pod is named once, again when a new one appears."""
+    from benchkit import kube, procfs
+    cluster = platforms.select("bench", "loadgen", ["v1"])
+    listed = []
+    pods = {"items": [{"metadata": {"uid": "u1", "name": "a", "labels": {"app.kubernetes.io/name": "web-api",
+                                                                          "app.kubernetes.io/instance": "bench-v1"}}}]}
+    monkeypatch.setattr(kube, "kubectl", lambda *args: listed.append(args) or json.dumps(pods))
+    monkeypatch.setattr(procfs, "pod_cpu_seconds", lambda: {"u1": 2.5})
+    assert cluster.part_cpu_seconds() == {"u1": ("web-api v1", 2.5)}
+    assert cluster.part_cpu_seconds() == {"u1": ("web-api v1", 2.5)} and len(listed) == 1
+    monkeypatch.setattr(procfs, "pod_cpu_seconds", lambda: {"u1": 3.0, "u2": 1.0})
+    assert cluster.part_cpu_seconds() == {"u1": ("web-api v1", 3.0), "u2": ("other pods", 1.0)} and len(listed) == 2
+    assert cluster.part_cpu_seconds()["u2"] == ("other pods", 1.0) and len(listed) == 2  # another namespace's: once
+    assert platforms.select(None, "loadgen", ["v1"]).part_cpu_seconds() == {}
