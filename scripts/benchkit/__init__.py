@@ -30,7 +30,7 @@
 import os
 import pathlib
 
-from .buildsconf import build_lines, builds, java_options
+from .buildsconf import build_lines, builds
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LOCAL_DIR = pathlib.Path(os.environ.get("LOCAL_DIR", ROOT / ".local"))
@@ -39,26 +39,9 @@ SERVICES = ("web-api", "articles", "authors")
 
 BUILDS = builds()
 VERSIONS = tuple(BUILDS)
-JAVA_OPTIONS = java_options()
 CHART_VALUES = build_lines("chart-values")  # what a build gets in its pods beyond its own configuration
 # "v1 (imperative)", "v3 (virtual threads)": what a report's columns are called
 NAMES = {version: f"{version} ({description.split(':', 1)[0]})" for version, description in BUILDS.items()}
-
-
-def edge_max_in_flight():
-    """How many requests every build's edge admits at once (edge.max-in-flight, set once for all builds in the
-    edge module; no build may set its own)."""
-    shared = ROOT / "services/edge/src/main/resources/META-INF/microprofile-config.properties"
-    values = [line.split("=", 1)[1].strip() for line in shared.read_text().splitlines()
-              if line.startswith("edge.max-in-flight=")]
-    overrides = [str(p.relative_to(ROOT)) for p in ROOT.glob("services/*/v[0-9]*/src/main/resources/application.properties")
-                 if any(line.startswith("edge.max-in-flight=") for line in p.read_text().splitlines())]
-    if len(values) != 1 or overrides:
-        raise SystemExit(f"edge.max-in-flight must be set once, in the edge module: {values}, overridden in {overrides}")
-    return int(values[0])
-
-
-MAX_IN_FLIGHT = edge_max_in_flight()
 
 
 def step(message):

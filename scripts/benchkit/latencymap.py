@@ -21,7 +21,7 @@ import pathlib
 import threading
 import time
 
-from . import MAX_IN_FLIGHT, ROOT, SERVICES, VERSIONS, info, knobs, latency, latencyreport, platforms, step
+from . import ROOT, SERVICES, buildsconf, VERSIONS, info, knobs, latency, latencyreport, platforms, step
 from .bench import background, measure, order, warm_up
 from .sweep import Setting
 
@@ -111,15 +111,15 @@ class Bound:
 
 BOUNDS = (
     # the authors hop: every request waits once (the look-ups run in parallel), each look-up once
-    Bound("web-api's admission (requests in flight)", "authors", VERSIONS, lambda version: MAX_IN_FLIGHT),
+    Bound("web-api's admission (requests in flight)", "authors", VERSIONS, lambda version: buildsconf.max_in_flight()),
     Bound("web-api's worker threads", "authors", ("v1",), size("quarkus.thread-pool.max-threads", "web-api", 200)),
     Bound("web-api's look-up threads", "authors", ("v1",),
           size("web-api.author-lookups.max-concurrency", "web-api", 100), LOOKUPS),
     Bound("web-api's connections to authors", "authors", VERSIONS,
           size("quarkus.rest-client.authors.connection-pool-size", "web-api", 50), LOOKUPS),
     # the database hop: a request waits for articles' query, then for the look-ups' queries (in parallel)
-    Bound("web-api's admission (requests in flight)", "database", VERSIONS, lambda version: MAX_IN_FLIGHT, 1, 2),
-    Bound("authors' admission (look-ups in flight)", "database", VERSIONS, lambda version: MAX_IN_FLIGHT, LOOKUPS),
+    Bound("web-api's admission (requests in flight)", "database", VERSIONS, lambda version: buildsconf.max_in_flight(), 1, 2),
+    Bound("authors' admission (look-ups in flight)", "database", VERSIONS, lambda version: buildsconf.max_in_flight(), LOOKUPS),
     Bound("authors' worker threads", "database", ("v1",), size("quarkus.thread-pool.max-threads", "authors", 200), LOOKUPS),
     Bound("authors' JDBC connections", "database", ("v1", "v3"),
           size("quarkus.datasource.jdbc.max-size", "authors", 20), LOOKUPS),

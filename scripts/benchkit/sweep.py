@@ -12,7 +12,7 @@ import pathlib
 import re
 import statistics
 
-from . import JAVA_OPTIONS, MAX_IN_FLIGHT, ROOT, SERVICES, calibration, documents, info, knobs, latency, platforms, step
+from . import SERVICES, buildsconf, calibration, documents, info, knobs, latency, platforms, step
 from .bench import measure, warm_up
 
 
@@ -51,16 +51,9 @@ class Setting:
         """The value the build ships with: its application.properties (any service it applies to), else what
         every build of that service shares (its config module), else Quarkus' default; for a JDK system property,
         the build's JVM options (services/builds.conf), else the JDK's default."""
-        if self.jdk_property:
-            found = re.search(rf"-D{re.escape(self.property)}=(\d+)", JAVA_OPTIONS.get(version, ""))
-            return int(found.group(1)) if found else self.default
-        for service in self.services:
-            for properties in (ROOT / "services" / service / version / "src/main/resources/application.properties",
-                               ROOT / "services" / service / "config/src/main/resources/META-INF/microprofile-config.properties"):
-                for line in properties.read_text().splitlines():
-                    if line.startswith(self.property + "="):
-                        return int(line.split("=", 1)[1])
-        return self.default
+        found = (buildsconf.jvm_property(version, self.property) if self.jdk_property else
+                 buildsconf.shipped(version, self.services, self.property))
+        return self.default if found is None else int(found)
 
 
 DATA = ("articles", "authors")
@@ -110,10 +103,10 @@ def latency_settings():
     a look-up waits. v1 holds a look-up thread and a connection to authors, sized together (either alone leaves the
     other one the bound); v2 and v3 hold a connection (v3's look-ups wait for as many permits as it has). The
     worker threads and the edge's admission hold one per request, not per look-up: five times the room. No candidate
-    goes beyond authors' own admission (the edge's requests in flight, MAX_IN_FLIGHT): with more look-ups let out at
+    goes beyond authors' own admission (the edge's requests in flight, buildsconf.max_in_flight): with more look-ups let out at
     once than authors admits, a fast authors turns the excess away, web-api's circuit opens and most answers are
     degraded (measured with 250 at 0 ms added: the map's first cells, every build)."""
-    candidates = (MAX_IN_FLIGHT // 2, MAX_IN_FLIGHT)
+    candidates = (buildsconf.max_in_flight() // 2, buildsconf.max_in_flight())
     connections = Setting("authors connections", "quarkus.rest-client.authors.connection-pool-size", ("web-api",),
                           candidates, 50)
     return {"v1": (Setting("look-ups in flight", "web-api.author-lookups.max-concurrency", ("web-api",), candidates, 100,

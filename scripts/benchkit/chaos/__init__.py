@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 
-from .. import MAX_IN_FLIGHT, ROOT, SERVICES, VERSIONS, info, knobs, platforms, samples, step
+from .. import ROOT, buildsconf, SERVICES, VERSIONS, info, knobs, platforms, samples, step
 from ..faults import KUBERNETES_QUICK, PROXY_FAULT_SECONDS, QUICK, RESTORE_LIMIT_SECONDS
 from ..procfs import peak_rss_mib, reset_peak_rss
 from ..prometheus import answered, calls_timed_out, circuit_openings, read_retries, scrape
@@ -118,11 +118,11 @@ def run_overload(version, services, loadgen, timing, work):
     third = span / 3
     first = [ms for at, ms in accepted_timed if at < accepted_timed[0][0] + third]
     last = [ms for at, ms in accepted_timed if at >= accepted_timed[-1][0] - third]
-    # Little's law: with at most MAX_IN_FLIGHT admitted, the mean time an accepted request spends in web-api is at
-    # most MAX_IN_FLIGHT / throughput. Measured where the bound holds, by web-api's own timer (arrival to the end of
+    # Little's law: with at most the edge's max-in-flight admitted, the mean time an accepted request spends in web-api is at
+    # most max-in-flight / throughput. Measured where the bound holds, by web-api's own timer (arrival to the end of
     # the answer); 10 % for the run's edges. What the generator sees on top (its own scheduling when it drives thousands of
     # requests a second on the same cores, the connection queue ahead of the edge) is the client's mean, reported.
-    little_ms = 1000 * MAX_IN_FLIGHT / accepted_rps
+    little_ms = 1000 * buildsconf.max_in_flight() / accepted_rps
     server_mean_ms = 1000 * served_seconds / served if served else 0
     mean_ms = statistics.fmean(accepted) if accepted else 0
     checks = {

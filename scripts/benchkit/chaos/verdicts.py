@@ -2,7 +2,7 @@
 says what each means, for the report."""
 import statistics
 
-from .. import MAX_IN_FLIGHT, info, samples
+from .. import buildsconf, info, samples
 from ..stats import percentile
 
 
@@ -50,7 +50,7 @@ CHECKS = {
 
 def described(check, result):
     """What a check of a result means, its figures filled in."""
-    return CHECKS[check].format(max_in_flight=MAX_IN_FLIGHT, **result)
+    return CHECKS[check].format(max_in_flight=buildsconf.max_in_flight(), **result)
 
 
 def assess(fault, version, restores_itself, replicas, run):

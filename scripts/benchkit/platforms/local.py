@@ -4,13 +4,12 @@ import json
 import os
 import pathlib
 import platform
-import re
 import subprocess
 import time
 import urllib.parse
 import urllib.request
 
-from .. import LOCAL_DIR, ROOT, SERVICES, calibration, faults, info, latency, load, procfs, profile, prometheus, provenance
+from .. import LOCAL_DIR, ROOT, SERVICES, buildsconf, calibration, faults, info, latency, load, procfs, profile, prometheus, provenance
 from . import Build, Platform, jvm_ergonomics, jvm_times
 
 
@@ -137,14 +136,13 @@ class Local(Platform):
         cpu = next((line.split(":", 1)[1].strip() for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines()
                     if line.startswith("model name")), platform.processor())
         java = pathlib.Path(os.readlink(f"/proc/{inventory['services']['web-api-v1']['pid']}/exe"))
-        pom = (ROOT / "services" / "pom.xml").read_text()
         return {
             "timestamp": provenance.now(), "where": where,
             "cpu": cpu, "cores": os.cpu_count(),
             "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
             "kernel": platform.release(),
             "jdk": provenance.command_output(str(java), "-version").splitlines()[0] if java.exists() else "unknown",
-            "quarkus": re.search(r"<quarkus.platform.version>([^<]+)<", pom).group(1),
+            "quarkus": buildsconf.quarkus_version(),
             "load_generator": provenance.command_output(self.loadgen, "version").strip().splitlines()[0],
             "git_commit": provenance.git_commit(),
             "java_opts": inventory.get("java_opts", ""),

@@ -4,8 +4,10 @@ import fnmatch
 import json
 import re
 
-from benchkit import BUILDS, JAVA_OPTIONS, NAMES, ROOT, SERVICES, VERSIONS, build_lines, builds, java_options
-from benchkit.buildsconf import shell
+import pytest
+
+from benchkit import BUILDS, NAMES, ROOT, SERVICES, VERSIONS, build_lines, builds
+from benchkit.buildsconf import java_options, shell
 
 
 def test_builds_conf_lists_the_builds_in_order_with_what_they_are(tmp_path):
@@ -23,7 +25,7 @@ def test_a_build_may_have_jvm_options_of_its_own_and_they_are_not_a_build(tmp_pa
     assert list(builds(conf)) == ["v1", "v2"]
     assert java_options(conf) == {"v2": "-Da=1 -Db=2"}
     assert build_lines("chart-values", conf) == {"v2": "eventLoopsPerCpu=1"}
-    assert set(JAVA_OPTIONS) <= set(VERSIONS)
+    assert set(java_options()) <= set(VERSIONS)
     # what the Makefile and scripts/lib.sh are handed: the builds alone, and the options by version
     assert shell(conf).splitlines() == ["BUILDS=(v1 v2)", "declare -gA BUILD_JAVA_OPTIONS=([v2]='-Da=1 -Db=2')",
                                         "declare -gA BUILD_CHART_VALUES=([v2]=eventLoopsPerCpu=1)"]
@@ -62,3 +64,23 @@ def test_the_image_context_lets_every_builds_application_in():
     for version in VERSIONS:
         path = f"web-api/{version}/target/quarkus-app/lib/x.jar"
         assert any(fnmatch.fnmatch(path, pattern.replace("**", "*")) for pattern in allowed), version
+
+
+def test_the_edge_admission_is_set_once_for_every_build_and_read_when_asked(tmp_path, monkeypatch):
+    from benchkit import buildsconf
+    edge = tmp_path / "edge/src/main/resources/META-INF"
+    edge.mkdir(parents=True)
+    (edge / "microprofile-config.properties").write_text("edge.max-in-flight=42\n")
+    own = tmp_path / "web-api/v2/src/main/resources"
+    own.mkdir(parents=True)
+    (own / "application.properties").write_text("quarkus.http.port=8090\n")
+    monkeypatch.setattr(buildsconf, "SERVICES_DIR", tmp_path)
+    buildsconf.max_in_flight.cache_clear()
+    assert buildsconf.max_in_flight() == 42
+    (own / "application.properties").write_text("edge.max-in-flight=7\n")
+    buildsconf.max_in_flight.cache_clear()
+    with pytest.raises(SystemExit, match="overridden in"):
+        buildsconf.max_in_flight()
+    buildsconf.max_in_flight.cache_clear()
+    assert buildsconf.shipped("v2", ("web-api",), "edge.max-in-flight") == "7"
+    assert buildsconf.shipped("v1", ("web-api",), "edge.max-in-flight") is None

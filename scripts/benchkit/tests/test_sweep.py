@@ -40,7 +40,7 @@ def test_under_latency_v1_sizes_its_look_up_threads_and_connections_together_and
     assert sweep.environments(sweep.LATENCY_SETTINGS["v1"], {"look-ups in flight": 200})["web-api"] == \
         {"WEB_API_AUTHOR_LOOKUPS_MAX_CONCURRENCY": "200", "QUARKUS_REST_CLIENT_AUTHORS_CONNECTION_POOL_SIZE": "200"}
     # never more look-ups at once than authors admits
-    assert all(max(s.candidates) <= sweep.MAX_IN_FLIGHT for group in sweep.LATENCY_SETTINGS.values() for s in group)
+    assert all(max(s.candidates) <= sweep.buildsconf.max_in_flight() for group in sweep.LATENCY_SETTINGS.values() for s in group)
     for version in ("v2", "v3"):
         (connections,) = sweep.LATENCY_SETTINGS[version]
         assert connections.current(version) == 100  # the config module every build of web-api shares
