@@ -15,8 +15,8 @@ import json
 import pathlib
 
 from . import NAMES, ROOT, SERVICES, VERSIONS, documents, info, knobs, platforms, results, sql, step
-from .bench import background, measure, order, warm_up
-from .sweep import DATA, Setting, environments
+from .protocol import background, measure, order, warm_up
+from .tunables import DATA, Setting, environments
 
 SCHEMA = "reactive-bench/ab/1"
 
@@ -26,7 +26,7 @@ class Experiment:
     name: str
     title: str
     explanation: str
-    settings: tuple  # sweep.Setting: what a mode sets, and in which services
+    settings: tuple  # tunables.Setting: what a mode sets, and in which services
     modes: tuple  # (A, B): the ratios are B / A
     values: dict  # {mode: {setting name: value}}
     versions: tuple  # the builds it concerns

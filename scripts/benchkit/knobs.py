@@ -33,7 +33,7 @@ KNOBS = (
     Knob("WARMUP_MAX_WINDOWS", 6, "the most windows of complete answers a warm-up spends waiting for the JIT; the "
          "report says whether it settled within them. A window of degraded or failed answers never ends a warm-up: "
          "it waits for the circuit and warms again, and fails the run, naming what the answers were, past "
-         "`bench.WARMUP_INCOMPLETE_SECONDS` of such windows", "bench", int),
+         "`protocol.WARMUP_INCOMPLETE_SECONDS` of such windows", "bench", int),
     Knob("BACKGROUND_SECONDS", 10, "the window with no load after the warm-up that measures each process's background "
          "rate", "bench", int),
     Knob("PROFILE_ITERATIONS", 150, "requests per user of the profiled run (scenario `profile`: JFR during one more "

@@ -22,8 +22,8 @@ import threading
 import time
 
 from . import ROOT, SERVICES, buildsconf, VERSIONS, info, knobs, latency, latencyreport, platforms, step
-from .bench import background, measure, order, warm_up
-from .sweep import Setting
+from .protocol import background, measure, order, warm_up
+from .tunables import LATENCY_SETTINGS, SETTINGS, Setting, environments
 
 SCHEMA = "reactive-bench/latency-map/1"
 LOOKUPS = 5  # author look-ups per request with the seed data (the equal-work check proves it every run)
@@ -87,7 +87,6 @@ def tuned(sweep):
     """{version: {service: {variable: value}}, {version: {property: value}}: the values a sweep (its sweep.json) chose
     for each build, as the services' environment and as the properties the bounds read. A build the sweep did not
     cover runs as it ships."""
-    from .sweep import LATENCY_SETTINGS, SETTINGS, environments
     environment, properties = {}, {}
     for version, result in sweep["builds"].items():
         settings = [s for group in (SETTINGS, LATENCY_SETTINGS) for s in group.get(version, ()) if s.name in result["chosen"]]

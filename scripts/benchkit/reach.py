@@ -22,7 +22,7 @@ import sys
 import urllib.parse
 
 from . import VERSIONS, knobs
-from .bench import DEFAULT_SCENARIOS, load_scenario_and_target
+from .protocol import load_scenario_and_target
 from .kube import helm_template, load_job_values, service_url
 
 NAMESPACE = knobs.value("BENCH_NAMESPACE")
@@ -199,7 +199,7 @@ def self_test(versions, scenarios):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="benchkit reach", description=__doc__.splitlines()[0])
     parser.add_argument("--versions", default=",".join(VERSIONS))
-    parser.add_argument("--scenarios", default=",".join(DEFAULT_SCENARIOS))
+    parser.add_argument("--scenarios", default=knobs.value("SCENARIOS"))
     parser.add_argument("--self-test", action="store_true", help="first prove that the check bites")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a value of the build's chart")
     args = parser.parse_args(argv)

@@ -1,6 +1,6 @@
 import pytest
 
-from benchkit import ab, sweep
+from benchkit import ab, tunables
 
 
 def figures(rate, cpu, statements=1.0):
@@ -39,15 +39,15 @@ def test_a_tampered_ratio_is_found():
 
 
 def test_tls_tells_both_clients_and_only_the_data_services_restart():
-    env = sweep.environments(ab.TLS.settings, ab.TLS.values["require"])["authors"]
+    env = tunables.environments(ab.TLS.settings, ab.TLS.values["require"])["authors"]
     assert env["QUARKUS_DATASOURCE_JDBC_ADDITIONAL_JDBC_PROPERTIES_SSLMODE"] == "require"
     assert env["QUARKUS_DATASOURCE_REACTIVE_POSTGRESQL_SSL_MODE"] == "require"
     assert env["QUARKUS_DATASOURCE_REACTIVE_TRUST_ALL"] == "true"
-    assert sweep.environments(ab.TLS.settings, ab.TLS.values["require"])["web-api"] == {}
+    assert tunables.environments(ab.TLS.settings, ab.TLS.values["require"])["web-api"] == {}
 
 
 def test_reads_switch_the_jdbc_builds_data_services_only():
-    env = sweep.environments(ab.READS.settings, ab.READS.values["autocommit"])
+    env = tunables.environments(ab.READS.settings, ab.READS.values["autocommit"])
     assert env["articles"] == {"JDBC_READS": "autocommit"} == env["authors"]
     assert env["web-api"] == {}
     assert ab.READS.versions == ("v1", "v3")

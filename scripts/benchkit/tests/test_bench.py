@@ -1,11 +1,5 @@
-import pytest
-
-from benchkit import bench, load, samples
-
-
-def test_the_order_turns_round_every_other_round():
-    assert [bench.order(["v1", "v2"], run) for run in (1, 2, 3)] == [["v1", "v2"], ["v2", "v1"], ["v1", "v2"]]
-    assert bench.order(["v1", "v2", "v3"], 2) == ["v3", "v2", "v1"]
+"""make demo's own choices, beside the measuring protocol (test_protocol.py)."""
+from benchkit import bench
 
 
 def test_the_open_rate_follows_the_slowest_build():
@@ -14,83 +8,3 @@ def test_the_open_rate_follows_the_slowest_build():
     assert bench.open_rate({"v1": [973.0], "v2": [1689.6]}) == 770
     assert bench.open_rate({"v1": [3.0]}) == 10
     assert bench.open_rate({}) is None
-
-
-class FakeBuild:
-    """A build whose warm-up windows compile less and less: the compiler threads' CPU seconds per window out of 10
-    CPU seconds each (HotSpot's elapsed compile time, twice as much, is not what the rule reads)."""
-
-    version = "v1"
-
-    def __init__(self, jit_per_window, incomplete=()):
-        self.jit_per_window, self.incomplete = list(jit_per_window), list(incomplete)
-        self.jit = self.cpu = self.clock = 0.0
-
-    def snapshot(self):
-        share = {"jit_seconds": 2 * self.jit / 3, "jit_cpu_seconds": self.jit / 3, "gc_seconds": 0.0, "compilations": 0}
-        return {"time": self.clock, "cpu_seconds": {s: self.cpu / 3 for s in ("web-api", "articles", "authors")},
-                "jvm": {s: dict(share) for s in ("web-api", "articles", "authors")}, "throttling": None}
-
-    def run(self, scenario, summary, settings):
-        self.jit += self.jit_per_window.pop(0)
-        self.cpu += 10
-        self.clock += 5
-        degraded = self.incomplete.pop(0) if self.incomplete else 0
-        answers = [samples.Sample(1_000_000 + 50_000 * i, 1_000_000 + 50_000 * i, 10_000, 200,
-                                  "degraded" if i < degraded else "complete", 1997) for i in range(100)]
-        return load.summarize_into(summary, answers, "v1", scenario, "web-api"), None
-
-
-def test_the_warm_up_goes_on_until_the_jit_has_settled(tmp_path):
-    warmed = bench.warm_up("v1", FakeBuild([4.0, 1.0, 0.2, 0.1]), tmp_path, 30)
-    assert [w["jit_share"] for w in warmed["windows"]] == [0.4, 0.1, 0.02]
-    assert [w["iterations"] for w in warmed["windows"]] == [30, 10, 10]
-    assert warmed["settled"] and warmed["seconds"] == 15
-
-
-def test_a_window_with_degraded_answers_does_not_count_as_settled(tmp_path, monkeypatch):
-    monkeypatch.setattr(bench, "BREAKER_DELAY_SECONDS", 0)
-    warmed = bench.warm_up("v1", FakeBuild([0.1, 0.1], incomplete=[30, 0]), tmp_path, 30)
-    assert [w["incomplete_share"] for w in warmed["windows"]] == [0.3, 0.0] and warmed["settled"]
-
-
-def test_a_warm_up_that_never_settles_stops_at_the_last_window(tmp_path, monkeypatch):
-    monkeypatch.setenv("WARMUP_MAX_WINDOWS", "3")
-    warmed = bench.warm_up("v1", FakeBuild([5.0] * 3), tmp_path, 30)
-    assert len(warmed["windows"]) == 3 and not warmed["settled"]
-
-
-def test_the_window_cap_never_ends_a_warm_up_on_incomplete_answers(tmp_path, monkeypatch):
-    """A fresh machine: one window allowed, and the first one's answers all degraded (the circuit opened on a cold
-    look-up). The warm-up waits for the circuit and warms again until a window is complete, then stops."""
-    monkeypatch.setattr(bench, "BREAKER_DELAY_SECONDS", 0)
-    monkeypatch.setenv("WARMUP_MAX_WINDOWS", "1")
-    warmed = bench.warm_up("v1", FakeBuild([5.0, 5.0, 5.0], incomplete=[100, 40, 0]), tmp_path, 30)
-    assert [w["incomplete_share"] for w in warmed["windows"]] == [1.0, 0.4, 0.0]
-    assert not warmed["settled"]  # the JIT had not settled: said so, but measured after complete answers only
-
-
-def test_a_warm_up_whose_answers_stay_incomplete_fails_naming_why(tmp_path, monkeypatch):
-    monkeypatch.setattr(bench, "BREAKER_DELAY_SECONDS", 0)
-    monkeypatch.setattr(bench, "WARMUP_INCOMPLETE_SECONDS", 12)  # each fake window takes 5 s
-    with pytest.raises(bench.WarmUpFailed, match=r"incomplete for 15 s \(3 windows; the last: 100% of 100 not "
-                                                 r"complete, 100 degraded"):
-        bench.warm_up("v1", FakeBuild([5.0] * 9, incomplete=[100] * 9), tmp_path, 30)
-
-
-def test_the_background_rate_of_every_build_comes_from_one_quiet_window(monkeypatch):
-    slept = []
-    monkeypatch.setattr(bench.time, "sleep", slept.append)
-    builds = {"v1": FakeBuild([]), "v2": FakeBuild([])}
-    builds["v2"].cpu = 30.0  # a build that has served more before: its rate is still only what it used meanwhile
-
-    def idle_for(seconds):  # the quiet window: each build's clock moves, v1 uses 1.5 CPU s, v2 3 CPU s
-        slept.append(seconds)
-        for build, cpu in zip(builds.values(), (1.5, 3.0)):
-            build.clock += seconds
-            build.cpu += cpu
-    monkeypatch.setattr(bench.time, "sleep", idle_for)
-    rates = bench.background(builds, 10)
-    assert slept == [10]
-    assert rates == {"v1": {s: 0.05 for s in ("web-api", "articles", "authors")},
-                     "v2": {s: 0.1 for s in ("web-api", "articles", "authors")}}

@@ -1,6 +1,6 @@
 import json
 
-from benchkit import sweep
+from benchkit import sweep, tunables
 
 
 def test_a_candidate_replaces_the_shipped_value_only_when_clearly_better():
@@ -11,60 +11,60 @@ def test_a_candidate_replaces_the_shipped_value_only_when_clearly_better():
 
 
 def test_each_setting_reaches_the_services_it_applies_to_as_quarkus_environment_variables():
-    threads, pool, lookups = sweep.SETTINGS["v1"]
+    threads, pool, lookups = tunables.SETTINGS["v1"]
     assert threads.variable == "QUARKUS_THREAD_POOL_MAX_THREADS"
     assert lookups.variable == "WEB_API_AUTHOR_LOOKUPS_MAX_CONCURRENCY"
     chosen = {"worker threads": 50, "JDBC pool": 10, "look-up threads": 25}
-    assert sweep.environments(sweep.SETTINGS["v1"], chosen)["web-api"] == \
+    assert tunables.environments(tunables.SETTINGS["v1"], chosen)["web-api"] == \
         {"QUARKUS_THREAD_POOL_MAX_THREADS": "50", "WEB_API_AUTHOR_LOOKUPS_MAX_CONCURRENCY": "25"}
-    assert sweep.environments(sweep.SETTINGS["v1"], chosen)["authors"] == \
+    assert tunables.environments(tunables.SETTINGS["v1"], chosen)["authors"] == \
         {"QUARKUS_THREAD_POOL_MAX_THREADS": "50", "QUARKUS_DATASOURCE_JDBC_MAX_SIZE": "10"}
 
 
 def test_a_jdk_system_property_reaches_the_java_launcher_and_the_rest_stays_quarkus_configuration():
-    carriers, pool, connections = sweep.SETTINGS["v3"]
+    carriers, pool, connections = tunables.SETTINGS["v3"]
     assert carriers.current("v3") == 8  # services/builds.conf: java-options v3
-    assert carriers.current("v1") == sweep.CORES  # the JDK's default: as many carriers as cores
+    assert carriers.current("v1") == tunables.CORES  # the JDK's default: as many carriers as cores
     chosen = {"carrier threads": 4, "JDBC pool": 10, "authors connections": 50}
-    assert sweep.environments(sweep.SETTINGS["v3"], chosen)["web-api"] == \
+    assert tunables.environments(tunables.SETTINGS["v3"], chosen)["web-api"] == \
         {"JDK_JAVA_OPTIONS": "-Djdk.virtualThreadScheduler.parallelism=4",
          "QUARKUS_REST_CLIENT_AUTHORS_CONNECTION_POOL_SIZE": "50"}
-    assert sweep.environments(sweep.SETTINGS["v3"], chosen)["articles"] == \
+    assert tunables.environments(tunables.SETTINGS["v3"], chosen)["articles"] == \
         {"JDK_JAVA_OPTIONS": "-Djdk.virtualThreadScheduler.parallelism=4", "QUARKUS_DATASOURCE_JDBC_MAX_SIZE": "10"}
     assert carriers.label == "jdk-virtualthreadscheduler-parallelism"
 
 
 def test_under_latency_v1_sizes_its_look_up_threads_and_connections_together_and_the_others_their_connections():
-    (lookups,) = sweep.LATENCY_SETTINGS["v1"]
+    (lookups,) = tunables.LATENCY_SETTINGS["v1"]
     assert lookups.current("v1") == 100  # application.properties: web-api.author-lookups.max-concurrency
-    assert sweep.environments(sweep.LATENCY_SETTINGS["v1"], {"look-ups in flight": 200})["web-api"] == \
+    assert tunables.environments(tunables.LATENCY_SETTINGS["v1"], {"look-ups in flight": 200})["web-api"] == \
         {"WEB_API_AUTHOR_LOOKUPS_MAX_CONCURRENCY": "200", "QUARKUS_REST_CLIENT_AUTHORS_CONNECTION_POOL_SIZE": "200"}
     # never more look-ups at once than authors admits
-    assert all(max(s.candidates) <= sweep.buildsconf.max_in_flight() for group in sweep.LATENCY_SETTINGS.values() for s in group)
+    assert all(max(s.candidates) <= tunables.buildsconf.max_in_flight() for group in tunables.LATENCY_SETTINGS.values() for s in group)
     for version in ("v2", "v3"):
-        (connections,) = sweep.LATENCY_SETTINGS[version]
+        (connections,) = tunables.LATENCY_SETTINGS[version]
         assert connections.current(version) == 100  # the config module every build of web-api shares
-        assert sweep.environments(sweep.LATENCY_SETTINGS[version], {"authors connections": 500}) == \
+        assert tunables.environments(tunables.LATENCY_SETTINGS[version], {"authors connections": 500}) == \
             {"web-api": {"QUARKUS_REST_CLIENT_AUTHORS_CONNECTION_POOL_SIZE": "500"}, "articles": {}, "authors": {}}
 
 
 def test_in_a_one_cpu_pod_the_sizes_derived_from_cores_are_swept_from_what_the_jvm_would_choose_there():
-    in_a_pod = sweep.settings_for(1)
+    in_a_pod = tunables.settings_for(1)
     carriers = next(s for s in in_a_pod["v3"] if s.name == "carrier threads")
     event_loops = next(s for s in in_a_pod["v2"] if s.name == "event loops")
     assert (carriers.candidates, carriers.default) == ((1, 2, 4, 8), 1)  # the JDK's default in a 1-CPU pod: 1
     assert (event_loops.candidates, event_loops.default) == ((1, 2, 4), 2)  # Quarkus': 2 x cores
-    on_two_cores = sweep.settings_for(2)
+    on_two_cores = tunables.settings_for(2)
     assert next(s for s in on_two_cores["v3"] if s.name == "carrier threads").candidates == (2, 4, 8)
-    assert next(s for s in sweep.settings_for(4)["v2"] if s.name == "event loops").candidates == (1, 2, 4, 8)
+    assert next(s for s in tunables.settings_for(4)["v2"] if s.name == "event loops").candidates == (1, 2, 4, 8)
 
 
 def test_the_shipped_values_come_from_application_properties_or_quarkus_defaults():
-    current = {s.name: s.current("v1") for s in sweep.SETTINGS["v1"]}
+    current = {s.name: s.current("v1") for s in tunables.SETTINGS["v1"]}
     assert current["look-up threads"] > 0 and current["JDBC pool"] > 0
-    event_loops, reactive_pool, _ = sweep.SETTINGS["v2"]
+    event_loops, reactive_pool, _ = tunables.SETTINGS["v2"]
     assert (event_loops.current("v2"), reactive_pool.current("v2")) == (2, 5)  # chosen by the sweep of 2026-11-23
-    unset = sweep.Setting("unset", "no.such.property", ("web-api",), (1, 2), 7)
+    unset = tunables.Setting("unset", "no.such.property", ("web-api",), (1, 2), 7)
     assert unset.current("v2") == 7  # a property the build does not set has Quarkus' default
 
 
@@ -128,14 +128,14 @@ def test_in_a_cluster_a_candidate_rolls_only_what_changes_and_every_deployment_g
             self.closed = True
 
     monkeypatch.setattr(kubernetes, "KubernetesBuild", Build)
-    cluster, loops = kubernetes.Kubernetes("reactive-bench", ["v2"]), sweep.settings_for(1)["v2"][:1]
-    first = cluster.reconfigure("v2", sweep.environments(loops, {"event loops": 1}))
-    assert cluster.reconfigure("v2", sweep.environments(loops, {"event loops": 1})) is first and len(rolled) == 1
-    second = cluster.reconfigure("v2", sweep.environments(loops, {"event loops": 2}))
+    cluster, loops = kubernetes.Kubernetes("reactive-bench", ["v2"]), tunables.settings_for(1)["v2"][:1]
+    first = cluster.reconfigure("v2", tunables.environments(loops, {"event loops": 1}))
+    assert cluster.reconfigure("v2", tunables.environments(loops, {"event loops": 1})) is first and len(rolled) == 1
+    second = cluster.reconfigure("v2", tunables.environments(loops, {"event loops": 2}))
     assert first.closed and second is not first and len(rolled) == 2  # new pods: new port-forwards
     cluster.restore("v2")
-    assert rolled[-1] == {f"deploy/bench-v2-{s}": {"QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE": None} for s in sweep.SERVICES}
+    assert rolled[-1] == {f"deploy/bench-v2-{s}": {"QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE": None} for s in tunables.SERVICES}
     assert second.closed and cluster.changed == {}
-    cluster.reconfigure("v2", sweep.environments(loops, {"event loops": 4}))
+    cluster.reconfigure("v2", tunables.environments(loops, {"event loops": 4}))
     cluster.close()  # a sweep that stopped half-way
     assert len(rolled) == 5 and cluster.changed == {}
