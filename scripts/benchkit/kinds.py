@@ -37,7 +37,8 @@ KINDS = (
          summaries.map_consistency,
          {"map-v2": map_table("v2"), "map-v3": map_table("v3"),
           "map-ceilings": lambda summary: latencyreport.prediction_rows(summary, latencyreport.medians(summary)),
-          "map-sweep": latencyreport.sweep_rows, "map-proxy": latencyreport.proxy_rows},
+          "map-sweep": latencyreport.sweep_rows, "map-proxy": latencyreport.proxy_rows,
+          "map-spread": lambda summary: latencyreport.spread_rows(summary, latencymap.SPREAD_LIMIT)},
          {f"map-{version}-{kind}": map_chart(version, kind) for version in ("v2", "v3")
           for kind in latencyreport.HEAT_MAPS}),
     Kind("chaos", summaries.CHAOS_SCHEMA, summaries.CHAOS_RUN_SCHEMA, ("chaos.json",), summaries.publish_chaos,

@@ -385,5 +385,5 @@ def run_map(platform, proxy, versions, directory, repeats, where, chosen=None, s
     for version in versions:
         proxy.clear(version)
     (directory / "latency-map.json").write_text(json.dumps(document, indent=2))
-    info(f"the map: {latencyreport.render(directory)} (and .html)")
+    info(f"the map: {latencyreport.render(directory, SPREAD_LIMIT)} (and .html)")
     return directory

@@ -102,6 +102,28 @@ def ratio_rows(data, version, figure="complete_per_s"):
     return rows
 
 
+def spread_rows(data, limit):
+    """How far each cell's repeats lie apart, per build (spreads: the repeats' median distance from their median,
+    over it), and how many repeats the cell had; a spread beyond the limit is marked: that cell never agreed."""
+    found, counts = spreads(data), {}
+    for version, cells in data["cells"].items():
+        for cell in cells:
+            counts.setdefault(version, {}).setdefault((cell["row"], cell["load"]), set()).add(cell["repeat"])
+    rows = [["latency added: each build's spread of complete answers/s over its repeats (repeats)",
+             *(load_label(load) for load in data["loads"])]]
+    for index, row in enumerate(data["rows"]):
+        cells = []
+        for position in range(len(data["loads"])):
+            parts = []
+            for version in data["cells"]:
+                value, repeats = found[version].get((index, position)), len(counts[version].get((index, position), ()))
+                parts.append(f"{version} " + ("–" if value is None else f"{value:.0%}" + ("!" if value > limit else "")) +
+                             f" ({repeats})")
+            cells.append(", ".join(parts))
+        rows.append([row_label(row), *cells])
+    return rows
+
+
 def prediction_rows(data, found):
     rows = [["build", "latency", "predicted ceiling (requests/s)", "what bounds it", "measured: most complete/s",
              "measured / predicted"]]
@@ -242,7 +264,7 @@ def heat_map(data, version, kind):
                                  [load_label(load) for load in data["loads"]], ratios(data, medians(data), version, figure))
 
 
-def render(directory):
+def render(directory, spread_limit):
     data = json.loads((directory / "latency-map.json").read_text())
     found = medians(data)
     others = [v for v in data["cells"] if v != BASE and BASE in data["cells"]]
@@ -252,6 +274,9 @@ def render(directory):
          f"each load for {data['duration']} (each column; builds in turn). Ratios above 1 (orange) mean more "
          f"complete answers per second than {BASE}, or a higher p99. Medians over {data['environment']['runs']} "
          "repeat(s) of the whole grid." + tuned_text(data), []),
+        ("How far the repeats agree", f"Each cell's spread for each build: how far its repeats' complete answers/s lie "
+         f"from their median (the median distance, over the median); a cell beyond {spread_limit:.0%} was repeated "
+         "again, and one that stayed beyond it is marked !.", [("", spread_rows(data, spread_limit))]),
         ("Ceilings: Little's law against the measurement",
          "In flight = rate × time held: a pool of N held for the added latency L allows at most N / L per second "
          "(per look-up: five per request). The lowest bound is the prediction; at 0 ms, and wherever it is lower, "
@@ -277,4 +302,5 @@ def main(argv=None):
     args = argv if argv is not None else sys.argv[1:]
     if len(args) != 1:
         sys.exit("usage: python -m benchkit latency-report RESULTS")
-    print(render(pathlib.Path(args[0])))
+    from .latencymap import SPREAD_LIMIT  # the map's rule (it imports this module)
+    print(render(pathlib.Path(args[0]), SPREAD_LIMIT))
