@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from benchkit import ab, figures, kinds, results
+from benchkit import ab, figures, kinds, results, tables
 from benchkit import summaries as summaries_module
 from benchkit.tests.test_report import write_run
 
@@ -254,3 +254,10 @@ def test_every_kind_is_found_by_what_its_run_wrote_and_unknown_ones_are_refused(
     with pytest.raises(SystemExit, match="nothing to publish"):
         kinds.publish(tmp_path, "x", tmp_path / "docs")
     assert kinds.consistency({"schema": "something/1"}) == ["schema 'something/1': no kind publishes it"]
+
+
+def test_a_headline_of_runs_at_different_open_rates_names_each_rate():
+    summary = json.loads((kinds.summaries.SUMMARIES / "demo-dce3321.json").read_text())
+    summary["open_rate"] = "820/s: 80 % of the slowest build's; 790/s: 80 % of the slowest build's"
+    labels = [row[0] for row in tables.answer_table(summary)]
+    assert any(label.startswith("latency at 820 and 790 requests/s (open)") for label in labels)
