@@ -110,6 +110,10 @@ help: ## Show this help.
 	  /^[a-zA-Z0-9_-]+:.*?##/ { printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2 } \
 	  /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
 
+.PHONY: knobs
+knobs: ## Every knob of the harness (an environment variable), with its one default and what it means (scripts/benchkit/knobs.py).
+	@cd scripts && python3 -m benchkit knobs
+
 ##@ Run on this machine (no Docker, no Kubernetes)
 
 .PHONY: demo

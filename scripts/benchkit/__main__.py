@@ -1,9 +1,9 @@
-"""python -m benchkit COMMAND [ARGS…]: bench | results | check FILE EXPRESSION… | report | sweep | chaos | ab tls|reads|proxy | latency-map | latency-report RESULTS | compare LOCAL NODE | blocked LOG… | reach | builds … | figures publish|render|check | unschedulable NAMESPACE"""
+"""python -m benchkit COMMAND [ARGS…]: bench | results | check FILE EXPRESSION… | report | sweep | chaos | ab tls|reads|proxy | latency-map | latency-report RESULTS | compare LOCAL NODE | blocked LOG… | reach | builds … | knobs | figures publish|render|check | unschedulable NAMESPACE"""
 import importlib
 import sys
 
 COMMANDS = ("bench", "results", "check", "report", "sweep", "chaos", "blocked", "reach", "ab", "compare", "bakeoff",
-            "builds", "figures", "latency-map", "latency-report")
+            "builds", "figures", "latency-map", "latency-report", "knobs")
 MODULES = {"builds": "buildsconf", "latency-map": "latencymap", "latency-report": "latencyreport"}  # a command named otherwise than its module
 
 

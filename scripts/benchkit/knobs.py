@@ -93,3 +93,12 @@ def rows(group):
     """docs/local.md's table of a group's knobs."""
     return [["variable", "default", "meaning"],
             *([f"`{knob.name}`", knob.shown, knob.help] for knob in KNOBS if knob.group == group)]
+
+
+def main(argv=None):
+    """Every knob, group by group, with its default: what make knobs prints."""
+    for group in GROUPS:
+        print(f"{group}:")
+        for knob in KNOBS:
+            if knob.group == group:
+                print(f"  {knob.name:<26} {'(none)' if knob.default is None else knob.default!s:<22} {knob.help}")
