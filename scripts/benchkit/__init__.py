@@ -39,6 +39,7 @@ SERVICES = ("web-api", "articles", "authors")
 
 BUILDS = builds()
 VERSIONS = tuple(BUILDS)
+BASELINE = VERSIONS[0]  # every ratio is a build's figure over the first build's (builds.conf's order)
 CHART_VALUES = build_lines("chart-values")  # what a build gets in its pods beyond its own configuration
 # "v1 (imperative)", "v3 (virtual threads)": what a report's columns are called
 NAMES = {version: f"{version} ({description.split(':', 1)[0]})" for version, description in BUILDS.items()}

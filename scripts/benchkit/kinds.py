@@ -7,7 +7,7 @@ import pathlib
 import sys
 from typing import Callable
 
-from . import ab, bakeoff, compare, latencymap, latencyreport, results, summaries, tables
+from . import BASELINE, VERSIONS, ab, bakeoff, compare, latencymap, latencyreport, results, summaries, tables
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,11 +35,11 @@ def map_chart(version, kind):
 KINDS = (
     Kind("latency-map", latencymap.SCHEMA, latencymap.SCHEMA, ("latency-map.json",), summaries.publish_latency_map,
          summaries.map_consistency,
-         {"map-v2": map_table("v2"), "map-v3": map_table("v3"),
+         {**{f"map-{version}": map_table(version) for version in VERSIONS if version != BASELINE},
           "map-ceilings": lambda summary: latencyreport.prediction_rows(summary, latencyreport.medians(summary)),
           "map-sweep": latencyreport.sweep_rows, "map-proxy": latencyreport.proxy_rows,
           "map-spread": lambda summary: latencyreport.spread_rows(summary, latencymap.SPREAD_LIMIT)},
-         {f"map-{version}-{kind}": map_chart(version, kind) for version in ("v2", "v3")
+         {f"map-{version}-{kind}": map_chart(version, kind) for version in VERSIONS if version != BASELINE
           for kind in latencyreport.HEAT_MAPS}),
     Kind("chaos", summaries.CHAOS_SCHEMA, summaries.CHAOS_RUN_SCHEMA, ("chaos.json",), summaries.publish_chaos,
          summaries.chaos_consistency,

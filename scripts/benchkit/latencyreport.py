@@ -6,10 +6,10 @@ import pathlib
 import statistics
 import sys
 
-from . import NAMES, charts, documents
+from . import BASELINE, NAMES, charts, documents
 from .stats import median_or_none
 
-BASE = "v1"
+BASE = BASELINE
 
 
 def row_label(row):

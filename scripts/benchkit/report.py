@@ -8,7 +8,7 @@ import pathlib
 import statistics
 import sys
 
-from . import NAMES, calibration, charts, curve, documents, profile, results, sql, summaries, sweep, work
+from . import BASELINE, NAMES, calibration, charts, curve, documents, profile, results, sql, summaries, sweep, work
 from .results import BACKGROUND_OFF, GENERATOR, PER_COMPLETE, PROCESSES, WHOLE
 from .stats import ratio
 
@@ -83,7 +83,7 @@ def median(figure):
 
 
 def header(versions, what=""):
-    return [what] + [NAMES.get(v, v) for v in versions] + [f"{v} / v1 (of the medians)" for v in versions if v != "v1"]
+    return [what] + [NAMES.get(v, v) for v in versions] + [f"{v} / {BASELINE} (of the medians)" for v in versions if v != BASELINE]
 
 
 def results_table(data):
@@ -94,9 +94,9 @@ def results_table(data):
         entries = [data[v]["figures"].get(key) for v in versions]
         if all(median(e) is None for e in entries):
             continue
-        base = median(data.get("v1", {}).get("figures", {}).get(key))
+        base = median(data.get(BASELINE, {}).get("figures", {}).get(key))
         rows.append([label] + [cell(e, fmt) for e in entries] +
-                    [ratio(base, median(e)) for v, e in zip(versions, entries) if v != "v1"])
+                    [ratio(base, median(e)) for v, e in zip(versions, entries) if v != BASELINE])
     return rows
 
 
@@ -105,9 +105,9 @@ def cost_rows(data):
     rows = [header(versions, "what")]
 
     def add(label, values, fmt):
-        base = values[versions.index("v1")] if "v1" in versions else None
+        base = values[versions.index(BASELINE)] if BASELINE in versions else None
         rows.append([label] + [fmt(v) for v in values] +
-                    [ratio(base, v) for version, v in zip(versions, values) if version != "v1"])
+                    [ratio(base, v) for version, v in zip(versions, values) if version != BASELINE])
 
     for process in (WHOLE, PER_COMPLETE, BACKGROUND_OFF, *PROCESSES, GENERATOR):
         entries = [median(data[v]["cpu_ms"].get(process)) for v in versions]
@@ -155,13 +155,13 @@ def rounds_rows(scenario):
         return None, []
     versions = sorted({v for r in scenario["rounds"] for v in r["complete_per_s"]})
     rows = [["round", "order", "calibration s"] + [f"{v} complete/s, p50 ms" for v in versions] +
-            [f"{v} / v1 complete/s" for v in versions if v != "v1"]]
+            [f"{v} / {BASELINE} complete/s" for v in versions if v != BASELINE]]
     for r in scenario["rounds"]:
         flag = f" (moved {r['drift']:+.0%})" if r["drift"] is not None else ""
         row = [str(r["number"]), " → ".join(r["order"]), f"{r['calibration_seconds']:.2f}{flag}"]
         row += [f"{r['complete_per_s'][v]:.1f}, {r['p50_ms'][v]:.1f}" if v in r["complete_per_s"] else "–"
                 for v in versions]
-        row += [ratio(r["complete_per_s"].get("v1"), r["complete_per_s"].get(v)) for v in versions if v != "v1"]
+        row += [ratio(r["complete_per_s"].get(BASELINE), r["complete_per_s"].get(v)) for v in versions if v != BASELINE]
         rows.append(row)
     return rows, [headline_text(v, ratios[results.HEADLINE]) for v, ratios in scenario["ratios"].items()
                   if ratios[results.HEADLINE]["median"] is not None]

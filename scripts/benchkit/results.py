@@ -14,7 +14,7 @@ import pathlib
 import statistics
 import sys
 
-from . import calibration, curve, load, samples, sql, work
+from . import BASELINE, calibration, curve, load, samples, sql, work
 from .stats import max_or_none
 
 SCHEMA = "reactive-bench/results/1"
@@ -258,10 +258,10 @@ def scenario_result(name, runs):
     rounds = rounds_of(mine)
     drifted = {r.number for r in rounds if r.drift is not None}
     ratios = {}
-    if "v1" in by_version:
-        ratios = {v: {metric: ratio_of(metric, by_version["v1"], by_version[v], drifted)
+    if BASELINE in by_version:
+        ratios = {v: {metric: ratio_of(metric, by_version[BASELINE], by_version[v], drifted)
                       for metric in (HEADLINE, "p50", "p99")}
-                  for v in versions if v != "v1"}
+                  for v in versions if v != BASELINE}
     return Scenario(name=name, builds={v: build_result(v, by_version[v]) for v in versions}, ratios=ratios,
                     rounds=rounds)
 

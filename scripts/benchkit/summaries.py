@@ -10,7 +10,7 @@ import re
 import statistics
 import sys
 
-from . import ROOT, ab, bakeoff, compare, latencymap, latencyreport, results
+from . import BASELINE, ROOT, ab, bakeoff, compare, latencymap, latencyreport, results
 from .chaos.report import SCHEMA as CHAOS_RUN_SCHEMA
 from .stats import close
 
@@ -228,7 +228,7 @@ def bench_consistency(summary):
                                         f"{figure['low']}, {figure['high']} are not its rounds' {expected}")
         for v, ratios in scenario["ratios"].items():
             for key, ratio in ratios.items():
-                base, mine = builds["v1"]["figures"][key]["rounds"], builds[v]["figures"][key]["rounds"]
+                base, mine = builds[BASELINE]["figures"][key]["rounds"], builds[v]["figures"][key]["rounds"]
                 for index, (number, value) in enumerate(ratio["rounds"]):
                     expected = mine[index] / base[index] if base[index] and mine[index] is not None else None
                     if not close(value, expected):

@@ -2,7 +2,7 @@
 with their kind): rows of cells, the first row the header."""
 import re
 
-from . import NAMES, results
+from . import BASELINE, NAMES, results
 from .stats import close
 
 
@@ -43,13 +43,13 @@ def headline_table(summary, scenario_name="closed"):
     ratio_row = ["÷ v1, complete answers / s: the median of the rounds' ratios (lowest–highest)"]
     for v in versions:
         ratio = scenario["ratios"].get(v, {}).get(results.HEADLINE)
-        ratio_row.append("1" if v == "v1" else ratio_text(ratio) if ratio else "–")
+        ratio_row.append("1" if v == BASELINE else ratio_text(ratio) if ratio else "–")
     rows.append(ratio_row)
     drifted = sorted({n for r in scenario["ratios"].values() for n in r[results.HEADLINE]["drifted_rounds"]})
     if drifted:
         rows.append([f"the same without the drifted round{'s' if len(drifted) > 1 else ''} "
                      f"{', '.join(map(str, drifted))}",
-                     *("1" if v == "v1" else formatted(scenario["ratios"][v][results.HEADLINE]["median_without_drifted"],
+                     *("1" if v == BASELINE else formatted(scenario["ratios"][v][results.HEADLINE]["median_without_drifted"],
                                                        "{:.2f}×") for v in versions)])
     return rows
 
