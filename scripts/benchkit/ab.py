@@ -15,6 +15,7 @@ import json
 import pathlib
 
 from . import NAMES, ROOT, SERVICES, VERSIONS, documents, info, knobs, platforms, results, sql, step
+from .kinds import SUMMARIES, Kind, checked, written
 from .protocol import background, measure, order, warm_up
 from .tunables import DATA, Setting, environments
 
@@ -228,3 +229,16 @@ def main(argv=None):
                       "B / A is the median of each round's own ratio.", [("", table(data))]),
                      ("Environment", "", [("", documents.key_value_rows(environment))])], {})
     info(f"{experiment.title}: {directory / experiment.name}.md and .html")
+
+
+def publish_ab(document, name, directory=SUMMARIES):
+    """An A/B's document (benchkit ab) as docs/results/<name>.json: its rounds and ratios, without the environment and
+    the explanation (the docs say what was measured)."""
+    data = checked(document, SCHEMA, consistency)
+    summary = {"name": name, **{k: v for k, v in data.items() if k not in ("environment", "explanation")}}
+    return written(summary, name, directory)
+
+
+
+
+KIND = Kind("ab", SCHEMA, SCHEMA, tuple(f"{name}.json" for name in EXPERIMENTS), publish_ab, consistency, {"ab": table})

@@ -19,6 +19,7 @@ import threading
 import time
 
 from . import LOCAL_DIR, documents, knobs, provenance, samples, step
+from .kinds import SUMMARIES, Kind, checked, written
 from .stats import close
 
 CLOSED_USERS = 100
@@ -270,3 +271,14 @@ def main(argv):
     (args.results / "bakeoff.md").write_text(documents.markdown_table(table(document)) + "\n\n"
                                              + documents.markdown_table(stall_table(document)) + "\n")
     print((args.results / "bakeoff.md").read_text())
+
+
+def publish_bakeoff(document, name, directory=SUMMARIES):
+    """The load generators' bake-off (benchkit bakeoff's bakeoff.json) as docs/results/<name>.json, whole."""
+    return written(checked(document, SCHEMA, consistency), name, directory)
+
+
+
+
+KIND = Kind("bakeoff", SCHEMA, SCHEMA, ("bakeoff.json",), publish_bakeoff, consistency,
+            {"bakeoff": table, "bakeoff-stall": stall_table})

@@ -13,6 +13,7 @@ import statistics
 import sys
 
 from . import NAMES, documents, results
+from .kinds import SUMMARIES, Kind, checked, written
 from .stats import close
 
 SCHEMA = "reactive-bench/compare/1"
@@ -240,3 +241,16 @@ def main(argv=None):
                      ("Where it lands, process by process", "", [("", process_rows(found))])], {})
     print(documents.markdown_table(table))
     print(f"Comparison: {args.node / 'compare.md'} and {args.node / 'compare.html'}")
+
+
+def publish_compare(document, name, directory=SUMMARIES):
+    """A comparison of a node's run with a local one (benchkit compare's compare.json) as docs/results/<name>.json,
+    its rounds with it."""
+    return written({"name": name, **checked(document, SCHEMA, consistency)}, name, directory)
+
+
+
+
+KIND = Kind("compare", SCHEMA, SCHEMA, ("compare.json",), publish_compare, consistency,
+            {"compare": lambda summary: rows(summary["builds"]),
+             "compare-processes": lambda summary: process_rows(summary["builds"])})

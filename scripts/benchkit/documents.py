@@ -3,6 +3,8 @@ charts inline, no network needed)."""
 import html
 import json
 
+from .stats import close
+
 
 def markdown_table(rows):
     lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
@@ -81,3 +83,17 @@ def write(directory, stem, title, subtitle, sections, charts_after, links=()):
     (directory / f"{stem}.html").write_text(
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
         f"<style>{STYLE}</style></head><body>{''.join(body)}</body></html>\n")
+
+
+# ---------- figures as text
+
+def formatted(value, pattern):
+    return "–" if value is None else pattern.format(value)
+
+
+def interval(figure, pattern="{:,.0f}"):
+    if figure["median"] is None:
+        return "–"
+    if close(figure["low"], figure["high"]):
+        return pattern.format(figure["median"])
+    return f"{pattern.format(figure['median'])} ({pattern.format(figure['low'])}–{pattern.format(figure['high'])})"

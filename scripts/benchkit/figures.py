@@ -6,7 +6,7 @@ summary whose ratios are not what its own rounds give).
     python -m benchkit figures publish RESULTS NAME   docs/results/NAME.json from what a run wrote: its results
                                                       directory, or the file itself (results.json, chaos.json, an
                                                       A/B's <experiment>.json, compare.json, latency-map.json,
-                                                      bakeoff.json; kinds.py knows each); several chaos runs'
+                                                      bakeoff.json; registry.py knows each); several chaos runs'
                                                       directories, comma-separated: one summary
     python -m benchkit figures combine NAME SUMMARY…  docs/results/NAME.json of two or more independent runs' summaries
                                                       (separate starts, hours apart): every round of each, the headline
@@ -32,9 +32,10 @@ import importlib
 import re
 import sys
 
-from . import ROOT, kinds, knobs, unmarked
-from .summaries import SUMMARIES, combined, summaries, written
-from .tables import formatted
+from . import ROOT, knobs, registry, unmarked
+from .kinds import SUMMARIES, written
+from .summaries import combined
+from .documents import formatted
 
 DOCUMENTS = ("README.md", "docs/*.md")
 FIGURE = re.compile(r"<!-- figure (\S+) (\S+) (.+?) -->(.*?)<!-- /figure -->", re.DOTALL)
@@ -59,9 +60,9 @@ def pictures(text, found, where, root=ROOT):
     drawn = {}
     for match in CHART.finditer(text):
         name, kind = match.group(1), match.group(2)
-        chart = kinds.of_summary(found[name]).charts.get(kind) if name in found else None
+        chart = registry.of_summary(found[name]).charts.get(kind) if name in found else None
         if chart is None:
-            raise SystemExit(f"{where}: no summary {name} or no chart {kind} of it ({', '.join(kinds.CHARTS)})")
+            raise SystemExit(f"{where}: no summary {name} or no chart {kind} of it ({', '.join(registry.CHARTS)})")
         drawn[root / PICTURES / f"{name}-{kind}.svg"] = chart(found[name])
     return drawn
 
@@ -92,9 +93,9 @@ def rendered(text, found, where):
 
     def table(match):
         name, kind = match.group(1), match.group(2)
-        rows = kinds.table(found[name], kind) if name in found else None
+        rows = registry.table(found[name], kind) if name in found else None
         if rows is None:
-            raise SystemExit(f"{where}: no summary {name} or no table {kind} of it ({', '.join(kinds.TABLES)})")
+            raise SystemExit(f"{where}: no summary {name} or no table {kind} of it ({', '.join(registry.TABLES)})")
         return f"<!-- figures {name} {kind} -->\n{markdown(rows)}<!-- /figures -->"
 
     def setting(match):
@@ -135,9 +136,9 @@ def dead_links(root=ROOT):
 def check(root=ROOT, directory=SUMMARIES):
     """[problem]: a marked figure that is not its summary's, a summary that is not consistent, a measured number
     outside a marker (unmarked.py)."""
-    found = kinds.loaded(directory)
+    found = registry.loaded(directory)
     problems = [f"docs/results/{name}.json: {problem}" for name, summary in found.items()
-                for problem in kinds.consistency(summary)]
+                for problem in registry.consistency(summary)]
     problems += unmarked.problems(documents(root), root) + dead_links(root)
     for path in documents(root):
         text = path.read_text()
@@ -158,15 +159,15 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     command = argv[0] if argv else ""
     if command == "publish" and len(argv) == 3:
-        print(f"Summary: {kinds.publish(argv[1], argv[2])}")
+        print(f"Summary: {registry.publish(argv[1], argv[2])}")
     elif command == "combine" and len(argv) >= 4:
-        found = summaries()
+        found = registry.loaded()
         missing = [n for n in argv[2:] if n not in found]
         if missing:
             sys.exit(f"no summary docs/results/{missing[0]}.json")
         print(f"Summary: {written(combined({n: found[n] for n in argv[2:]}, argv[1]), argv[1], SUMMARIES)}")
     elif command == "render":
-        found = kinds.loaded()
+        found = registry.loaded()
         for path in documents():
             text = path.read_text()
             new = rendered(text, found, path.name)
@@ -186,6 +187,6 @@ def main(argv=None):
         if problems:
             sys.exit(f"{len(problems)} published figure(s) differ from their summaries")
         print(f"{marked} marked figures and tables in README.md and docs/ are their summaries', "
-              f"{len(kinds.loaded())} summaries consistent")
+              f"{len(registry.loaded())} summaries consistent")
     else:
         sys.exit(__doc__)

@@ -18,10 +18,12 @@ import dataclasses
 import datetime
 import json
 import pathlib
+import sys
 import threading
 import time
 
-from . import ROOT, SERVICES, buildsconf, VERSIONS, info, knobs, latency, latencyreport, platforms, step
+from . import BASELINE, ROOT, SERVICES, VERSIONS, buildsconf, info, knobs, latency, latencyreport, platforms, step
+from .kinds import SUMMARIES, Kind, written
 from .protocol import background, measure, order, warm_up
 from .tunables import LATENCY_SETTINGS, SETTINGS, Setting, environments
 
@@ -387,3 +389,47 @@ def run_map(platform, proxy, versions, directory, repeats, where, chosen=None, s
     (directory / "latency-map.json").write_text(json.dumps(document, indent=2))
     info(f"the map: {latencyreport.render(directory, SPREAD_LIMIT)} (and .html)")
     return directory
+
+
+def publish_latency_map(document, name, directory=SUMMARIES):
+    """A latency map (latency-map.json) as docs/results/<name>.json: its grid, checks, predictions and cells, each
+    cell without its per-process CPU seconds; every figure the docs show of it is computed from its cells."""
+    data = json.loads(pathlib.Path(document).read_text())
+    if data.get("schema") != SCHEMA:
+        sys.exit(f"{document}: schema {data.get('schema')!r}, not {SCHEMA}")
+    environment = data["environment"]
+    summary = {"name": name, **{k: v for k, v in data.items() if k not in ("environment", "cells")},
+               "repeats": environment["runs"], "settled": {v: w["settled"] for v, w in environment["warmup"].items()},
+               # each cell's CPU seconds: the latency proxy's and the whole system's (not per process)
+               "cells": {v: [{**{k: c[k] for k in c if k != "cpu_seconds"},
+                              "cpu_seconds": {"proxy": c["cpu_seconds"].get("proxy"),
+                                              "system": round(sum(c["cpu_seconds"].values()), 3)}} for c in cells]
+                         for v, cells in data["cells"].items()}}
+    summary["ratios"] = latencyreport.ratio_grid(summary)
+    return written(summary, name, directory)
+
+
+def map_consistency(summary):
+    """Where a latency map's ratios are not what its cells give, or its predictions not what its pools give."""
+    return ([] if summary.get("ratios") == latencyreport.ratio_grid(summary) else
+            ["ratios: not what its cells give (the medians over the repeats, each build over v1)"]) \
+        + predictions_problems(summary)
+
+
+
+
+def map_table(version):
+    return lambda summary: latencyreport.ratio_rows(summary, version)
+
+
+def map_chart(version, kind):
+    return lambda summary: latencyreport.heat_map(summary, version, kind)
+
+
+KIND = Kind("latency-map", SCHEMA, SCHEMA, ("latency-map.json",), publish_latency_map, map_consistency,
+            {**{f"map-{version}": map_table(version) for version in VERSIONS if version != BASELINE},
+             "map-ceilings": lambda summary: latencyreport.prediction_rows(summary, latencyreport.medians(summary)),
+             "map-sweep": latencyreport.sweep_rows, "map-proxy": latencyreport.proxy_rows,
+             "map-spread": lambda summary: latencyreport.spread_rows(summary, SPREAD_LIMIT)},
+            {f"map-{version}-{kind}": map_chart(version, kind) for version in VERSIONS if version != BASELINE
+             for kind in latencyreport.HEAT_MAPS})

@@ -1,39 +1,22 @@
-"""The small summaries committed beside the docs (docs/results/<name>.json), each written from a run's results by
-`benchkit figures publish`: a bench's results.json, a chaos run's chaos.json, an A/B's <experiment>.json. Each keeps
-the rounds its figures come from, and `consistency` says where a summary's medians and ratios are not what its own
-rounds give."""
+"""A bench run's summary, committed beside the docs (docs/results/<name>.json) and written from its results.json by
+`benchkit figures publish`: the rounds its figures come from, each checked against them (bench_consistency); several
+independent runs combined into one headline; where a new run falls against the published one."""
 import dataclasses
 import datetime
 import json
 import pathlib
 import re
-import statistics
 import sys
 
-from . import BASELINE, ROOT, ab, bakeoff, compare, latencymap, latencyreport, results
-from .chaos.report import SCHEMA as CHAOS_RUN_SCHEMA
+from . import BASELINE, ROOT, results, tables
+from .kinds import SUMMARIES, Kind, loaded, within, written
 from .stats import close
 
 SCHEMA = "reactive-bench/summary/1"
-SUMMARIES = ROOT / "docs" / "results"
 # What a summary keeps of a results.json: the figures the docs quote, each build's and each ratio's.
 FIGURES = ("ok_rps", "p50", "p99", "error_pct", "degraded", "shed")
 CPU = (results.WHOLE, results.PER_COMPLETE, results.BACKGROUND_OFF, results.GENERATOR, *results.PROCESSES)
 RATIOS = (results.HEADLINE, "p50", "p99")
-
-
-def written(summary, name, directory):
-    """The summary as <directory>/<name>.json; its path."""
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{name}.json"
-    path.write_text(json.dumps(summary, indent=2) + "\n")
-    return path
-
-
-def within(found, file):
-    """The file a run wrote, given it or the run's results directory."""
-    found = pathlib.Path(found)
-    return found if found.is_file() else found / file
 
 
 def publish(results_json, name, directory=SUMMARIES):
@@ -61,149 +44,6 @@ def publish(results_json, name, directory=SUMMARIES):
     if problems:
         sys.exit(f"{results_dir}: the results are not consistent: " + "; ".join(problems))
     return written(summary, name, directory)
-
-
-CHAOS_SCHEMA = "reactive-bench/chaos-summary/1"
-
-
-def chaos_runs(chaos_dirs):
-    """One chaos.json of one or several chaos runs at the same commit (one build at a time at two replicas): their
-    runs together, passed when all passed, the first run's time."""
-    found = []
-    for chaos_dir in chaos_dirs:
-        data = json.loads(within(chaos_dir, "chaos.json").read_text())
-        if data.get("schema") != CHAOS_RUN_SCHEMA:
-            sys.exit(f"{within(chaos_dir, 'chaos.json')}: schema {data.get('schema')!r}, not {CHAOS_RUN_SCHEMA}")
-        found.append(data)
-    if len({data["commit"] for data in found}) != 1:
-        sys.exit(f"{', '.join(map(str, chaos_dirs))}: chaos runs of different commits")
-    return {**found[0], "passed": all(data["passed"] for data in found),
-            "runs": [run for data in found for run in data["runs"]]}
-
-
-def publish_chaos(chaos_json, name, directory=SUMMARIES):
-    """A summary of a chaos run's chaos.json (or of several runs', a list; each the file or its directory), as
-    docs/results/<name>.json: every fault run's outcome and every overload run's, with the stalls counted per build."""
-    data = chaos_runs(chaos_json if isinstance(chaos_json, (list, tuple)) else [chaos_json])
-    failed = lambda r: sorted(check for check, ok in r["checks"].items() if not ok)  # noqa: E731
-    faults = [{"fault": r["fault"], "version": r["version"], "replicas": r.get("replicas", 1),
-               "requests": r["requests"], "outcomes": r["outcomes"], "recovery_seconds": r["recovery_seconds"],
-               "p99_ms_during_fault": r.get("p99_ms_during_fault"),
-               "writes": {k: r["writes"][k] for k in ("sent", "created")},
-               "events": {k: r["events"][k] for k in ("created", "delivered", "lost", "duplicates")},
-               "circuit_openings": r.get("circuit_openings"),
-               # web-api's own counters: second tries of its reads, calls that reached their time-out
-               "retries": r.get("retries"), "timeouts": r.get("timeouts"),
-               "machine_busy": {k: (r.get("cpu") or {}).get(f"machine_busy_{k}")
-                                for k in ("during_fault", "when_not_complete", "when_complete")},
-               "passed": r["passed"], "failed_checks": failed(r)} for r in data["runs"] if "timeline" in r]
-    overload = {}
-    for r in (r for r in data["runs"] if "timeline" not in r):
-        overload.setdefault(r["version"], {"runs": []})["runs"].append({
-            "passed": r["passed"], "failed_checks": failed(r), "stalled_seconds": r.get("stalled_seconds"),
-            "degraded": r["outcomes"]["degraded"], "accepted_rps": r["accepted_rps"],
-            "accepted_p99_ms": r["accepted_p99_ms"],
-            **{k: r.get(k) for k in ("capacity_rps", "offered_rps", "server_mean_ms", "little_bound_ms",
-                                     "peak_rss_mib")},
-            "shed": r["outcomes"]["shed"], "complete": r["outcomes"]["complete"]})
-    for found in overload.values():
-        found.update(overload_counts(found["runs"]))
-    summary = {"schema": CHAOS_SCHEMA, "name": name, "commit": data["commit"], "timestamp": data["timestamp"],
-               "where": data["where"], "passed": data["passed"], "faults": faults, "overload": overload}
-    return written(summary, name, directory)
-
-
-def checked(document, schema, consistency):
-    """A run's document (an A/B's, a comparison's), refused when it is not of that schema or its figures are not
-    what its own rounds give."""
-    data = json.loads(pathlib.Path(document).read_text())
-    if data.get("schema") != schema:
-        sys.exit(f"{document}: schema {data.get('schema')!r}, not {schema}")
-    problems = consistency(data)
-    if problems:
-        sys.exit(f"{document}: not what its rounds give: " + "; ".join(problems))
-    return data
-
-
-def publish_ab(document, name, directory=SUMMARIES):
-    """An A/B's document (benchkit ab) as docs/results/<name>.json: its rounds and ratios, without the environment and
-    the explanation (the docs say what was measured)."""
-    data = checked(document, ab.SCHEMA, ab.consistency)
-    summary = {"name": name, **{k: v for k, v in data.items() if k not in ("environment", "explanation")}}
-    return written(summary, name, directory)
-
-
-def publish_compare(document, name, directory=SUMMARIES):
-    """A comparison of a node's run with a local one (benchkit compare's compare.json) as docs/results/<name>.json,
-    its rounds with it."""
-    return written({"name": name, **checked(document, compare.SCHEMA, compare.consistency)}, name, directory)
-
-
-def publish_bakeoff(document, name, directory=SUMMARIES):
-    """The load generators' bake-off (benchkit bakeoff's bakeoff.json) as docs/results/<name>.json, whole."""
-    return written(checked(document, bakeoff.SCHEMA, bakeoff.consistency), name, directory)
-
-
-def publish_latency_map(document, name, directory=SUMMARIES):
-    """A latency map (latency-map.json) as docs/results/<name>.json: its grid, checks, predictions and cells, each
-    cell without its per-process CPU seconds; every figure the docs show of it is computed from its cells."""
-    data = json.loads(pathlib.Path(document).read_text())
-    if data.get("schema") != latencymap.SCHEMA:
-        sys.exit(f"{document}: schema {data.get('schema')!r}, not {latencymap.SCHEMA}")
-    environment = data["environment"]
-    summary = {"name": name, **{k: v for k, v in data.items() if k not in ("environment", "cells")},
-               "repeats": environment["runs"], "settled": {v: w["settled"] for v, w in environment["warmup"].items()},
-               # each cell's CPU seconds: the latency proxy's and the whole system's (not per process)
-               "cells": {v: [{**{k: c[k] for k in c if k != "cpu_seconds"},
-                              "cpu_seconds": {"proxy": c["cpu_seconds"].get("proxy"),
-                                              "system": round(sum(c["cpu_seconds"].values()), 3)}} for c in cells]
-                         for v, cells in data["cells"].items()}}
-    summary["ratios"] = latencyreport.ratio_grid(summary)
-    return written(summary, name, directory)
-
-
-def overload_counts(runs):
-    """What a build's overload runs add up to: the runs that stalled and their stalled seconds, the runs with a
-    degraded answer, the runs that failed a check, and the accepted rate and p99 over the runs."""
-    rates = [r["accepted_rps"] for r in runs]
-    p99s = [r["accepted_p99_ms"] for r in runs if r["accepted_p99_ms"] is not None]
-    return {"run_count": len(runs), "stalled_runs": sum(1 for r in runs if r["stalled_seconds"]),
-            "stalled_seconds": sum(r["stalled_seconds"] or 0 for r in runs),
-            "degraded_runs": sum(1 for r in runs if r["degraded"]),
-            "failed_runs": sum(1 for r in runs if not r["passed"]),
-            "accepted_rps": {"median": statistics.median(rates), "low": min(rates), "high": max(rates)},
-            "accepted_p99_ms": {"median": statistics.median(p99s) if p99s else None, "low": min(p99s, default=None),
-                                "high": max(p99s, default=None)}}
-
-
-def map_consistency(summary):
-    """Where a latency map's ratios are not what its cells give, or its predictions not what its pools give."""
-    return ([] if summary.get("ratios") == latencyreport.ratio_grid(summary) else
-            ["ratios: not what its cells give (the medians over the repeats, each build over v1)"]) \
-        + latencymap.predictions_problems(summary)
-
-
-def chaos_consistency(summary):
-    """Where a chaos summary's counts and verdicts are not what its runs give: each build's counts of its overload
-    runs, each run's verdict against its failed checks, events lost, outcomes against requests, the whole verdict."""
-    problems = []
-    for version, found in summary["overload"].items():
-        if {k: v for k, v in found.items() if k != "runs"} != overload_counts(found["runs"]):
-            problems.append(f"overload {version}: the counts are not what its runs give")
-    runs = [*summary["faults"], *(r for found in summary["overload"].values() for r in found["runs"])]
-    for run in runs:
-        if run["passed"] != (run["failed_checks"] == []):
-            problems.append(f"{run.get('fault', 'overload')} {run.get('version', '')}: passed is not what its "
-                            "failed checks say")
-    for fault in summary["faults"]:
-        events = fault["events"]
-        if events["lost"] != events["created"] - events["delivered"]:
-            problems.append(f"{fault['fault']} {fault['version']}: events lost are not created less delivered")
-        if sum(fault["outcomes"].values()) != fault["requests"]:
-            problems.append(f"{fault['fault']} {fault['version']}: its outcomes do not add up to its requests")
-    if summary["passed"] != all(run["passed"] for run in runs):
-        problems.append("passed: not what its runs give")
-    return problems
 
 
 def bench_consistency(summary):
@@ -319,7 +159,7 @@ def combined(named, name):
 def published_headline(on_kubernetes, readme=ROOT / "README.md", directory=SUMMARIES):
     """(name, summary) of the run whose headline README.md shows for this kind of platform (a bench summary of the
     same on_kubernetes that README's markers name first), or (None, None)."""
-    found = summaries(directory)
+    found = loaded(directory, (SCHEMA,))
     for name in re.findall(r"<!-- figures? (\S+) ", pathlib.Path(readme).read_text()):
         summary = found.get(name)
         if summary and summary.get("schema") == SCHEMA and summary["on_kubernetes"] == on_kubernetes:
@@ -342,11 +182,6 @@ def against_published(data, published):
     return rows
 
 
-def summaries(directory=SUMMARIES, schemas=(SCHEMA,)):
-    """{name: summary} of the summaries in a directory whose schema is one of these (bench summaries unless told)."""
-    found = {}
-    for path in sorted(pathlib.Path(directory).glob("*.json")):
-        data = json.loads(path.read_text())
-        if data.get("schema") in schemas:
-            found[path.stem] = data
-    return found
+KIND = Kind("bench", SCHEMA, results.SCHEMA, ("results.json",), publish, bench_consistency,
+            {"headline": tables.headline_table, "knees": tables.knees_table, "answer": tables.answer_table,
+             "hops": tables.hops_table, "cpu": tables.cpu_table})

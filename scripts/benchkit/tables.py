@@ -1,21 +1,9 @@
-"""The tables a doc can show of a bench summary and of a chaos summary (the kinds registry, kinds.py, names them
-with their kind): rows of cells, the first row the header."""
+"""The tables a doc can show of a bench summary (summaries.KIND names them): rows of cells, the first row the
+header."""
 import re
 
 from . import BASELINE, NAMES, results
-from .stats import close
-
-
-def formatted(value, pattern):
-    return "–" if value is None else pattern.format(value)
-
-
-def interval(figure, pattern="{:,.0f}"):
-    if figure["median"] is None:
-        return "–"
-    if close(figure["low"], figure["high"]):
-        return pattern.format(figure["median"])
-    return f"{pattern.format(figure['median'])} ({pattern.format(figure['low'])}–{pattern.format(figure['high'])})"
+from .documents import formatted, interval
 
 
 def ratio_text(ratio):
@@ -120,76 +108,4 @@ def cpu_table(summary, scenario_name="closed"):
     for process in (*results.PROCESSES, results.WHOLE, results.GENERATOR):
         rows.append([process if process != results.GENERATOR else "the load generator, apart",
                      *(formatted(scenario["builds"][v]["cpu_ms"][process]["median"], "{:.2f}") for v in versions)])
-    return rows
-
-
-def faults_table(summary):
-    """Each fault against each build: its answers, the p99 during the fault, its recovery, its writes and events,
-    the circuit's openings, its verdict (and the checks it failed)."""
-    rows = [["fault", "build", "replicas", "requests", "complete / degraded / 503 / other", "p99 during fault ms",
-             "recovery s", "writes 201 / sent", "events delivered / created (lost)", "circuit opened", "verdict"]]
-    for f in summary["faults"]:
-        o = f["outcomes"]
-        other = f["requests"] - o["complete"] - o["degraded"] - o["shed"] - o["unavailable"]
-        rows.append([f["fault"], f["version"], str(f["replicas"]), f"{f['requests']:,}",
-                     f"{o['complete']:,} / {o['degraded']:,} / {o['shed'] + o['unavailable']:,} / {other:,}",
-                     formatted(f.get("p99_ms_during_fault"), "{:,.0f}"), formatted(f["recovery_seconds"], "{:.1f}"),
-                     f"{f['writes']['created']} / {f['writes']['sent']}" if "writes" in f else "–",
-                     f"{f['events']['delivered']} / {f['events']['created']} ({f['events']['lost']})",
-                     formatted(f.get("circuit_openings"), "{:.0f}×"),
-                     "PASS" if f["passed"] else "FAIL: " + ", ".join(f["failed_checks"])])
-    return rows
-
-
-def faults_calls_table(summary):
-    """What web-api's own counters saw of each fault: its reads tried a second time (a look-up whose connection
-    failed, articles' newest after a failure), its calls that reached their time-out, its circuit's openings."""
-    rows = [["fault", "build", "requests", "complete / degraded", "reads retried", "calls timed out", "circuit opened"]]
-    for f in summary["faults"]:
-        o = f["outcomes"]
-        rows.append([f["fault"], f["version"], f"{f['requests']:,}", f"{o['complete']:,} / {o['degraded']:,}",
-                     formatted(f.get("retries"), "{:,.0f}"), formatted(f.get("timeouts"), "{:,.0f}"),
-                     formatted(f.get("circuit_openings"), "{:.0f}×")])
-    return rows
-
-
-def faults_cpu_table(summary):
-    """How busy the whole machine was during each fault, and in the seconds with an incomplete answer against the
-    others (the harness's recorder, once a second)."""
-    rows = [["fault", "build", "replicas", "machine busy during the fault", "in seconds with an incomplete answer",
-             "in the other seconds"]]
-    for f in summary["faults"]:
-        busy = f.get("machine_busy") or {}
-        rows.append([f["fault"], f["version"], str(f["replicas"]),
-                     *(formatted(busy.get(k), "{:.0%}") for k in ("during_fault", "when_not_complete", "when_complete"))])
-    return rows
-
-
-def overload_runs_table(summary):
-    """Every overload run: what the build sustained and was offered, what it accepted and turned away, web-api's own
-    mean time per accepted request against Little's bound, the accepted p99, web-api's peak RSS, stalled seconds."""
-    rows = [["build", "sustains req/s", "offered req/s", "accepted req/s", "complete", "degraded", "shed 503",
-             "in web-api ms (Little's bound)", "accepted p99 ms", "web-api peak RSS MiB", "stalled s", "verdict"]]
-    for version, found in summary["overload"].items():
-        for r in found["runs"]:
-            rows.append([NAMES.get(version, version), formatted(r.get("capacity_rps"), "{:,}"),
-                         formatted(r.get("offered_rps"), "{:,}"), f"{r['accepted_rps']:,}",
-                         formatted(r.get("complete"), "{:,}"), f"{r['degraded']:,}", formatted(r.get("shed"), "{:,}"),
-                         f"{formatted(r.get('server_mean_ms'), '{:.1f}')} "
-                         f"({formatted(r.get('little_bound_ms'), '{:.0f}')})",
-                         formatted(r["accepted_p99_ms"], "{:.0f}"), formatted(r.get("peak_rss_mib"), "{}"),
-                         formatted(r["stalled_seconds"], "{}"),
-                         "PASS" if r["passed"] else "FAIL: " + ", ".join(r["failed_checks"])])
-    return rows
-
-
-def overload_table(summary):
-    """Per build, its overload runs: how many stalled (and their stalled seconds), had a degraded answer, failed a
-    check; the accepted rate and p99 over the runs."""
-    rows = [["build", "overload runs", "runs that stalled (stalled seconds)", "runs with a degraded answer",
-             "runs that failed a check", "accepted requests/s (lowest–highest run)", "accepted p99 ms (lowest–highest)"]]
-    for version, found in summary["overload"].items():
-        rows.append([NAMES.get(version, version), str(found["run_count"]),
-                     f"{found['stalled_runs']} ({found['stalled_seconds']})", str(found["degraded_runs"]),
-                     str(found["failed_runs"]), interval(found["accepted_rps"]), interval(found["accepted_p99_ms"])])
     return rows

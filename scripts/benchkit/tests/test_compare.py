@@ -71,17 +71,17 @@ def test_the_background_comes_off_both_sides_or_neither(tmp_path):
 
 
 def test_a_published_comparison_is_checked_against_its_rounds(tmp_path):
-    from benchkit import kinds
+    from benchkit import registry
     local = compare.per_answer(side(tmp_path / "local", 1, 0.2), background=False)
     node = compare.per_answer(side(tmp_path / "node", 3, 2.0, scales=(0.9, 1.0, 1.1)), background=False)
     document = {"schema": compare.SCHEMA, "background_taken_off": False, "builds": compare.comparison(local, node, {}),
                 "local": {}, "node": {}, "tls": None}
     (tmp_path / "compare.json").write_text(json.dumps(document))
-    summary = json.loads(kinds.publish(tmp_path / "compare.json", "node-vs-local", tmp_path / "docs").read_text())
-    assert kinds.consistency(summary) == []
+    summary = json.loads(registry.publish(tmp_path / "compare.json", "node-vs-local", tmp_path / "docs").read_text())
+    assert registry.consistency(summary) == []
     summary["builds"]["v1"]["ratio"] *= 1.01  # a changed figure
-    assert any("v1 ratio" in problem for problem in kinds.consistency(summary))
+    assert any("v1 ratio" in problem for problem in registry.consistency(summary))
     summary["builds"]["v1"]["ratio"] /= 1.01
     summary["builds"]["v1"]["processes"]["web-api"]["node_ms"] += 0.001  # so is a process's figure
-    assert any("web-api node_ms" in problem for problem in kinds.consistency(summary))
+    assert any("web-api node_ms" in problem for problem in registry.consistency(summary))
     assert compare.process_rows(summary["builds"])[1][0] == "web-api"

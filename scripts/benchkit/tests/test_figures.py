@@ -2,8 +2,9 @@ import json
 
 import pytest
 
-from benchkit import ab, figures, kinds, results, tables
+from benchkit import ab, figures, registry, results, tables
 from benchkit import summaries as summaries_module
+from benchkit.chaos import summary as chaos_summary
 from benchkit.tests.test_report import write_run
 
 
@@ -24,7 +25,7 @@ def published(tmp_path):
     readme.write_text("v2 answers <!-- figure demo scenarios.closed.ratios.v2.ok_rps.median {:.2f}× -->?"
                       "<!-- /figure --> as much as v1.\n\n<!-- figures demo headline -->\n<!-- /figures -->\n"
                       "\n<!-- figures demo answer -->\n<!-- /figures -->\n")
-    readme.write_text(figures.rendered(readme.read_text(), kinds.loaded(summaries), "README.md"))
+    readme.write_text(figures.rendered(readme.read_text(), registry.loaded(summaries), "README.md"))
     return path, readme, summaries
 
 
@@ -129,7 +130,7 @@ def chaos_run(tmp_path):
 
 def test_a_chaos_summary_counts_the_stalls_and_is_checked_against_its_runs(tmp_path):
     summaries = tmp_path / "docs" / "results"
-    path = summaries_module.publish_chaos(chaos_run(tmp_path), "chaos", summaries)
+    path = chaos_summary.publish_chaos(chaos_run(tmp_path), "chaos", summaries)
     summary = json.loads(path.read_text())
     v3 = summary["overload"]["v3"]
     assert (v3["stalled_runs"], v3["stalled_seconds"], v3["failed_runs"]) == (1, 2, 1)
@@ -139,7 +140,7 @@ def test_a_chaos_summary_counts_the_stalls_and_is_checked_against_its_runs(tmp_p
                       "<!-- figures chaos overload-runs -->\n<!-- /figures -->\n"
                       "<!-- figures chaos faults-cpu -->\n<!-- /figures -->\n"
                       "<!-- figures chaos faults-calls -->\n<!-- /figures -->\n")
-    readme.write_text(figures.rendered(readme.read_text(), kinds.loaded(summaries), "README.md"))
+    readme.write_text(figures.rendered(readme.read_text(), registry.loaded(summaries), "README.md"))
     text = readme.read_text()
     assert "| v3 (virtual threads) | 3 | 1 (2) | 0 | 1 | 500 (480–520) | 90 |" in text
     assert "| authors stopped | v2 | 1 | 100 | 60 / 30 / 7 / 3 | 28 | 4.4 | 10 / 12 | 10 / 10 (0) | 3× | PASS |" in text
@@ -155,14 +156,14 @@ def test_a_chaos_summary_counts_the_stalls_and_is_checked_against_its_runs(tmp_p
 
 def test_a_chaos_summary_s_verdicts_and_counts_are_what_its_runs_give(tmp_path):
     summaries = tmp_path / "docs" / "results"
-    path = summaries_module.publish_chaos(chaos_run(tmp_path), "chaos", summaries)
+    path = chaos_summary.publish_chaos(chaos_run(tmp_path), "chaos", summaries)
     original = json.loads(path.read_text())
-    assert kinds.consistency(original) == []
+    assert registry.consistency(original) == []
 
     def problems_after(edit):
         changed = json.loads(json.dumps(original))
         edit(changed)
-        return kinds.consistency(changed)
+        return registry.consistency(changed)
     assert problems_after(lambda d: d["faults"][0].update(passed=not d["faults"][0]["passed"]))
     assert problems_after(lambda d: d["faults"][0]["events"].update(lost=0, delivered=0))
     assert problems_after(lambda d: d["faults"][0].update(requests=d["faults"][0]["requests"] + 1))
@@ -177,11 +178,11 @@ def test_an_ab_summary_is_rendered_and_checked_against_its_rounds(tmp_path):
         "schema": ab.SCHEMA, "experiment": "reads", "modes": ["transaction", "autocommit"], "commit": "abc1234",
         "environment": {"a": 1}, "builds": {"v1": {"rounds": rounds, "ratios": ab.ratios(ab.READS, rounds)}}}))
     summaries = tmp_path / "docs" / "results"
-    path = kinds.publish(run, "reads", summaries)
+    path = registry.publish(run, "reads", summaries)
     assert "environment" not in json.loads(path.read_text())
     readme = tmp_path / "README.md"
     readme.write_text("<!-- figures reads ab -->\n<!-- /figures -->\n")
-    readme.write_text(figures.rendered(readme.read_text(), kinds.loaded(summaries), "README.md"))
+    readme.write_text(figures.rendered(readme.read_text(), registry.loaded(summaries), "README.md"))
     assert "| v1 (imperative) | complete answers/s | 2 | 3 | 1.50× (1.50–1.50) |" in readme.read_text()
     assert figures.check(tmp_path, summaries) == []
     tampered = json.loads(path.read_text())
@@ -192,12 +193,12 @@ def test_an_ab_summary_is_rendered_and_checked_against_its_rounds(tmp_path):
 
 def test_several_chaos_runs_make_one_summary_of_one_commit(tmp_path):
     first, second = chaos_run(tmp_path / "a"), chaos_run(tmp_path / "b")
-    summary = json.loads(kinds.publish(f"{first},{second}", "both", tmp_path / "docs").read_text())
+    summary = json.loads(registry.publish(f"{first},{second}", "both", tmp_path / "docs").read_text())
     assert len(summary["faults"]) == 2 and summary["overload"]["v3"]["run_count"] == 6
     data = json.loads((second / "chaos.json").read_text())
     (second / "chaos.json").write_text(json.dumps({**data, "commit": "def5678"}))
     with pytest.raises(SystemExit, match="different commits"):
-        kinds.publish(f"{first},{second}", "both", tmp_path / "docs")
+        registry.publish(f"{first},{second}", "both", tmp_path / "docs")
 
 
 def run_summary(tmp_path, name, timestamp, v2_requests, seconds=(2.0, 2.1, 2.05)):
@@ -220,7 +221,7 @@ def test_a_headline_of_two_independent_runs_covers_every_round_of_both(tmp_path)
     assert (ratio["low"], ratio["high"], len(ratio["rounds"])) == (1.3, 1.7, 6)
     assert ratio["median"] == 1.525  # of all six rounds' ratios, not a median of the runs' medians
     assert [r["run"] for r in both["scenarios"]["closed"]["rounds"]] == ["aaa1111"] * 3 + ["bbb2222"] * 3
-    assert both["scenarios"]["closed"]["builds"]["v2"]["runs"] == 6 and kinds.consistency(both) == []
+    assert both["scenarios"]["closed"]["builds"]["v2"]["runs"] == 6 and registry.consistency(both) == []
     assert [r["rounds"] for r in both["runs"]] == [3, 3]
 
 
@@ -239,25 +240,25 @@ def test_a_table_is_drawn_only_from_a_summary_of_its_kind(tmp_path):
     _, readme, summaries = published(tmp_path)
     readme.write_text("<!-- figures demo faults -->\n<!-- /figures -->\n")
     with pytest.raises(SystemExit, match="no table faults of it"):
-        figures.rendered(readme.read_text(), kinds.loaded(summaries), "README.md")
+        figures.rendered(readme.read_text(), registry.loaded(summaries), "README.md")
     readme.write_text("<!-- figures demo headline -->\n<!-- /figures -->\n")
-    assert "v2 (reactive)" in figures.rendered(readme.read_text(), kinds.loaded(summaries), "README.md")
+    assert "v2 (reactive)" in figures.rendered(readme.read_text(), registry.loaded(summaries), "README.md")
 
 
 def test_every_kind_is_found_by_what_its_run_wrote_and_unknown_ones_are_refused(tmp_path):
-    assert len({kind.summary_schema for kind in kinds.KINDS}) == len(kinds.KINDS)
-    assert len({name for kind in kinds.KINDS for name in kind.tables}) == sum(len(kind.tables) for kind in kinds.KINDS)
+    assert len({kind.summary_schema for kind in registry.KINDS}) == len(registry.KINDS)
+    assert len({name for kind in registry.KINDS for name in kind.tables}) == sum(len(kind.tables) for kind in registry.KINDS)
     unknown = tmp_path / "other.json"
     unknown.write_text(json.dumps({"schema": "something/1"}))
     with pytest.raises(SystemExit, match="no kind publishes it"):
-        kinds.publish(unknown, "x", tmp_path / "docs")
+        registry.publish(unknown, "x", tmp_path / "docs")
     with pytest.raises(SystemExit, match="nothing to publish"):
-        kinds.publish(tmp_path, "x", tmp_path / "docs")
-    assert kinds.consistency({"schema": "something/1"}) == ["schema 'something/1': no kind publishes it"]
+        registry.publish(tmp_path, "x", tmp_path / "docs")
+    assert registry.consistency({"schema": "something/1"}) == ["schema 'something/1': no kind publishes it"]
 
 
 def test_a_headline_of_runs_at_different_open_rates_names_each_rate():
-    summary = json.loads((kinds.summaries.SUMMARIES / "demo-dce3321.json").read_text())
+    summary = json.loads((registry.SUMMARIES / "demo-dce3321.json").read_text())
     summary["open_rate"] = "820/s: 80 % of the slowest build's; 790/s: 80 % of the slowest build's"
     labels = [row[0] for row in tables.answer_table(summary)]
     assert any(label.startswith("latency at 820 and 790 requests/s (open)") for label in labels)

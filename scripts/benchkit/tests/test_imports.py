@@ -6,7 +6,7 @@ from benchkit import ROOT
 
 PACKAGE = ROOT / "scripts" / "benchkit"
 # Each experiment's modules: its run and its renderers. Everything else is the core they share.
-EXPERIMENTS = {"bench": ("bench", "report"), "sweep": ("sweep",), "ab": ("ab",), "chaos": ("chaos",),
+EXPERIMENTS = {"bench": ("bench", "report", "summaries", "tables"), "sweep": ("sweep",), "ab": ("ab",), "chaos": ("chaos",),
                "compare": ("compare",), "latency-map": ("latencymap", "latencyreport"), "bakeoff": ("bakeoff",),
                "reach": ("reach",)}
 # The one import across experiments, and why: make demo's report shows the sweep that chose its builds' settings

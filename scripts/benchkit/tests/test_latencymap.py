@@ -144,14 +144,14 @@ def test_the_sweep_that_chose_the_map_s_settings_is_kept_and_tabled_with_its_cho
 
 
 def test_a_published_map_s_ratios_are_what_its_cells_give(made_up):
-    from benchkit import kinds
+    from benchkit import registry
     _, data = made_up
     good = {**data, "ratios": latencyreport.ratio_grid(data)}
     assert good["ratios"]["throughput"]["v2"][1][1] == round(1200 / 390, 3)
-    assert kinds.consistency(good) == []
+    assert registry.consistency(good) == []
     changed = json.loads(json.dumps(good))
     changed["ratios"]["throughput"]["v2"][1][1] = 3.5
-    assert kinds.consistency(changed)
+    assert registry.consistency(changed)
 
 
 def test_the_proxy_s_own_cost_is_read_from_the_cells_with_no_latency_added(made_up):
@@ -196,23 +196,23 @@ def test_a_map_with_a_missing_cell_or_a_proxy_that_costs_too_much_fails():
 def test_a_map_s_predictions_are_what_its_pools_give_by_its_rule(made_up):
     """A changed prediction, a changed pool or a changed rule fails the check: the prediction is computed again from
     the map alone."""
-    from benchkit import kinds
+    from benchkit import registry
     _, data = made_up
     good = {**data, "ratios": latencyreport.ratio_grid(data)}
-    assert kinds.consistency(good) == []
+    assert registry.consistency(good) == []
     changed = json.loads(json.dumps(good))
     changed["predicted"]["v1"][1]["ceiling"] += 1
-    assert kinds.consistency(changed)
+    assert registry.consistency(changed)
     changed = json.loads(json.dumps(good))
     changed["pools"]["v2"]["web-api's connections to authors"] = 400
-    assert kinds.consistency(changed)
+    assert registry.consistency(changed)
     changed = json.loads(json.dumps(good))
     changed["rule"][0]["holds"] = 2
-    assert kinds.consistency(changed)
+    assert registry.consistency(changed)
 
 
 def test_a_prediction_revised_after_the_run_is_kept_beside_the_original_and_the_row_says_so(made_up):
-    from benchkit import kinds
+    from benchkit import registry
     _, data = made_up
     revised = json.loads(json.dumps({**data, "ratios": latencyreport.ratio_grid(data)}))
     pools = {v: {**p, "web-api's connections to authors": 25} for v, p in revised["pools"].items()}
@@ -221,13 +221,13 @@ def test_a_prediction_revised_after_the_run_is_kept_beside_the_original_and_the_
                 "predicted": {v: [latencymap.predict(pools[v], revised["rule"], dataclasses.asdict(r)) for r in rows]
                               for v in pools}}
     revised["revisions"] = [revision]
-    assert kinds.consistency(revised) == []
+    assert registry.consistency(revised) == []
     row = next(r for r in latencyreport.prediction_rows(revised, latencyreport.medians(revised))
                if r[0].startswith("v2") and "+50" in r[1])
     assert row[2] == "100" and "at def5678: a pool counted twice" in row[3] and "predicted 400/s" in row[3], row
-    assert kinds.consistency({**revised, "revisions": [{**revision, "why": ""}]}), "a revision says why"
+    assert registry.consistency({**revised, "revisions": [{**revision, "why": ""}]}), "a revision says why"
     revision["predicted"]["v2"][1]["ceiling"] = 99
-    assert kinds.consistency(revised), "a revision is checked as the original is"
+    assert registry.consistency(revised), "a revision is checked as the original is"
 
 
 def test_a_cell_s_spread_and_its_ratio_interval_come_from_its_repeats(made_up):
