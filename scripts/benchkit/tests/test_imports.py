@@ -46,3 +46,12 @@ def test_the_rule_bites():
     extra = {PACKAGE / "ab.py": "\nfrom .latencymap import grid\n",
              PACKAGE / "chaos" / "report.py": "\nfrom ..sweep import choose\n"}
     assert crossings(lambda path: path.read_text() + extra.get(path, "")) == {("ab", "latencymap"), ("chaos", "sweep")}
+
+
+def test_every_module_of_the_harness_imports():
+    """A command's module that no test imports would otherwise fail only when a user runs it."""
+    import importlib
+    for path in PACKAGE.rglob("*.py"):
+        if "tests" not in path.parts and path.name != "__main__.py":
+            parts = path.relative_to(PACKAGE).with_suffix("").parts
+            importlib.import_module(".".join(("benchkit", *(p for p in parts if p != "__init__"))))
