@@ -61,7 +61,7 @@ KNOBS = (
     Knob("MAP_USERS", "100,400,1000", "the closed model's columns, users", "latency-map"),
     Knob("MAP_STEP_DURATION", "10s", "how long each cell is loaded", "latency-map"),
     Knob("MAP_REPEATS", 3, "how many times the whole grid runs; a cell whose repeats then differ by more than "
-         "`latencymap.SPREAD_LIMIT` of their median is repeated again", "latency-map", int),
+         "`latencyreport.SPREAD_LIMIT` of their median is repeated again", "latency-map", int),
     Knob("SWEEP", None, "a sweep's results directory: the report shows its table (make demo), every build runs with "
          "what it chose (make latency-map)", "latency-map"),
     # the load generator as Jobs in a cluster

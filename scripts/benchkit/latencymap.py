@@ -24,6 +24,7 @@ import time
 
 from . import BASELINE, ROOT, SERVICES, VERSIONS, buildsconf, info, knobs, latency, latencyreport, platforms, step
 from .kinds import SUMMARIES, Kind, written
+from .latencyreport import SPREAD_LIMIT
 from .protocol import background, measure, order, warm_up
 from .tunables import LATENCY_SETTINGS, SETTINGS, Setting, environments
 
@@ -31,9 +32,8 @@ SCHEMA = "reactive-bench/latency-map/1"
 LOOKUPS = 5  # author look-ups per request with the seed data (the equal-work check proves it every run)
 
 
-# A cell's repeats agree when their complete answers/s lie within ±SPREAD_LIMIT of their median; a cell that does
-# not is measured again, up to EXTRA_REPEATS times more, and the map says which cells never agreed.
-SPREAD_LIMIT = 0.10
+# A cell whose repeats do not agree (latencyreport.SPREAD_LIMIT) is measured again, up to EXTRA_REPEATS times more,
+# and the map says which cells never agreed.
 EXTRA_REPEATS = 2
 
 
@@ -387,7 +387,7 @@ def run_map(platform, proxy, versions, directory, repeats, where, chosen=None, s
     for version in versions:
         proxy.clear(version)
     (directory / "latency-map.json").write_text(json.dumps(document, indent=2))
-    info(f"the map: {latencyreport.render(directory, SPREAD_LIMIT)} (and .html)")
+    info(f"the map: {latencyreport.render(directory)} (and .html)")
     return directory
 
 
@@ -430,6 +430,6 @@ KIND = Kind("latency-map", SCHEMA, SCHEMA, ("latency-map.json",), publish_latenc
             {**{f"map-{version}": map_table(version) for version in VERSIONS if version != BASELINE},
              "map-ceilings": lambda summary: latencyreport.prediction_rows(summary, latencyreport.medians(summary)),
              "map-sweep": latencyreport.sweep_rows, "map-proxy": latencyreport.proxy_rows,
-             "map-spread": lambda summary: latencyreport.spread_rows(summary, SPREAD_LIMIT)},
+             "map-spread": latencyreport.spread_rows},
             {f"map-{version}-{kind}": map_chart(version, kind) for version in VERSIONS if version != BASELINE
              for kind in latencyreport.HEAT_MAPS})

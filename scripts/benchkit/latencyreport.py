@@ -10,6 +10,9 @@ from . import BASELINE, NAMES, charts, documents
 from .stats import median_or_none
 
 BASE = BASELINE
+# A cell's repeats agree when their complete answers/s lie within this share of their median (the median distance
+# from it); the map measures a cell that does not again (latencymap.EXTRA_REPEATS).
+SPREAD_LIMIT = 0.10
 
 
 def row_label(row):
@@ -102,10 +105,10 @@ def ratio_rows(data, version, figure="complete_per_s"):
     return rows
 
 
-def spread_rows(data, limit):
+def spread_rows(data, limit=None):
     """How far each cell's repeats lie apart, per build (spreads: the repeats' median distance from their median,
     over it), and how many repeats the cell had; a spread beyond the limit is marked: that cell never agreed."""
-    found, counts = spreads(data), {}
+    found, counts, limit = spreads(data), {}, SPREAD_LIMIT if limit is None else limit
     for version, cells in data["cells"].items():
         for cell in cells:
             counts.setdefault(version, {}).setdefault((cell["row"], cell["load"]), set()).add(cell["repeat"])
@@ -264,7 +267,7 @@ def heat_map(data, version, kind):
                                  [load_label(load) for load in data["loads"]], ratios(data, medians(data), version, figure))
 
 
-def render(directory, spread_limit):
+def render(directory):
     data = json.loads((directory / "latency-map.json").read_text())
     found = medians(data)
     others = [v for v in data["cells"] if v != BASE and BASE in data["cells"]]
@@ -275,8 +278,8 @@ def render(directory, spread_limit):
          f"complete answers per second than {BASE}, or a higher p99. Medians over {data['environment']['runs']} "
          "repeat(s) of the whole grid." + tuned_text(data), []),
         ("How far the repeats agree", f"Each cell's spread for each build: how far its repeats' complete answers/s lie "
-         f"from their median (the median distance, over the median); a cell beyond {spread_limit:.0%} was repeated "
-         "again, and one that stayed beyond it is marked !.", [("", spread_rows(data, spread_limit))]),
+         f"from their median (the median distance, over the median); a cell beyond {SPREAD_LIMIT:.0%} was repeated "
+         "again, and one that stayed beyond it is marked !.", [("", spread_rows(data))]),
         ("Ceilings: Little's law against the measurement",
          "In flight = rate × time held: a pool of N held for the added latency L allows at most N / L per second "
          "(per look-up: five per request). The lowest bound is the prediction; at 0 ms, and wherever it is lower, "
@@ -302,5 +305,4 @@ def main(argv=None):
     args = argv if argv is not None else sys.argv[1:]
     if len(args) != 1:
         sys.exit("usage: python -m benchkit latency-report RESULTS")
-    from .latencymap import SPREAD_LIMIT  # the map's rule (it imports this module)
-    print(render(pathlib.Path(args[0]), SPREAD_LIMIT))
+    print(render(pathlib.Path(args[0])))

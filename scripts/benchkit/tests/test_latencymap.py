@@ -101,7 +101,7 @@ def test_the_prediction_table_uses_the_machine_where_it_bounds_lower(made_up):
 
 def test_the_report_is_written_with_its_heat_maps(made_up):
     directory, _ = made_up
-    latencyreport.render(directory, latencymap.SPREAD_LIMIT)
+    latencyreport.render(directory)
     assert (directory / "map-v2-throughput.svg").read_text().startswith("<?xml")
     assert "![map-v2-p99](map-v2-p99.svg)" in (directory / "latency-map.md").read_text()
 
@@ -272,7 +272,7 @@ def test_the_map_repeats_again_only_the_cells_whose_repeats_disagree(tmp_path, m
     monkeypatch.setattr(latencymap, "background", lambda *a: {})
     shipped = latencymap.pools("v1")
     monkeypatch.setattr(latencymap, "pools", lambda version: shipped)
-    monkeypatch.setattr(latencyreport, "render", lambda directory, limit: directory / "latency-map.html")
+    monkeypatch.setattr(latencyreport, "render", lambda directory: directory / "latency-map.html")
     (tmp_path / "runs").mkdir()
     latencymap.run_map(Platform(), Proxy(), ["v1", "v2"], tmp_path, 3, "here")
     document = json.loads((tmp_path / "latency-map.json").read_text())
