@@ -120,7 +120,7 @@ def spread_rows(data, limit=None):
             parts = []
             for version in data["cells"]:
                 value, repeats = found[version].get((index, position)), len(counts[version].get((index, position), ()))
-                parts.append(f"{version} " + ("–" if value is None else f"{value:.0%}" + ("!" if value > limit else "")) +
+                parts.append(f"{version} " + ("–" if value is None else f"{value:.1%}" + ("!" if value > limit else "")) +
                              f" ({repeats})")
             cells.append(", ".join(parts))
         rows.append([row_label(row), *cells])

@@ -240,8 +240,8 @@ def test_a_cell_s_spread_and_its_ratio_interval_come_from_its_repeats(made_up):
     wide["cells"]["v1"].append(cell(0, 0, 400, 10, repeat=3))
     assert latencymap.unsettled(wide) == {(0, 0)}  # 250, 300, 400: 50 from 300 at the median, 17 %
     table = latencyreport.spread_rows(wide, latencymap.SPREAD_LIMIT)
-    assert table[1][1].startswith("v1 17%! (3), v2 – (1)")  # the cell that never agreed is marked
-    assert table[2][2].startswith("v1 3% (2)")  # 380 and 400
+    assert table[1][1].startswith("v1 16.7%! (3), v2 – (1)")  # the cell that never agreed is marked
+    assert table[2][2].startswith("v1 2.6% (2)")  # 380 and 400
 
 
 def test_the_map_repeats_again_only_the_cells_whose_repeats_disagree(tmp_path, monkeypatch):
