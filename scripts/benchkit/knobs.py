@@ -70,8 +70,10 @@ KNOBS = (
     Knob("LOAD_START_SECONDS", 20.0, "how long after a split Job is installed its pods start together", "kubernetes",
          float),
     Knob("LOAD_IMAGE", None, "the load generator's image (unset: the load-job chart's)", "kubernetes"),
-    Knob("LOAD_IMAGE_PULL_POLICY", "IfNotPresent", "the load generator's image pull policy", "kubernetes"),
-    Knob("LOAD_CPU_REQUEST", "1", "the CPU a load pod requests (and the calibration pod beside it)", "kubernetes"),
+    Knob("LOAD_IMAGE_PULL_POLICY", None, "the load generator's image pull policy (unset: the load-job chart's)",
+         "kubernetes"),
+    Knob("LOAD_CPU_REQUEST", None, "the CPU a load pod requests, and the calibration pod beside it (unset: the load-job "
+         "chart's)", "kubernetes"),
     Knob("BENCH_NAMESPACE", "reactive-bench", "the namespace of the deployed builds", "kubernetes"),
     # the tools the harness runs (the Makefile names its pinned ones)
     Knob("LOADGEN", "loadgen", "the load generator's binary", "tools"),

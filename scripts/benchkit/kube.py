@@ -281,12 +281,13 @@ def calibrate(namespace):
     """Seconds the calibration job (loadgen calibrate) took in a pod of its own on the node, with the load
     generator's image and a CPU limit of 1: the node's speed now, as the round about to run will find it."""
     pod = f"calibration-{int(time.time())}"
-    image = load_image()
+    image, job = load_image(), chart_values("load-job")
     container = {"name": pod, "image": image, "args": ["calibrate"],
-                 "imagePullPolicy": knobs.value("LOAD_IMAGE_PULL_POLICY"),
+                 "imagePullPolicy": knobs.value("LOAD_IMAGE_PULL_POLICY") or job["imagePullPolicy"],
                  # Placed where the load Job's pod goes (the same request, which the budget counts); timed under the
                  # same limit of 1 CPU.
-                 "resources": {"requests": {"cpu": knobs.value("LOAD_CPU_REQUEST"), "memory": "128Mi"},
+                 "resources": {"requests": {"cpu": knobs.value("LOAD_CPU_REQUEST") or job["resources"]["requests"]["cpu"],
+                                            "memory": "128Mi"},
                                "limits": {"cpu": "1", "memory": "128Mi"}},
                  "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
                                      "runAsNonRoot": True, "runAsUser": 12345, "capabilities": {"drop": ["ALL"]},
