@@ -112,7 +112,12 @@ def combined(named, name):
     if any((later - earlier).total_seconds() < 3600 * COMBINED_APART_HOURS for earlier, later in zip(times, times[1:])):
         sys.exit(f"combine: runs less than {COMBINED_APART_HOURS:g} h apart are not independent runs")
     scenarios = {}
-    for scenario in (n for n in first["scenarios"] if all(n in s["scenarios"] for _, s in runs)):
+    # The open model runs at a rate each run took from what its machine sustained: runs at different rates measured
+    # different loads, and their latencies are not one figure. Left out, and said so.
+    rates = list(dict.fromkeys(str(s["open_rate"]) for _, s in runs))
+    left_out = {"open": "each run at its own rate: " + "; ".join(rates)} if len(rates) > 1 else {}
+    for scenario in (n for n in first["scenarios"]
+                     if n not in left_out and all(n in s["scenarios"] for _, s in runs)):
         parts = [(run, s["scenarios"][scenario]) for run, s in runs]
         rounds, numbers = [], {}
         for run, part in parts:
@@ -145,7 +150,7 @@ def combined(named, name):
                "settled": {v: all(s["settled"].get(v) for _, s in runs) for v in first["versions"]},
                "equal_work": all(s["equal_work"] for _, s in runs),
                "load_settings": first["load_settings"],
-               "open_rate": "; ".join(dict.fromkeys(str(s["open_rate"]) for _, s in runs)),
+               "open_rate": rates[0] if len(rates) == 1 else None, "left_out": left_out,
                "scenarios": scenarios,
                "curve": {"knees": {v: min(s["curve"]["knees"][v] for _, s in runs) for v in first["curve"]["knees"]
                                    if all(v in s["curve"]["knees"] for _, s in runs)},

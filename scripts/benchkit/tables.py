@@ -1,7 +1,5 @@
 """The tables a doc can show of a bench summary (summaries.KIND names them): rows of cells, the first row the
 header."""
-import re
-
 from . import BASELINE, NAMES, results
 from .documents import formatted, interval
 
@@ -63,8 +61,7 @@ def answer_table(summary):
         row.append(text + (f"; **{ratio['median']:.2f}×** ({ratio['low']:.2f}–{ratio['high']:.2f})" if ratio else ""))
     rows.append(row)
     if open_:
-        # a headline of several runs: each run's rate (the open rate follows what the machine sustained that run)
-        rate = " and ".join(dict.fromkeys(re.findall(r"(\d+)/s", summary.get("open_rate") or ""))) or "a fixed rate"
+        rate = (summary.get("open_rate") or "").split("/")[0] or "a fixed rate"
         rows.append([f"latency at {rate} requests/s (open), p50 / p99 of complete answers (ms)",
                      *(f"{open_['builds'][v]['figures']['p50']['median']:.1f} / "
                        f"{open_['builds'][v]['figures']['p99']['median']:.1f}" for v in versions)])
