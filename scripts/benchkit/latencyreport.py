@@ -105,10 +105,10 @@ def ratio_rows(data, version, figure="complete_per_s"):
     return rows
 
 
-def spread_rows(data, limit=None):
+def spread_rows(data, limit=SPREAD_LIMIT):
     """How far each cell's repeats lie apart, per build (spreads: the repeats' median distance from their median,
     over it), and how many repeats the cell had; a spread beyond the limit is marked: that cell never agreed."""
-    found, counts, limit = spreads(data), {}, SPREAD_LIMIT if limit is None else limit
+    found, counts = spreads(data), {}
     for version, cells in data["cells"].items():
         for cell in cells:
             counts.setdefault(version, {}).setdefault((cell["row"], cell["load"]), set()).add(cell["repeat"])
