@@ -111,7 +111,7 @@ help: ## Show this help.
 	  /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
 
 .PHONY: knobs
-knobs: ## Every knob of the harness (an environment variable), with its one default and what it means (scripts/benchkit/knobs.py).
+knobs: ## Every knob of the harness (an environment variable), with its one default and what it means (scripts/benchkit/core/knobs.py).
 	@cd scripts && python3 -m benchkit knobs
 
 ##@ Run on this machine (no Docker, no Kubernetes)

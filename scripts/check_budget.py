@@ -18,8 +18,8 @@ import pathlib
 import re
 import sys
 
-from benchkit import VERSIONS as BUILDS  # services/builds.conf, read once by the harness (standard library only)
-from benchkit.kube import helm_template
+from benchkit import VERSIONS as BUILDS# services/builds.conf, read once by the harness (standard library only)
+from benchkit.core.kube import helm_template
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

@@ -200,7 +200,7 @@ for name in "${SERVICES[@]}"; do
 done
 
 step "Logs"
-# A waiting stack counts at any length, a busy one (a cold JVM loading classes) from 10 s on: benchkit/blocked.py.
+# A waiting stack counts at any length, a busy one (a cold JVM loading classes) from 10 s on: benchkit/checks/blocked.py.
 expect "no Vert.x thread waited on an event loop in any service of any build (busy start-up class loading aside)" \
   benchkit blocked "$LOG_DIR"/*-v[0-9]*.log
 expect "the logs say which build runs" grep -q "web-api-v2 .* started in" "$LOG_DIR/web-api-v2.log"

@@ -30,7 +30,7 @@
 import os
 import pathlib
 
-from .buildsconf import build_lines, builds
+from benchkit.core.buildsconf import build_lines, builds
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LOCAL_DIR = pathlib.Path(os.environ.get("LOCAL_DIR", ROOT / ".local"))

@@ -32,10 +32,11 @@ import importlib
 import re
 import sys
 
-from . import ROOT, knobs, registry, unmarked
-from .kinds import SUMMARIES, written
-from .summaries import combined
-from .documents import formatted
+from benchkit import ROOT, registry, unmarked
+from benchkit.core import knobs
+from benchkit.core.kinds import SUMMARIES, written
+from benchkit.experiments.bench.summaries import combined
+from benchkit.core.documents import formatted
 
 DOCUMENTS = ("README.md", "docs/*.md")
 FIGURE = re.compile(r"<!-- figure (\S+) (\S+) (.+?) -->(.*?)<!-- /figure -->", re.DOTALL)
@@ -54,6 +55,21 @@ def at(summary, path):
 
 
 # ---------- the pictures a doc can show of a summary (drawn deterministically: the same summary, the same bytes)
+
+def setting_value(path):
+    """A setting of the harness named by its dotted path under benchkit: a module's constant (`core.curve.SHARES.0`,
+    keys and indexes after it) or a knob's default (`core.knobs.RUNS`)."""
+    parts = path.split(".")
+    for end in range(len(parts) - 1, 0, -1):
+        try:
+            module = importlib.import_module(f"{__package__}.{'.'.join(parts[:end])}")
+        except ImportError:
+            continue
+        name, keys = parts[end], ".".join(parts[end + 1:])
+        value = knobs.BY_NAME[name].default if module is knobs else getattr(module, name)
+        return at(value, keys) if keys else value
+    raise ImportError(path)
+
 
 def pictures(text, found, where, root=ROOT):
     """{path: svg} of every chart marked in a text, drawn from its summary."""
@@ -100,14 +116,8 @@ def rendered(text, found, where):
 
     def setting(match):
         path, pattern = match.group(1), match.group(2)
-        module, _, rest = path.partition(".")
-        name, _, keys = rest.partition(".")
         try:
-            if module == "knobs":  # a knob's default (knobs.py)
-                value = knobs.BY_NAME[name].default
-            else:
-                value = getattr(importlib.import_module(f"{__package__}.{module}"), name)
-            value = at(value, keys) if keys else value
+            value = setting_value(path)
         except (ImportError, AttributeError, KeyError, IndexError, ValueError, TypeError):
             raise SystemExit(f"{where}: the harness has no setting {path}") from None
         return f"<!-- setting {path} {pattern} -->{formatted(value, pattern)}<!-- /setting -->"

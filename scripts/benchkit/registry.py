@@ -5,9 +5,10 @@ import json
 import pathlib
 import sys
 
-from . import ab, bakeoff, compare, latencymap, summaries
-from .chaos import summary as chaos
-from .kinds import SUMMARIES, loaded as loaded_schemas
+from benchkit.experiments import ab, bakeoff, compare, latencymap
+from benchkit.experiments.bench import summaries
+from benchkit.experiments.chaos import summary as chaos
+from benchkit.core.kinds import SUMMARIES, loaded as loaded_schemas
 
 # In the order a results directory is looked into: a node's directory holds its results.json and its compare.json,
 # and publishing the directory publishes the run (compare.json is published by its own path).

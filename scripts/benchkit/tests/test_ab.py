@@ -1,6 +1,7 @@
 import pytest
 
-from benchkit import ab, tunables
+from benchkit.experiments import ab
+from benchkit.core import tunables
 
 
 def figures(rate, cpu, statements=1.0):

@@ -2,7 +2,8 @@
 counts; each edit below fails."""
 import json
 
-from benchkit import ROOT, bakeoff
+from benchkit import ROOT
+from benchkit.experiments import bakeoff
 
 
 def published():
@@ -34,7 +35,7 @@ def test_the_doc_s_table_shows_each_candidate_once_per_model():
 def capped_run(stall_start=3.0, stall_end=4.0, rate=200, cap=20):
     """An open run's samples at `rate` for the bake-off's stall run, at most `cap` in flight: the target answers in
     1 ms but not during the stall; the requests due meanwhile wait for a free place and go out late. Times in s."""
-    from benchkit import samples
+    from benchkit.core import samples
     rows, free = [], [0.0] * cap  # when each place in flight is free again
     for k in range(bakeoff.STALL_RATE * bakeoff.STALL_RUN):
         due = k / rate

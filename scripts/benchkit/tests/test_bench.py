@@ -1,5 +1,5 @@
 """make demo's own choices, beside the measuring protocol (test_protocol.py)."""
-from benchkit import bench
+from benchkit.experiments import bench
 
 
 def test_the_open_rate_follows_the_slowest_build():

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from benchkit import BUILDS, NAMES, ROOT, SERVICES, VERSIONS, build_lines, builds
-from benchkit.buildsconf import java_options, shell
+from benchkit.core.buildsconf import java_options, shell
 
 
 def test_builds_conf_lists_the_builds_in_order_with_what_they_are(tmp_path):
@@ -67,7 +67,7 @@ def test_the_image_context_lets_every_builds_application_in():
 
 
 def test_the_edge_admission_is_set_once_for_every_build_and_read_when_asked(tmp_path, monkeypatch):
-    from benchkit import buildsconf
+    from benchkit.core import buildsconf
     edge = tmp_path / "edge/src/main/resources/META-INF"
     edge.mkdir(parents=True)
     (edge / "microprofile-config.properties").write_text("edge.max-in-flight=42\n")

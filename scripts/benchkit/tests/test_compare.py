@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from benchkit import compare
+from benchkit.experiments import compare
 from benchkit.tests.test_report import write_run
 
 

@@ -1,4 +1,4 @@
-from benchkit import curve
+from benchkit.core import curve
 
 
 def test_the_ladder_spans_a_tenth_to_beyond_the_fastest_build():

@@ -2,9 +2,12 @@ import json
 
 import pytest
 
-from benchkit import ab, figures, registry, results, tables
-from benchkit import summaries as summaries_module
-from benchkit.chaos import summary as chaos_summary
+from benchkit.experiments import ab
+from benchkit import figures, registry
+from benchkit.core import results
+from benchkit.experiments.bench import tables
+from benchkit.experiments.bench import summaries as summaries_module
+from benchkit.experiments.chaos import summary as chaos_summary
 from benchkit.tests.test_report import write_run
 
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from benchkit import hsperf
+from benchkit.core import hsperf
 
 
 def hsperf_file(counters, order="<"):

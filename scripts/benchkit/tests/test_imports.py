@@ -1,29 +1,40 @@
-"""Experiments import the core, never each other: each is measured through the protocol, the platforms, the builds'
-configuration and the tunables, so that one can change, or a new one come, without touching another."""
+"""The layers of the harness: the core (core/: the protocol, the platforms, the builds' configuration, the tunables,
+the document model) imports no experiment; an experiment (experiments/<name>/) imports the core, never another
+experiment, so that one can change, or a new one come, without touching another; the registry and the docs' figures
+sit above them all."""
 import ast
 
 from benchkit import ROOT
 
 PACKAGE = ROOT / "scripts" / "benchkit"
-# Each experiment's modules: its run and its renderers. Everything else is the core they share.
-EXPERIMENTS = {"bench": ("bench", "report", "summaries", "tables"), "sweep": ("sweep",), "ab": ("ab",), "chaos": ("chaos",),
-               "compare": ("compare",), "latency-map": ("latencymap", "latencyreport"), "bakeoff": ("bakeoff",),
-               "reach": ("reach",)}
 # The one import across experiments, and why: make demo's report shows the sweep that chose its builds' settings
 # (SWEEP=results/sweep-<time>), rendered by the sweep's own section.
-ALLOWED = {("report", "sweep")}
-OWNER = {module: name for name, modules in EXPERIMENTS.items() for module in modules}
+ALLOWED = {("bench", "sweep")}
 
 
-def imported(path, text):
-    """The top-level benchkit modules a file imports (its relative imports, resolved against its package)."""
-    package = path.relative_to(PACKAGE).parts[:-1]
+def layer(module):
+    """("core", None), ("experiments", name), ("checks", None) or ("top", None) of a dotted benchkit module."""
+    parts = module.split(".")[1:]
+    if parts and parts[0] == "experiments" and len(parts) > 1:
+        return "experiments", parts[1]
+    return (parts[0], None) if parts and parts[0] in ("core", "checks") else ("top", None)
+
+
+def imported(text):
+    """The benchkit modules a file imports: `from benchkit.x import y` gives benchkit.x.y (y may be a module)."""
     found = set()
     for node in ast.walk(ast.parse(text)):
-        if isinstance(node, ast.ImportFrom) and node.level:
-            parts = [*package[:len(package) - node.level + 1], *(node.module.split(".") if node.module else [])]
-            found |= {parts[0]} if parts else {alias.name for alias in node.names}
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("benchkit"):
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            found.add("benchkit.relative")  # refused below: every import names its layer
     return found
+
+
+def is_module(module):
+    """benchkit.registry is a module; benchkit.ROOT a name of the package's own."""
+    path = PACKAGE.joinpath(*module.split(".")[1:])
+    return path.with_suffix(".py").exists() or path.is_dir()
 
 
 def crossings(read=lambda path: path.read_text()):
@@ -31,10 +42,16 @@ def crossings(read=lambda path: path.read_text()):
     for path in PACKAGE.rglob("*.py"):
         if "tests" in path.parts:
             continue
-        module = path.relative_to(PACKAGE).parts[0].removesuffix(".py")
-        for other in imported(path, read(path)):
-            if module in OWNER and other in OWNER and OWNER[other] != OWNER[module] and (module, other) not in ALLOWED:
-                found.add((module, other))
+        mine = layer(".".join(("benchkit", *path.relative_to(PACKAGE).with_suffix("").parts)))
+        for module in imported(read(path)):
+            other = layer(module)
+            if module == "benchkit.relative":
+                found.add((str(path.relative_to(PACKAGE)), "a relative import"))
+            elif mine[0] in ("core", "checks") and other[0] in ("experiments", "top") and is_module(module):
+                found.add((mine[0], module))
+            elif mine[0] == "experiments" and other[0] == "experiments" and other[1] != mine[1] \
+                    and (mine[1], other[1]) not in ALLOWED:
+                found.add((mine[1], other[1]))
     return found
 
 
@@ -43,9 +60,11 @@ def test_experiments_import_the_core_never_each_other():
 
 
 def test_the_rule_bites():
-    extra = {PACKAGE / "ab.py": "\nfrom .latencymap import grid\n",
-             PACKAGE / "chaos" / "report.py": "\nfrom ..sweep import choose\n"}
-    assert crossings(lambda path: path.read_text() + extra.get(path, "")) == {("ab", "latencymap"), ("chaos", "sweep")}
+    extra = {PACKAGE / "experiments" / "ab" / "__init__.py": "\nfrom benchkit.experiments.latencymap import grid\n",
+             PACKAGE / "experiments" / "chaos" / "report.py": "\nfrom benchkit.experiments import sweep\n",
+             PACKAGE / "core" / "protocol.py": "\nfrom benchkit import registry\n"}
+    assert crossings(lambda path: path.read_text() + extra.get(path, "")) == {
+        ("ab", "latencymap"), ("chaos", "sweep"), ("core", "benchkit.registry")}
 
 
 def test_every_module_of_the_harness_imports():

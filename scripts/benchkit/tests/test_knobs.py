@@ -2,7 +2,8 @@
 is read, and nothing outside knobs.py reads a setting of a user's from the environment itself."""
 import re
 
-from benchkit import ROOT, knobs
+from benchkit import ROOT
+from benchkit.core import knobs
 
 HARNESS = [path for path in (ROOT / "scripts" / "benchkit").rglob("*.py") if "tests" not in path.parts]
 # Read from the environment outside knobs.py, and why: plumbing one script hands the next, and the load's own

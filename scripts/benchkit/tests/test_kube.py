@@ -1,4 +1,4 @@
-from benchkit import kube
+from benchkit.core import kube
 
 V2 = """==> /sys/fs/cgroup/cpu.stat
 usage_usec 2500000

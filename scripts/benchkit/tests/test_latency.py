@@ -14,7 +14,7 @@ import urllib.request
 
 import pytest
 
-from benchkit import latency
+from benchkit.core import latency
 
 VERSION = "v9"
 

@@ -4,7 +4,9 @@ import json
 
 import pytest
 
-from benchkit import latency, latencymap, latencyreport
+from benchkit.core import latency
+from benchkit.experiments import latencymap
+from benchkit.experiments.latencymap import report as latencyreport
 
 
 def test_the_grid_comes_from_the_environment(monkeypatch):

@@ -1,7 +1,8 @@
 import base64
 import gzip
 
-from benchkit import ROOT, load, samples
+from benchkit import ROOT
+from benchkit.core import load, samples
 
 HEADER = ",".join(samples.HEADER) + "\n"
 

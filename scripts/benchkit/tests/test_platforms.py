@@ -1,7 +1,7 @@
 import json
-from benchkit import documents, faults, platforms
-from benchkit.platforms.kubernetes import Kubernetes, KubernetesBuild
-from benchkit.platforms.local import Local, LocalBuild
+from benchkit.core import documents, faults, platforms
+from benchkit.core.platforms.kubernetes import Kubernetes, KubernetesBuild
+from benchkit.core.platforms.local import Local, LocalBuild
 
 
 def test_deltas_of_nested_counters_never_invent_a_zero():
@@ -28,7 +28,7 @@ def test_jvm_ergonomics_by_thread_names_and_counters():
 
 
 def test_the_jit_compiler_threads_cpu_from_proc():
-    from benchkit import procfs
+    from benchkit.core import procfs
     ticks = procfs.CLOCK_TICKS
     stats = "\n".join([
         f"101 (C2 CompilerThre) S 1 1 1 0 -1 4194368 0 0 0 0 {3 * ticks} {ticks} 0 0 20 0 1 0 5 0 0",
@@ -42,7 +42,7 @@ def test_a_clusters_snapshot_makes_its_kubectl_calls_together(monkeypatch):
     """Each call waits at a barrier for the others of its kind: made one after the other, the first would wait
     alone until the barrier's time-out and the snapshot would fail."""
     import threading
-    from benchkit import kube, prometheus
+    from benchkit.core import kube, prometheus
     build = object.__new__(KubernetesBuild)
     build.namespace, build.version = "ns", "v1"
     build.targets = {name: f"deploy/bench-v1-{name}" for name in ("web-api", "articles", "authors")}
@@ -88,7 +88,7 @@ def test_both_platforms_implement_the_whole_declared_interface():
 
 
 def test_the_local_stack_restarts_only_what_changes_and_restores_what_it_changed(monkeypatch):
-    from benchkit.platforms import local
+    from benchkit.core.platforms import local
     calls = []
     monkeypatch.setattr(local, "stack", lambda action, part, settings=None: calls.append((action, part, settings)))
     monkeypatch.setattr(local, "stack_inventory", lambda: {
@@ -125,7 +125,7 @@ def test_whether_builds_can_be_measured_behind_the_proxy_is_the_platforms_answer
 
 def test_the_parts_cpu_is_read_through_the_platform(monkeypatch):
     """The chaos recorder asks its platform; on a node each pod is named once, again when a new one appears."""
-    from benchkit import kube, procfs
+    from benchkit.core import kube, procfs
     cluster = platforms.select("bench", "loadgen", ["v1"])
     listed = []
     pods = {"items": [{"metadata": {"uid": "u1", "name": "a", "labels": {"app.kubernetes.io/name": "web-api",

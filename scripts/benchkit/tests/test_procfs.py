@@ -3,7 +3,7 @@ import os
 import socket
 import threading
 
-from benchkit import procfs
+from benchkit.core import procfs
 
 
 def test_connections_to_a_port_are_counted_and_others_are_not():

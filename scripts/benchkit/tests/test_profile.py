@@ -1,6 +1,7 @@
 import json
 
-from benchkit import profile, report
+from benchkit.core import profile
+from benchkit.experiments.bench import report
 from benchkit.tests.test_report import results
 
 

@@ -1,4 +1,4 @@
-from benchkit import prometheus
+from benchkit.core import prometheus
 
 METRICS = """# TYPE http_server_requests_seconds_count counter
 http_server_requests_seconds_count{method="GET",outcome="SUCCESS",status="200",uri="/articles"} 40.0

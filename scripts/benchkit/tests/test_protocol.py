@@ -1,6 +1,6 @@
 import pytest
 
-from benchkit import load, protocol, samples
+from benchkit.core import load, protocol, samples
 
 
 def test_the_order_turns_round_every_other_round():

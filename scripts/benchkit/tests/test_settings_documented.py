@@ -3,7 +3,8 @@ read: drift between the two shows here, not when a newcomer sets a variable that
 import re
 import sys
 
-from benchkit import ROOT, load
+from benchkit import ROOT
+from benchkit.core import load
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 # Read by the scripts, set by other scripts or by the test harness, never by a user: plumbing, not settings.

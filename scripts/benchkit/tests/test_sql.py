@@ -1,4 +1,4 @@
-from benchkit import sql
+from benchkit.core import sql
 
 
 def run(version, requests, statements, target="web-api"):

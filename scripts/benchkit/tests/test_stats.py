@@ -1,4 +1,4 @@
-from benchkit import stats
+from benchkit.core import stats
 
 
 def test_ratio_reads_v2_over_v1():

@@ -1,6 +1,7 @@
 import json
 
-from benchkit import sweep, tunables
+from benchkit.experiments import sweep
+from benchkit.core import tunables
 
 
 def test_a_candidate_replaces_the_shipped_value_only_when_clearly_better():
@@ -91,7 +92,7 @@ def test_a_candidate_measured_on_a_drifted_machine_is_marked():
 
 
 def test_the_bench_report_carries_the_sweep_it_is_given(tmp_path):
-    from benchkit import report
+    from benchkit.experiments.bench import report
     from benchkit.tests.test_report import results
     directory = results(tmp_path)
     run = {"setting": "event loops", "p99": 9.0, "failed_pct": 0.0, "value": 2, "complete_per_s": 1500}
@@ -113,8 +114,8 @@ def test_the_verdict_says_when_the_build_now_ships_other_values():
 
 
 def test_in_a_cluster_a_candidate_rolls_only_what_changes_and_every_deployment_goes_back(monkeypatch):
-    from benchkit import kube
-    from benchkit.platforms import kubernetes
+    from benchkit.core import kube
+    from benchkit.core.platforms import kubernetes
     rolled = []
     monkeypatch.setattr(kube, "set_environment", lambda namespace, rolling: rolled.append(dict(rolling)))
 

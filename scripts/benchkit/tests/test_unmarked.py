@@ -15,14 +15,14 @@ def test_a_marker_replaced_by_plain_text_is_found():
 
 
 def test_settings_constants_and_code_pass():
-    text = ("a round that moved more than <!-- setting calibration.DRIFT_LIMIT {:.0%} -->10%<!-- /setting --> is "
+    text = ("a round that moved more than <!-- setting core.calibration.DRIFT_LIMIT {:.0%} -->10%<!-- /setting --> is "
             "flagged; run `RUNS=3 DURATION=60s make demo`;\nwith 50 ms per\nlook-up and 5 ms per query, at an open "
             "250/s,\n```\n$ loadgen → 900 answers\n```\n")
     assert unmarked.found(text) == []
 
 
 def test_a_setting_marker_renders_the_harness_s_own_constant():
-    text = "more than <!-- setting calibration.DRIFT_LIMIT {:.0%} -->15%<!-- /setting --> is flagged"
+    text = "more than <!-- setting core.calibration.DRIFT_LIMIT {:.0%} -->15%<!-- /setting --> is flagged"
     assert figures.rendered(text, {}, "x.md") == text.replace("15%", "10%")
 
 
@@ -33,7 +33,7 @@ def test_a_page_with_a_number_typed_by_hand_fails_the_check(tmp_path):
     assert unmarked.problems([page], tmp_path) == [
         "docs/page.md: 2 measured number(s) outside a figure marker: line 1: '3 s', line 1: '4 s' (mark it from a "
         "summary, or remove it)"]
-    page.write_text("It took `3 s`, then <!-- setting calibration.DRIFT_LIMIT {:.0%} -->10%<!-- /setting -->.\n")
+    page.write_text("It took `3 s`, then <!-- setting core.calibration.DRIFT_LIMIT {:.0%} -->10%<!-- /setting -->.\n")
     assert unmarked.problems([page], tmp_path) == []
 
 

@@ -1,4 +1,4 @@
-from benchkit import work
+from benchkit.core import work
 
 
 def totals(**overrides):

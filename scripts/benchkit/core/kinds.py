@@ -1,0 +1,61 @@
+"""What every kind of published result shares: a Kind names the schema its run writes and the one its summary
+carries, how it is published, how a summary is checked against its own rounds, and the tables and charts a doc may
+show of it; each experiment declares its own (its KIND), and registry.py lists them. Here too the helpers every
+publisher uses: where the summaries live, writing one, reading a run's document checked."""
+import dataclasses
+import json
+import pathlib
+import sys
+from typing import Callable
+
+from benchkit import ROOT
+
+SUMMARIES = ROOT / "docs" / "results"
+
+
+@dataclasses.dataclass(frozen=True)
+class Kind:
+    name: str
+    summary_schema: str  # what its summaries carry
+    run_schema: str  # what a run of it writes
+    run_files: tuple  # the file(s) a run writes into its results directory
+    publish: Callable  # (the file the run wrote or its directory, name, directory) -> the summary's path
+    consistency: Callable  # summary -> [problem]
+    tables: dict = dataclasses.field(default_factory=dict)  # {marker name: summary -> rows}
+    charts: dict = dataclasses.field(default_factory=dict)  # {marker name: summary -> svg}
+
+
+def written(summary, name, directory):
+    """The summary as <directory>/<name>.json; its path."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.json"
+    path.write_text(json.dumps(summary, indent=2) + "\n")
+    return path
+
+
+def within(found, file):
+    """The file a run wrote, given it or the run's results directory."""
+    found = pathlib.Path(found)
+    return found if found.is_file() else found / file
+
+
+def checked(document, schema, consistency):
+    """A run's document (an A/B's, a comparison's), refused when it is not of that schema or its figures are not
+    what its own rounds give."""
+    data = json.loads(pathlib.Path(document).read_text())
+    if data.get("schema") != schema:
+        sys.exit(f"{document}: schema {data.get('schema')!r}, not {schema}")
+    problems = consistency(data)
+    if problems:
+        sys.exit(f"{document}: not what its rounds give: " + "; ".join(problems))
+    return data
+
+
+def loaded(directory=SUMMARIES, schemas=()):
+    """{name: summary} of the summaries in a directory whose schema is one of these."""
+    found = {}
+    for path in sorted(pathlib.Path(directory).glob("*.json")):
+        data = json.loads(path.read_text())
+        if data.get("schema") in schemas:
+            found[path.stem] = data
+    return found

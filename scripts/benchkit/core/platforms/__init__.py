@@ -1,0 +1,235 @@
+"""Where the builds run, behind one declared interface: the local stack (platforms.local: processes on this machine,
+the load generator a child process) or a Kubernetes namespace (platforms.kubernetes: the releases of make deploy-vN,
+the load generator as Jobs, every figure from the pods' own cgroups). The measured runs (bench, the curve, the
+hops, the profile), the reconfigurations (sweep, tls) and the faults (chaos) go through it; none of them asks
+which platform it has.
+
+    platforms.select(namespace, loadgen, versions)   the local stack (namespace None) or that namespace
+
+A Platform is where the builds run; a Build is one version on it, what a measured run needs. Their methods are
+declared below, each with what it returns."""
+import abc
+
+from benchkit.core import faults, hsperf, procfs
+
+
+class Build(abc.ABC):
+    """One version's three services on a platform, as a measured run sees them."""
+
+    version: str
+
+    @abc.abstractmethod
+    def web_api_url(self):
+        """Where to send the first request of a run (the expected-work probe), from this machine."""
+
+    @abc.abstractmethod
+    def run(self, scenario, summary, settings=None, target="web-api"):
+        """One load run against one service of the build (web-api unless a hop is measured alone; settings: the
+        generator's environment beyond the user's); its summary written to `summary`. Returns (0 or
+        load.THRESHOLDS_CROSSED, the generator's CPU seconds or None)."""
+
+    @abc.abstractmethod
+    def snapshot(self):
+        """Counters and CPU seconds now: {"time", "requests", "cpu_seconds", "idle_cpu_seconds" (the other builds'
+        services, idle meanwhile), "jvm" (per service: JIT compile and GC seconds, compilations), "throttling"
+        (per container: CFS periods, throttled periods and seconds; None without a quota), …}."""
+
+    def gauges(self):
+        """{service: {"threads": platform threads now, "connections": TCP connections to its downstream now (web-api:
+        authors; articles, authors: PostgreSQL)}}, a figure None where it cannot be read (sampled during a run)."""
+        return {}
+
+    @abc.abstractmethod
+    def ergonomics(self):
+        """{service: how its JVM sized itself there: processors, GC, compiler threads, threads by kind}."""
+
+    @abc.abstractmethod
+    def reset_peaks(self):
+        """Start a new memory peak where the platform can."""
+
+    @abc.abstractmethod
+    def memory(self, before, after):
+        """{service: {figure named for what it is: MiB or None}} between two snapshots."""
+
+    @abc.abstractmethod
+    def restarts(self, before, after):
+        """Containers restarted between two snapshots (None where nothing restarts)."""
+
+    @abc.abstractmethod
+    def profiled(self):
+        """{service: a JFR recording to start and stop in its JVM}, or None where jcmd cannot reach it."""
+
+    @abc.abstractmethod
+    def reset_statements(self):
+        """Zero PostgreSQL's pg_stat_statements for the services' databases, where they are readable."""
+
+    @abc.abstractmethod
+    def statements(self):
+        """[{"database", "query", "calls", "rows"}] since reset_statements, None where they are not readable."""
+
+    def close(self):
+        """Let go of whatever reaches the build (port-forwards)."""
+
+
+class Platform(abc.ABC):
+    """Where the builds run: their Builds, the machine's speed, reconfiguration, and faults."""
+
+    where: str  # named in every report
+    calibrated: str  # what calibrate measures, in words
+    # Whether the harness may restart a build with its hops behind the latency proxy (and with a sweep's values), or
+    # the build runs as it was deployed, behind the proxy or not.
+    reroutes = False
+    faults: list  # the faults.Fault it can inject
+    quick: tuple  # the names of make test's short subset of them
+    restores_itself: bool  # whether a part comes back by itself (a Deployment's new pod) or by restore
+
+    @abc.abstractmethod
+    def build(self, version):
+        """The Build of a version as it runs now (close it after use)."""
+
+    @abc.abstractmethod
+    def environment(self, where, runs, warmup):
+        """What a report states of where it was measured: the machine or node, the JDK, the settings, the commit."""
+
+    @abc.abstractmethod
+    def calibrate(self):
+        """The seconds a fixed piece of work takes now (the machine's, or the node's in a pod of its own)."""
+
+    @abc.abstractmethod
+    def cores(self, version):
+        """How many cores the build's services count (their JVMs and Quarkus size pools by it)."""
+
+    @abc.abstractmethod
+    def reconfigure(self, version, environments, fresh=False):
+        """The build's services again with {service: {variable: value}} in their environment (restarted, or their
+        pods rolled); a service not named runs as shipped. A service whose environment is unchanged keeps running,
+        unless fresh: then every service is restarted, so that settings compared one after the other each start
+        from a cold JVM. Returns its Build."""
+
+    @abc.abstractmethod
+    def restore(self, version):
+        """The build again as shipped (or deployed), after reconfigure."""
+
+    @abc.abstractmethod
+    def web_api_url(self, version):
+        """Where web-api answers from this machine, for clients that read their answers live (chaos)."""
+
+    @abc.abstractmethod
+    def web_api_metrics(self, version):
+        """{instance: web-api's Prometheus text} for each instance serving now."""
+
+    @abc.abstractmethod
+    def replicas(self, fault, version):
+        """The fewest instances of any service a fault touches."""
+
+    @abc.abstractmethod
+    def fault_seconds(self, quick):
+        """How long a part stays away before restore gives it back."""
+
+    @abc.abstractmethod
+    def after_seconds(self, quick):
+        """How long the load goes on at most once the part is back."""
+
+    def act(self, action, fault, version):
+        """One of a fault's actions (inject or restore): in the latency proxy for the faults made there, else on the
+        part it names."""
+        if fault.through_proxy:
+            return self.act_in_proxy(action, fault, version)
+        return self.act_on_part(action, fault, version)
+
+    @abc.abstractmethod
+    def act_on_part(self, action, fault, version):
+        """One of a fault's actions (inject or restore) on the part it names (a process, a pod, a server)."""
+
+    def processes(self):
+        """{service-version: {"pid", "url"}} where the services are processes of this machine, else None."""
+        return None
+
+    def latency(self):
+        """The latency proxy's controls (latency.Toxiproxy) where the builds' hops can go through one, else None."""
+        return None
+
+    def act_in_proxy(self, action, fault, version):
+        """A fault made in the latency proxy in front of its part (faults.PROXY_FAULTS): its toxic on, or every toxic
+        off (proxy-clear)."""
+        proxy = self.latency()
+        if action == "proxy-clear":
+            proxy.clear(version)
+        else:
+            proxy.toxic(version, fault.part, *faults.TOXICS[action])
+
+    def through_proxy(self, version):
+        """Whether every hop of the build goes through the latency proxy now."""
+        return False
+
+    def behind_proxy(self, versions):
+        """None when every build can be measured behind the latency proxy (it is, or this platform restarts it so),
+        else what to do about it."""
+        if self.latency() is None:
+            return self.no_proxy
+        missing = [version for version in versions if not self.reroutes and not self.through_proxy(version)]
+        return f"{', '.join(missing)} without the latency proxy: {self.no_proxy}" if missing else None
+
+    no_proxy = "no latency proxy"  # what to do to have one, in words
+
+    def part_cpu_seconds(self):
+        """{key: (part, CPU seconds so far)} of each part of the system whose CPU this machine can read apart (a pod
+        of a kubelet running here; the key changes when the part is replaced), {} where it reads none."""
+        return {}
+
+    def hop_addresses(self, version, hop):
+        """[(through the proxy, direct)] addresses of a hop of a build, as this machine reaches them (the check)."""
+        raise NotImplementedError(f"{self.where}: no latency proxy")
+
+    def close(self):
+        """Undo whatever a reconfiguration left and let go of the builds."""
+
+
+def select(namespace, loadgen, versions):
+    """The platform of a command's arguments: the namespace's deployed builds, or the local stack."""
+    if namespace:
+        from benchkit.core.platforms.kubernetes import Kubernetes
+        return Kubernetes(namespace, versions)
+    from benchkit.core.platforms.local import Local
+    return Local(loadgen)
+
+
+# ---------- what both platforms read of a JVM
+
+def jvm_times(counters, task_stats):
+    """JIT (the compilations' elapsed time, and the compiler threads' CPU), compilations and GC of one JVM."""
+    if not counters:
+        return None
+    return {**hsperf.jvm_times(counters), "jit_cpu_seconds": procfs.compiler_cpu_seconds(task_stats)}
+
+
+# What a JVM's threads are, by the first characters of their names (the kernel keeps 15).
+THREAD_KINDS = (("event loops", "vert.x-eventloo"), ("Vert.x workers", "vert.x-worker-t"),
+                ("Quarkus workers", "executor-thread"), ("virtual-thread carriers", "ForkJoinPool-"),
+                ("GC workers", "GC Thread#"), ("JIT compilers", ("C1 CompilerThre", "C2 CompilerThre")))
+
+
+def jvm_ergonomics(processors, cpu_limit, counters, threads):
+    """How a JVM sized itself where it runs: the processors it sees (and the CPU limit it derives them from),
+    its GC, its compiler threads, and its threads by kind (how many exist at the end of the warm-up)."""
+    counters = counters or {}
+    kinds = {kind: sum(1 for name in threads if name.startswith(prefix)) for kind, prefix in THREAD_KINDS}
+    return {"processors": processors, "cpu_limit": cpu_limit,
+            "gc": counters.get("sun.gc.collector.0.name", "unknown").split(" ")[0],
+            "compiler_threads": counters.get("sun.ci.threads"), "threads": {**kinds, "all": len(threads)}}
+
+
+def deltas(before, after):
+    """{name: {figure: after - before}} of two snapshots' nested counters (jvm, throttling); a name missing on either
+    side is None, and so is a figure: never a 0 that was not measured."""
+    if before is None or after is None:
+        return None
+    found = {}
+    for name, figures in after.items():
+        earlier = before.get(name)
+        if figures is None or earlier is None:
+            found[name] = None
+        else:
+            found[name] = {key: None if figures.get(key) is None or earlier.get(key) is None
+                           else figures[key] - earlier[key] for key in figures}
+    return found

@@ -1,0 +1,388 @@
+"""A Kubernetes namespace with the builds of make deploy-vN (releases bench-<version>), PostgreSQL and Kafka in pods:
+the load generator as Jobs, every figure from the pods' own cgroups, reconfiguration by rolling a Deployment with
+other environment variables, faults by kubectl (and, on the test node, by the node's own processes)."""
+import concurrent.futures
+import json
+import math
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+from benchkit import CHART_VALUES, LOCAL_DIR, ROOT, SERVICES, VERSIONS, info
+from benchkit.core import faults, kube, latency, load, procfs, prometheus, provenance
+from benchkit.core.platforms import Build, Platform, jvm_ergonomics, jvm_times
+
+# How many of a snapshot's kubectl calls run at once: enough for all of them with three builds deployed.
+SNAPSHOT_CALLS = 24
+
+
+class KubernetesBuild(Build):
+    """One deployed build (release bench-<version>) and the PostgreSQL and Kafka pods."""
+
+    PODS = {"postgres": "pod/bench-postgres-0", "kafka": "pod/bench-kafka-dual-role-0"}
+
+    def __init__(self, namespace, version, deployed):
+        self.namespace = namespace
+        self.version = version
+        self.targets = {name: f"deploy/bench-{version}-{name}" for name in SERVICES}
+        self.idle = [f"deploy/bench-{other}-{name}" for other in deployed if other != version for name in SERVICES]
+        self.forwards = {name: kube.PortForward(namespace, f"bench-{version}-{name}") for name in self.targets}
+        # the latency proxy's CPU is the build's where its hops go through one (LATENCY_PROXY=on make deploy-vN)
+        self.extra = {"proxy": f"deploy/{PROXY.format(version=version)}"} if proxy_address(namespace, version) else {}
+
+    def web_api_url(self):
+        return self.forwards["web-api"].url
+
+    def run(self, scenario, summary, settings=None, target="web-api"):
+        # The generator's CPU: what its containers' cgroups counted, start-up of the binary included (a few ms).
+        return kube.run_load_job(self.namespace, self.version, scenario, summary,
+                                 {**load.settings_from_environment(), **(settings or {}), "TARGET": target},
+                                 kube.service_url(self.version, target))
+
+    def snapshot(self):
+        # About twenty kubectl calls, each a round trip of 0.2 s or more through the API server and the container
+        # runtime: made together, the snapshot takes the time of the slowest instead of their sum (and its figures
+        # are read closer to one moment).
+        with concurrent.futures.ThreadPoolExecutor(max_workers=SNAPSHOT_CALLS) as pool:
+            scrapes = {name: pool.submit(prometheus.scrape, forward.url) for name, forward in self.forwards.items()}
+            readings = {name: pool.submit(kube.cgroup_readings, self.namespace, target)
+                        for name, target in {**self.targets, **self.PODS, **self.extra}.items()}
+            counters = {name: (pool.submit(kube.jvm_counters, self.namespace, target),
+                               pool.submit(kube.task_stats, self.namespace, target))
+                        for name, target in self.targets.items()}
+            idle = [pool.submit(kube.cgroup_readings, self.namespace, target) for target in self.idle]
+            pods = pool.submit(kube.pod_states, self.namespace)
+            readings = {name: reading.result() for name, reading in readings.items()}
+            return {"time": time.monotonic(),
+                    "requests": prometheus.requests_served({name: scrape.result() for name, scrape in scrapes.items()}),
+                    "pods": pods.result(), "readings": readings,
+                    "cpu_seconds": {name: r["cpu_seconds"] for name, r in readings.items()},
+                    "jvm": {name: jvm_times(jvm.result(), tasks.result()) for name, (jvm, tasks) in counters.items()},
+                    "throttling": {name: r.get("throttling") for name, r in readings.items()},
+                    "node_cpu_seconds": node_processes_cpu(),
+                    "idle_cpu_seconds": sum(reading.result()["cpu_seconds"] for reading in idle)}
+
+    def ergonomics(self):
+        found = {}
+        for name, target in self.targets.items():
+            limit = kube.cgroup_readings(self.namespace, target).get("cpu_limit")
+            cores = int(kube.pod_exec(self.namespace, target, "nproc").stdout.strip() or 0) or None
+            # The JVM takes the CPU limit, rounded up, for its processor count (JDK 19+ ignores CPU shares).
+            seen = min(cores or math.inf, math.ceil(limit)) if limit else cores
+            found[name] = jvm_ergonomics(seen, limit, kube.jvm_counters(self.namespace, target),
+                                         kube.thread_names(self.namespace, target))
+        return found
+
+    def reset_peaks(self):
+        pass  # a container cannot reset its cgroup's peak: the report names it "since the pod started"
+
+    def memory(self, before, after):
+        """Per service: the cgroup's peak (page cache included, since the container started) and its
+        anonymous memory at the end of the run (the JVM's heap and native memory, without cache)."""
+        figures = {}
+        for name in self.targets:
+            reading = after["readings"][name]
+            peak = reading["peak_bytes"]
+            figures[name] = {
+                f"cgroup peak since start, page cache included ({reading['peak_source']})":
+                    peak / 2**20 if peak is not None else None,
+                "anonymous memory at the end (memory.stat)": reading["anonymous_bytes"] / 2**20,
+            }
+        return figures
+
+    def restarts(self, before, after):
+        return kube.restarts_between(before["pods"], after["pods"])
+
+    def reset_statements(self):
+        pass
+
+    def profiled(self):
+        if not all(kube.has_jcmd(self.namespace, target) for target in self.targets.values()):
+            return None  # a JRE-only image (eclipse-temurin's jre): BASE_IMAGE with jcmd profiles in pods
+        return {name: kube.PodRecording(self.namespace, target) for name, target in self.targets.items()}
+
+    def statements(self):
+        return None  # SQL parity is read on the local stack, where one PostgreSQL serves every build
+
+    def close(self):
+        for forward in self.forwards.values():
+            forward.close()
+
+
+PROXY = "bench-{version}-latency-proxy"  # the chart's latency proxy of a release (values: latencyProxy)
+
+
+def proxy_ports():
+    """The proxy's API and hop ports (the chart's values: latencyProxy.ports)."""
+    return kube.chart_values()["latencyProxy"]["ports"]
+
+
+def proxy_address(namespace, version):
+    """The ClusterIP of a build's latency proxy, None where the build was deployed without one."""
+    found = kube.kubectl(namespace, "get", "service", PROXY.format(version=version), "--ignore-not-found",
+                         "-o", "jsonpath={.spec.clusterIP}")
+    return found.strip() or None
+
+
+def node_processes_cpu():
+    """CPU seconds of the node's own processes (etcd, kube-apiserver, kubelet, containerd, kube-proxy, …) where they
+    run on this machine: NODE_PROCESSES names the directory of their pid files (make test-cluster's node sets it).
+    None elsewhere (minikube's run inside its VM)."""
+    directory = os.environ.get("NODE_PROCESSES")
+    if not directory:
+        return None
+    return {pid_file.stem: procfs.cpu_seconds(int(pid_file.read_text().strip()))
+            for pid_file in sorted(pathlib.Path(directory).glob("*.pid"))}
+
+
+def kill_container(namespace, pod):
+    """SIGKILL to the container's main process, from the node it runs on (inside its own PID namespace a
+    process 1 cannot be sent SIGKILL): the kubelet then restarts the container in the same pod."""
+    container = kube.kubectl(namespace, "get", "pod", pod, "-o", "jsonpath={.status.containerStatuses[0].containerID}")
+    state = subprocess.run(["runc", "--root", "/run/containerd/runc/k8s.io", "state", container.split("://", 1)[1]],
+                           capture_output=True, text=True)
+    if state.returncode != 0:
+        sys.exit(f"cannot kill {pod}'s container from here (runc state: {state.stderr.strip()}): it needs the node itself")
+    os.kill(json.loads(state.stdout)["pid"], 9)
+
+
+class Kubernetes(Platform):
+    """The builds deployed in a namespace. Reconfiguration: kubectl set env, then the rollout, in the pods and under
+    the CPU limits the chart gives them; the variables go again at restore. Faults: a part is the pods of a
+    selector (a build's Deployment, all of a build's pods, or PostgreSQL's and Kafka's StatefulSet pods, by the
+    labels the Zalando operator and Strimzi give them); web-api is reached through its Service's ClusterIP, so the
+    fault clients must run where that routes (the test node, or beside minikube tunnel)."""
+
+    quick = faults.KUBERNETES_QUICK
+    calibrated = "the node's speed now, in a pod of its own"
+    restores_itself = True  # a Deployment or StatefulSet brings a part back: restore only waits until it has
+    SELECTORS = {"postgres": "cluster-name=bench-postgres", "kafka": "app.kubernetes.io/name=kafka"}
+    NODE = pathlib.Path(os.environ.get("NODE_DIR", LOCAL_DIR / "test-cluster"))
+
+    def __init__(self, namespace, deployed):
+        self.namespace = namespace
+        self.deployed = deployed
+        self.where = f"Kubernetes, namespace {namespace}"
+        self.before = {}  # selector -> its pods before the fault's inject
+        self.changed = {}  # deployment -> the variables a reconfiguration set on it
+        self.reconfigured = None  # the Build reconfigure returned last (its port-forwards lead to the pods it rolled)
+        self.pod_parts = {}  # pod uid -> the part it runs, with its build
+        on_test_node = (self.NODE / "pids" / "kubelet.pid").exists()  # its kubelet is a process here
+        self.faults = faults.KUBERNETES_FAULTS + (faults.NODE_FAULTS if on_test_node else []) + faults.PROXY_FAULTS
+
+    def build(self, version):
+        return KubernetesBuild(self.namespace, version, self.deployed)
+
+    def environment(self, where, runs, warmup):
+        node = json.loads(subprocess.run(["kubectl", "get", "nodes", "-o", "json"], capture_output=True, text=True,
+                                         check=True).stdout)["items"][0]
+        return {
+            "timestamp": provenance.now(), "where": where,
+            "node_allocatable_cpu": node["status"]["allocatable"]["cpu"],
+            "node_allocatable_memory": node["status"]["allocatable"]["memory"],
+            "kubernetes": node["status"]["nodeInfo"]["kubeletVersion"],
+            "load_job": kube.load_image(),
+            "load_job_resources": "see charts/load-job/values.yaml: the load generator shares the node with the services",
+            "node_cpu": node["status"]["capacity"]["cpu"],
+            "container_runtime": node["status"]["nodeInfo"]["containerRuntimeVersion"],
+            "kernel": node["status"]["nodeInfo"]["kernelVersion"],
+            "java_opts": next((line.split(":", 1)[1].strip().strip('"') for line in
+                               (ROOT / "charts" / "reactive-bench" / "values.yaml").read_text().splitlines()
+                               if line.startswith("javaOpts:")), ""),
+            "git_commit": provenance.git_commit(),
+            "load_settings": load.settings_from_environment(),
+            "runs": runs, "warmup": warmup,
+            "namespace": self.namespace,
+            "builds": provenance.build_settings(),
+            # make deploy-<version>'s chart values of a build beyond its own configuration (services/builds.conf)
+            "chart_values": CHART_VALUES,
+        }
+
+    def calibrate(self):
+        return kube.calibrate(self.namespace)  # the node's speed, in a pod of its own
+
+    def cores(self, version):
+        # In a pod the JVM and Quarkus count the CPU limit, rounded up, as their cores.
+        limit = kube.cgroup_readings(self.namespace, f"deploy/bench-{version}-web-api")["cpu_limit"]
+        return math.ceil(limit) if limit else os.cpu_count() or 1
+
+    @staticmethod
+    def deployments(version):
+        return {service: f"deploy/bench-{version}-{service}" for service in SERVICES}
+
+    def reconfigure(self, version, environments, fresh=False):
+        rolling = {}
+        for service, deployment in self.deployments(version).items():
+            # fresh: a variable of its own that changes every time rolls the pods as kubectl rollout restart would
+            wanted = {**environments.get(service, {}), **({"REACTIVE_BENCH_ROLLED_AT": str(time.time_ns())} if fresh else {})}
+            if self.changed.get(deployment, {}) != wanted:
+                info(f"rolling {deployment} with " + (" ".join(f"{k}={v}" for k, v in wanted.items()) or
+                                                      "its chart's settings"))
+                # a variable set before and not wanted now is removed (kubectl set env NAME-)
+                rolling[deployment] = {**dict.fromkeys(self.changed.get(deployment, {})), **wanted}
+                self.changed[deployment] = wanted
+        if rolling or not self.reconfigured:
+            kube.set_environment(self.namespace, rolling)
+            self.disconnect()  # its port-forwards led to pods that are gone
+            self.reconfigured = self.build(version)
+        return self.reconfigured
+
+    def restore(self, version):
+        """Back to what make deploy-<version> deployed (what make bench measures): the variables removed, the pods
+        rolled again."""
+        self.roll_back(self.deployments(version).values())
+
+    def roll_back(self, deployments):
+        self.disconnect()
+        rolling = {deployment: dict.fromkeys(self.changed.pop(deployment)) for deployment in deployments
+                   if deployment in self.changed}
+        rolling = {deployment: unset for deployment, unset in rolling.items() if unset}
+        if rolling:
+            info(f"rolling {', '.join(rolling)} back to their chart's settings")
+            kube.set_environment(self.namespace, rolling)
+
+    def disconnect(self):
+        if self.reconfigured:
+            self.reconfigured.close()
+            self.reconfigured = None
+
+    def latency(self):
+        """Each build's own proxy (a release runs one), reached at its ClusterIP: None unless every build has one."""
+        addresses = {version: proxy_address(self.namespace, version) for version in self.deployed}
+        if not all(addresses.values()):
+            return None
+        return latency.PerBuild({version: f"http://{address}:{proxy_ports()['api']}"
+                                 for version, address in addresses.items()})
+
+    def through_proxy(self, version):
+        return proxy_address(self.namespace, version) is not None
+
+    no_proxy = "deploy every build with LATENCY_PROXY=on make deploy-vN"
+
+    def part_cpu_seconds(self):
+        """The pods of a kubelet running on this machine (the test node), each named by its part and build."""
+        seconds = procfs.pod_cpu_seconds()
+        if set(seconds) - set(self.pod_parts):  # a pod replaced or new since they were named
+            for pod in json.loads(kube.kubectl(self.namespace, "get", "pods", "-o", "json"))["items"]:
+                labels = pod["metadata"].get("labels", {})
+                name = "postgres" if "cluster-name" in labels else labels.get("app.kubernetes.io/name", pod["metadata"]["name"])
+                build = labels.get("app.kubernetes.io/instance", "").removeprefix("bench-")
+                self.pod_parts[pod["metadata"]["uid"]] = f"{name} {build}" if build in VERSIONS else name
+            # a pod of another namespace once, not listed again every second
+            self.pod_parts.update({uid: "other pods" for uid in set(seconds) - set(self.pod_parts)})
+        return {uid: (self.pod_parts[uid], value) for uid, value in seconds.items()}
+
+    def hop_addresses(self, version, hop):
+        """Through the proxy's Service and directly to the hop's own Service (authors', PostgreSQL's master)."""
+        proxy, ports = proxy_address(self.namespace, version), proxy_ports()
+        if hop == "authors":
+            return [(f"{proxy}:{ports['authors']}", f"{self.cluster_ip(f'bench-{version}-authors')}:8080")]
+        database = f"{self.cluster_ip('bench-postgres')}:5432"
+        return [(f"{proxy}:{ports[name]}", database) for name in ("postgresArticles", "postgresAuthors")]
+
+    def cluster_ip(self, service):
+        return kube.kubectl(self.namespace, "get", "service", service, "-o", "jsonpath={.spec.clusterIP}").strip()
+
+    def close(self):
+        self.roll_back(list(self.changed))  # whatever a reconfiguration that stopped half-way left changed
+
+    def web_api_url(self, version):
+        return f"http://{self.cluster_ip(f'bench-{version}-web-api')}:8080"
+
+    def web_api_metrics(self, version):
+        """{pod uid: Prometheus text} of each ready web-api pod of a build, through the API server's pod proxy
+        (which reaches a pod from wherever kubectl works): a pod's counters are its own, and through the Service
+        two replicas would answer with either's."""
+        return {uid: kube.kubectl(self.namespace, "get", "--raw",
+                                  f"/api/v1/namespaces/{self.namespace}/pods/{name}:8080/proxy/q/metrics")
+                for uid, (name, _, ready, terminating) in self.pods(
+                    f"app.kubernetes.io/instance=bench-{version},app.kubernetes.io/name=web-api").items()
+                if ready and not terminating}
+
+    def replicas(self, fault, version):
+        """The fewest replicas of the Deployments a fault touches (PostgreSQL and Kafka: 1)."""
+        if fault.part in self.SELECTORS:
+            return 1
+        deployments = json.loads(kube.kubectl(self.namespace, "get", "deployments", "-l",
+                                              f"app.kubernetes.io/instance=bench-{version}", "-o", "json"))["items"]
+        return min(d["spec"]["replicas"] for d in deployments
+                   if fault.part == "build" or d["metadata"]["labels"]["app.kubernetes.io/name"] == fault.part)
+
+    def fault_seconds(self, quick):  # the platform restores by itself: restore follows at once, and only waits
+        return 0
+
+    def after_seconds(self, quick):
+        # Counted from the part whole again, its new pods ready: warm, since each warms itself up before it reports
+        # ready. The last incomplete answer came at most 5.6 s later (a breaker delay; one replica, commit
+        # 6c97a9e); the short subset of make test leaves three times that and the 3 s of complete answers that
+        # count as recovered; a full run keeps the local 30 s.
+        return 20 if quick else 30
+
+    def selector(self, fault, version):
+        if fault.part == "build":
+            return f"app.kubernetes.io/instance=bench-{version}"
+        return self.SELECTORS.get(fault.part) or \
+            f"app.kubernetes.io/instance=bench-{version},app.kubernetes.io/name={fault.part}"
+
+    def pods(self, selector):
+        """{uid: (name, restarts, ready, terminating)} of the pods of a selector."""
+        found = {}
+        for pod in json.loads(kube.kubectl(self.namespace, "get", "pods", "-l", selector, "-o", "json"))["items"]:
+            statuses = pod.get("status", {}).get("containerStatuses", [])
+            found[pod["metadata"]["uid"]] = (
+                pod["metadata"]["name"], sum(s.get("restartCount", 0) for s in statuses),
+                bool(statuses) and all(s.get("ready") for s in statuses), "deletionTimestamp" in pod["metadata"])
+        return found
+
+    def act_on_part(self, action, fault, version):
+        selector = self.selector(fault, version)
+        if action == "await-replaced":
+            return self.await_replaced(selector, self.before.pop(selector))
+        if action == "await-unchanged":
+            return self.await_unchanged(selector, self.before.pop(selector))
+        self.before[selector] = self.pods(selector)
+        if action == "rollout-restart":
+            kube.kubectl(self.namespace, "rollout", "restart", "deployment", f"bench-{version}-{fault.part}")
+            return
+        if action == "redeploy":  # as the user would: builds the images, then helm upgrade --wait
+            # at the replicas it runs with (REPLICAS=2 make deploy-vN before), not the chart's default
+            subprocess.run([str(ROOT / "scripts" / "k8s.sh"), "deploy", version], check=True, stdout=subprocess.DEVNULL,
+                           env={**os.environ, "REPLICAS": str(self.replicas(fault, version))})
+            return
+        if action == "restart-kubelet":
+            subprocess.run([str(ROOT / "scripts" / "test-cluster" / "node.sh"), "restart-kubelet"], check=True,
+                           stdout=subprocess.DEVNULL, env={**os.environ, "NODE_DIR": str(self.NODE)})
+            return
+        victim = next(name for name, _, ready, terminating in self.before[selector].values() if ready and not terminating)
+        if action == "delete-pod":
+            kube.kubectl(self.namespace, "delete", "pod", victim, "--wait=false")
+        elif action == "kill-container":
+            kill_container(self.namespace, victim)
+        else:
+            raise ValueError(f"no such action on Kubernetes: {action}")
+
+    def await_replaced(self, selector, before, timeout=faults.RESTORE_LIMIT_SECONDS):
+        """Until the fault has happened (a pod of before gone, or a container restarted) and the part is whole
+        again: as many pods as before, every one ready, none terminating."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            now = self.pods(selector)
+            changed = set(before) - set(now) or any(now[uid][1] > before[uid][1] for uid in set(now) & set(before))
+            if changed and len(now) == len(before) and all(ready and not terminating for _, _, ready, terminating in now.values()):
+                return
+            time.sleep(0.5)
+        sys.exit(f"{selector}: not whole again within {timeout} s")
+
+    def await_unchanged(self, selector, before, timeout=faults.RESTORE_LIMIT_SECONDS):
+        """Until every pod of before is ready again; fails if one was replaced or restarted meanwhile."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            now = self.pods(selector)
+            if set(now) != set(before) or any(now[uid][1] != before[uid][1] for uid in now):
+                sys.exit(f"{selector}: pods were replaced or restarted: {before} -> {now}")
+            if all(ready and not terminating for _, _, ready, terminating in now.values()):
+                return
+            time.sleep(0.5)
+        sys.exit(f"{selector}: not ready again within {timeout} s")

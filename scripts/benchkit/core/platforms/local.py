@@ -1,0 +1,218 @@
+"""The local stack (scripts/stack.sh up): every build's three services, PostgreSQL and Kafka as processes of this
+machine (.local/stack.json says what runs where); the load generator a child process; figures from /proc."""
+import json
+import os
+import pathlib
+import platform
+import subprocess
+import time
+import urllib.parse
+import urllib.request
+
+from benchkit import LOCAL_DIR, ROOT, SERVICES, info
+from benchkit.core import buildsconf, calibration, faults, latency, load, procfs, profile, prometheus, provenance
+from benchkit.core.platforms import Build, Platform, jvm_ergonomics, jvm_times
+
+
+def stack_inventory():
+    """Read again after each restart: a restarted process has a new pid."""
+    return json.loads((LOCAL_DIR / "stack.json").read_text())
+
+
+def stack(action, part, settings=None):
+    """scripts/stack.sh: stop, start, pause or resume one part (a service of a build, postgres, kafka); a service
+    started with settings gets them (SERVICE_SETTINGS), else whatever this process's environment gives."""
+    extra = {} if settings is None else {"SERVICE_SETTINGS": settings}
+    subprocess.run([str(ROOT / "scripts" / "stack.sh"), action, part], check=True, stdout=subprocess.DEVNULL,
+                   env={**os.environ, "LOCAL_DIR": str(LOCAL_DIR), **extra})
+
+
+def downstream_port(inventory, service, version):
+    """The port a service's connections to its downstream go to (web-api: authors; articles and authors:
+    PostgreSQL), through the latency proxy where the service was started behind it."""
+    name = f"{service}-{version}"
+    hop = f"authors-{version}" if service == "web-api" else f"postgres-{name}"
+    if inventory["services"][name].get("through_proxy"):
+        return int(inventory["proxy"]["hops"][hop]["listen"].rsplit(":", 1)[1])
+    if service == "web-api":
+        return urllib.parse.urlsplit(inventory["services"][hop]["url"]).port
+    return inventory["postgres"]["port"]
+
+
+class LocalBuild(Build):
+    """The processes of one version on the local stack: its three services, and the PostgreSQL and Kafka they
+    share."""
+
+    def __init__(self, inventory, version, loadgen):
+        self.version = version
+        self.loadgen = loadgen
+        self.services = {name: inventory["services"][f"{name}-{version}"] for name in SERVICES}
+        self.idle = [service["pid"] for key, service in inventory["services"].items()
+                     if not key.endswith(f"-{version}")]
+        self.postgres = inventory["postgres"]["pid"]
+        self.kafka = inventory["kafka"]["pid"]
+        # the latency proxy's CPU is the build's while its services go through it (LATENCY_PROXY=on)
+        proxy = inventory.get("proxy") or {}
+        self.proxy = proxy.get("pid") if any(s.get("through_proxy") for s in self.services.values()) else None
+        self.downstream = {name: downstream_port(inventory, name, version) for name in SERVICES}
+        self.control = inventory.get("control")
+
+    def web_api_url(self):
+        return self.services["web-api"]["url"]
+
+    def run(self, scenario, summary, settings=None, target="web-api"):
+        code, cpu, _ = load.run(self.loadgen, self.version, scenario, self.services[target]["url"], summary,
+                                {**load.settings_from_environment(), **(settings or {}), "TARGET": target})
+        print(load.console_tail(summary.with_suffix(".log").read_text()), end="")
+        return code, cpu
+
+    def snapshot(self):
+        counts = prometheus.requests_served(
+            {name: prometheus.scrape(service["url"]) for name, service in self.services.items()})
+        cpu = {name: procfs.cpu_seconds(service["pid"]) for name, service in self.services.items()}
+        cpu["postgres"] = procfs.tree_cpu_seconds(self.postgres)
+        cpu["kafka"] = procfs.cpu_seconds(self.kafka)
+        if self.proxy:
+            cpu["proxy"] = procfs.cpu_seconds(self.proxy)
+        return {"time": time.monotonic(), "requests": counts, "cpu_seconds": cpu,
+                "idle_cpu_seconds": sum(procfs.cpu_seconds(pid) for pid in self.idle),
+                "jvm": {name: jvm_times(procfs.jvm_counters(service["pid"]), procfs.task_stats(service["pid"]))
+                        for name, service in self.services.items()},
+                "throttling": None}  # no CPU quota on the local stack
+
+    def gauges(self):
+        return {name: {"threads": procfs.threads(service["pid"]),
+                       "connections": procfs.connections_to(service["pid"], [self.downstream[name]])}
+                for name, service in self.services.items()}
+
+    def ergonomics(self):
+        return {name: jvm_ergonomics(len(os.sched_getaffinity(service["pid"])), None,
+                                     procfs.jvm_counters(service["pid"]), procfs.thread_names(service["pid"]))
+                for name, service in self.services.items()}
+
+    def reset_peaks(self):
+        for service in self.services.values():
+            procfs.reset_peak_rss(service["pid"])
+
+    def memory(self, before, after):
+        return {name: {"peak RSS during the run (VmHWM, reset before it)": procfs.peak_rss_mib(service["pid"])}
+                for name, service in self.services.items()}
+
+    def restarts(self, before, after):
+        return None  # nothing restarts the local stack's processes
+
+    def profiled(self):
+        return {name: profile.LocalRecording(service["pid"]) for name, service in self.services.items()}
+
+    def reset_statements(self):
+        if self.control:
+            urllib.request.urlopen(urllib.request.Request(f"{self.control}/postgres/statements/reset", method="POST"),
+                                   timeout=30).close()
+
+    def statements(self):
+        if not self.control:
+            return None
+        with urllib.request.urlopen(f"{self.control}/postgres/statements", timeout=30) as answer:
+            return json.loads(answer.read())
+
+
+class Local(Platform):
+    """The local stack: services restarted with other settings by scripts/stack.sh, its parts stopped, frozen and
+    started again by it."""
+
+    where = "the local stack"
+    calibrated = "the machine's speed now"
+    faults, quick = faults.FAULTS + faults.PROXY_FAULTS, faults.QUICK
+    restores_itself = False  # a stopped part stays away until restore starts it
+
+    def __init__(self, loadgen):
+        self.loadgen = loadgen
+        self.running = {}  # service-version -> the SERVICE_SETTINGS it was restarted with ("" = as shipped)
+
+    def build(self, version):
+        return LocalBuild(stack_inventory(), version, self.loadgen)
+
+    def environment(self, where, runs, warmup):
+        inventory = stack_inventory()
+        cpu = next((line.split(":", 1)[1].strip() for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines()
+                    if line.startswith("model name")), platform.processor())
+        java = pathlib.Path(os.readlink(f"/proc/{inventory['services']['web-api-v1']['pid']}/exe"))
+        return {
+            "timestamp": provenance.now(), "where": where,
+            "cpu": cpu, "cores": os.cpu_count(),
+            "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+            "kernel": platform.release(),
+            "jdk": provenance.command_output(str(java), "-version").splitlines()[0] if java.exists() else "unknown",
+            "quarkus": buildsconf.quarkus_version(),
+            "load_generator": provenance.command_output(self.loadgen, "version").strip().splitlines()[0],
+            "git_commit": provenance.git_commit(),
+            "java_opts": inventory.get("java_opts", ""),
+            "load_settings": load.settings_from_environment(),
+            "runs": runs, "warmup": warmup,
+            "builds": provenance.build_settings(),
+        }
+
+    def calibrate(self):
+        return calibration.measure()
+
+    def cores(self, version):
+        return os.cpu_count() or 1
+
+    def reconfigure(self, version, environments, fresh=False):
+        for service in SERVICES:
+            name = f"{service}-{version}"
+            wanted = " ".join(f"{variable}={value}" for variable, value in environments.get(service, {}).items())
+            if self.running.get(name, "") == wanted and not fresh:
+                continue
+            info(f"restarting {name} with {wanted or 'its own settings'}")
+            stack("stop", name)
+            stack("start", name, wanted)
+            self.running[name] = wanted
+        return self.build(version)
+
+    def restore(self, version):
+        self.reconfigure(version, {})
+
+    def web_api_url(self, version):
+        return stack_inventory()["services"][f"web-api-{version}"]["url"]
+
+    def web_api_metrics(self, version):  # one process: its counters are the build's
+        return {"web-api": prometheus.scrape(self.web_api_url(version))}
+
+    def replicas(self, fault, version):  # one process per service
+        return 1
+
+    def fault_seconds(self, quick):
+        return 6 if quick else 8
+
+    def after_seconds(self, quick):
+        # Counted from the part being back (a restarted service ready, a server accepting), however long its start
+        # took on that machine. web-api's circuit tries again every 5 s, and its first trial against a cold JVM can
+        # exceed the time-out (seen in CI: the trial 5 s after authors was ready failed). So: two breaker delays,
+        # the 3 s of complete answers that count as recovered, and the headroom of a slower machine.
+        return 30
+
+    def act_on_part(self, action, fault, version):
+        part = fault.target(version)
+        stack(action, part, self.running.get(part))  # a reconfigured service comes back reconfigured
+
+    def processes(self):
+        return stack_inventory()["services"]
+
+    def latency(self):
+        proxy = stack_inventory().get("proxy") or {}
+        return latency.Toxiproxy(proxy["api"]) if proxy.get("pid") else None
+
+    reroutes = True
+    no_proxy = "the local stack starts one: make toxiproxy, then start the stack again"
+
+    def through_proxy(self, version):
+        return all(stack_inventory()["services"][f"{service}-{version}"].get("through_proxy") for service in SERVICES)
+
+    def hop_addresses(self, version, hop):
+        hops = stack_inventory()["proxy"]["hops"]
+        return [(hops[name]["listen"], hops[name]["upstream"]) for name in latency.proxies_of(hop, version)]
+
+    def close(self):
+        for version in sorted({name.rsplit("-", 1)[1] for name, settings in self.running.items() if settings}):
+            self.restore(version)

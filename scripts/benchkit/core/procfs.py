@@ -1,0 +1,161 @@
+"""CPU, memory and JVM counters of the local stack's processes, from /proc and HotSpot's hsperfdata files."""
+import os
+import pathlib
+import pwd
+
+from benchkit.core import hsperf
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+COMPILER_THREADS = ("C1 CompilerThre", "C2 CompilerThre")  # HotSpot's JIT compiler threads (the kernel keeps 15)
+
+
+def compiler_cpu_seconds(task_stats):
+    """CPU seconds of the JIT compiler threads, from the /proc/<pid>/task/*/stat lines of one JVM (their CPU, not
+    the compilations' elapsed time that HotSpot counts, which waiting for a core stretches). A compiler thread that
+    HotSpot stopped takes its seconds with it: only the first of each kind lives as long as the JVM."""
+    total = 0
+    for line in task_stats.splitlines():
+        name, _, rest = line.partition(" (")[2].rpartition(") ")
+        if name.startswith(COMPILER_THREADS):
+            fields = rest.split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / CLOCK_TICKS
+
+
+def per_thread(pid, name):
+    """One file of each thread of a process (/proc/<pid>/task/*/<name>), stripped; a thread gone meanwhile is left out."""
+    found = []
+    for path in pathlib.Path(f"/proc/{pid}/task").glob(f"*/{name}"):
+        try:
+            found.append(path.read_text().strip())
+        except OSError:
+            pass
+    return found
+
+
+def task_stats(pid):
+    """The /proc/<pid>/task/*/stat lines of a process, one per thread."""
+    return "\n".join(per_thread(pid, "stat"))
+
+
+def cpu_seconds(pid):
+    """user + system CPU of a process, and of its children that ended."""
+    try:
+        fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return 0.0
+    return sum(int(fields[i]) for i in (11, 12, 13, 14)) / CLOCK_TICKS
+
+
+def tree_cpu_seconds(parent):
+    """A process and its direct children, as PostgreSQL runs (one backend per connection)."""
+    total = cpu_seconds(parent)
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+        if int(text.rsplit(")", 1)[1].split()[1]) == parent:
+            total += cpu_seconds(int(stat.parent.name))
+    return total
+
+
+def reset_peak_rss(pid):
+    try:
+        pathlib.Path(f"/proc/{pid}/clear_refs").write_text("5")  # 5 resets VmHWM, the peak RSS
+    except OSError:
+        pass
+
+
+def peak_rss_mib(pid):
+    try:
+        for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except FileNotFoundError:
+        pass
+    return None
+
+
+def jvm_counters(pid):
+    """The HotSpot counters of a local JVM (its hsperfdata file, as jstat reads it), or None."""
+    try:
+        owner = pwd.getpwuid(pathlib.Path(f"/proc/{pid}").stat().st_uid).pw_name
+        return hsperf.parse(pathlib.Path(f"/tmp/hsperfdata_{owner}/{pid}").read_bytes())
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def thread_names(pid):
+    """The names of a process's threads, as the kernel has them (15 characters at most)."""
+    return per_thread(pid, "comm")
+
+
+def threads(pid):
+    """How many threads a process has now (platform threads: a virtual thread is none of them), or None."""
+    try:
+        return len(os.listdir(f"/proc/{pid}/task"))
+    except FileNotFoundError:
+        return None
+
+
+ESTABLISHED = "01"
+
+
+def connections_to(pid, ports):
+    """How many TCP connections a process holds established to any of these remote ports now, or None: its
+    sockets (/proc/PID/fd) matched with the kernel's tables of its network namespace (/proc/PID/net/tcp and tcp6: a
+    JVM's sockets are IPv6 ones, IPv4 addresses mapped into them)."""
+    try:
+        descriptors = os.listdir(f"/proc/{pid}/fd")
+        table = [line for name in ("tcp", "tcp6")
+                 for line in pathlib.Path(f"/proc/{pid}/net/{name}").read_text().splitlines()[1:]]
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    inodes = set()
+    for fd in descriptors:
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except FileNotFoundError:  # closed meanwhile
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    wanted = {f"{port:04X}" for port in ports}
+    count = 0
+    for line in table:
+        fields = line.split()
+        if fields[3] == ESTABLISHED and fields[2].rsplit(":", 1)[1] in wanted and fields[9] in inodes:
+            count += 1
+    return count
+
+
+def machine_cpu():
+    """(busy, total) clock ticks of the whole machine since boot, from /proc/stat's first line (idle and iowait
+    are not busy; guest time is already within user)."""
+    fields = [int(x) for x in pathlib.Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    total = sum(fields)
+    return total - fields[3] - fields[4], total
+
+
+# A kubelet with the cgroupfs driver puts each pod in kubepods[/besteffort|/burstable]/pod<uid>.
+KUBEPODS = [pathlib.Path(p) for p in ("/sys/fs/cgroup/cpuacct/kubepods", "/sys/fs/cgroup/cpu,cpuacct/kubepods",
+                                      "/sys/fs/cgroup/kubepods")]
+
+
+def pod_cpu_seconds():
+    """{pod uid: CPU seconds since it started} of every pod of a kubelet running on this machine (the test node),
+    {} where none does (minikube keeps its own in its VM or container)."""
+    root = next((r for r in KUBEPODS if r.is_dir()), None)
+    found = {}
+    for pod in [*root.glob("pod*"), *root.glob("*/pod*")] if root else []:
+        try:
+            if (pod / "cpuacct.usage").exists():
+                found[pod.name[3:]] = int((pod / "cpuacct.usage").read_text()) / 1e9
+            else:
+                usage = next(line for line in (pod / "cpu.stat").read_text().splitlines() if line.startswith("usage_usec"))
+                found[pod.name[3:]] = int(usage.split()[1]) / 1e6
+        except (OSError, StopIteration, ValueError):
+            pass  # the pod went meanwhile
+    return found

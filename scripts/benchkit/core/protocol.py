@@ -1,0 +1,176 @@
+"""The measuring protocol every experiment shares: one measured run of a scenario on a build (its samples, what
+every process used, what the services counted), the same warm-up rule for every build (until its answers are
+complete and its JIT has settled), the background rate of every process with no load, and the builds' order turned
+round between rounds. Experiments measure through it and never through each other."""
+import json
+import time
+import urllib.request
+
+from benchkit.core import curve, knobs, load, platforms
+from benchkit import info, step
+
+
+# A hop alone: the closed model against one downstream service of the build, to tell data access from
+# the fan-out (load scenario, target service).
+HOPS = {"articles-alone": ("closed", "articles"), "authors-alone": ("closed", "authors")}
+
+
+def load_scenario_and_target(scenario):
+    """The load scenario (load/scenarios.json) a bench scenario runs, and the service of the build it loads. The profile
+    and the curve's steps load web-api too (closed, open)."""
+    if scenario in HOPS:
+        return HOPS[scenario]
+    if scenario == "profile":
+        return "closed", "web-api"
+    return ("open" if scenario == "curve" or curve.rate_of(scenario) else scenario), "web-api"
+
+
+def probe(build):
+    """One request through web-api: what it must cost downstream (one articles call, one call per distinct
+    author it shows), and those authors' names, for the authors-alone hop."""
+    url = f"{build.web_api_url()}/{build.version}/articles"
+    articles = json.loads(urllib.request.urlopen(url, timeout=10).read())
+    names = sorted({article["authorName"] for article in articles})
+    return {"articles": 1, "authors": len(names)}, names
+
+
+def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, label=None):
+    """One measured run of a scenario (label: what the run is called in the results, if not the scenario)."""
+    name = f"{build.version}-{label or scenario}-{run}"
+    load_scenario, target = load_scenario_and_target(scenario)
+    expected, names = probe(build)
+    settings = {**(settings or {}), **({"AUTHOR_NAMES": ",".join(names)} if target == "authors" else {})}
+    time.sleep(1)  # the look-ups of that request are counted by authors a moment after web-api answered
+    build.reset_peaks()
+    build.reset_statements()
+    before = build.snapshot()
+    code, load_cpu = build.run(load_scenario, runs_dir / f"{name}.json", settings, target)
+    time.sleep(1)  # and so are the last look-ups of the run
+    after = build.snapshot()
+    statements = build.statements()
+    cost = {
+        "version": build.version, "scenario": label or scenario, "target": target, "run": run, "thresholds_crossed": code == load.THRESHOLDS_CROSSED,
+        "seconds": after["time"] - before["time"], "settings": settings,
+        "requests_served": {k: after["requests"][k] - before["requests"][k] for k in before["requests"]},
+        "expected_calls_per_request": expected,
+        "cpu_seconds": {k: after["cpu_seconds"][k] - before["cpu_seconds"][k] for k in before["cpu_seconds"]},
+        "load_cpu_seconds": load_cpu,
+        "idle_cpu_seconds": after["idle_cpu_seconds"] - before["idle_cpu_seconds"],
+        "memory_mib": build.memory(before, after),
+        "restarts": build.restarts(before, after),
+        "jvm": platforms.deltas(before["jvm"], after["jvm"]),
+        "throttling": platforms.deltas(before["throttling"], after["throttling"]),
+        "node_cpu_seconds": ({name: seconds - before["node_cpu_seconds"].get(name, 0)
+                              for name, seconds in after["node_cpu_seconds"].items()}
+                             if after.get("node_cpu_seconds") and before.get("node_cpu_seconds") else None),
+        "sql": statements,
+        **(round_facts or {}),
+    }
+    (runs_dir / f"{name}.cost.json").write_text(json.dumps(cost, indent=2))
+    figures = load.metrics(json.loads((runs_dir / f"{name}.json").read_text()))
+    if figures["requests"] and not figures["complete"] + figures["degraded"]:
+        # Nothing the next runs measure could mean anything: stop here, saying where to look.
+        raise SystemExit(f"every request of {name} against {target} failed ({figures['failed']:.0f}, "
+                         f"{figures['shed']:.0f} of them shed); see {runs_dir / name}.log")
+    return figures
+
+
+# The warm-up rule, the same for every build and every platform: warm in windows until the JIT has settled, i.e.
+# the build's three JVMs' compiler threads used at most JIT_SETTLED_SHARE of their CPU in the window (CPU, read
+# from /proc: HotSpot's own compile time is elapsed time, which a busy machine stretches), and the window's answers
+# were complete (more than WARMUP_CLEAN_SHARE degraded or failed did not warm the look-up path: a cold first look-up
+# timed out, the circuit opened, and the rest fell back at once without calling authors). The first window is
+# WARMUP_ITERATIONS per user, each later one a third of it. WARMUP_MAX_WINDOWS caps the complete windows spent
+# waiting for the JIT; a window of incomplete answers never ends the warm-up: it waits for the circuit and warms
+# again, and past WARMUP_INCOMPLETE_SECONDS of incomplete windows the run fails, naming what the answers were.
+WARMUP_CLEAN_SHARE = 0.01
+JIT_SETTLED_SHARE = 0.03
+WARMUP_INCOMPLETE_SECONDS = 300  # a cold build behind a slow proxy on a busy machine came back in two windows
+BREAKER_DELAY_SECONDS = 6  # web-api's circuit breakers close again after 5 s (DownstreamPolicy)
+
+
+def jit_share(before, after):
+    """The share of the build's services' CPU that their JIT compiler threads used between two snapshots (CPU
+    against CPU: a slower or busier machine stretches both alike); None where it cannot be read."""
+    jit = platforms.deltas(before["jvm"], after["jvm"])
+    if not jit or any(figures is None or figures.get("jit_cpu_seconds") is None for figures in jit.values()):
+        return None
+    cpu = sum(after["cpu_seconds"][service] - before["cpu_seconds"][service] for service in jit)
+    compiling = sum(max(0.0, figures["jit_cpu_seconds"]) for figures in jit.values())  # a stopped thread: < 0
+    return compiling / cpu if cpu > 0 else None
+
+
+class WarmUpFailed(SystemExit):
+    """A build whose warm-up answers stayed incomplete past WARMUP_INCOMPLETE_SECONDS: nothing is measured after it."""
+
+
+def warm_up(version, build, runs_dir, iterations=None):
+    """The same warm-up rule for every build (see above). Returns its windows (requests per user, seconds, share of
+    incomplete answers, JIT share), whether it settled, how long it took, and what the JIT, the GC and CFS
+    throttling took meanwhile. The last window's answers are always complete: else it raises WarmUpFailed."""
+    iterations = int(iterations or load.setting("warmup", "iterations"))
+    windows, settled, complete_windows, incomplete_since = [], False, 0, None
+    first = before = build.snapshot()
+    while complete_windows < knobs.value("WARMUP_MAX_WINDOWS"):
+        count = iterations if not windows else max(1, iterations // 3)
+        step(f"{version}: warm-up window {len(windows) + 1} ({load.setting('warmup', 'users')} users x {count} "
+             "requests, not measured)")
+        summary = runs_dir / f"{version}-warmup-{len(windows) + 1}.json"
+        build.run("warmup", summary, {"WARMUP_ITERATIONS": str(count)})
+        after = build.snapshot()
+        figures = load.metrics(json.loads(summary.read_text()))
+        incomplete = round(1 - figures["complete"] / figures["requests"], 4) if figures["requests"] else 1.0
+        share = jit_share(before, after)
+        windows.append({"iterations": count, "seconds": round(after["time"] - before["time"], 1),
+                        "incomplete_share": incomplete, "jit_share": None if share is None else round(share, 4)})
+        if incomplete > WARMUP_CLEAN_SHARE:
+            incomplete_since = before["time"] if incomplete_since is None else incomplete_since
+            waited = after["time"] - incomplete_since
+            if waited > WARMUP_INCOMPLETE_SECONDS:
+                raise WarmUpFailed(
+                    f"{version}: the warm-up's answers stayed incomplete for {waited:.0f} s ({len(windows)} windows; "
+                    f"the last: {incomplete:.0%} of {figures['requests']:.0f} not complete, {figures['degraded']:.0f} "
+                    f"degraded, {figures['failed']:.0f} failed, {figures['shed']:.0f} of them shed): a downstream of "
+                    f"web-api does not answer in time; nothing was measured (see {summary})")
+            info(f"{incomplete:.0%} of the window's answers were degraded or failed: warming up again once the circuit"
+                 f" has closed ({BREAKER_DELAY_SECONDS} s)")
+            time.sleep(BREAKER_DELAY_SECONDS)
+            before = build.snapshot()
+            continue
+        incomplete_since, complete_windows = None, complete_windows + 1
+        if share is None or share <= JIT_SETTLED_SHARE:  # unreadable counters: complete answers are the rule left
+            settled = share is not None
+            break
+        info(f"the JIT took {share:.1%} of the services' CPU in this window (settled at {JIT_SETTLED_SHARE:.0%}): "
+             "warming up further")
+        before = after  # one snapshot ends a window and starts the next (in a cluster each costs many kubectl execs)
+    last = after
+    if not settled:
+        info(f"{version}: the warm-up ended after {len(windows)} windows without the JIT settled"
+             if windows[-1]["jit_share"] is not None else f"{version}: JIT time not readable; warmed until complete")
+    return {"windows": windows, "settled": settled, "seconds": round(last["time"] - first["time"], 1),
+            "jvm": platforms.deltas(first["jvm"], last["jvm"]),
+            "throttling": platforms.deltas(first["throttling"], last["throttling"])}
+
+
+def background(builds, seconds=None):
+    """CPU seconds per second of each process of every build with no load at all (the outbox relays poll, health
+    probes, the JVM's own housekeeping): what a run's CPU includes whatever it serves. One quiet window for every
+    build at once: nothing is loaded, so each build's processes idle as they would alone, at the same moment."""
+    seconds = seconds or knobs.value("BACKGROUND_SECONDS")
+    step(f"{', '.join(builds)}: {seconds} s with no load, for the background rate")
+    before = {version: build.snapshot() for version, build in builds.items()}
+    time.sleep(seconds)
+    after = {version: build.snapshot() for version, build in builds.items()}
+    rates = {}
+    for version in builds:
+        elapsed = after[version]["time"] - before[version]["time"]
+        rates[version] = {process: (after[version]["cpu_seconds"][process] - before[version]["cpu_seconds"][process])
+                          / elapsed for process in after[version]["cpu_seconds"]}
+    return rates
+
+
+def order(versions, run):
+    """The builds' order in one round: as given in odd rounds, reversed in even ones, so that neither
+    always runs first (on a warmer or a quieter machine)."""
+    return list(versions) if run % 2 else list(reversed(versions))

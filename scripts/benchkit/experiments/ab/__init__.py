@@ -1,0 +1,245 @@
+"""A/B of one setting, build by build, on the local stack (python -m benchkit ab EXPERIMENT, or make tls, make reads,
+make proxy-cost): the services the setting concerns restarted with mode A and with mode B in turn, every time
+from a cold JVM, the same warm-up, the build's background CPU right after it, then the closed model; the modes'
+order turned round between rounds. Writes <experiment>.json (schema reactive-bench/ab/1: every round's figures, and
+B / A as the median of each round's own ratio), <experiment>.md and <experiment>.html. Each build is left as it
+ships, whatever happened.
+
+    tls     TLS to PostgreSQL: sslmode=disable (as the local stack runs) against require (as the cluster must)
+    reads   how v1 and v3 read: in a transaction of their own (as they ship) against autocommit (no transaction)
+    proxy   what the latency proxy costs with no latency added: directly against through Toxiproxy"""
+import argparse
+import dataclasses
+import datetime
+import json
+import pathlib
+
+from benchkit import NAMES, ROOT, SERVICES, VERSIONS, info, step
+from benchkit.core import documents, knobs, platforms, results, sql
+from benchkit.core.kinds import SUMMARIES, Kind, checked, written
+from benchkit.core.protocol import background, measure, order, warm_up
+from benchkit.core.tunables import DATA, Setting, environments
+
+SCHEMA = "reactive-bench/ab/1"
+
+
+@dataclasses.dataclass(frozen=True)
+class Experiment:
+    name: str
+    title: str
+    explanation: str
+    settings: tuple  # tunables.Setting: what a mode sets, and in which services
+    modes: tuple  # (A, B): the ratios are B / A
+    values: dict  # {mode: {setting name: value}}
+    versions: tuple  # the builds it concerns
+
+
+TLS_MODES = ("disable", "require")
+TLS = Experiment(
+    "tls", "What TLS to PostgreSQL costs",
+    "TLS to PostgreSQL is required in the cluster (the operator's Spilo rejects any other connection) and absent on "
+    "the local stack, so in-cluster figures carry a cost the local ones do not. Measured here alone: on the local "
+    "stack, whose PostgreSQL offers TLS, each build's articles and authors restarted with sslmode=disable and "
+    "sslmode=require in turn (JDBC and the reactive client alike). The pools keep their connections, so the "
+    "handshake is paid once per connection and the rest is encryption of every query and row.",
+    (Setting("TLS, JDBC", "quarkus.datasource.jdbc.additional-jdbc-properties.sslmode", DATA, TLS_MODES, "disable"),
+     Setting("TLS, reactive", "quarkus.datasource.reactive.postgresql.ssl-mode", DATA, TLS_MODES, "disable"),
+     # the self-signed certificate of the local PostgreSQL, as trust-all trusts Spilo's in the cluster
+     Setting("TLS, trust", "quarkus.datasource.reactive.trust-all", DATA, ("true",), "true")),
+    TLS_MODES,
+    {mode: {"TLS, JDBC": mode, "TLS, reactive": mode, "TLS, trust": "true"} for mode in TLS_MODES},
+    VERSIONS)
+
+READ_MODES = ("transaction", "autocommit")
+READS = Experiment(
+    "reads", "How the JDBC builds read: in a transaction, or without one",
+    "v1 and v3 read through Hibernate ORM, either in a transaction of its own per read (BEGIN, the query, COMMIT: "
+    "what @Transactional gives, and what v2's reactive client never sends) or without one (autocommit: the query "
+    "alone, on a connection Hibernate gives back as soon as it has the rows, in Quarkus' request-scoped session); "
+    "either way the read waits its turn for a connection in the same queue (services/jdbc, jdbc.reads). Each "
+    "build's articles and authors restarted with jdbc.reads=transaction and =autocommit in turn. The statements per "
+    "request come from pg_stat_statements, BEGIN and COMMIT included.",
+    (Setting("reads", "jdbc.reads", DATA, READ_MODES, "autocommit"),),
+    READ_MODES,
+    {mode: {"reads": mode} for mode in READ_MODES},
+    ("v1", "v3"))
+
+PROXY_MODES = ("off", "on")
+PROXY = Experiment(
+    "proxy", "What the latency proxy costs with no latency added",
+    "make latency-map puts Toxiproxy between web-api and authors and between the data services and PostgreSQL, to "
+    "add latency outside the code under test. Its own cost comes with it: every byte of those hops copied once more "
+    "through a process of its own. Measured here with no latency added: each build's three services restarted "
+    "directly connected (off, as every other run) and through the proxy (on) in turn; the proxy's CPU counts in "
+    "the whole system's while the build goes through it.",
+    (Setting("latency proxy", "latency.proxy", SERVICES, PROXY_MODES, "off"),),
+    PROXY_MODES,
+    {mode: {"latency proxy": mode} for mode in PROXY_MODES},
+    VERSIONS)
+
+EXPERIMENTS = {e.name: e for e in (TLS, READS, PROXY)}
+
+# (key, label, format, whether B / A is shown): each round's figures, as <experiment>.json keeps them
+FIGURES = (("complete_per_s", "complete answers/s", "{:.0f}", True),
+           ("p50", "latency p50 ms, complete answers", "{:.1f}", True),
+           ("p99", "latency p99 ms, complete answers", "{:.1f}", True),
+           ("cpu_ms_per_complete_background_off", "CPU ms per complete answer, whole system, background off",
+            "{:.3f}", True),
+           ("data_services_cpu_ms", "CPU ms per request, articles + authors", "{:.3f}", True),
+           ("postgres_cpu_ms", "CPU ms per request, PostgreSQL", "{:.3f}", True),
+           ("proxy_cpu_ms", "CPU ms per request, the latency proxy (where in the path)", "{:.3f}", False),
+           ("statements_per_request", "statements sent per request, BEGIN and COMMIT included", "{:.2f}", False),
+           ("data_statements_per_request", "statements that read data per request", "{:.2f}", False),
+           ("settled", "warm-up settled (the JIT under 3 % of the services' CPU)", "{}", False))
+RATIOS = tuple(key for key, _, _, shown in FIGURES if shown)
+
+
+def statement_counts(cost):
+    """Statements per web-api request the run sent to either database, the outbox relays' polls left out: every one
+    (BEGIN and COMMIT included), and those that read or write data; (None, None) without pg_stat_statements."""
+    calls = sql.per_request([cost]).get(cost["version"])
+    if calls is None:
+        return None, None
+    databases = {key[0] for key in calls}
+    return tuple(sum(sql.statements(calls, database, with_control) for database in databases)
+                 for with_control in (True, False))
+
+
+def round_figures(cost, figures, idle, speed, warmed):
+    run = {**cost, "metrics": figures, "background_cpu_per_s": idle}
+    cpu = results.per_request_cpu(run)  # per web-api request, as every report counts it
+    complete = figures["complete"]
+    working = results.system_without_background(run)
+    every, data = statement_counts(cost)
+    return {"complete_per_s": figures["ok_rps"], "p50": figures["p50"], "p99": figures["p99"],
+            "cpu_ms": cpu[results.WHOLE], "cpu_ms_per_complete": cpu[results.PER_COMPLETE],
+            "cpu_ms_per_complete_background_off": 1000 * working / complete if complete and working else None,
+            "background_cpu_per_s": idle, "postgres_cpu_ms": cpu["postgres"], "proxy_cpu_ms": cpu.get("proxy"),
+            "data_services_cpu_ms": sum(cpu[service] for service in DATA) if cpu[DATA[0]] is not None else None,
+            "statements_per_request": every, "data_statements_per_request": data,
+            "calibration_seconds": speed, "settled": warmed["settled"]}
+
+
+def measure_build(experiment, version, platform, runs_dir, rounds, iterations, warmup):
+    found = {mode: [] for mode in experiment.modes}
+    try:
+        for run in range(1, rounds + 1):
+            for mode in order(experiment.modes, run):
+                step(f"{version}: {experiment.name} {mode}, round {run}/{rounds}")
+                build = platform.reconfigure(version, environments(experiment.settings, experiment.values[mode]),
+                                             fresh=True)
+                warmed = warm_up(version, build, runs_dir, warmup)
+                # the build's processes with no load, right after its warm-up, to take off its run's CPU
+                idle = background({version: build})[version]
+                speed = platform.calibrate()
+                label = f"{experiment.name}-{mode}"
+                figures = measure(build, "closed", runs_dir, run, {"ITERATIONS": str(iterations)}, label=label)
+                cost = json.loads((runs_dir / f"{version}-{label}-{run}.cost.json").read_text())
+                found[mode].append(round_figures(cost, figures, idle, speed, warmed))
+    finally:
+        platform.restore(version)
+    return found
+
+
+def ratios(experiment, modes):
+    """{figure: {rounds: [B / A of each round], median, low, high}}: B's round against A's round of the same number."""
+    a, b = experiment.modes
+    found = {}
+    for key in RATIOS:
+        each = results.Figure.of("×", [mine[key] / base[key] if base[key] and mine[key] is not None else None
+                                       for base, mine in zip(modes[a], modes[b])])
+        found[key] = {"rounds": each.rounds, "median": each.median, "low": each.low, "high": each.high}
+    return found
+
+
+def document(experiment, environment, measured):
+    return {"schema": SCHEMA, "experiment": experiment.name, "title": experiment.title,
+            "explanation": experiment.explanation, "modes": list(experiment.modes),
+            "commit": environment["git_commit"], "timestamp": environment["timestamp"], "where": environment["where"],
+            "environment": environment,
+            "builds": {version: {"rounds": modes, "ratios": ratios(experiment, modes)}
+                       for version, modes in measured.items()}}
+
+
+def consistency(data):
+    """Where a document's ratios are not what its rounds give ([] when none is)."""
+    experiment = EXPERIMENTS[data["experiment"]]
+    problems = []
+    for version, build in data["builds"].items():
+        expected = ratios(experiment, build["rounds"])
+        for key, ratio in build["ratios"].items():
+            if ratio != expected[key]:
+                problems.append(f"{version} {key}: B / A {ratio} is not what its rounds give, {expected[key]}")
+    return problems
+
+
+def table(data):
+    """Per build and figure: each mode's rounds, and B / A as the median of the rounds' own ratios."""
+    a, b = data["modes"]
+    rows = [["build", "figure", *(f"{mode} (each round)" for mode in (a, b)),
+             f"{b} / {a}: the median of the rounds' ratios (lowest–highest)"]]
+    for version, build in data["builds"].items():
+        for key, label, fmt, shown in FIGURES:
+            if all(r.get(key) is None for mode in (a, b) for r in build["rounds"][mode]):
+                continue  # a figure this experiment does not measure (the proxy's CPU where it is not in the path)
+            cells = [", ".join(cell(r.get(key), fmt) for r in build["rounds"][mode]) for mode in (a, b)]
+            ratio = build["ratios"].get(key)
+            rows.append([NAMES.get(version, version), label, *cells,
+                         f"{ratio['median']:.2f}× ({ratio['low']:.2f}–{ratio['high']:.2f})"
+                         if shown and ratio and ratio["median"] is not None else "–"])
+    return rows
+
+
+def cell(value, fmt):
+    if value is None:
+        return "–"
+    return ("yes" if value else "no") if isinstance(value, bool) else fmt.format(value)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="benchkit ab", description=__doc__.splitlines()[0])
+    parser.add_argument("experiment", choices=sorted(EXPERIMENTS))
+    parser.add_argument("--results", type=pathlib.Path)
+    parser.add_argument("--versions", help="the builds (default: those the experiment concerns)")
+    parser.add_argument("--rounds", type=int, default=knobs.value("RUNS"))
+    parser.add_argument("--iterations", type=int, default=knobs.value("AB_ITERATIONS"),
+                        help="measured requests per virtual user")
+    parser.add_argument("--warmup", type=int, default=knobs.value("AB_WARMUP_ITERATIONS"),
+                        help="the first warm-up window's requests per virtual user after each restart")
+    parser.add_argument("--loadgen", default=knobs.value("LOADGEN"))
+    args = parser.parse_args(argv)
+    experiment = EXPERIMENTS[args.experiment]
+    versions = args.versions.split(",") if args.versions else list(experiment.versions)
+    directory = args.results or ROOT / "results" / (
+        f"{experiment.name}-" + datetime.datetime.now().strftime("%Y%m%dT%H%M%S"))
+
+    # The local stack only: TLS can be had or not there (in the cluster Spilo requires it).
+    platform = platforms.select(None, args.loadgen, versions)
+    runs_dir = directory / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    environment = platform.environment("local stack (one machine, loopback)", args.rounds, True)
+    measured = {}
+    for version in versions:
+        measured[version] = measure_build(experiment, version, platform, runs_dir, args.rounds, args.iterations,
+                                          args.warmup)
+        data = document(experiment, environment, measured)
+        (directory / f"{experiment.name}.json").write_text(json.dumps(data, indent=2))
+    documents.write(directory, experiment.name, f"reactive-bench: {experiment.title}",
+                    f"{environment['timestamp']}, commit {environment['git_commit']}",
+                    [(experiment.title, experiment.explanation + " The modes' order is turned round between rounds; "
+                      "B / A is the median of each round's own ratio.", [("", table(data))]),
+                     ("Environment", "", [("", documents.key_value_rows(environment))])], {})
+    info(f"{experiment.title}: {directory / experiment.name}.md and .html")
+
+
+def publish_ab(document, name, directory=SUMMARIES):
+    """An A/B's document (benchkit ab) as docs/results/<name>.json: its rounds and ratios, without the environment and
+    the explanation (the docs say what was measured)."""
+    data = checked(document, SCHEMA, consistency)
+    summary = {"name": name, **{k: v for k, v in data.items() if k not in ("environment", "explanation")}}
+    return written(summary, name, directory)
+
+
+
+
+KIND = Kind("ab", SCHEMA, SCHEMA, tuple(f"{name}.json" for name in EXPERIMENTS), publish_ab, consistency, {"ab": table})

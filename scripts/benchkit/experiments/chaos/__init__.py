@@ -1,0 +1,235 @@
+"""Fault injection under load: for each fault and each build, the load generator reads GET /vN/articles at a steady rate, a
+writer POSTs new articles, an SSE client follows /vN/articles/stream, and a real part of the system fails and
+comes back. Counts every outcome, every event produced and delivered, and the time to recover; checks each
+against what the build promises; writes chaos.json, chaos.md and chaos.html. Exits 1 if any expectation failed.
+
+Two platforms, the same clients, checks and report:
+  the local stack (scripts/stack.sh up): a process (authors, articles, PostgreSQL, Kafka) stopped or frozen,
+      then started again with scripts/stack.sh; plus overload;
+  Kubernetes (--kubernetes NAMESPACE, the builds deployed by make deploy-vN): pods deleted, a container killed,
+      rolling updates, PostgreSQL's and Kafka's pods deleted, with kubectl; the clients reach web-api through its
+      Service's ClusterIP, so they must run where that routes: on the node itself (the test node), or beside
+      `minikube tunnel`.
+"""
+import argparse
+import datetime
+import pathlib
+import statistics
+import sys
+import threading
+import time
+
+from benchkit import ROOT, SERVICES, VERSIONS, info, step
+from benchkit.core import buildsconf, knobs, platforms, samples
+from benchkit.core.faults import KUBERNETES_QUICK, PROXY_FAULT_SECONDS, QUICK, RESTORE_LIMIT_SECONDS
+from benchkit.core.procfs import peak_rss_mib, reset_peak_rss
+from benchkit.core.prometheus import answered, calls_timed_out, circuit_openings, read_retries, scrape
+from benchkit.core.stats import percentile
+from benchkit.experiments.chaos.clients import (CpuRecorder, StreamReader, Writer, answers_ready, await_healthy, await_settled, run_load)
+from benchkit.experiments.chaos.report import render
+from benchkit.experiments.chaos.verdicts import OUTCOMES, assess, counter_growth, described, replaces_web_api
+
+
+def run_fault(fault, version, platform, loadgen, timing, work):
+    web_api = platform.web_api_url(version)
+    replicas = platform.replicas(fault, version)
+    await_healthy(web_api, version)
+    tag = f"chaos {fault.name} {version} {time.time_ns()}"
+    reader = StreamReader(web_api, f"/{version}/articles/stream")
+    reader.start()
+    if not reader.connected.wait(30) or reader.error:
+        sys.exit(f"could not follow {web_api}/{version}/articles/stream: {reader.error}")
+    metrics_before = platform.web_api_metrics(version)
+    cpu = CpuRecorder(platform)
+    cpu.start()
+
+    # The load lasts until the answers have settled once the part is back (at most `after` seconds), however long
+    # it took to come back: the generator is given room for the longest restart the stack waits for, and stopped then.
+    duration = timing["before"] + timing["fault"] + RESTORE_LIMIT_SECONDS + timing["after"]
+    load_result, enough = {}, threading.Event()
+    loading = threading.Thread(target=lambda: load_result.update(zip(("samples", "summary"), run_load(
+        loadgen, version, web_api, "steady", {"RATE": timing["rate"], "DURATION": f"{duration}s"}, work, enough))))
+    writer = Writer(f"{web_api}/{version}/articles", timing["writes"], tag)
+    loading.start()
+    writer.start()
+    started = time.time()
+
+    time.sleep(timing["before"])
+    injected = time.time()
+    platform.act(fault.inject, fault, version)
+    time.sleep(max(0, injected + (PROXY_FAULT_SECONDS if fault.through_proxy else timing["fault"]) - time.time()))
+    restoring = time.time()
+    platform.act(fault.restore, fault, version)
+    restored = time.time()  # a restarted service is ready; a restarted server accepts connections
+    await_settled(samples.Reader(work / "load.csv"), restored, timing["settled"], restored + timing["after"])
+    enough.set()
+    loading.join()
+    writer.done.set()
+    writer.join()
+    ended = time.time()
+
+    created = {article_id: title for _, status, article_id, title in writer.sent if status == 201}
+    deadline = time.time() + timing["drain"]
+    while time.time() < deadline and not set(created) <= {e[1] for e in reader.events}:
+        time.sleep(0.2)
+    reader.stop()
+    reader.join(5)
+    cpu_samples = cpu.stop()
+    # A new web-api pod counts from zero: its circuits' openings and its retries tell nothing then.
+    metrics_after = None if replaces_web_api(fault) else platform.web_api_metrics(version)
+    openings = counter_growth(metrics_before, metrics_after, circuit_openings)
+    retries = counter_growth(metrics_before, metrics_after, read_retries)
+    timeouts = counter_growth(metrics_before, metrics_after, calls_timed_out)
+
+    outcomes, durations = load_result["samples"]
+    return assess(fault, version, platform.restores_itself, replicas, {
+        "started": started, "injected": injected, "restoring": restoring, "restored": restored, "ended": ended,
+        "outcomes": outcomes, "durations": durations, "writes": writer.sent, "created": created,
+        "events": [e for e in reader.events if e[2] and e[2].startswith(tag)], "circuit_openings": openings,
+        "retries": retries, "timeouts": timeouts,
+        "reconnections": reader.reconnections, "cpu": cpu_samples,
+    })
+
+
+# ---------- overload: twice what the build sustains
+
+def run_overload(version, services, loadgen, timing, work):
+    web_api = services[f"web-api-{version}"]["url"]
+    step(f"overload {version}: measuring what it sustains (closed model, {timing['probe_users']} users, after the same warm-up)")
+    probe_settings = {"USERS": timing["probe_users"], "ITERATIONS": timing["probe_iterations"]}
+    run_load(loadgen, version, web_api, "closed", probe_settings, work)  # warms the JIT; not measured
+    _, probe = run_load(loadgen, version, web_api, "closed", probe_settings, work)
+    capacity = probe["rps"]
+    rate = int(2 * capacity)
+    info(f"{version} sustains {capacity:.0f} req/s; offering {rate}/s for {timing['overload']} s")
+    pid = services[f"web-api-{version}"]["pid"]
+    reset_peak_rss(pid)
+    served_before = answered(scrape(web_api), "GET", "/articles", "200")
+    (outcomes, durations), summary = run_load(loadgen, version, web_api, "open", {
+        "RATE": rate, "DURATION": f"{timing['overload']}s", "MAX_USERS": 600}, work)
+    served_after = answered(scrape(web_api), "GET", "/articles", "200")
+    served, served_seconds = (after - before for after, before in zip(served_after, served_before))
+    ready = answers_ready(web_api)
+    accepted = [ms for _, ms, status in durations if status == "200"]
+    counts = {o: sum(1 for _, outcome in outcomes if outcome == o) for o in OUTCOMES}
+    peak = peak_rss_mib(pid)
+    accepted_timed = sorted((at, ms) for at, ms, status in durations if status == "200")
+    span = (accepted_timed[-1][0] - accepted_timed[0][0]) if len(accepted_timed) > 1 else 1
+    accepted_rps = len(accepted_timed) / max(span, 1)
+    third = span / 3
+    first = [ms for at, ms in accepted_timed if at < accepted_timed[0][0] + third]
+    last = [ms for at, ms in accepted_timed if at >= accepted_timed[-1][0] - third]
+    # Little's law: with at most the edge's max-in-flight admitted, the mean time an accepted request spends in web-api is at
+    # most max-in-flight / throughput. Measured where the bound holds, by web-api's own timer (arrival to the end of
+    # the answer); 10 % for the run's edges. What the generator sees on top (its own scheduling when it drives thousands of
+    # requests a second on the same cores, the connection queue ahead of the edge) is the client's mean, reported.
+    little_ms = 1000 * buildsconf.max_in_flight() / accepted_rps
+    server_mean_ms = 1000 * served_seconds / served if served else 0
+    mean_ms = statistics.fmean(accepted) if accepted else 0
+    checks = {
+        "ready_afterwards": ready,
+        "excess_shed": counts["shed"] > 0,
+        "little_bound": served > 0 and server_mean_ms <= 1.1 * little_ms,  # no timing, no pass
+        "p99_no_growth": (percentile(last, 99) or 0) <= 1.5 * (percentile(first, 99) or 0) + 50,
+        "memory_bounded": peak is not None and peak < 1024,
+        "no_unanswered": counts["failed"] == 0,
+    }
+    result = {"fault": "overload (2x capacity)", "version": version, "capacity_rps": round(capacity),
+              "offered_rps": rate, "achieved_rps": round(summary["rps"]),
+              "unsent": summary["dropped"],
+              "requests": len(outcomes), "outcomes": counts, "accepted_rps": round(accepted_rps),
+              "accepted_mean_ms": round(mean_ms, 1), "server_mean_ms": round(server_mean_ms, 1),
+              "little_bound_ms": round(little_ms, 1), "accepted_p50_ms": percentile(accepted, 50),
+              "accepted_p99_ms": percentile(accepted, 99), "peak_rss_mib": round(peak) if peak else None,
+              # seconds with requests outstanding throughout and none answered: a stall, whatever the checks say
+              "stalled_seconds": summary.get("stalled_seconds"),
+              "checks": checks, "passed": all(checks.values())}
+    mark = "PASS" if result["passed"] else "FAIL"
+    info(f"{mark} overload {version}: {counts}, accepted p99 {result['accepted_p99_ms']} ms, peak RSS {result['peak_rss_mib']} MiB, "
+         f"stalled seconds {result['stalled_seconds']}"
+         + "".join(f"\n        FAIL {described(name, result)}" for name, ok in checks.items() if not ok))
+    return result
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="benchkit chaos", description=__doc__.splitlines()[0])
+    parser.add_argument("--loadgen", default=knobs.value("LOADGEN"))
+    parser.add_argument("--results", type=pathlib.Path,
+                        default=ROOT / "results" / ("chaos-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
+    parser.add_argument("--quick", action="store_true",
+                        help=f"only {', '.join(QUICK)} (Kubernetes: {', '.join(KUBERNETES_QUICK)}), shorter (for make test)")
+    parser.add_argument("--faults", help="comma-separated fault names, 'overload' among them (default: all)")
+    parser.add_argument("--versions", default=",".join(VERSIONS))
+    parser.add_argument("--kubernetes", metavar="NAMESPACE", help="the builds deployed in this namespace, not the local stack")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="run every chosen fault (and overload) this many times, the builds in turn each round: "
+                             "to count something rare, such as a stall (default: 1)")
+    args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error("--rounds must be 1 or more")
+    platform = platforms.select(args.kubernetes, args.loadgen, args.versions.split(","))
+
+    # before: the generator needs a moment to start sending, which leaves a few seconds of normal service before the fault.
+    # after: the longest the load goes on once the part is back (each platform says why); it ends sooner once the
+    # last `settled` seconds of answers were all complete: two of web-api's breaker delays (5 s), so a circuit that
+    # closed and would open again shows within them.
+    timing = {"rate": 40, "writes": 4, "before": 6, "fault": platform.fault_seconds(args.quick),
+              "after": platform.after_seconds(args.quick), "settled": 10, "drain": 60,
+              # The short subset runs in make test after make bench has warmed every build: a third of it then.
+              "warmup_users": 20, "warmup_iterations": 30 if args.quick else 100,
+              "probe_users": 50, "probe_iterations": 100, "overload": 20}
+    # Overload needs the local processes (their peak RSS): on Kubernetes the faults are the platform's own.
+    known = [f.name for f in platform.faults] + ([] if platform.processes() is None else ["overload"])
+    # by default, the faults made in the latency proxy only where every build can go through one
+    proxied = platform.behind_proxy(args.versions.split(",")) is None
+    names = args.faults.split(",") if args.faults else platform.quick if args.quick else \
+        [name for name in known if proxied or not any(f.name == name and f.through_proxy for f in platform.faults)]
+    unknown = set(names) - set(known)
+    if unknown:
+        sys.exit(f"unknown faults on {platform.where}: {', '.join(sorted(unknown))}; known: {', '.join(known)}")
+    # the faults made in the latency proxy last: their builds are moved behind it (restarted, and warmed up again)
+    chosen = sorted((f for f in platform.faults if f.name in names), key=lambda f: f.through_proxy)
+    args.results.mkdir(parents=True, exist_ok=True)
+    work = args.results / "work"
+    work.mkdir(exist_ok=True)
+
+    versions = args.versions.split(",")
+    if any(f.through_proxy for f in chosen):
+        missing = platform.behind_proxy(versions)
+        if missing:
+            sys.exit(f"{platform.where}: {', '.join(f.name for f in chosen if f.through_proxy)} are made in the latency "
+                     f"proxy: {missing}")
+
+    def warm_up(version):
+        step(f"warming up {version} (the same {timing['warmup_users']} × {timing['warmup_iterations']} requests for each build)")
+        run_load(args.loadgen, version, platform.web_api_url(version), "warmup",
+                 {"USERS": timing["warmup_users"], "WARMUP_ITERATIONS": timing["warmup_iterations"]}, work)
+
+    for version in versions:
+        warm_up(version)
+    results = []
+    try:
+        for turn in range(1, args.rounds + 1):
+            if args.rounds > 1:
+                step(f"round {turn} of {args.rounds}")
+            if turn > 1 and platform.reroutes and any(f.through_proxy for f in chosen):
+                for version in versions:  # restarted as they were at the end of the round before: cold
+                    warm_up(version)
+            for fault in chosen:
+                for version in versions:
+                    if fault.through_proxy and not platform.through_proxy(version):
+                        step(f"{version}: its services restarted behind the latency proxy, for the faults made in it")
+                        platform.reconfigure(version, {service: {"LATENCY_PROXY": "on"} for service in SERVICES})
+                        warm_up(version)
+                    step(f"{fault.name}, {version}: {fault.story}")
+                    results.append(run_fault(fault, version, platform, args.loadgen, timing, work))
+            platform.close()  # the builds as they were (overload, and the next round's first faults, measure them so)
+            if "overload" in names:
+                for version in versions:
+                    results.append(run_overload(version, platform.processes(), args.loadgen, timing, work))
+    finally:
+        platform.close()  # a build restarted behind the proxy, restarted as it was
+    passed = render(results, args.results, platform.where)
+    print(f"Chaos report: {args.results / 'chaos.md'} and {args.results / 'chaos.html'}")
+    if not passed:
+        sys.exit("Some expectation failed under a fault: see the report's Expectations section")

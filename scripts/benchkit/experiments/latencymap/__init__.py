@@ -1,0 +1,437 @@
+"""The latency map (python -m benchkit latency-map; make latency-map): every build over a grid of latency added to
+a downstream hop (latency.py: Toxiproxy, the same for every build, outside the code under test) × load (the open
+model at a ladder of rates, the closed model at several numbers of users). Each row of the grid is one latency
+setting on one hop; at each row, the latency is checked where it is set (the hop's round trip rises by the
+setting), then every load runs against every build in turn, their order turned round from one load to the next.
+Each cell keeps complete answers/s, the latency of complete answers, degraded, shed, failed and unsent answers,
+and what the build held meanwhile (platform threads and connections to its downstream at their peak, peak RSS).
+Beside the measurement, each build's ceiling at each row as Little's law predicts it from its pool sizes.
+
+The local stack must be up with its latency proxy; a build whose services do not go through it yet is restarted
+behind it (LATENCY_PROXY=on) and restarted as it was at the end (make latency-map starts the stack behind it).
+Writes latency-map.json (schema reactive-bench/latency-map/1); latencymapreport renders it.
+
+Its knobs (the grid's rows and columns, how long a cell is loaded, the repeats) are knobs.py's, group latency-map;
+a cell whose repeats differ by more than SPREAD_LIMIT is repeated again, up to EXTRA_REPEATS more times."""
+import argparse
+import dataclasses
+import datetime
+import json
+import pathlib
+import sys
+import threading
+import time
+
+from benchkit import BASELINE, ROOT, SERVICES, VERSIONS, info, step
+from benchkit.core import buildsconf, knobs, latency, platforms
+from benchkit.experiments.latencymap import report as latencyreport
+from benchkit.core.kinds import SUMMARIES, Kind, written
+from benchkit.experiments.latencymap.report import SPREAD_LIMIT
+from benchkit.core.protocol import background, measure, order, warm_up
+from benchkit.core.tunables import LATENCY_SETTINGS, SETTINGS, Setting, environments
+
+SCHEMA = "reactive-bench/latency-map/1"
+LOOKUPS = 5  # author look-ups per request with the seed data (the equal-work check proves it every run)
+
+
+# A cell whose repeats do not agree (latencyreport.SPREAD_LIMIT) is measured again, up to EXTRA_REPEATS times more,
+# and the map says which cells never agreed.
+EXTRA_REPEATS = 2
+
+
+def unsettled(document):
+    """{(row, load)} of the cells where some build's repeats disagree (latencyreport.spreads)."""
+    return {key for cells in latencyreport.spreads(document).values() for key, spread in cells.items()
+            if spread is not None and spread > SPREAD_LIMIT}
+
+
+def numbers(variable):
+    return tuple(float(v) for v in knobs.value(variable).split(",") if v.strip())
+
+
+@dataclasses.dataclass(frozen=True)
+class Load:
+    model: str  # "open" (value: requests/s) or "closed" (value: users)
+    value: int
+
+    @property
+    def label(self):
+        return f"{self.value}/s" if self.model == "open" else f"{self.value} users"
+
+    def settings(self, duration):
+        if self.model == "open":  # as many in flight as the slowest build could need before requests go unsent
+            return "open", {"RATE": str(self.value), "DURATION": duration, "MAX_USERS": str(max(1000, self.value))}
+        # closed, bounded by time: every user sends until the step's end
+        return "closed", {"USERS": str(self.value), "ITERATIONS": "1000000", "MAX_DURATION": duration}
+
+
+def grid():
+    """The rows (latency.Setting) and the loads (Load) of the map, from the environment."""
+    jitter = knobs.value("LATENCY_JITTER")
+    rows = [latency.Setting("authors", ms, round(ms * jitter)) for ms in numbers("LATENCY_AUTHORS_MS")]
+    rows += [latency.Setting("database", ms, round(ms * jitter)) for ms in numbers("LATENCY_DATABASE_MS")]
+    loads = [Load("open", int(r)) for r in numbers("MAP_RATES")]
+    loads += [Load("closed", int(u)) for u in numbers("MAP_USERS")]
+    return rows, loads
+
+
+# ---------- Little's law: each build's ceiling from its pool sizes
+
+# {version: {property: value}}: what a build runs with instead of what it ships with (SWEEP: a sweep's choice)
+TUNED = {}
+
+
+def size(prop, service, default):
+    """What a build runs with for one property: TUNED's, else what it ships with (application.properties, the config
+    modules, else the default: the same reader make sweep uses)."""
+    return lambda version: TUNED.get(version, {}).get(prop) or Setting("", prop, (service,), (), default).current(version)
+
+
+def tuned(sweep):
+    """{version: {service: {variable: value}}, {version: {property: value}}: the values a sweep (its sweep.json) chose
+    for each build, as the services' environment and as the properties the bounds read. A build the sweep did not
+    cover runs as it ships."""
+    environment, properties = {}, {}
+    for version, result in sweep["builds"].items():
+        settings = [s for group in (SETTINGS, LATENCY_SETTINGS) for s in group.get(version, ()) if s.name in result["chosen"]]
+        settings = list({s.name: s for s in settings}.values())
+        environment[version] = environments(settings, result["chosen"])
+        properties[version] = {prop: result["chosen"][s.name] for s in settings for prop in (s.property, *s.also)}
+    return environment, properties
+
+
+@dataclasses.dataclass(frozen=True)
+class Bound:
+    """Something that holds one unit per request (or per look-up: LOOKUPS units) for at least the added latency
+    once per `holds` latencies: at most size / (units × holds × latency) requests/s."""
+    name: str
+    hop: str
+    versions: tuple
+    size: object  # version -> its size
+    units: int = 1
+    holds: int = 1
+
+
+BOUNDS = (
+    # the authors hop: every request waits once (the look-ups run in parallel), each look-up once
+    Bound("web-api's admission (requests in flight)", "authors", VERSIONS, lambda version: buildsconf.max_in_flight()),
+    Bound("web-api's worker threads", "authors", ("v1",), size("quarkus.thread-pool.max-threads", "web-api", 200)),
+    Bound("web-api's look-up threads", "authors", ("v1",),
+          size("web-api.author-lookups.max-concurrency", "web-api", 100), LOOKUPS),
+    Bound("web-api's connections to authors", "authors", VERSIONS,
+          size("quarkus.rest-client.authors.connection-pool-size", "web-api", 50), LOOKUPS),
+    # the database hop: a request waits for articles' query, then for the look-ups' queries (in parallel)
+    Bound("web-api's admission (requests in flight)", "database", VERSIONS, lambda version: buildsconf.max_in_flight(), 1, 2),
+    Bound("authors' admission (look-ups in flight)", "database", VERSIONS, lambda version: buildsconf.max_in_flight(), LOOKUPS),
+    Bound("authors' worker threads", "database", ("v1",), size("quarkus.thread-pool.max-threads", "authors", 200), LOOKUPS),
+    Bound("authors' JDBC connections", "database", ("v1", "v3"),
+          size("quarkus.datasource.jdbc.max-size", "authors", 20), LOOKUPS),
+    Bound("articles' JDBC connections", "database", ("v1", "v3"), size("quarkus.datasource.jdbc.max-size", "articles", 20)),
+    # Quarkus' reactive datasource is a Pool, which lends a connection per query: its pipelining limit never comes
+    # into play (a map's slow-database row measured v2 at the bound of 5 connections held per query, not above it)
+    Bound("authors' reactive connections", "database", ("v2",),
+          size("quarkus.datasource.reactive.max-size", "authors", 20), LOOKUPS),
+    Bound("articles' reactive connections", "database", ("v2",), size("quarkus.datasource.reactive.max-size", "articles", 20)),
+)
+
+
+def pools(version):
+    """{bound's name: its size} of a build."""
+    return {bound.name: bound.size(version) for bound in BOUNDS if version in bound.versions}
+
+
+def rule():
+    """How each bound holds, as data a map keeps beside its pools: with both, its predictions can be computed again
+    from the map alone, by the rule of the code that measured it."""
+    return [{"name": bound.name, "hop": bound.hop, "units": bound.units, "holds": bound.holds} for bound in BOUNDS]
+
+
+def predict(sizes, bounds, row):
+    """Requests/s at most by Little's law (in flight = rate × time held) for the added latency alone: each bound's
+    figure (sizes: {bound's name: size} of a build; bounds: the rule), the lowest, and what it is. None at 0 ms:
+    there the machine's CPU bounds, which that row measures."""
+    seconds = row["ms"] / 1000
+    if seconds <= 0:
+        return None
+    figures = {bound["name"]: round(sizes[bound["name"]] / (bound["units"] * bound["holds"] * seconds))
+               for bound in bounds if bound["name"] in sizes and bound["hop"] == row["hop"]}
+    lowest = min(figures, key=figures.get)
+    return {"bounds": figures, "ceiling": figures[lowest], "bound_by": lowest}
+
+
+def predicted_ceiling(version, row):
+    """A build's ceiling at a row (a latency.Setting) by Little's law, from what it runs with (see predict)."""
+    return predict(pools(version), rule(), dataclasses.asdict(row))
+
+
+def predictions_problems(data):
+    """Where a map's predictions are not what its pools give by its rule, for the run's own and for every revision
+    made after it (each names its commit and why). [] when there is none."""
+    problems = []
+    for revision in [{"commit": data.get("commit"), "why": "the run's own", **data}, *data.get("revisions", ())]:
+        where = f"the prediction of {revision.get('commit')}"
+        if not revision.get("commit") or not revision.get("why"):
+            problems.append(f"{where}: a revision names its commit and why")
+            continue
+        if "rule" not in revision:
+            problems.append(f"{where}: no rule kept to compute it again")
+            continue
+        for version, predicted in revision["predicted"].items():
+            again = [predict(revision["pools"][version], revision["rule"], row) for row in data["rows"]]
+            if predicted != again:
+                problems.append(f"{where}, {version}: not what its pools give by its rule ({again})")
+    return problems
+
+
+def sweep_kept(sweep):
+    """What the map keeps of the sweep that chose its settings: each candidate's runs, the choice, what shipped."""
+    fields = ("setting", "property", "value", "repeat", "complete_per_s", "p99", "failed_pct", "degraded",
+              "latency_observed")
+    return {version: {"commit": result.get("commit"), "latency": result.get("latency"), "shipped": result["shipped"],
+                      "chosen": result["chosen"], "runs": [{k: run[k] for k in fields if k in run} for run in result["runs"]]}
+            for version, result in sweep["builds"].items()}
+
+
+# ---------- the runs
+
+class Peaks:
+    """Samples a build's gauges (threads, connections) every half second while a cell runs; keeps each peak."""
+
+    def __init__(self, build):
+        self.build, self.peaks, self.stopped = build, {}, threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self):
+        while not self.stopped.wait(0.5):
+            for service, figures in self.build.gauges().items():
+                for name, value in figures.items():
+                    if value is not None:
+                        key = (service, name)
+                        self.peaks[key] = max(value, self.peaks.get(key, value))
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stopped.set()
+        self.thread.join()
+
+    def figures(self):
+        return {service: {name: self.peaks.get((service, name)) for name in ("threads", "connections")}
+                for service in SERVICES}
+
+
+def cell(build, row, load, runs_dir, repeat, duration):
+    scenario, settings = load.settings(duration)
+    label = f"map-{row.hop}-{row.ms:g}ms-{load.model}-{load.value}"
+    with Peaks(build) as peaks:
+        figures = measure(build, scenario, runs_dir, repeat, settings, label=label)
+    cost = json.loads((runs_dir / f"{build.version}-{label}-{repeat}.cost.json").read_text())
+    memory = {service: next(iter(values.values()), None) for service, values in (cost["memory_mib"] or {}).items()}
+    return {"repeat": repeat, "complete_per_s": round(figures["ok_rps"], 1), "requests": figures["requests"],
+            "p50": figures["p50"] if figures["complete"] else None, "p99": figures["p99"] if figures["complete"] else None,
+            "fastest": figures["fastest"] if figures["complete"] else None,
+            "degraded": figures["degraded"], "shed": figures["shed"], "failed": figures["failed"],
+            "unsent": figures["dropped"], "peaks": peaks.figures(), "peak_rss_mib": memory,
+            "cpu_seconds": cost["cpu_seconds"]}
+
+
+def check(platform, version, row, own):
+    """The hop's latency observed against the setting, on each of its proxies (own: the proxy's own cost at 0)."""
+    return [latency.check_hop(row, via, direct, proxy_own_ms=own.get((row.hop, via)))
+            for via, direct in platform.hop_addresses(version, row.hop)]
+
+
+def verdicts(document):
+    """What a map must show on any machine, as (sentence, holds) pairs: every hop's latency and the proxy's own cost
+    observed within their bounds, every cell measured with complete answers, and no complete answer faster than the
+    latency of its row less the jitter (an answer waits for its look-ups and its queries, each through the proxy: a
+    build that bypassed it answers faster, however fast or slow the machine)."""
+    rows, loads = document["rows"], document["loads"]
+    repeats = document["environment"].get("runs", 1)
+    too_fast = [(version, rows[c["row"]]["hop"], rows[c["row"]]["ms"], c["load"], c["fastest"])
+                for version, cells in document["cells"].items() for c in cells
+                if c["fastest"] is not None and c["fastest"] < rows[c["row"]]["ms"] - rows[c["row"]]["jitter_ms"]]
+    return [
+        ("every hop's latency observed as set", all(h["ok"] for checks in document["checks"].values()
+                                                     for c in checks for h in c["hops"])),
+        ("the proxy's own cost at 0 ms within its bound", all(o["ok"] for own in document["own"].values() for o in own)),
+        (f"every cell measured ({len(rows)} rows x {len(loads)} loads, {repeats} repeats or more), each with complete "
+         "answers", all(all(sum(1 for c in cells if (c["row"], c["load"]) == (r, l)) >= repeats
+                                for r in range(len(rows)) for l in range(len(loads)))
+                            and all(c["complete_per_s"] > 0 for c in cells) for cells in document["cells"].values())),
+        ("no complete answer faster than its row's latency less the jitter"
+         + (f" (faster: {too_fast[:5]})" if too_fast else ""), not too_fast),
+    ]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="benchkit latency-map", description=__doc__.splitlines()[0])
+    parser.add_argument("--results", type=pathlib.Path)
+    parser.add_argument("--versions", default=",".join(VERSIONS))
+    parser.add_argument("--loadgen", default=knobs.value("LOADGEN"))
+    parser.add_argument("--repeats", type=int, default=knobs.value("MAP_REPEATS"),
+                        help="repeats of the whole grid (at least 3 for a published map: each cell's spread shows)")
+    parser.add_argument("--kubernetes", metavar="NAMESPACE",
+                        help="map the builds deployed in this namespace behind their latency proxies "
+                             "(LATENCY_PROXY=on make deploy-vN), with the load generator as Jobs")
+    parser.add_argument("--where", default="local stack (one machine, loopback)")
+    parser.add_argument("--sweep", type=pathlib.Path, default=knobs.value("SWEEP"),
+                        help="a sweep's results (make sweep, e.g. with SWEEP_LATENCY_AUTHORS_MS): every build runs with "
+                             "the values it chose there, Little's law counts them")
+    parser.add_argument("--check", type=pathlib.Path, metavar="LATENCY_MAP_JSON",
+                        help="only judge a map already measured (see verdicts); exit 1 when one does not hold")
+    args = parser.parse_args(argv)
+    if args.check:
+        found = verdicts(json.loads(args.check.read_text()))
+        for sentence, holds in found:
+            print(f"{'holds' if holds else 'does not hold'}: {sentence}")
+        raise SystemExit(0 if all(holds for _, holds in found) else 1)
+    versions = args.versions.split(",")
+    chosen, sweep = {}, None
+    if args.sweep:
+        sweep = json.loads((args.sweep / "sweep.json").read_text())
+        chosen, properties = tuned(sweep)
+        TUNED.update(properties)
+    directory = args.results or ROOT / "results" / ("latency-map-" + datetime.datetime.now().strftime("%Y%m%dT%H%M%S"))
+    (directory / "runs").mkdir(parents=True, exist_ok=True)
+    platform = platforms.select(args.kubernetes, args.loadgen, versions)
+    if chosen and not platform.reroutes:
+        raise SystemExit(f"{platform.where}: the builds run as deployed; deploy a sweep's values instead (VALUES=…)")
+    missing = platform.behind_proxy(versions)
+    if missing:
+        raise SystemExit(f"{platform.where}: {missing}")
+    proxy = platform.latency()
+    try:
+        return run_map(platform, proxy, versions, directory, args.repeats, args.where, chosen, sweep)
+    finally:
+        platform.close()  # a build restarted behind the proxy, restarted as it was
+
+
+def run_map(platform, proxy, versions, directory, repeats, where, chosen=None, sweep=None):
+    """chosen: {version: {service: {variable: value}}}, what a sweep chose (else each build as it ships); sweep: that
+    sweep's sweep.json, whose candidates the map keeps (the choice, as data beside the map it made)."""
+    chosen = chosen or {}
+    runs_dir = directory / "runs"
+    rows, loads = grid()
+    duration = knobs.value("MAP_STEP_DURATION")
+    for version in versions:
+        if not platform.through_proxy(version) or chosen.get(version):
+            info(f"{version}: restarting its services behind the latency proxy"
+                 + (" with the values its sweep chose" if chosen.get(version) else ""))
+            platform.reconfigure(version, {service: {**chosen.get(version, {}).get(service, {}), "LATENCY_PROXY": "on"}
+                                           for service in SERVICES})
+    builds = {version: platform.build(version) for version in versions}
+    environment = platform.environment(f"{where}, behind the latency proxy", repeats, True)
+    for version in versions:
+        proxy.clear(version)
+    environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}
+    environment["background_cpu_per_s"] = background(builds)
+    document = {"schema": SCHEMA, "commit": environment["git_commit"], "timestamp": environment["timestamp"],
+                "where": environment["where"], "environment": environment, "duration": duration,
+                "rows": [dataclasses.asdict(row) for row in rows], "loads": [dataclasses.asdict(load) for load in loads],
+                "pools": {version: pools(version) for version in versions}, "rule": rule(),
+                "tuned": {version: TUNED.get(version, {}) for version in versions},
+                "sweep": sweep_kept(sweep) if sweep else None,
+                "predicted": {version: [predicted_ceiling(version, row) for row in rows] for version in versions},
+                "own": {}, "checks": {version: [] for version in versions}, "cells": {version: [] for version in versions}}
+    own = {}
+    for version in versions:  # what the proxy itself adds on each hop, for the checks' tolerance
+        document["own"][version] = []
+        for hop in latency.HOPS:
+            for (via, direct) in platform.hop_addresses(version, hop):
+                found = latency.check_hop(latency.Setting(hop, 0), via, direct)
+                own[(hop, via)] = found["added_ms"]
+                document["own"][version].append(found)
+        info(f"{version}: the proxy itself adds " + ", ".join(f"{c['hop']} {c['added_ms']:+.2f} ms"
+                                                             for c in document["own"][version]))
+    started = time.monotonic()
+    planned = {(index, position) for index in range(len(rows)) for position in range(len(loads))}
+    total = repeats * len(planned) * len(versions)
+    progress = {"done": 0}
+
+    def measure_repeat(repeat, wanted):
+        """One repeat of the cells wanted ((row, load) pairs): each row's latency set and checked, then its loads,
+        every build in turn, their order turned round from one load to the next."""
+        for index, row in enumerate(rows):
+            positions = [position for position in range(len(loads)) if (index, position) in wanted]
+            if not positions:
+                continue
+            for version in versions:
+                proxy.clear(version)
+                proxy.set(version, row)
+                checks = check(platform, version, row, own)
+                document["checks"][version].append({"repeat": repeat, "row": index, "hops": checks})
+                info(f"{version}, {row.label}: observed +" + ", +".join(f"{c['added_ms']:.1f} ms" for c in checks)
+                     + ("" if all(c["ok"] for c in checks) else " — NOT the setting"))
+            for position in positions:
+                load = loads[position]
+                for version in order(versions, position + index + repeat):
+                    progress["done"] += 1
+                    step(f"{version}: {row.label}, {load.model} {load.label} for {duration}, repeat {repeat} "
+                         f"(cell {progress['done']}/{total}, {time.monotonic() - started:.0f} s so far)")
+                    document["cells"][version].append({"row": index, "load": position,
+                                                       **cell(builds[version], row, load, runs_dir, repeat, duration)})
+                    (directory / "latency-map.json").write_text(json.dumps(document, indent=2))
+
+    for repeat in range(1, repeats + 1):
+        measure_repeat(repeat, planned)
+    # A cell whose repeats disagree by more than SPREAD_LIMIT is repeated again, up to EXTRA_REPEATS more times.
+    for extra in range(1, EXTRA_REPEATS + 1 if repeats > 1 else 1):
+        wide = unsettled(document)
+        if not wide:
+            break
+        total += len(wide) * len(versions)
+        info(f"repeat {repeats + extra}: {len(wide)} cell(s) whose repeats differ by more than {SPREAD_LIMIT:.0%}")
+        measure_repeat(repeats + extra, wide)
+    document["unsettled"] = sorted(unsettled(document))
+    for version in versions:
+        proxy.clear(version)
+    (directory / "latency-map.json").write_text(json.dumps(document, indent=2))
+    info(f"the map: {latencyreport.render(directory)} (and .html)")
+    return directory
+
+
+def publish_latency_map(document, name, directory=SUMMARIES):
+    """A latency map (latency-map.json) as docs/results/<name>.json: its grid, checks, predictions and cells, each
+    cell without its per-process CPU seconds; every figure the docs show of it is computed from its cells."""
+    data = json.loads(pathlib.Path(document).read_text())
+    if data.get("schema") != SCHEMA:
+        sys.exit(f"{document}: schema {data.get('schema')!r}, not {SCHEMA}")
+    environment = data["environment"]
+    summary = {"name": name, **{k: v for k, v in data.items() if k not in ("environment", "cells")},
+               "repeats": environment["runs"], "settled": {v: w["settled"] for v, w in environment["warmup"].items()},
+               # each cell's CPU seconds: the latency proxy's and the whole system's (not per process)
+               "cells": {v: [{**{k: c[k] for k in c if k != "cpu_seconds"},
+                              "cpu_seconds": {"proxy": c["cpu_seconds"].get("proxy"),
+                                              "system": round(sum(c["cpu_seconds"].values()), 3)}} for c in cells]
+                         for v, cells in data["cells"].items()}}
+    summary["ratios"] = latencyreport.ratio_grid(summary)
+    return written(summary, name, directory)
+
+
+def map_consistency(summary):
+    """Where a latency map's ratios are not what its cells give, or its predictions not what its pools give."""
+    return ([] if summary.get("ratios") == latencyreport.ratio_grid(summary) else
+            ["ratios: not what its cells give (the medians over the repeats, each build over v1)"]) \
+        + predictions_problems(summary)
+
+
+
+
+def map_table(version):
+    return lambda summary: latencyreport.ratio_rows(summary, version)
+
+
+def map_chart(version, kind):
+    return lambda summary: latencyreport.heat_map(summary, version, kind)
+
+
+KIND = Kind("latency-map", SCHEMA, SCHEMA, ("latency-map.json",), publish_latency_map, map_consistency,
+            {**{f"map-{version}": map_table(version) for version in VERSIONS if version != BASELINE},
+             "map-ceilings": lambda summary: latencyreport.prediction_rows(summary, latencyreport.medians(summary)),
+             "map-sweep": latencyreport.sweep_rows, "map-proxy": latencyreport.proxy_rows,
+             "map-spread": latencyreport.spread_rows},
+            {f"map-{version}-{kind}": map_chart(version, kind) for version in VERSIONS if version != BASELINE
+             for kind in latencyreport.HEAT_MAPS})

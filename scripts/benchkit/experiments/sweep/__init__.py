@@ -1,0 +1,215 @@
+"""Each build at its best (python -m benchkit sweep): the few settings that size a build's concurrency,
+varied one at a time on the local stack or in the cluster's pods (--kubernetes), each candidate measured in the
+closed model after the same warm-up, the candidates' order turned round between repeats. A setting keeps its current value unless
+another one answers clearly more (MARGIN); the next setting is swept from what was chosen. Each build
+runs as it ships again at the end (platforms.Platform.restore); sweep.json, sweep.md and sweep.html say what was
+measured and chosen."""
+import argparse
+import dataclasses
+import json
+import pathlib
+import statistics
+
+from benchkit.core import calibration, documents, knobs, latency, platforms
+from benchkit import info, step
+from benchkit.core.protocol import measure, warm_up
+from benchkit.core.tunables import LATENCY_SETTINGS, SETTINGS, environments, settings_for
+
+
+# A candidate replaces the current value only when it answers this much more: on a shared machine
+# smaller differences are noise, and the value the build ships with needs no defence.
+MARGIN = 0.05
+
+
+def choose(measured, current):
+    """measured: {value: [complete answers/s, …]}. The value with the highest median, if it beats the
+    current value's median by more than MARGIN; else the current value."""
+    medians = {value: statistics.median(rates) for value, rates in measured.items() if rates}
+    best = max(medians, key=medians.get)
+    if current in medians and medians[best] <= medians[current] * (1 + MARGIN):
+        return current
+    return best
+
+
+def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit, settings, delay=None):
+    """delay (latency.Setting): every candidate warmed up and measured behind the latency proxy with this latency on
+    its hop, checked after each restart. With it, a candidate's warm-up is the load it is measured under: without
+    it, look-ups beyond authors' admission (its edge's requests in flight) are shed while the JVMs are cold, and
+    the warm-up never settles."""
+    proxy = platform.latency() if delay else None
+    chosen = {s.name: s.current(version) for s in settings}
+    shipped = dict(chosen)
+    rows = []
+    for setting in settings:
+        measured = {value: [] for value in setting.candidates}
+        measured.setdefault(chosen[setting.name], [])
+        values = sorted(measured)
+        for repeat in range(1, repeats + 1):
+            for value in (values if repeat % 2 else list(reversed(values))):
+                trial = {**chosen, setting.name: value}
+                step(f"{version}: {setting.name} = {value} (repeat {repeat}/{repeats}; "
+                     + ", ".join(f"{k} {v}" for k, v in trial.items() if k != setting.name) + ")")
+                wanted = environments(settings, trial)
+                observed = None
+                if delay:
+                    wanted = {service: {**variables, "LATENCY_PROXY": "on"} for service, variables in wanted.items()}
+                    proxy.set(version, delay)
+                build = platform.reconfigure(version, wanted)
+                label = f"{setting.label}-{value}"
+                if delay:
+                    observed = [latency.check_hop(delay, via, direct)
+                                for via, direct in platform.hop_addresses(version, delay.hop)]
+                    info(f"{delay.label}: observed " + ", ".join(f"+{c['added_ms']:.1f} ms" for c in observed)
+                         + ("" if all(c["ok"] for c in observed) else " — NOT the setting"))
+                warm_up(version, build, runs_dir, warmup)
+                speed = platform.calibrate()
+                figures = measure(build, "closed", runs_dir, repeat, {"ITERATIONS": str(iterations)}, label=f"sweep-{label}")
+                measured[value].append(figures["ok_rps"])
+                rows.append({"version": version, "setting": setting.name, "property": setting.property,
+                             "value": value, "repeat": repeat, "context": {k: v for k, v in trial.items()
+                                                                            if k != setting.name},
+                             "complete_per_s": figures["ok_rps"], "p50": figures["p50"], "p99": figures["p99"],
+                             "failed_pct": figures["error_pct"], "degraded": figures["degraded"],
+                             "calibration_seconds": speed, **({"latency_observed": observed} if delay else {})})
+                if delay:
+                    proxy.clear(version)
+        chosen[setting.name] = choose(measured, chosen[setting.name])
+        info(f"{version}: {setting.name} -> {chosen[setting.name]} "
+             f"(medians: {', '.join(f'{v}: {statistics.median(r):.0f}/s' for v, r in sorted(measured.items()))})")
+    platform.restore(version)
+    return {"commit": commit, "shipped": shipped, "chosen": chosen, "runs": rows,
+            "properties": {s.name: " and ".join((s.property, *s.also)) for s in settings},
+            **({"latency": dataclasses.asdict(delay)} if delay else {})}
+
+
+def rows_of(result):
+    """The sweep table of one build: each candidate's median complete answers/s, p99 and failures."""
+    table = [["setting", "value", "complete answers/s (each repeat)", "median", "p99 ms (median)", "failed %",
+              "calibration s (each repeat)", "verdict"]]
+    by_candidate = {}
+    for run in result["runs"]:
+        by_candidate.setdefault((run["setting"], run["value"]), []).append(run)
+    speeds = {index: run["calibration_seconds"] for index, run in enumerate(result["runs"])
+              if "calibration_seconds" in run}
+    drifted_runs = {id(result["runs"][index]) for index in calibration.drifted(speeds)}
+    for (setting, value), runs in by_candidate.items():
+        rates = [run["complete_per_s"] for run in runs]
+        verdict = []
+        if value == result["chosen"][setting]:
+            verdict.append("chosen")
+        if value == result["shipped"][setting]:
+            verdict.append("shipped")
+        observed = [check["added_ms"] for run in runs for check in run.get("latency_observed", ())]
+        table.append([f"{setting} ({result['properties'][setting]})"
+                      + (f", latency observed +{statistics.median(observed):.1f} ms" if observed else ""), str(value),
+                      ", ".join(f"{rate:.0f}" for rate in rates), f"{statistics.median(rates):.0f}",
+                      f"{statistics.median(run['p99'] for run in runs):.1f}",
+                      f"{statistics.median(run['failed_pct'] for run in runs):.2f}",
+                      ", ".join(f"{run['calibration_seconds']:.2f}" + (" (drifted)" if id(run) in drifted_runs else "")
+                                for run in runs if "calibration_seconds" in run) or "–",
+                      " and ".join(verdict)])
+    return table
+
+
+EXPLANATION = ("Each build's few concurrency settings, one at a time: every candidate runs in the same place (the "
+               "local stack, or the build's pods under their CPU limits: the environment says where), "
+               "after the same warm-up, in the closed model (USERS users, each sending its next request "
+               "when the last one answered), the candidates' order turned round between repeats. A setting keeps the "
+               f"value the build ships with unless another answers more than {MARGIN:.0%} more complete answers per "
+               "second (the median of its repeats); the next setting is swept with the values chosen before it. "
+               "\"At its best\" means this: the highest throughput each build reaches on this machine by its own "
+               "sizing, nothing else changed. The calibration job (the bench's measure of the machine's speed) runs "
+               "right before each candidate; \"drifted\" marks a candidate measured while the machine was more than "
+               f"{calibration.DRIFT_LIMIT:.0%} faster or slower than the median: weigh its figure accordingly.")
+
+
+def verdict(version, result):
+    """What the sweep chose, against what the build shipped with when swept and what it ships with now
+    (its application.properties, the values a bench run measures)."""
+    chosen = result["chosen"]
+    commit = f" (swept at commit {result['commit']})" if result.get("commit") else ""
+    under = f" under {latency.Setting(**result['latency']).label} per look-up" if result.get("latency") else ""
+    text = f"{version}{commit}{under}: chosen {', '.join(f'{name} {value}' for name, value in chosen.items())}"
+    moved = [f"{name} {result['shipped'][name]}" for name, value in chosen.items() if value != result["shipped"][name]]
+    text += f", instead of {', '.join(moved)} then" if moved else ", what it shipped with then"
+    now = {s.name: s.current(version) for group in (SETTINGS, LATENCY_SETTINGS) for s in group.get(version, ())
+           if s.name in chosen}
+    apart = [f"{result['properties'][name]}={now[name]}" for name, value in chosen.items()
+             if name in now and now[name] != value]
+    return text + ("; the build now ships other values: " + ", ".join(apart) + "." if apart
+                   else "; the build ships these values now.")
+
+
+def section(sweep):
+    """The sweep as one section of another report (the bench's, when the demo is given SWEEP=<its results>)."""
+    text = "\n\n".join([EXPLANATION] + [verdict(version, result) for version, result in sweep["builds"].items()])
+    return ("Each build at its best", text, [(version, rows_of(result)) for version, result in sweep["builds"].items()])
+
+
+def render(results, sweep):
+    sections = [section(sweep)]
+    environment = json.loads((results / "environment.json").read_text())
+    sections.append(("Environment", "", [("", documents.key_value_rows(environment))]))
+    documents.write(results, "sweep", "reactive-bench: each build at its best",
+                    f"{environment.get('timestamp', '')}, commit {environment.get('git_commit', '')}", sections, {})
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="benchkit sweep", description=__doc__.splitlines()[0])
+    parser.add_argument("--results", type=pathlib.Path, required=True)
+    parser.add_argument("--versions", default=",".join(SETTINGS))
+    parser.add_argument("--repeats", type=int, default=knobs.value("SWEEP_REPEATS"))
+    # The closed model's fixed number of requests (per virtual user), as in the demo, only fewer.
+    parser.add_argument("--iterations", type=int, default=knobs.value("SWEEP_ITERATIONS"),
+                        help="measured requests per virtual user for each candidate")
+    # Each candidate restarts its services: a shorter warm-up than the demo's, the same for every candidate.
+    parser.add_argument("--warmup", type=int, default=knobs.value("SWEEP_WARMUP_ITERATIONS"),
+                        help="warm-up requests per virtual user after each restart")
+    parser.add_argument("--only", help="sweep only these settings (comma-separated names), e.g. for a quick check")
+    parser.add_argument("--keep", type=pathlib.Path,
+                        help="an earlier sweep's results: the builds not swept now keep their results from it")
+    parser.add_argument("--loadgen", default=knobs.value("LOADGEN"))
+    parser.add_argument("--kubernetes", metavar="NAMESPACE",
+                        help="sweep the builds deployed in this namespace, in their pods, with the load generator as Jobs")
+    parser.add_argument("--where", default="local stack (one machine, loopback)")
+    parser.add_argument("--latency-authors-ms", type=float,
+                        default=knobs.value("SWEEP_LATENCY_AUTHORS_MS"),
+                        help="sweep what latency makes matter, every candidate behind the latency proxy with this "
+                             "latency per author look-up (± LATENCY_JITTER of it)")
+    args = parser.parse_args(argv)
+
+    versions = args.versions.split(",")
+    platform = platforms.select(args.kubernetes, args.loadgen, versions)
+    runs_dir = args.results / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    environment = platform.environment(args.where, args.repeats, True)
+    # A setting the JVM or Quarkus derives from the cores is swept around what the services count there.
+    cores = platform.cores(versions[0])
+    environment["cores_seen_by_the_services"] = cores
+    settings = settings_for(cores)
+    delay = None
+    if args.latency_authors_ms is not None:
+        if platform.latency() is None:
+            raise SystemExit(f"{platform.where}: no latency proxy to sweep behind (the local stack starts one: make toxiproxy)")
+        delay = latency.Setting("authors", args.latency_authors_ms,
+                                round(args.latency_authors_ms * knobs.value("LATENCY_JITTER")))
+        settings = LATENCY_SETTINGS
+        environment["latency"] = dataclasses.asdict(delay)
+    (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
+    if args.only:
+        wanted = set(args.only.split(","))
+        settings = {version: tuple(s for s in found if s.name in wanted) for version, found in settings.items()}
+    sweep = {"builds": {}}
+    if args.keep:
+        kept = json.loads((args.keep / "sweep.json").read_text())["builds"]
+        sweep["builds"] = {version: result for version, result in kept.items() if version not in args.versions.split(",")}
+    try:
+        for version in versions:
+            sweep["builds"][version] = sweep_build(version, platform, runs_dir, args.repeats, args.iterations,
+                                                   args.warmup, environment.get("git_commit", ""), settings[version],
+                                                   delay)
+            (args.results / "sweep.json").write_text(json.dumps(sweep, indent=2))
+    finally:
+        platform.close()
+    render(args.results, sweep)
+    step(f"Sweep: {args.results / 'sweep.md'} and {args.results / 'sweep.html'}")
