@@ -111,43 +111,28 @@ help: ## Show this help.
 	  /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
 
 .PHONY: knobs
-knobs: ## Every knob of the harness (an environment variable), with its one default and what it means (scripts/benchkit/core/knobs.py).
-	@cd scripts && python3 -m benchkit knobs
+knobs: benchkit ## Every knob of the harness (an environment variable), with its one default and what it means: the core's (scripts/benchkit/core/knobs.py) and each experiment's Spec.
+	@cd scripts && $(BENCHKIT_PYTHON) -m benchkit knobs
 
 ##@ Run on this machine (no Docker, no Kubernetes)
 
-.PHONY: demo
-demo: build loadgen benchkit toxiproxy ## Build, start the local stack, load each build in turn (loadgen), write results/<time>/report.html, stop.
-	@scripts/demo.sh
-
-.PHONY: chaos
-chaos: build loadgen benchkit toxiproxy ## Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a fresh local stack, every build; writes results/chaos-<time>/chaos.html. CHAOS_FAULTS, CHAOS_VERSIONS, CHAOS_ROUNDS to choose; CHAOS_QUICK=1 for the short subset of make test.
-	@scripts/demo.sh chaos
-
-.PHONY: sweep
-sweep: build loadgen benchkit toxiproxy ## Each build at its best: its concurrency settings (threads, pools, event loops) one at a time on a fresh local stack; writes results/sweep-<time>/sweep.html (about an hour on two cores). SWEEP_LATENCY_AUTHORS_MS=50: what latency makes matter (look-ups in flight, connections to authors), behind the latency proxy.
-	@scripts/demo.sh sweep
-
-.PHONY: tls
-tls: build loadgen benchkit toxiproxy ## What TLS to PostgreSQL (required in the cluster, absent locally) costs each build: with and without on a fresh local stack; writes results/tls-<time>/tls.html.
-	@scripts/demo.sh tls
-
-.PHONY: reads
-reads: build loadgen benchkit toxiproxy ## How v1 and v3 read, A/B: in a transaction of their own or without one (autocommit, as shipped), in rounds on a fresh local stack; writes results/reads-<time>/reads.html (docs/tuning.md).
-	@scripts/demo.sh reads
-
-.PHONY: latency-map
-latency-map: build loadgen benchkit toxiproxy ## When the services wait: every build over a grid of latency added between them (Toxiproxy) × load, Little's law beside it, on a fresh local stack; writes results/latency-map-<time>/latency-map.html (about 2 hours on two cores with the default repeats; the grid and its repeats: docs/local.md, knobs.py). SWEEP=results/sweep-<time>: each build with what a sweep under latency chose.
-	@scripts/demo.sh latency-map
-
-.PHONY: proxy-cost
-proxy-cost: build loadgen benchkit toxiproxy ## What the latency proxy of make latency-map costs each build with no latency added, A/B: directly connected or through Toxiproxy, in rounds on a fresh local stack; writes results/proxy-<time>/proxy.html.
-	@scripts/demo.sh proxy
-
-.PHONY: bakeoff
-bakeoff: build loadgen benchkit toxiproxy vegeta ## The load generators' bake-off on a fresh local stack: loadgen, vegeta and wrk (the floor) against v2, CPU per request and coordinated omission; writes results/bakeoff-<time>/bakeoff.md (docs/load-generator.md).
+# Each experiment on a fresh local stack of its own (scripts/demo.sh: benchkit run NAME --platform local); its
+# settings from the environment, each with its one default (make knobs).
+LOCAL_EXPERIMENTS := demo chaos sweep tls reads latency-map proxy-cost bakeoff
+.PHONY: $(LOCAL_EXPERIMENTS) wrk
+demo: ## Build, start the local stack, load each build in turn (loadgen), write results/<time>/report.html, stop.
+chaos: ## Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a fresh local stack, every build; writes results/chaos-<time>/chaos.html. CHAOS_FAULTS, VERSIONS, CHAOS_ROUNDS to choose; CHAOS_QUICK=1 for the short subset of make test.
+sweep: ## Each build at its best: its concurrency settings (threads, pools, event loops) one at a time on a fresh local stack; writes results/sweep-<time>/sweep.html (about an hour on two cores). SWEEP_LATENCY_AUTHORS_MS=50: what latency makes matter (look-ups in flight, connections to authors), behind the latency proxy.
+tls: ## What TLS to PostgreSQL (required in the cluster, absent locally) costs each build: with and without on a fresh local stack; writes results/tls-<time>/tls.html.
+reads: ## How v1 and v3 read, A/B: in a transaction of their own or without one (autocommit, as shipped), in rounds on a fresh local stack; writes results/reads-<time>/reads.html (docs/tuning.md).
+latency-map: ## When the services wait: every build over a grid of latency added between them (Toxiproxy) × load, Little's law beside it, on a fresh local stack; writes results/latency-map-<time>/latency-map.html (about 2 hours on two cores with the default repeats; the grid and its repeats: docs/local.md, knobs.py). SWEEP=results/sweep-<time>: each build with what a sweep under latency chose.
+proxy-cost: ## What the latency proxy of make latency-map costs each build with no latency added, A/B: directly connected or through Toxiproxy, in rounds on a fresh local stack; writes results/proxy-cost-<time>/proxy.html.
+bakeoff: ## The load generators' bake-off on a fresh local stack: loadgen, vegeta and wrk (the floor) against v2, CPU per request and coordinated omission; writes results/bakeoff-<time>/bakeoff.md (docs/load-generator.md).
+$(LOCAL_EXPERIMENTS): build loadgen benchkit toxiproxy
+	@scripts/demo.sh $(if $(filter demo,$@),bench,$@)
+bakeoff: vegeta wrk
+wrk:
 	@command -v wrk >/dev/null || { echo "make bakeoff needs wrk: apt-get install wrk"; exit 1; }
-	@scripts/demo.sh bakeoff
 
 .PHONY: vthread-stall
 vthread-stall: build ## v3's overload stall outside Quarkus: virtual threads, Agroal and PostgreSQL under overload, a watchdog's evidence at the instant (STALL_ARGS, STALL_JAVA_HOME: see scripts/vthread-stall.sh). Built here, not by make build.
@@ -181,29 +166,17 @@ $(addprefix deploy-,$(BUILDS)): deploy-%:
 	@$(MAKE) build helm $(if $(filter on,$(LATENCY_PROXY)),toxiproxy)
 	@scripts/k8s.sh deploy $*
 
-.PHONY: bench
+# Each experiment against the deployed builds (scripts/k8s.sh run NAME: benchkit run NAME --platform kubernetes).
+CLUSTER_EXPERIMENTS := bench chaos-cluster sweep-cluster latency-map-cluster
+.PHONY: $(CLUSTER_EXPERIMENTS)
 bench: ## Load-generator Jobs in the cluster against each deployed build (LOAD_PODS=N splits each run over N pods), one after the other, then the report.
-	@scripts/k8s.sh check
-	@$(MAKE) helm benchkit loadgen
-	@scripts/k8s.sh bench
-
-.PHONY: chaos-cluster
-chaos-cluster: ## make chaos against the deployed builds: pods deleted, a container killed, rolling updates, PostgreSQL's and Kafka's pods deleted, under load. Run it on the node (or beside minikube tunnel): the clients use ClusterIPs. CHAOS_FAULTS, CHAOS_VERSIONS to choose.
-	@scripts/k8s.sh check
-	@$(MAKE) loadgen benchkit
-	@scripts/k8s.sh chaos
-
-.PHONY: sweep-cluster
-sweep-cluster: ## make sweep in the deployed builds' pods, under their CPU limits (the load generator as Jobs); each Deployment rolled back to its chart's settings at the end. SWEEP_VERSIONS, SWEEP_ONLY as for make sweep.
-	@scripts/k8s.sh check
-	@$(MAKE) helm benchkit loadgen
-	@scripts/k8s.sh sweep
-
-.PHONY: latency-map-cluster
+chaos-cluster: ## make chaos against the deployed builds: pods deleted, a container killed, rolling updates, PostgreSQL's and Kafka's pods deleted, under load. Run it on the node (or beside minikube tunnel): the clients use ClusterIPs. CHAOS_FAULTS, VERSIONS to choose.
+sweep-cluster: ## make sweep in the deployed builds' pods, under their CPU limits (the load generator as Jobs); each Deployment rolled back to its chart's settings at the end. VERSIONS, SWEEP_ONLY as for make sweep.
 latency-map-cluster: ## make latency-map against the deployed builds, each deployed with LATENCY_PROXY=on (its release's own Toxiproxy in its hops); the grid as for make latency-map. Run it on the node (or beside minikube tunnel): the proxies' APIs are reached at their ClusterIPs.
+$(CLUSTER_EXPERIMENTS):
 	@scripts/k8s.sh check
 	@$(MAKE) helm benchkit loadgen
-	@scripts/k8s.sh latency-map
+	@scripts/k8s.sh run $(patsubst %-cluster,%,$@)
 
 .PHONY: undeploy
 undeploy: ## Remove every build, Kafka, PostgreSQL and the namespace (the operators stay).

@@ -69,8 +69,10 @@ step "The smoke load scenario, each build in turn, and the report"
 # two windows of it, here and in the sweep below: the JIT does not settle so soon, and the tests check that the
 # rule runs, not that it ends.
 export WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=2
+# run EXPERIMENT RESULTS SETTING=VALUE…: one experiment on this stack, its settings for this call alone
+run() ( export "${@:3}"; benchkit run "$1" --platform local --results "$2" )
 expect "the smoke load passes its thresholds for ${BUILDS[*]}, and a short profiled run records every service" \
-  benchkit bench --results "$WORK/results" --runs 1 --scenarios smoke,profile --profile-iterations 10 --loadgen "$LOADGEN"
+  run bench "$WORK/results" RUNS=1 SCENARIOS=smoke,profile PROFILE_ITERATIONS=10
 unset WARMUP_ITERATIONS
 expect "every build's smoke run crossed no threshold of load/scenarios.json (judged on its samples)" python3 -c '
 import json, sys
@@ -154,14 +156,15 @@ done
 
 step "Faults under load: the quick subset of make chaos"
 expect "authors and Kafka stopped under load, ${BUILDS[*]}: every expectation held (events lost = 0)" \
-  benchkit chaos --quick --results "$WORK/chaos" --loadgen "$LOADGEN"
+  run chaos "$WORK/chaos" CHAOS_QUICK=1
 expect "chaos.json has a verdict of every quick fault for every build" benchkit check "$WORK/chaos/chaos.json" \
   "d['passed'] and all(r['passed'] for r in d['runs'])" \
   "sorted((r['fault'], r['version']) for r in d['runs']) == sorted((f, v) for f in ('authors stopped', 'kafka stopped') for v in '${BUILDS[*]}'.split())"
 
 step "The sweep, one setting of v2 (make sweep varies each build's settings this way)"
 expect "v2's articles and authors restart with each pipelining limit, and the sweep writes its table" \
-  benchkit sweep --versions v2 --only "pipelining limit" --repeats 1 --iterations 30 --warmup 30 --results "$WORK/sweep" --loadgen "$LOADGEN"
+  run sweep "$WORK/sweep" VERSIONS=v2 SWEEP_ONLY="pipelining limit" SWEEP_REPEATS=1 SWEEP_ITERATIONS=30 \
+  SWEEP_WARMUP_ITERATIONS=30
 expect "sweep.json: both limits measured, one chosen" benchkit check "$WORK/sweep/sweep.json" \
   'sorted({r["value"] for r in d["builds"]["v2"]["runs"] if r["setting"] == "pipelining limit"}) == [1, 256]' \
   'd["builds"]["v2"]["chosen"]["pipelining limit"] in (1, 256)'
@@ -169,13 +172,9 @@ expect "after the sweep v2 runs as it ships again (no setting of the sweep left 
   ! grep -qaE 'QUARKUS_DATASOURCE_REACTIVE_POSTGRESQL_PIPELINING_LIMIT=' /proc/\$(cat '$PID_DIR/authors-v2.pid')/environ"
 
 step "When the services wait: a short latency map of v1 and v2 (make latency-map runs the whole grid)"
-short_latency_map() ( # in a subshell: the short grid's variables go no further
-  export LATENCY_AUTHORS_MS=0,20 LATENCY_DATABASE_MS=5 MAP_RATES=40 MAP_USERS=10 MAP_STEP_DURATION=3s MAP_REPEATS=1 \
-    WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=1
-  benchkit latency-map --versions v1,v2 --results "$WORK/latency-map" --loadgen "$LOADGEN"
-)
 expect "v1 and v2 restart behind the latency proxy, the latency is checked where it is set, and a short grid is measured" \
-  short_latency_map
+  run latency-map "$WORK/latency-map" VERSIONS=v1,v2 LATENCY_AUTHORS_MS=0,20 LATENCY_DATABASE_MS=5 MAP_RATES=40 \
+  MAP_USERS=10 MAP_STEP_DURATION=3s MAP_REPEATS=1 WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=1
 expect "latency-map.json: every hop's latency and the proxy's own observed as set, every cell measured, no answer faster than its row's latency" \
   latency_map_holds "$WORK/latency-map/latency-map.json" \
   'all(c["peaks"]["web-api"]["connections"] > 0 for cells in d["cells"].values() for c in cells)'

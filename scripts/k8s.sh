@@ -280,64 +280,15 @@ deploy() {
   step "bench-$version ready in $(elapsed): kubectl -n $NS port-forward svc/bench-$version-web-api 8080:8080"
 }
 
-# deployed_versions: the builds deployed in the namespace, comma-separated
-deployed_versions() {
-  local versions=()
-  for version in "${BUILDS[@]}"; do
-    if "$HELM" status "bench-$version" --namespace "$NS" >/dev/null 2>&1; then versions+=("$version"); fi
-  done
-  ((${#versions[@]} > 0)) || die "Nothing deployed: run 'make deploy-v1' (or any of ${BUILDS[*]}) first"
-  (IFS=,; echo "${versions[*]}")
-}
-
-bench() {
+# run_experiment NAME: an experiment against the deployed builds (benchkit run NAME --platform kubernetes: the
+# load generator as Jobs, every figure from the pods' own cgroups), its settings from the environment as on the
+# local stack (make knobs). chaos's clients reach web-api by its ClusterIP, so it runs where that routes: on the
+# node itself (the test node), or beside `minikube tunnel`; so does the latency map's, which drives each release's
+# latency proxy through its API. A sweep rolls every Deployment back to its chart's settings at the end.
+run_experiment() {
   require_cluster
-  local versions results
-  versions=$(deployed_versions)
-  build_load_image
-  results="${RESULTS:-$ROOT/results/$(date -u +%Y%m%dT%H%M%SZ)-kubernetes}"
-  benchkit bench --kubernetes "$NS" --results "$results" --versions "$versions" \
-    ${SCENARIOS:+--scenarios "$SCENARIOS"} ${NO_WARMUP:+--no-warmup} \
-    --where "Kubernetes ($(kubectl config current-context))"
-  benchkit report "$results"
-}
-
-# sweep: each deployed build's concurrency settings in its pods, one at a time (benchkit sweep --kubernetes);
-# every Deployment is rolled back to its chart's settings when its build is done
-sweep() {
-  require_cluster
-  local versions results
-  versions=$(deployed_versions)
-  build_load_image
-  results="${RESULTS:-$ROOT/results/sweep-$(date -u +%Y%m%dT%H%M%SZ)-kubernetes}"
-  benchkit sweep --kubernetes "$NS" --results "$results" --versions "${SWEEP_VERSIONS:-$versions}" \
-    ${SWEEP_ONLY:+--only "$SWEEP_ONLY"} ${SWEEP_KEEP:+--keep "$(cd "$SWEEP_KEEP" && pwd)"} \
-    --where "Kubernetes ($(kubectl config current-context))"
-  step "Done in $(elapsed). Open $results/sweep.html (or read sweep.md)."
-}
-
-# latency_map: the deployed builds over downstream latency x load (benchkit latency-map --kubernetes), each behind
-# its release's latency proxy (deployed with LATENCY_PROXY=on); the grid from the same variables as make latency-map
-latency_map() {
-  require_cluster
-  local versions results
-  versions=$(deployed_versions)
-  build_load_image
-  results="${RESULTS:-$ROOT/results/latency-map-$(date -u +%Y%m%dT%H%M%SZ)-kubernetes}"
-  benchkit latency-map --kubernetes "$NS" --results "$results" --versions "${MAP_VERSIONS:-$versions}" \
-    --where "Kubernetes ($(kubectl config current-context))"
-  step "Done in $(elapsed). Open $results/latency-map.html (or read latency-map.md)."
-}
-
-chaos() {
-  require_cluster
-  local results
-  results="${RESULTS:-$ROOT/results/chaos-$(date -u +%Y%m%dT%H%M%SZ)-kubernetes}"
-  # The clients reach web-api by its ClusterIP, so this runs where that routes: on the node itself (the test
-  # node), or beside `minikube tunnel`. Every fault, every deployed build; CHAOS_FAULTS, CHAOS_VERSIONS, CHAOS_ROUNDS to choose.
-  benchkit chaos --kubernetes "$NS" --results "$results" --loadgen "$LOADGEN" --versions "${CHAOS_VERSIONS:-$(deployed_versions)}" \
-    ${CHAOS_FAULTS:+--faults "$CHAOS_FAULTS"} ${CHAOS_QUICK:+--quick} ${CHAOS_ROUNDS:+--rounds "$CHAOS_ROUNDS"}
-  step "Done in $(elapsed). Open $results/chaos.html (or read chaos.md)."
+  [[ $1 == chaos ]] || build_load_image
+  benchkit run "$1" --platform kubernetes ${RESULTS:+--results "$RESULTS"}
 }
 
 # gone KIND NAME…: true when none of them exists any more
@@ -399,10 +350,7 @@ case "${1:-}" in
   check) require_cluster ;;
   minikube) start_minikube ;;
   deploy) deploy "${2:-}" ;;
-  bench) bench ;;
-  sweep) sweep ;;
-  latency-map) latency_map ;;
-  chaos) chaos ;;
+  run) run_experiment "${2:?usage: $0 run bench|sweep|latency-map|chaos}" ;;
   undeploy) undeploy ;;
-  *) die "usage: $0 check | minikube | deploy VERSION | bench | sweep | latency-map | chaos | undeploy" ;;
+  *) die "usage: $0 check | minikube | deploy VERSION | run EXPERIMENT | undeploy" ;;
 esac

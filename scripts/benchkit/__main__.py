@@ -1,26 +1,85 @@
-"""python -m benchkit COMMAND [ARGS…]: bench | results | check FILE EXPRESSION… | report | sweep | chaos | ab tls|reads|proxy | latency-map | latency-report RESULTS | compare LOCAL NODE | blocked LOG… | reach | builds … | knobs | figures publish|render|check | unschedulable NAMESPACE"""
+"""python -m benchkit COMMAND [ARGS…]
+
+  run NAME [--platform local|kubernetes] [--results DIR]   an experiment (experiments): its settings from the
+                                                         environment (knobs), its document and report in DIR
+  settings NAME          the settings a run of NAME would use, or why one is refused (before a stack starts)
+  experiments            every experiment, with the platforms it runs on
+  knobs                  every setting, with its one default
+  report RESULTS | results RESULTS | compare LOCAL NODE | latency-report RESULTS | latency-map-verdicts FILE
+  figures publish|combine|render|check | check FILE EXPRESSION… | blocked LOG… | reach | builds … |
+  unschedulable NAMESPACE"""
+import argparse
+import dataclasses
+import datetime
 import importlib
+import os
+import pathlib
 import sys
 
-# each command's module, under benchkit
-MODULES = {"bench": "experiments.bench", "results": "core.results", "check": "checks.check",
-           "report": "experiments.bench.report", "sweep": "experiments.sweep", "chaos": "experiments.chaos",
-           "blocked": "checks.blocked", "reach": "checks.reach", "ab": "experiments.ab", "compare": "experiments.compare",
-           "bakeoff": "experiments.bakeoff", "builds": "core.buildsconf", "figures": "figures",
-           "latency-map": "experiments.latencymap", "latency-report": "experiments.latencymap.report",
-           "knobs": "core.knobs"}
+from benchkit import ROOT, step
+
+# each tool's module, under benchkit (imported on demand: only the reports need matplotlib)
+TOOLS = {"report": "experiments.bench.report", "results": "core.results", "compare": "experiments.compare",
+         "latency-report": "experiments.latencymap.report", "latency-map-verdicts": "experiments.latencymap",
+         "figures": "figures", "check": "checks.check", "blocked": "checks.blocked", "reach": "experiments.bench.reach",
+         "builds": "core.buildsconf"}
+
+
+def prepared(name):
+    """The experiment of that name and its spec, read from the environment (a setting given wrong is refused, by
+    name, here: before any stack starts)."""
+    from benchkit import registry
+    from benchkit.core import knobs
+    experiment = registry.EXPERIMENTS.get(name) or sys.exit(
+        f"no experiment {name!r}: {', '.join(registry.EXPERIMENTS)}")
+    for knob in knobs.CORE:
+        knob.value(os.environ)
+    return experiment, knobs.spec_of(experiment.package.Spec, experiment.group, **experiment.given)
+
+
+def run(argv):
+    parser = argparse.ArgumentParser(prog="benchkit run", description="Run an experiment on a platform.")
+    parser.add_argument("name")
+    parser.add_argument("--platform", choices=("local", "kubernetes"), default="local")
+    parser.add_argument("--results", help="where its document and report go (default: results/NAME-<time>)")
+    args = parser.parse_args(argv)
+    from benchkit.core import knobs, platforms
+    experiment, spec = prepared(args.name)
+    if args.platform not in experiment.platforms:
+        sys.exit(f"{args.name} runs on {' and '.join(experiment.platforms)} only")
+    versions = knobs.value("VERSIONS") or getattr(experiment.package, "versions", lambda spec: None)(spec)
+    platform = platforms.select(args.platform, versions)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    default = f"{'' if args.name == 'bench' else args.name + '-'}{stamp}{'-kubernetes' * (args.platform == 'kubernetes')}"
+    directory = pathlib.Path(args.results or ROOT / "results" / default).resolve()
+    directory.mkdir(parents=True, exist_ok=True)
+    step(f"{args.name} on {platform.where}: {', '.join(platform.versions)}; "
+         + ", ".join(f"{field.name}={getattr(spec, field.name)}" for field in dataclasses.fields(spec)))
+    print(experiment.package.run(platform, spec, directory))
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in (*MODULES, "unschedulable"):
-        sys.exit(__doc__)
-    command, args = sys.argv[1], sys.argv[2:]
-    if command == "unschedulable":  # for scripts/k8s.sh while helm waits; the standard library is enough
+    command, args = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 1 else ("", [])
+    if command == "run":
+        run(args)
+    elif command == "settings":
+        experiment, spec = prepared(args[0] if args else "")
+        print("\n".join(f"{field.name}: {getattr(spec, field.name)}" for field in dataclasses.fields(spec)))
+    elif command == "experiments":
+        from benchkit import registry
+        for name, experiment in registry.EXPERIMENTS.items():
+            print(f"{name:<12} {' '.join(experiment.platforms):<18} {experiment.package.__doc__.splitlines()[0]}")
+    elif command == "knobs":
+        from benchkit import registry
+        from benchkit.core import knobs
+        print(knobs.listing(registry.KNOBS))
+    elif command == "unschedulable":  # for scripts/k8s.sh while helm waits; the standard library is enough
         from benchkit.core.kube import unschedulable
         print(unschedulable(args[0]))
-        return
-    # imported on demand: only the reports need matplotlib
-    importlib.import_module(f"benchkit.{MODULES[command]}").main(args)
+    elif command in TOOLS:
+        importlib.import_module(f"benchkit.{TOOLS[command]}").main(args)
+    else:
+        sys.exit(__doc__)
 
 
 main()

@@ -66,7 +66,7 @@ def setting_value(path):
         except ImportError:
             continue
         name, keys = parts[end], ".".join(parts[end + 1:])
-        value = knobs.BY_NAME[name].default if module is knobs else getattr(module, name)
+        value = {k.name: k for k in registry.KNOBS}[name].default if module is knobs else getattr(module, name)
         return at(value, keys) if keys else value
     raise ImportError(path)
 
@@ -123,10 +123,10 @@ def rendered(text, found, where):
         return f"<!-- setting {path} {pattern} -->{formatted(value, pattern)}<!-- /setting -->"
 
     def knob_table(match):
-        group = match.group(1)
-        if group not in knobs.GROUPS:
-            raise SystemExit(f"{where}: no knobs {group} ({', '.join(knobs.GROUPS)})")
-        return f"<!-- knobs {group} -->\n{markdown(knobs.rows(group))}<!-- /knobs -->"
+        group, groups = match.group(1), tuple(dict.fromkeys(knob.group for knob in registry.KNOBS))
+        if group not in groups:
+            raise SystemExit(f"{where}: no knobs {group} ({', '.join(groups)})")
+        return f"<!-- knobs {group} -->\n{markdown(knobs.rows(registry.KNOBS, group))}<!-- /knobs -->"
 
     return KNOBS.sub(knob_table, SETTING.sub(setting, TABLE.sub(table, FIGURE.sub(figure, text))))
 

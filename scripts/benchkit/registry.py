@@ -1,18 +1,51 @@
-"""The registry of the experiments' published results: each experiment's KIND (kinds.Kind), and what figures does
-with them all: publish a run by the schema of what it wrote, load every summary, check each by its kind, draw a
-doc's table or chart only from a summary of its kind. A new kind of result is one line here."""
+"""The registry: every experiment a user runs (`benchkit run NAME`, `make NAME`), every setting the harness reads
+with its one default (the core's and each experiment's Spec), and every kind of published result with what figures
+does with them all: publish a run by the schema of what it wrote, load every summary, check each by its kind, draw a
+doc's table or chart only from a summary of its kind. A new experiment is its package and one line here."""
+import dataclasses
 import json
 import pathlib
 import sys
 
-from benchkit.experiments import ab, bakeoff, compare, latencymap
-from benchkit.experiments.bench import summaries
-from benchkit.experiments.chaos import summary as chaos
+from benchkit.core import knobs
 from benchkit.core.kinds import SUMMARIES, loaded as loaded_schemas
+from benchkit.experiments import ab, bakeoff, bench, chaos, compare, latencymap, sweep
+from benchkit.experiments.bench import summaries
+from benchkit.experiments.chaos import summary as chaos_summary
+
+
+@dataclasses.dataclass(frozen=True)
+class Experiment:
+    name: str  # as make and benchkit run call it
+    package: object  # its Spec, run(platform, spec, directory), and PLATFORMS where not every platform
+    given: dict = dataclasses.field(default_factory=dict)  # the Spec's fields this entry fixes
+
+    @property
+    def group(self):
+        return self.package.__name__.rsplit(".", 1)[1]
+
+    @property
+    def platforms(self):
+        return getattr(self.package, "PLATFORMS", ("local", "kubernetes"))
+
+
+EXPERIMENTS = {experiment.name: experiment for experiment in (
+    Experiment("bench", bench),
+    Experiment("sweep", sweep),
+    Experiment("tls", ab, {"variant": "tls"}),
+    Experiment("reads", ab, {"variant": "reads"}),
+    Experiment("proxy-cost", ab, {"variant": "proxy"}),
+    Experiment("chaos", chaos),
+    Experiment("latency-map", latencymap),
+    Experiment("bakeoff", bakeoff),
+)}
+# every knob: the core's, then each experiment's Spec (an A/B's three entries share theirs)
+KNOBS = knobs.CORE + tuple(knob for package in dict.fromkeys(e.package for e in EXPERIMENTS.values())
+                           for knob in knobs.declared(package.Spec, package.__name__.rsplit(".", 1)[1]))
 
 # In the order a results directory is looked into: a node's directory holds its results.json and its compare.json,
 # and publishing the directory publishes the run (compare.json is published by its own path).
-KINDS = (latencymap.KIND, chaos.KIND, ab.KIND, summaries.KIND, compare.KIND, bakeoff.KIND)
+KINDS = (latencymap.KIND, chaos_summary.KIND, ab.KIND, summaries.KIND, compare.KIND, bakeoff.KIND)
 BY_SUMMARY_SCHEMA = {kind.summary_schema: kind for kind in KINDS}
 BY_RUN_SCHEMA = {kind.run_schema: kind for kind in KINDS}
 TABLES = {name: table for kind in KINDS for name, table in kind.tables.items()}
@@ -35,7 +68,7 @@ def publish(found, name, directory=SUMMARIES):
     results directory by the first kind whose file it holds; several chaos runs' directories, comma-separated, make
     one summary."""
     if "," in str(found):
-        return chaos.publish_chaos(str(found).split(","), name, directory)
+        return chaos_summary.publish_chaos(str(found).split(","), name, directory)
     found = pathlib.Path(found)
     if found.is_file():
         schema = json.loads(found.read_text()).get("schema")

@@ -375,7 +375,7 @@ expect "latency-map.json (pods): every hop's latency and the proxy's own observe
   latency_map_holds "$NODE_DIR/latency-map/latency-map.json"
 slow_authors_in_pods() { # a fault only the proxy makes: every answer of authors past web-api's 1 s time-out (quick:
   # the short warm-up and wait of make test's subset; the map has just warmed v1)
-  RESULTS="$NODE_DIR/chaos-proxy" CHAOS_FAULTS="authors slower than the time-out" CHAOS_VERSIONS=v1 CHAOS_QUICK=1 \
+  RESULTS="$NODE_DIR/chaos-proxy" CHAOS_FAULTS="authors slower than the time-out" VERSIONS=v1 CHAOS_QUICK=1 \
     make_target chaos-cluster
 }
 expect "make chaos-cluster, authors slower than the time-out (in v1's latency proxy): reads 200, the circuit opens, nothing lost" \

@@ -231,6 +231,18 @@ class PortForward:
         self.process.terminate()
 
 
+def deployed(namespace, versions):
+    """The builds whose release (bench-<version>) is deployed in the namespace, in builds.conf's order."""
+    listed = subprocess.run([HELM, "list", "--namespace", namespace, "--short"], capture_output=True, text=True)
+    releases = set(listed.stdout.split()) if listed.returncode == 0 else set()
+    return tuple(version for version in versions if f"bench-{version}" in releases)
+
+
+def current_context():
+    found = subprocess.run(["kubectl", "config", "current-context"], capture_output=True, text=True)
+    return found.stdout.strip() or "no context"
+
+
 def helm_escaped(value):
     """helm's --set splits at commas: a list value (AUTHOR_NAMES) keeps them escaped."""
     return str(value).replace(",", "\\,")

@@ -221,10 +221,9 @@ def test_one_overload_run_per_build_needs_no_summary():
     assert chaos_report.overload_rounds([_overload("v1", 0, 900, 120), _overload("v2", 3, 1900, 60)]) == []
 
 
-def test_rounds_must_be_at_least_one(capsys):
-    with pytest.raises(SystemExit):
-        chaos.main(["--rounds", "0"])
-    assert "--rounds must be 1 or more" in capsys.readouterr().err
+def test_rounds_must_be_at_least_one(tmp_path):
+    with pytest.raises(SystemExit, match="CHAOS_ROUNDS must be 1 or more"):
+        chaos.run(None, chaos.Spec(rounds=0), tmp_path)
 
 
 def test_a_run_settles_after_its_seconds_of_complete_answers_counted_from_the_part_back_or_the_last_bad_one():

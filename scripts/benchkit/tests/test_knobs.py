@@ -1,25 +1,42 @@
-"""Each knob has one default, declared once (knobs.py): every knob the harness reads is declared, every declared knob
-is read, and nothing outside knobs.py reads a setting of a user's from the environment itself."""
+"""Each knob has one default, declared once: the core's in knobs.py, each experiment's as a field of its Spec. Every
+knob the harness reads is declared, every declared knob is read, no name is declared twice, and nothing else reads a
+setting of a user's from the environment itself."""
+import dataclasses
 import re
 
-from benchkit import ROOT
+import pytest
+
+from benchkit import ROOT, registry
 from benchkit.core import knobs
 
-HARNESS = [path for path in (ROOT / "scripts" / "benchkit").rglob("*.py") if "tests" not in path.parts]
+PACKAGE = ROOT / "scripts" / "benchkit"
+HARNESS = [path for path in PACKAGE.rglob("*.py") if "tests" not in path.parts]
 # Read from the environment outside knobs.py, and why: plumbing one script hands the next, and the load's own
 # settings, whose defaults load/scenarios.json holds (load.setting).
 ELSEWHERE = {"LOCAL_DIR", "NODE_DIR", "NODE_PROCESSES", "RATE"}
 
 
-def knobs_read():
+def core_knobs_read():
     return {name for path in HARNESS
-            for name in re.findall(r"(?:knobs\.value|numbers)\(\s*[\"']([A-Z][A-Z0-9_]+)[\"']", path.read_text())}
+            for name in re.findall(r"knobs\.value\(\s*[\"']([A-Z][A-Z0-9_]+)[\"']", path.read_text())}
 
 
-def test_every_knob_read_is_declared_and_every_declared_knob_is_read():
-    assert knobs_read() - set(knobs.BY_NAME) == set(), "read but not declared in knobs.py"
-    assert set(knobs.BY_NAME) - knobs_read() == set(), "declared in knobs.py and never read"
-    assert len(knobs.BY_NAME) == len(knobs.KNOBS), "a knob declared twice"
+def test_every_core_knob_read_is_declared_and_every_declared_one_is_read():
+    assert core_knobs_read() - set(knobs.BY_NAME) == set(), "read but not declared in knobs.CORE"
+    assert set(knobs.BY_NAME) - core_knobs_read() == set(), "declared in knobs.CORE and never read"
+
+
+def test_every_field_of_every_spec_is_read_by_its_experiment():
+    for package in {experiment.package for experiment in registry.EXPERIMENTS.values()}:
+        text = "\n".join(path.read_text() for path in (PACKAGE.joinpath(*package.__name__.split(".")[1:])).glob("*.py"))
+        unread = [field.name for field in dataclasses.fields(package.Spec)
+                  if not re.search(rf"\bspec\.{field.name}\b", text)]
+        assert unread == [], f"{package.__name__}: declared in its Spec and never read"
+
+
+def test_no_knob_is_declared_twice():
+    names = [knob.name for knob in registry.KNOBS]
+    assert len(names) == len(set(names)), sorted(name for name in names if names.count(name) > 1)
 
 
 def test_nothing_else_reads_a_users_setting_from_the_environment():
@@ -37,4 +54,27 @@ def test_a_knob_is_its_default_unless_given_and_parsed_when_given():
     assert knobs.value("RUNS", {}) == 3 and knobs.value("RUNS", {"RUNS": "5"}) == 5
     assert knobs.value("LATENCY_JITTER", {"LATENCY_JITTER": ""}) == 0.1  # empty: not given
     assert knobs.value("LOAD_IMAGE", {}) is None
-    assert knobs.rows("ab")[1][:2] == ["`AB_ITERATIONS`", "150"]
+    assert knobs.rows(registry.KNOBS, "ab")[1][:2] == ["`AB_ITERATIONS`", "150"]
+
+
+def test_a_spec_is_read_from_the_environment_typed_and_refused_by_name_when_wrong(tmp_path):
+    from benchkit.experiments import chaos, latencymap, sweep
+    spec = knobs.spec_of(latencymap.Spec, "latencymap", {"MAP_RATES": "100,200", "LATENCY_DATABASE_MS": ""})
+    assert spec.rates == (100, 200) and spec.database_ms == (5.0,) and spec.repeats == 3
+    assert knobs.spec_of(chaos.Spec, "chaos", {"CHAOS_QUICK": "1", "CHAOS_FAULTS": "a,b"}) == \
+        chaos.Spec(faults=("a", "b"), quick=True)
+    assert knobs.spec_of(chaos.Spec, "chaos", {"CHAOS_QUICK": "0"}).quick is False
+    with pytest.raises(SystemExit, match="MAP_REPEATS=three"):
+        knobs.spec_of(latencymap.Spec, "latencymap", {"MAP_REPEATS": "three"})
+    with pytest.raises(SystemExit, match="no sweep.json there"):
+        knobs.spec_of(sweep.Spec, "sweep", {"SWEEP_KEEP": str(tmp_path)})
+    (tmp_path / "sweep.json").write_text("{}")
+    assert knobs.spec_of(sweep.Spec, "sweep", {"SWEEP_KEEP": str(tmp_path)}).keep == tmp_path.resolve()
+
+
+def test_an_experiment_entry_gives_the_fields_no_user_sets():
+    from benchkit.experiments import ab
+    tls, reads = registry.EXPERIMENTS["tls"], registry.EXPERIMENTS["reads"]
+    assert knobs.spec_of(ab.Spec, "ab", {}, **reads.given).variant == "reads"
+    assert ab.versions(knobs.spec_of(ab.Spec, "ab", {}, **reads.given)) == ("v1", "v3")
+    assert tls.platforms == ("local",) and registry.EXPERIMENTS["bench"].platforms == ("local", "kubernetes")

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from benchkit.core import latency
+from benchkit.core import knobs, latency
 from benchkit.experiments import latencymap
 from benchkit.experiments.latencymap import report as latencyreport
 
@@ -15,7 +15,7 @@ def test_the_grid_comes_from_the_environment(monkeypatch):
     monkeypatch.setenv("LATENCY_JITTER", "0.1")
     monkeypatch.setenv("MAP_RATES", "300")
     monkeypatch.setenv("MAP_USERS", "100,400")
-    rows, loads = latencymap.grid()
+    rows, loads = latencymap.grid(knobs.spec_of(latencymap.Spec, "latencymap"))
     assert rows == [latency.Setting("authors", 0, 0), latency.Setting("authors", 20, 2), latency.Setting("database", 5, 0)]
     assert [(load.model, load.value) for load in loads] == [("open", 300), ("closed", 100), ("closed", 400)]
     assert loads[0].settings("10s") == ("open", {"RATE": "300", "DURATION": "10s", "MAX_USERS": "1000"})
@@ -261,6 +261,7 @@ def test_the_map_repeats_again_only_the_cells_whose_repeats_disagree(tmp_path, m
         def set(self, version, row): pass
 
     class Platform:
+        where = "here"
         def through_proxy(self, version): return True
         def build(self, version): return version
         def environment(self, where, repeats, warmup): return {"git_commit": "abc", "timestamp": "t", "where": where,
@@ -268,7 +269,7 @@ def test_the_map_repeats_again_only_the_cells_whose_repeats_disagree(tmp_path, m
         def hop_addresses(self, version, hop): return []
 
     rows, loads = [latency.Setting("authors", 20, 2)], [latencymap.Load("open", 100), latencymap.Load("closed", 10)]
-    monkeypatch.setattr(latencymap, "grid", lambda: (rows, loads))
+    monkeypatch.setattr(latencymap, "grid", lambda spec: (rows, loads))
     monkeypatch.setattr(latencymap, "cell", fake_cell)
     monkeypatch.setattr(latencymap, "warm_up", lambda *a: {"settled": True})
     monkeypatch.setattr(latencymap, "background", lambda *a: {})
@@ -276,7 +277,7 @@ def test_the_map_repeats_again_only_the_cells_whose_repeats_disagree(tmp_path, m
     monkeypatch.setattr(latencymap, "pools", lambda version: shipped)
     monkeypatch.setattr(latencyreport, "render", lambda directory: directory / "latency-map.html")
     (tmp_path / "runs").mkdir()
-    latencymap.run_map(Platform(), Proxy(), ["v1", "v2"], tmp_path, 3, "here")
+    latencymap.run_map(Platform(), Proxy(), latencymap.Spec(repeats=3), ["v1", "v2"], tmp_path)
     document = json.loads((tmp_path / "latency-map.json").read_text())
     repeats = sorted(c["repeat"] for c in document["cells"]["v1"] if c["load"] == 1)
     assert sorted(c["repeat"] for c in document["cells"]["v1"] if c["load"] == 0) == [1, 2, 3]

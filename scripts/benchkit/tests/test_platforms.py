@@ -76,7 +76,7 @@ def test_a_clusters_snapshot_makes_its_kubectl_calls_together(monkeypatch):
 
 
 def test_both_platforms_implement_the_whole_declared_interface():
-    local, cluster = platforms.select(None, "loadgen", ["v1"]), platforms.select("bench", "loadgen", ["v1"])
+    local, cluster = Local("loadgen"), Kubernetes("bench", ["v1"])
     assert isinstance(local, Local) and local.reroutes
     assert isinstance(cluster, Kubernetes) and cluster.namespace == "bench" and not cluster.reroutes
     for platform, build in ((local, LocalBuild), (cluster, KubernetesBuild)):
@@ -111,7 +111,7 @@ def test_the_local_stack_restarts_only_what_changes_and_restores_what_it_changed
 
 
 def test_whether_builds_can_be_measured_behind_the_proxy_is_the_platforms_answer(monkeypatch):
-    local, cluster = platforms.select(None, "loadgen", ["v1"]), platforms.select("bench", "loadgen", ["v1", "v2"])
+    local, cluster = Local("loadgen"), Kubernetes("bench", ["v1", "v2"])
     monkeypatch.setattr(Local, "latency", lambda self: None)
     assert "make toxiproxy" in local.behind_proxy(["v1"])
     monkeypatch.setattr(Local, "latency", lambda self: object())
@@ -126,7 +126,7 @@ def test_whether_builds_can_be_measured_behind_the_proxy_is_the_platforms_answer
 def test_the_parts_cpu_is_read_through_the_platform(monkeypatch):
     """The chaos recorder asks its platform; on a node each pod is named once, again when a new one appears."""
     from benchkit.core import kube, procfs
-    cluster = platforms.select("bench", "loadgen", ["v1"])
+    cluster = Kubernetes("bench", ["v1"])
     listed = []
     pods = {"items": [{"metadata": {"uid": "u1", "name": "a", "labels": {"app.kubernetes.io/name": "web-api",
                                                                           "app.kubernetes.io/instance": "bench-v1"}}}]}
@@ -137,4 +137,4 @@ def test_the_parts_cpu_is_read_through_the_platform(monkeypatch):
     monkeypatch.setattr(procfs, "pod_cpu_seconds", lambda: {"u1": 3.0, "u2": 1.0})
     assert cluster.part_cpu_seconds() == {"u1": ("web-api v1", 3.0), "u2": ("other pods", 1.0)} and len(listed) == 2
     assert cluster.part_cpu_seconds()["u2"] == ("other pods", 1.0) and len(listed) == 2  # another namespace's: once
-    assert platforms.select(None, "loadgen", ["v1"]).part_cpu_seconds() == {}
+    assert Local("loadgen").part_cpu_seconds() == {}

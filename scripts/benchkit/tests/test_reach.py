@@ -1,4 +1,4 @@
-from benchkit.checks import reach
+from benchkit.experiments.bench import reach
 
 NS = reach.NAMESPACE
 NAMESPACES = {NS: {"kubernetes.io/metadata.name": NS}, "monitoring": {"kubernetes.io/metadata.name": "monitoring"}}

@@ -3,7 +3,7 @@ read: drift between the two shows here, not when a newcomer sets a variable that
 import re
 import sys
 
-from benchkit import ROOT
+from benchkit import ROOT, registry
 from benchkit.core import load
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -31,6 +31,7 @@ READ_BY_OTHERS = re.compile(r"^(QUARKUS_|JDK_JAVA_OPTIONS$|JAVA_TOOL_OPTIONS$|KA
 def code_reads():
     """Every environment variable the harness, the scripts, the Makefile and the load generator read."""
     found = set(load.SETTINGS) | {"SCENARIO"}  # benchkit hands these to the load generator, which reads them
+    found |= {knob.name for knob in registry.KNOBS}  # each read where declared (test_knobs)
     for path in (ROOT / "scripts").rglob("*.py"):
         if "tests" not in path.parts:
             found |= set(re.findall(r"environ(?:\.get)?[(\[]\s*[\"']([A-Z][A-Z0-9_]+)[\"']", path.read_text()))

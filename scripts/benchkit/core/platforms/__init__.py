@@ -10,7 +10,7 @@ A Platform is where the builds run; a Build is one version on it, what a measure
 declared below, each with what it returns."""
 import abc
 
-from benchkit.core import faults, hsperf, procfs
+from benchkit.core import faults, hsperf, knobs, procfs
 
 
 class Build(abc.ABC):
@@ -75,6 +75,8 @@ class Platform(abc.ABC):
     """Where the builds run: their Builds, the machine's speed, reconfiguration, and faults."""
 
     where: str  # named in every report
+    available: tuple  # the builds there (every build on the local stack, the deployed ones in a namespace)
+    versions: tuple  # the builds a run measures (select)
     calibrated: str  # what calibrate measures, in words
     # Whether the harness may restart a build with its hops behind the latency proxy (and with a sweep's values), or
     # the build runs as it was deployed, behind the proxy or not.
@@ -185,13 +187,23 @@ class Platform(abc.ABC):
         """Undo whatever a reconfiguration left and let go of the builds."""
 
 
-def select(namespace, loadgen, versions):
-    """The platform of a command's arguments: the namespace's deployed builds, or the local stack."""
-    if namespace:
+def select(kind, versions=None):
+    """The platform of a run: "local" (the local stack) or "kubernetes" (the builds deployed in BENCH_NAMESPACE); its
+    `versions` the builds the run measures: those given, else every build there."""
+    if kind == "kubernetes":
+        from benchkit.core import kube
         from benchkit.core.platforms.kubernetes import Kubernetes
-        return Kubernetes(namespace, versions)
-    from benchkit.core.platforms.local import Local
-    return Local(loadgen)
+        platform = Kubernetes(knobs.value("BENCH_NAMESPACE"))
+        platform.where = f"Kubernetes ({kube.current_context()}), namespace {platform.namespace}"
+    else:
+        from benchkit.core.platforms.local import Local
+        platform = Local(knobs.value("LOADGEN"))
+    missing = [version for version in versions or () if version not in platform.available]
+    if missing or not platform.available:
+        raise SystemExit(f"{platform.where}: {', '.join(missing) or 'no build'} not there (there: "
+                         f"{', '.join(platform.available) or 'none'}; make deploy-vN deploys one)")
+    platform.versions = tuple(versions or platform.available)
+    return platform
 
 
 # ---------- what both platforms read of a JVM

@@ -161,9 +161,10 @@ class Kubernetes(Platform):
     SELECTORS = {"postgres": "cluster-name=bench-postgres", "kafka": "app.kubernetes.io/name=kafka"}
     NODE = pathlib.Path(os.environ.get("NODE_DIR", LOCAL_DIR / "test-cluster"))
 
-    def __init__(self, namespace, deployed):
+    def __init__(self, namespace, deployed=None):
+        """deployed: the builds deployed there (None: asked of helm)."""
         self.namespace = namespace
-        self.deployed = deployed
+        self.available = self.deployed = kube.deployed(namespace, VERSIONS) if deployed is None else tuple(deployed)
         self.where = f"Kubernetes, namespace {namespace}"
         self.before = {}  # selector -> its pods before the fault's inject
         self.changed = {}  # deployment -> the variables a reconfiguration set on it

@@ -9,7 +9,7 @@ import time
 import urllib.parse
 import urllib.request
 
-from benchkit import LOCAL_DIR, ROOT, SERVICES, info
+from benchkit import LOCAL_DIR, ROOT, SERVICES, VERSIONS, info
 from benchkit.core import buildsconf, calibration, faults, latency, load, procfs, profile, prometheus, provenance
 from benchkit.core.platforms import Build, Platform, jvm_ergonomics, jvm_times
 
@@ -120,7 +120,8 @@ class Local(Platform):
     """The local stack: services restarted with other settings by scripts/stack.sh, its parts stopped, frozen and
     started again by it."""
 
-    where = "the local stack"
+    where = "local stack (one machine, loopback)"
+    available = VERSIONS
     calibrated = "the machine's speed now"
     faults, quick = faults.FAULTS + faults.PROXY_FAULTS, faults.QUICK
     restores_itself = False  # a stopped part stays away until restore starts it

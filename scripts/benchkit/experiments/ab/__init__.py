@@ -8,14 +8,12 @@ ships, whatever happened.
     tls     TLS to PostgreSQL: sslmode=disable (as the local stack runs) against require (as the cluster must)
     reads   how v1 and v3 read: in a transaction of their own (as they ship) against autocommit (no transaction)
     proxy   what the latency proxy costs with no latency added: directly against through Toxiproxy"""
-import argparse
 import dataclasses
-import datetime
 import json
-import pathlib
 
-from benchkit import NAMES, ROOT, SERVICES, VERSIONS, info, step
-from benchkit.core import documents, knobs, platforms, results, sql
+from benchkit import NAMES, SERVICES, VERSIONS, info, step
+from benchkit.core import documents, knobs, results, sql
+from benchkit.core.knobs import knob
 from benchkit.core.kinds import SUMMARIES, Kind, checked, written
 from benchkit.core.protocol import background, measure, order, warm_up
 from benchkit.core.tunables import DATA, Setting, environments
@@ -196,32 +194,32 @@ def cell(value, fmt):
     return ("yes" if value else "no") if isinstance(value, bool) else fmt.format(value)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="benchkit ab", description=__doc__.splitlines()[0])
-    parser.add_argument("experiment", choices=sorted(EXPERIMENTS))
-    parser.add_argument("--results", type=pathlib.Path)
-    parser.add_argument("--versions", help="the builds (default: those the experiment concerns)")
-    parser.add_argument("--rounds", type=int, default=knobs.value("RUNS"))
-    parser.add_argument("--iterations", type=int, default=knobs.value("AB_ITERATIONS"),
-                        help="measured requests per virtual user")
-    parser.add_argument("--warmup", type=int, default=knobs.value("AB_WARMUP_ITERATIONS"),
-                        help="the first warm-up window's requests per virtual user after each restart")
-    parser.add_argument("--loadgen", default=knobs.value("LOADGEN"))
-    args = parser.parse_args(argv)
-    experiment = EXPERIMENTS[args.experiment]
-    versions = args.versions.split(",") if args.versions else list(experiment.versions)
-    directory = args.results or ROOT / "results" / (
-        f"{experiment.name}-" + datetime.datetime.now().strftime("%Y%m%dT%H%M%S"))
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    variant: str = "tls"  # which A/B (EXPERIMENTS): given by the registry's entry (make tls, reads, proxy-cost)
+    iterations: int = knob("AB_ITERATIONS", 150, "measured requests per user of each side of an A/B in each round")
+    warmup: int = knob("AB_WARMUP_ITERATIONS", 300, "the first warm-up window's requests per user after each restart")
 
-    # The local stack only: TLS can be had or not there (in the cluster Spilo requires it).
-    platform = platforms.select(None, args.loadgen, versions)
+
+PLATFORMS = ("local",)  # TLS can be had or not there (in the cluster Spilo requires it)
+
+
+def versions(spec):
+    """The builds an A/B concerns unless VERSIONS says otherwise."""
+    return EXPERIMENTS[spec.variant].versions
+
+
+def run(platform, spec, directory):
+    """Each build's A/B in rounds: <variant>.json, .md and .html."""
+    experiment = EXPERIMENTS[spec.variant]
+    rounds = knobs.value("RUNS")
     runs_dir = directory / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
-    environment = platform.environment("local stack (one machine, loopback)", args.rounds, True)
+    environment = platform.environment(platform.where, rounds, True)
     measured = {}
-    for version in versions:
-        measured[version] = measure_build(experiment, version, platform, runs_dir, args.rounds, args.iterations,
-                                          args.warmup)
+    for version in platform.versions:
+        measured[version] = measure_build(experiment, version, platform, runs_dir, rounds, spec.iterations,
+                                          spec.warmup)
         data = document(experiment, environment, measured)
         (directory / f"{experiment.name}.json").write_text(json.dumps(data, indent=2))
     documents.write(directory, experiment.name, f"reactive-bench: {experiment.title}",
@@ -230,6 +228,7 @@ def main(argv=None):
                       "B / A is the median of each round's own ratio.", [("", table(data))]),
                      ("Environment", "", [("", documents.key_value_rows(environment))])], {})
     info(f"{experiment.title}: {directory / experiment.name}.md and .html")
+    return directory / f"{experiment.name}.json"
 
 
 def publish_ab(document, name, directory=SUMMARIES):

@@ -6,8 +6,8 @@ stack (v2's web-api unless --version), in interleaved rounds, measuring
     every request due during the stall must show the stall in its latency, and every request due must be sent or
     counted as unsent.
 Writes bakeoff.json and bakeoff.md into --results. Needs wrk (Debian) and vegeta (go install) on PATH or given."""
-import argparse
 import csv
+import dataclasses
 import json
 import os
 import pathlib
@@ -20,6 +20,7 @@ import time
 
 from benchkit import LOCAL_DIR, step
 from benchkit.core import documents, knobs, provenance, samples
+from benchkit.core.knobs import knob
 from benchkit.core.kinds import SUMMARIES, Kind, checked, written
 from benchkit.core.stats import close
 
@@ -57,12 +58,12 @@ def timed(command, env=None, during=None):
 
 
 class Candidates:
-    def __init__(self, args, url, work):
-        self.args, self.url, self.work = args, url, work
+    def __init__(self, spec, url, work):
+        self.spec, self.url, self.work = spec, url, work
 
     def loadgen_env(self, scenario, **settings):
         base = self.url.rsplit("/", 2)[0]
-        return {"VERSION": self.args.version, "SCENARIO": scenario, "BASE_URL": base,
+        return {"VERSION": self.spec.version, "SCENARIO": scenario, "BASE_URL": base,
                 "SAMPLES_FILE": str(self.work / "loadgen.csv"), **{k: str(v) for k, v in settings.items()}}
 
     def loadgen(self, model, seconds, rate=None, during=None, in_flight=1000):
@@ -70,7 +71,7 @@ class Candidates:
             env = self.loadgen_env("closed", USERS=CLOSED_USERS, ITERATIONS=10**6, MAX_DURATION=f"{seconds}s")
         else:
             env = self.loadgen_env("open", RATE=rate, DURATION=f"{seconds}s", MAX_USERS=in_flight)
-        _, cpu, machine, elapsed = timed([self.args.loadgen], env, during)
+        _, cpu, machine, elapsed = timed([knobs.value("LOADGEN")], env, during)
         rows = samples.read(self.work / "loadgen.csv")
         return rows, cpu, machine, elapsed
 
@@ -79,15 +80,15 @@ class Candidates:
         pace = ["-rate=0", f"-workers={CLOSED_USERS}", f"-max-workers={CLOSED_USERS}"] if model == "closed" \
             else [f"-rate={rate}/s", *([f"-workers={in_flight}", f"-max-workers={in_flight}"] if in_flight else [])]
         (self.work / "targets.txt").write_text(f"GET {self.url}\n")
-        _, cpu, machine, elapsed = timed([self.args.vegeta, "attack", f"-targets={self.work / 'targets.txt'}",
+        _, cpu, machine, elapsed = timed([knobs.value("VEGETA"), "attack", f"-targets={self.work / 'targets.txt'}",
                                           f"-duration={seconds}s", "-timeout=60s", *pace, f"-output={results}"],
                                          during=during)
-        encoded = subprocess.run([self.args.vegeta, "encode", "-to=csv", str(results)], capture_output=True,
+        encoded = subprocess.run([knobs.value("VEGETA"), "encode", "-to=csv", str(results)], capture_output=True,
                                  text=True, check=True).stdout
         return vegeta_samples(encoded, rate if model == "open" else None), cpu, machine, elapsed
 
     def wrk(self, model, seconds, rate=None, during=None):
-        output, cpu, machine, elapsed = timed([self.args.wrk, "-t2", f"-c{CLOSED_USERS}", f"-d{seconds}s", self.url])
+        output, cpu, machine, elapsed = timed([self.spec.wrk, "-t2", f"-c{CLOSED_USERS}", f"-d{seconds}s", self.url])
         count = int(next(line for line in output.splitlines() if "requests in" in line).split()[0])
         return count, cpu, machine, elapsed
 
@@ -232,27 +233,30 @@ def stall_test(run, pid, counts_from):
     return stall_assessment(rows, window["start"], window["end"], counts_from)
 
 
-def main(argv):
-    parser = argparse.ArgumentParser(prog="benchkit bakeoff", description=__doc__)
-    parser.add_argument("--results", required=True, type=pathlib.Path)
-    parser.add_argument("--version", default="v2")
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--seconds", type=int, default=20)
-    parser.add_argument("--loadgen", default=knobs.value("LOADGEN"))
-    parser.add_argument("--vegeta", default="vegeta")
-    parser.add_argument("--wrk", default="wrk")
-    args = parser.parse_args(argv)
-    args.results.mkdir(parents=True, exist_ok=True)
-    stack = json.loads((LOCAL_DIR / "stack.json").read_text())["services"][f"web-api-{args.version}"]
-    url = f"{stack['url']}/{args.version}/articles"
-    candidates = Candidates(args, url, args.results)
-    step(f"warm-up: {args.version} through loadgen's warmup scenario (not measured)")
-    timed([args.loadgen], candidates.loadgen_env("warmup", USERS=CLOSED_USERS, WARMUP_ITERATIONS=150))
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    version: str = knob("BAKEOFF_VERSION", "v2", "the build the generators load")
+    rounds: int = knob("BAKEOFF_ROUNDS", 2, "rounds: every generator and model once each")
+    seconds: int = knob("BAKEOFF_SECONDS", 20, "how long each generator loads")
+    wrk: str = knob("WRK", "wrk", "wrk's binary (the floor)")
+
+
+PLATFORMS = ("local",)  # CPU per request from /proc, the stall by SIGSTOP to a local process
+
+
+def run(platform, spec, directory):
+    """The bake-off against one build of the local stack: bakeoff.json and bakeoff.md."""
+    directory.mkdir(parents=True, exist_ok=True)
+    stack = json.loads((LOCAL_DIR / "stack.json").read_text())["services"][f"web-api-{spec.version}"]
+    url = f"{stack['url']}/{spec.version}/articles"
+    candidates = Candidates(spec, url, directory)
+    step(f"warm-up: {spec.version} through loadgen's warmup scenario (not measured)")
+    timed([knobs.value("LOADGEN")], candidates.loadgen_env("warmup", USERS=CLOSED_USERS, WARMUP_ITERATIONS=150))
     runs = []
-    for round_ in range(1, args.rounds + 1):
+    for round_ in range(1, spec.rounds + 1):
         for name, model in CANDIDATES:
             step(f"round {round_}: {name} {model}")
-            result = getattr(candidates, name)(model, args.seconds, OPEN_RATE)
+            result = getattr(candidates, name)(model, spec.seconds, OPEN_RATE)
             runs.append({"round": round_, **cost_row(name, model, result)})
             print(f"    {runs[-1]}", flush=True)
     stalls = {}
@@ -263,15 +267,16 @@ def main(argv):
     summary = summarize(runs)
     document = {"schema": SCHEMA, "timestamp": provenance.now(), "git_commit": provenance.git_commit(),
                 "cores": os.cpu_count(), "generators": {
-                    "loadgen": first_line(provenance.command_output(args.loadgen, "version")),
+                    "loadgen": first_line(provenance.command_output(knobs.value("LOADGEN"), "version")),
                     "vegeta": f"vegeta {knobs.value('VEGETA_VERSION') or '(version not given)'}",
-                    "wrk": first_line(provenance.command_output(args.wrk, "-v"))},
-                "target": url, "rounds": args.rounds, "seconds": args.seconds, "runs": runs,
+                    "wrk": first_line(provenance.command_output(spec.wrk, "-v"))},
+                "target": url, "rounds": spec.rounds, "seconds": spec.seconds, "runs": runs,
                 "summary": summary, "coordinated_omission": stalls}
-    (args.results / "bakeoff.json").write_text(json.dumps(document, indent=2))
-    (args.results / "bakeoff.md").write_text(documents.markdown_table(table(document)) + "\n\n"
+    (directory / "bakeoff.json").write_text(json.dumps(document, indent=2))
+    (directory / "bakeoff.md").write_text(documents.markdown_table(table(document)) + "\n\n"
                                              + documents.markdown_table(stall_table(document)) + "\n")
-    print((args.results / "bakeoff.md").read_text())
+    print((directory / "bakeoff.md").read_text())
+    return directory / "bakeoff.json"
 
 
 def publish_bakeoff(document, name, directory=SUMMARIES):

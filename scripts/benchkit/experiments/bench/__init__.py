@@ -2,21 +2,19 @@
 time, the builds' order turned round every other round; the open model's rate follows what the closed
 runs measured here unless RATE is given. Each run records its per-request samples and their summary, what every process of the build used, and the downstream calls the
 services themselves counted: results/<time>/runs/<version>-<scenario>-<run>.json and .cost.json, which
-`python -m benchkit report` renders. The local stack must be up (scripts/stack.sh up), or, with
---kubernetes, the builds deployed (make deploy-v1, make deploy-v2)."""
-import argparse
+the report renders (report.py). On the local stack (make demo) or the deployed builds (make bench)."""
+import dataclasses
 import json
 import os
-import pathlib
+import shutil
 import statistics
+import sys
 
-from benchkit import VERSIONS, info, step
-from benchkit.core import curve, knobs, platforms, profile
-from benchkit.core.protocol import HOPS, background, measure, order, warm_up
-
-
-# What make bench runs unless SCENARIOS says otherwise.
-DEFAULT_SCENARIOS = tuple(knobs.BY_NAME["SCENARIOS"].default.split(","))
+from benchkit import info, step
+from benchkit.core import curve, knobs, profile
+from benchkit.core.knobs import knob, numbers
+from benchkit.core.protocol import background, measure, order, warm_up
+from benchkit.experiments.bench import report
 
 
 def open_rate(closed_rates):
@@ -29,7 +27,7 @@ def open_rate(closed_rates):
     return max(10, int(0.8 * slowest / 10) * 10)
 
 
-def run_curve(builds, versions, closed_rates, runs_dir, environment, results):
+def run_curve(spec, builds, versions, closed_rates, runs_dir, environment, results):
     """The open model at each rate of the ladder (CURVE_SHARES of the fastest build's closed-model maximum, default
     curve.SHARES), every build at each step (their order turned round every other step), each step
     CURVE_STEP_DURATION long; the whole ladder CURVE_REPEATS times (knobs.py), so that a knee rests on
@@ -37,9 +35,8 @@ def run_curve(builds, versions, closed_rates, runs_dir, environment, results):
     if not closed_rates:
         raise SystemExit("the curve's rates follow the closed model's maximum: run it after closed (SCENARIOS=closed,curve)")
     fastest = max(statistics.median(rates) for rates in closed_rates.values())
-    shares = knobs.value("CURVE_SHARES")
-    rates = curve.ladder(fastest, tuple(float(s) for s in shares.split(",")) if shares else curve.SHARES)
-    duration, repeats = knobs.value("CURVE_STEP_DURATION"), knobs.value("CURVE_REPEATS")
+    rates = curve.ladder(fastest, spec.curve_shares)
+    duration, repeats = spec.curve_step_duration, spec.curve_repeats
     environment["curve"] = {"fastest_closed_complete_per_s": round(fastest, 1), "rates": rates, "step": duration,
                             "repeats": repeats}
     (results / "environment.json").write_text(json.dumps(environment, indent=2))
@@ -52,45 +49,47 @@ def run_curve(builds, versions, closed_rates, runs_dir, environment, results):
                         {"RATE": rate, "DURATION": duration, "MAX_USERS": max(200, rate)})
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="benchkit bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--results", type=pathlib.Path, required=True)
-    parser.add_argument("--versions", default=",".join(VERSIONS))
-    parser.add_argument("--scenarios", default=knobs.value("SCENARIOS"),
-                        help="closed, open, curve (the latency-versus-load ladder, after closed), smoke, the "
-                             "hops alone: " + ", ".join(HOPS) + ", and profile (JFR during one more closed run)")
-    parser.add_argument("--profile-iterations", type=int, default=knobs.value("PROFILE_ITERATIONS"),
-                        help="requests per user of the profiled run")
-    parser.add_argument("--runs", type=int, default=knobs.value("RUNS"))
-    parser.add_argument("--no-warmup", action="store_true", help="skip the warm-up (smoke runs only)")
-    parser.add_argument("--loadgen", default=knobs.value("LOADGEN"))
-    parser.add_argument("--where", default="local stack (one machine, loopback)")
-    parser.add_argument("--kubernetes", metavar="NAMESPACE", help="run the load generator as Jobs in this namespace instead")
-    args = parser.parse_args(argv)
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    scenarios: tuple = knob("SCENARIOS", ("closed", "open", "curve", "articles-alone", "authors-alone", "profile"),
+                            "what to measure (also `smoke`); `curve` needs `closed` before it", numbers(str))
+    profile_iterations: int = knob("PROFILE_ITERATIONS", 150, "requests per user of the profiled run (scenario "
+                                   "`profile`: JFR during one more closed run)")
+    curve_shares: tuple = knob("CURVE_SHARES", curve.SHARES, "the curve's ladder: its rates as shares of the fastest "
+                               "build's closed-model maximum (e.g. `0.25,1.0` for a short test)", numbers(float))
+    curve_step_duration: str = knob("CURVE_STEP_DURATION", "20s", "each step of the latency-versus-load curve")
+    curve_repeats: int = knob("CURVE_REPEATS", 2, "how many times the curve's whole ladder runs; a build's knee is "
+                              "the highest rate it carried in every repeat")
+    no_warmup: bool = knob("NO_WARMUP", False, "skip the warm-up (a smoke run only: every figure of a cold JVM is the "
+                           "JIT's)")
 
-    runs_dir = args.results / "runs"
+
+def run(platform, spec, directory):
+    """Every scenario of the spec, each RUNS times, then the report (results.json, report.md, report.html); exits 1
+    when the builds did not do the same work."""
+    runs = knobs.value("RUNS")
+    versions = platform.versions
+    runs_dir = directory / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
-    versions = args.versions.split(",")
-    platform = platforms.select(args.kubernetes, args.loadgen, versions)
     builds = {version: platform.build(version) for version in versions}
-    environment = platform.environment(args.where, args.runs, not args.no_warmup)
-    (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
+    environment = platform.environment(platform.where, runs, not spec.no_warmup)
+    (directory / "environment.json").write_text(json.dumps(environment, indent=2))
 
     closed_rates = {}
     try:
-        if not args.no_warmup:
+        if not spec.no_warmup:
             environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}
         # After the warm-up: the threads a JVM starts on demand (carriers, compiler and GC threads) exist by now.
         environment["ergonomics"] = {version: build.ergonomics() for version, build in builds.items()}
         environment["background_cpu_per_s"] = background(builds)
-        (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
-        for scenario in args.scenarios.split(","):
+        (directory / "environment.json").write_text(json.dumps(environment, indent=2))
+        for scenario in spec.scenarios:
             if scenario == "curve":
-                run_curve(builds, versions, closed_rates, runs_dir, environment, args.results)
+                run_curve(spec, builds, versions, closed_rates, runs_dir, environment, directory)
                 continue
             if scenario == "profile":
                 step("Profiles: JFR in every service during one more closed run per build (not measured)")
-                if profile.record(builds, versions, args.results, args.profile_iterations) is None:
+                if profile.record(builds, versions, directory, spec.profile_iterations) is None:
                     info("not profiled: this platform's JVMs are not reachable with jcmd")
                 continue
             settings = {}
@@ -99,18 +98,25 @@ def main(argv=None):
                 if rate:
                     settings["RATE"] = rate
                     environment["open_rate"] = f"{rate}/s: 80 % of the slowest build's closed-model complete answers/s"
-                    (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
-            for run in range(1, args.runs + 1):
+                    (directory / "environment.json").write_text(json.dumps(environment, indent=2))
+            for round_ in range(1, runs + 1):
                 seconds = platform.calibrate()
-                info(f"round {run}: the calibration job took {seconds:.2f} s ({platform.calibrated})")
-                for position, version in enumerate(order(versions, run)):
-                    step(f"{version}: {scenario} run {run}/{args.runs}" +
+                info(f"round {round_}: the calibration job took {seconds:.2f} s ({platform.calibrated})")
+                for position, version in enumerate(order(versions, round_)):
+                    step(f"{version}: {scenario} run {round_}/{runs}" +
                          (f" at {settings['RATE']} requests/s" if "RATE" in settings else ""))
-                    figures = measure(builds[version], scenario, runs_dir, run, settings,
+                    figures = measure(builds[version], scenario, runs_dir, round_, settings,
                                       {"calibration_seconds": seconds, "position": position + 1})
                     if scenario == "closed":
                         closed_rates.setdefault(version, []).append(figures["ok_rps"])
     finally:
         for build in builds.values():
             build.close()
-    step(f"Raw results in {args.results}")
+    sweep = knobs.value("SWEEP")  # the sweep that chose the builds' settings goes into the report
+    if sweep:
+        shutil.copy(sweep / "sweep.json", directory)
+    passed = report.render(directory)
+    step(f"Report: {directory / 'report.html'} (or read report.md)")
+    if not passed:
+        sys.exit("Equal work check FAILED: see the report's 'Equal work' section")
+    return directory / "results.json"

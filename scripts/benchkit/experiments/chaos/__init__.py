@@ -11,16 +11,15 @@ Two platforms, the same clients, checks and report:
       Service's ClusterIP, so they must run where that routes: on the node itself (the test node), or beside
       `minikube tunnel`.
 """
-import argparse
-import datetime
-import pathlib
+import dataclasses
 import statistics
 import sys
 import threading
 import time
 
-from benchkit import ROOT, SERVICES, VERSIONS, info, step
-from benchkit.core import buildsconf, knobs, platforms, samples
+from benchkit import SERVICES, info, step
+from benchkit.core import buildsconf, knobs, samples
+from benchkit.core.knobs import knob, numbers
 from benchkit.core.faults import KUBERNETES_QUICK, PROXY_FAULT_SECONDS, QUICK, RESTORE_LIMIT_SECONDS
 from benchkit.core.procfs import peak_rss_mib, reset_peak_rss
 from benchkit.core.prometheus import answered, calls_timed_out, circuit_openings, read_retries, scrape
@@ -151,49 +150,46 @@ def run_overload(version, services, loadgen, timing, work):
     return result
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="benchkit chaos", description=__doc__.splitlines()[0])
-    parser.add_argument("--loadgen", default=knobs.value("LOADGEN"))
-    parser.add_argument("--results", type=pathlib.Path,
-                        default=ROOT / "results" / ("chaos-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
-    parser.add_argument("--quick", action="store_true",
-                        help=f"only {', '.join(QUICK)} (Kubernetes: {', '.join(KUBERNETES_QUICK)}), shorter (for make test)")
-    parser.add_argument("--faults", help="comma-separated fault names, 'overload' among them (default: all)")
-    parser.add_argument("--versions", default=",".join(VERSIONS))
-    parser.add_argument("--kubernetes", metavar="NAMESPACE", help="the builds deployed in this namespace, not the local stack")
-    parser.add_argument("--rounds", type=int, default=1,
-                        help="run every chosen fault (and overload) this many times, the builds in turn each round: "
-                             "to count something rare, such as a stall (default: 1)")
-    args = parser.parse_args(argv)
-    if args.rounds < 1:
-        parser.error("--rounds must be 1 or more")
-    platform = platforms.select(args.kubernetes, args.loadgen, args.versions.split(","))
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    faults: tuple | None = knob("CHAOS_FAULTS", None, "the faults to make, by name, comma-separated, `overload` among "
+                                "them (unset: every fault of the platform)", numbers(str))
+    rounds: int = knob("CHAOS_ROUNDS", 1, "run every chosen fault (and overload) this many times, the builds in turn "
+                       "each round: to count something rare, such as a stall")
+    quick: bool = knob("CHAOS_QUICK", False, f"only {', '.join(QUICK)} (Kubernetes: {', '.join(KUBERNETES_QUICK)}), "
+                       "shorter: make test's subset")
 
+
+def run(platform, spec, directory):
+    """Every chosen fault under load, every build: chaos.json, chaos.md and chaos.html; exits 1 when an expectation
+    failed."""
+    if spec.rounds < 1:
+        sys.exit("CHAOS_ROUNDS must be 1 or more")
+    loadgen, versions = knobs.value("LOADGEN"), platform.versions
     # before: the generator needs a moment to start sending, which leaves a few seconds of normal service before the fault.
     # after: the longest the load goes on once the part is back (each platform says why); it ends sooner once the
     # last `settled` seconds of answers were all complete: two of web-api's breaker delays (5 s), so a circuit that
     # closed and would open again shows within them.
-    timing = {"rate": 40, "writes": 4, "before": 6, "fault": platform.fault_seconds(args.quick),
-              "after": platform.after_seconds(args.quick), "settled": 10, "drain": 60,
+    timing = {"rate": 40, "writes": 4, "before": 6, "fault": platform.fault_seconds(spec.quick),
+              "after": platform.after_seconds(spec.quick), "settled": 10, "drain": 60,
               # The short subset runs in make test after make bench has warmed every build: a third of it then.
-              "warmup_users": 20, "warmup_iterations": 30 if args.quick else 100,
+              "warmup_users": 20, "warmup_iterations": 30 if spec.quick else 100,
               "probe_users": 50, "probe_iterations": 100, "overload": 20}
     # Overload needs the local processes (their peak RSS): on Kubernetes the faults are the platform's own.
     known = [f.name for f in platform.faults] + ([] if platform.processes() is None else ["overload"])
     # by default, the faults made in the latency proxy only where every build can go through one
-    proxied = platform.behind_proxy(args.versions.split(",")) is None
-    names = args.faults.split(",") if args.faults else platform.quick if args.quick else \
+    proxied = platform.behind_proxy(versions) is None
+    names = list(spec.faults) if spec.faults else platform.quick if spec.quick else \
         [name for name in known if proxied or not any(f.name == name and f.through_proxy for f in platform.faults)]
     unknown = set(names) - set(known)
     if unknown:
         sys.exit(f"unknown faults on {platform.where}: {', '.join(sorted(unknown))}; known: {', '.join(known)}")
     # the faults made in the latency proxy last: their builds are moved behind it (restarted, and warmed up again)
     chosen = sorted((f for f in platform.faults if f.name in names), key=lambda f: f.through_proxy)
-    args.results.mkdir(parents=True, exist_ok=True)
-    work = args.results / "work"
+    directory.mkdir(parents=True, exist_ok=True)
+    work = directory / "work"
     work.mkdir(exist_ok=True)
 
-    versions = args.versions.split(",")
     if any(f.through_proxy for f in chosen):
         missing = platform.behind_proxy(versions)
         if missing:
@@ -202,16 +198,16 @@ def main(argv=None):
 
     def warm_up(version):
         step(f"warming up {version} (the same {timing['warmup_users']} × {timing['warmup_iterations']} requests for each build)")
-        run_load(args.loadgen, version, platform.web_api_url(version), "warmup",
+        run_load(loadgen, version, platform.web_api_url(version), "warmup",
                  {"USERS": timing["warmup_users"], "WARMUP_ITERATIONS": timing["warmup_iterations"]}, work)
 
     for version in versions:
         warm_up(version)
     results = []
     try:
-        for turn in range(1, args.rounds + 1):
-            if args.rounds > 1:
-                step(f"round {turn} of {args.rounds}")
+        for turn in range(1, spec.rounds + 1):
+            if spec.rounds > 1:
+                step(f"round {turn} of {spec.rounds}")
             if turn > 1 and platform.reroutes and any(f.through_proxy for f in chosen):
                 for version in versions:  # restarted as they were at the end of the round before: cold
                     warm_up(version)
@@ -222,14 +218,15 @@ def main(argv=None):
                         platform.reconfigure(version, {service: {"LATENCY_PROXY": "on"} for service in SERVICES})
                         warm_up(version)
                     step(f"{fault.name}, {version}: {fault.story}")
-                    results.append(run_fault(fault, version, platform, args.loadgen, timing, work))
+                    results.append(run_fault(fault, version, platform, loadgen, timing, work))
             platform.close()  # the builds as they were (overload, and the next round's first faults, measure them so)
             if "overload" in names:
                 for version in versions:
-                    results.append(run_overload(version, platform.processes(), args.loadgen, timing, work))
+                    results.append(run_overload(version, platform.processes(), loadgen, timing, work))
     finally:
         platform.close()  # a build restarted behind the proxy, restarted as it was
-    passed = render(results, args.results, platform.where)
-    print(f"Chaos report: {args.results / 'chaos.md'} and {args.results / 'chaos.html'}")
+    passed = render(results, directory, platform.where)
+    print(f"Chaos report: {directory / 'chaos.md'} and {directory / 'chaos.html'}")
     if not passed:
         sys.exit("Some expectation failed under a fault: see the report's Expectations section")
+    return directory / "chaos.json"

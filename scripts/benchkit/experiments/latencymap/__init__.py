@@ -11,19 +11,17 @@ The local stack must be up with its latency proxy; a build whose services do not
 behind it (LATENCY_PROXY=on) and restarted as it was at the end (make latency-map starts the stack behind it).
 Writes latency-map.json (schema reactive-bench/latency-map/1); latencymapreport renders it.
 
-Its knobs (the grid's rows and columns, how long a cell is loaded, the repeats) are knobs.py's, group latency-map;
-a cell whose repeats differ by more than SPREAD_LIMIT is repeated again, up to EXTRA_REPEATS more times."""
-import argparse
+Its grid (rows and columns), how long a cell is loaded and the repeats are its Spec; a cell whose repeats differ by more than SPREAD_LIMIT is repeated again, up to EXTRA_REPEATS more times."""
 import dataclasses
-import datetime
 import json
 import pathlib
 import sys
 import threading
 import time
 
-from benchkit import BASELINE, ROOT, SERVICES, VERSIONS, info, step
-from benchkit.core import buildsconf, knobs, latency, platforms
+from benchkit import BASELINE, SERVICES, VERSIONS, info, step
+from benchkit.core import buildsconf, knobs, latency
+from benchkit.core.knobs import knob, numbers
 from benchkit.experiments.latencymap import report as latencyreport
 from benchkit.core.kinds import SUMMARIES, Kind, written
 from benchkit.experiments.latencymap.report import SPREAD_LIMIT
@@ -45,10 +43,6 @@ def unsettled(document):
             if spread is not None and spread > SPREAD_LIMIT}
 
 
-def numbers(variable):
-    return tuple(float(v) for v in knobs.value(variable).split(",") if v.strip())
-
-
 @dataclasses.dataclass(frozen=True)
 class Load:
     model: str  # "open" (value: requests/s) or "closed" (value: users)
@@ -65,14 +59,12 @@ class Load:
         return "closed", {"USERS": str(self.value), "ITERATIONS": "1000000", "MAX_DURATION": duration}
 
 
-def grid():
-    """The rows (latency.Setting) and the loads (Load) of the map, from the environment."""
+def grid(spec):
+    """The rows (latency.Setting) and the loads (Load) of the map's spec."""
     jitter = knobs.value("LATENCY_JITTER")
-    rows = [latency.Setting("authors", ms, round(ms * jitter)) for ms in numbers("LATENCY_AUTHORS_MS")]
-    rows += [latency.Setting("database", ms, round(ms * jitter)) for ms in numbers("LATENCY_DATABASE_MS")]
-    loads = [Load("open", int(r)) for r in numbers("MAP_RATES")]
-    loads += [Load("closed", int(u)) for u in numbers("MAP_USERS")]
-    return rows, loads
+    rows = [latency.Setting("authors", ms, round(ms * jitter)) for ms in spec.authors_ms]
+    rows += [latency.Setting("database", ms, round(ms * jitter)) for ms in spec.database_ms]
+    return rows, [Load("open", rate) for rate in spec.rates] + [Load("closed", users) for users in spec.users]
 
 
 # ---------- Little's law: each build's ceiling from its pool sizes
@@ -266,56 +258,57 @@ def verdicts(document):
     ]
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="benchkit latency-map", description=__doc__.splitlines()[0])
-    parser.add_argument("--results", type=pathlib.Path)
-    parser.add_argument("--versions", default=",".join(VERSIONS))
-    parser.add_argument("--loadgen", default=knobs.value("LOADGEN"))
-    parser.add_argument("--repeats", type=int, default=knobs.value("MAP_REPEATS"),
-                        help="repeats of the whole grid (at least 3 for a published map: each cell's spread shows)")
-    parser.add_argument("--kubernetes", metavar="NAMESPACE",
-                        help="map the builds deployed in this namespace behind their latency proxies "
-                             "(LATENCY_PROXY=on make deploy-vN), with the load generator as Jobs")
-    parser.add_argument("--where", default="local stack (one machine, loopback)")
-    parser.add_argument("--sweep", type=pathlib.Path, default=knobs.value("SWEEP"),
-                        help="a sweep's results (make sweep, e.g. with SWEEP_LATENCY_AUTHORS_MS): every build runs with "
-                             "the values it chose there, Little's law counts them")
-    parser.add_argument("--check", type=pathlib.Path, metavar="LATENCY_MAP_JSON",
-                        help="only judge a map already measured (see verdicts); exit 1 when one does not hold")
-    args = parser.parse_args(argv)
-    if args.check:
-        found = verdicts(json.loads(args.check.read_text()))
-        for sentence, holds in found:
-            print(f"{'holds' if holds else 'does not hold'}: {sentence}")
-        raise SystemExit(0 if all(holds for _, holds in found) else 1)
-    versions = args.versions.split(",")
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    authors_ms: tuple = knob("LATENCY_AUTHORS_MS", (0.0, 1.0, 5.0, 20.0, 50.0), "latency per author look-up, ms: the "
+                             "rows of the authors hop", numbers(float))
+    database_ms: tuple = knob("LATENCY_DATABASE_MS", (5.0,), "latency per query, ms: the slow-database rows",
+                              numbers(float))
+    rates: tuple = knob("MAP_RATES", (250, 500, 1000), "the open model's columns, requests/s", numbers(int))
+    users: tuple = knob("MAP_USERS", (100, 400, 1000), "the closed model's columns, users", numbers(int))
+    duration: str = knob("MAP_STEP_DURATION", "10s", "how long each cell is loaded")
+    repeats: int = knob("MAP_REPEATS", 3, "how many times the whole grid runs (at least 3 for a published map: each "
+                        "cell's spread shows); a cell whose repeats then differ by more than "
+                        "`latencyreport.SPREAD_LIMIT` of their median is repeated again")
+
+
+def main(argv):
+    """benchkit latency-map-verdicts LATENCY_MAP_JSON: judge a map already measured (see verdicts); exit 1 when one
+    does not hold."""
+    found = verdicts(json.loads(pathlib.Path(argv[0]).read_text()))
+    for sentence, holds in found:
+        print(f"{'holds' if holds else 'does not hold'}: {sentence}")
+    raise SystemExit(0 if all(holds for _, holds in found) else 1)
+
+
+def run(platform, spec, directory):
+    """The map: latency-map.json, latency-map.md and .html. SWEEP: every build with what that sweep chose."""
     chosen, sweep = {}, None
-    if args.sweep:
-        sweep = json.loads((args.sweep / "sweep.json").read_text())
+    if knobs.value("SWEEP"):
+        sweep = json.loads((knobs.value("SWEEP") / "sweep.json").read_text())
         chosen, properties = tuned(sweep)
         TUNED.update(properties)
-    directory = args.results or ROOT / "results" / ("latency-map-" + datetime.datetime.now().strftime("%Y%m%dT%H%M%S"))
     (directory / "runs").mkdir(parents=True, exist_ok=True)
-    platform = platforms.select(args.kubernetes, args.loadgen, versions)
     if chosen and not platform.reroutes:
         raise SystemExit(f"{platform.where}: the builds run as deployed; deploy a sweep's values instead (VALUES=…)")
-    missing = platform.behind_proxy(versions)
+    missing = platform.behind_proxy(platform.versions)
     if missing:
         raise SystemExit(f"{platform.where}: {missing}")
     proxy = platform.latency()
     try:
-        return run_map(platform, proxy, versions, directory, args.repeats, args.where, chosen, sweep)
+        run_map(platform, proxy, spec, platform.versions, directory, chosen, sweep)
     finally:
         platform.close()  # a build restarted behind the proxy, restarted as it was
+    return directory / "latency-map.json"
 
 
-def run_map(platform, proxy, versions, directory, repeats, where, chosen=None, sweep=None):
+def run_map(platform, proxy, spec, versions, directory, chosen=None, sweep=None):
     """chosen: {version: {service: {variable: value}}}, what a sweep chose (else each build as it ships); sweep: that
     sweep's sweep.json, whose candidates the map keeps (the choice, as data beside the map it made)."""
     chosen = chosen or {}
     runs_dir = directory / "runs"
-    rows, loads = grid()
-    duration = knobs.value("MAP_STEP_DURATION")
+    rows, loads = grid(spec)
+    duration, repeats = spec.duration, spec.repeats
     for version in versions:
         if not platform.through_proxy(version) or chosen.get(version):
             info(f"{version}: restarting its services behind the latency proxy"
@@ -323,7 +316,7 @@ def run_map(platform, proxy, versions, directory, repeats, where, chosen=None, s
             platform.reconfigure(version, {service: {**chosen.get(version, {}).get(service, {}), "LATENCY_PROXY": "on"}
                                            for service in SERVICES})
     builds = {version: platform.build(version) for version in versions}
-    environment = platform.environment(f"{where}, behind the latency proxy", repeats, True)
+    environment = platform.environment(f"{platform.where}, behind the latency proxy", repeats, True)
     for version in versions:
         proxy.clear(version)
     environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}

@@ -4,14 +4,14 @@ closed model after the same warm-up, the candidates' order turned round between 
 another one answers clearly more (MARGIN); the next setting is swept from what was chosen. Each build
 runs as it ships again at the end (platforms.Platform.restore); sweep.json, sweep.md and sweep.html say what was
 measured and chosen."""
-import argparse
 import dataclasses
 import json
 import pathlib
 import statistics
 
-from benchkit.core import calibration, documents, knobs, latency, platforms
 from benchkit import info, step
+from benchkit.core import calibration, documents, knobs, latency
+from benchkit.core.knobs import knob, numbers, results_directory
 from benchkit.core.protocol import measure, warm_up
 from benchkit.core.tunables import LATENCY_SETTINGS, SETTINGS, environments, settings_for
 
@@ -154,62 +154,54 @@ def render(results, sweep):
                     f"{environment.get('timestamp', '')}, commit {environment.get('git_commit', '')}", sections, {})
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="benchkit sweep", description=__doc__.splitlines()[0])
-    parser.add_argument("--results", type=pathlib.Path, required=True)
-    parser.add_argument("--versions", default=",".join(SETTINGS))
-    parser.add_argument("--repeats", type=int, default=knobs.value("SWEEP_REPEATS"))
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    repeats: int = knob("SWEEP_REPEATS", 2, "how many times each candidate value is measured")
     # The closed model's fixed number of requests (per virtual user), as in the demo, only fewer.
-    parser.add_argument("--iterations", type=int, default=knobs.value("SWEEP_ITERATIONS"),
-                        help="measured requests per virtual user for each candidate")
+    iterations: int = knob("SWEEP_ITERATIONS", 150, "measured requests per user for each candidate")
     # Each candidate restarts its services: a shorter warm-up than the demo's, the same for every candidate.
-    parser.add_argument("--warmup", type=int, default=knobs.value("SWEEP_WARMUP_ITERATIONS"),
-                        help="warm-up requests per virtual user after each restart")
-    parser.add_argument("--only", help="sweep only these settings (comma-separated names), e.g. for a quick check")
-    parser.add_argument("--keep", type=pathlib.Path,
-                        help="an earlier sweep's results: the builds not swept now keep their results from it")
-    parser.add_argument("--loadgen", default=knobs.value("LOADGEN"))
-    parser.add_argument("--kubernetes", metavar="NAMESPACE",
-                        help="sweep the builds deployed in this namespace, in their pods, with the load generator as Jobs")
-    parser.add_argument("--where", default="local stack (one machine, loopback)")
-    parser.add_argument("--latency-authors-ms", type=float,
-                        default=knobs.value("SWEEP_LATENCY_AUTHORS_MS"),
-                        help="sweep what latency makes matter, every candidate behind the latency proxy with this "
-                             "latency per author look-up (± LATENCY_JITTER of it)")
-    args = parser.parse_args(argv)
+    warmup: int = knob("SWEEP_WARMUP_ITERATIONS", 300, "warm-up requests per user after each candidate's restart")
+    only: tuple | None = knob("SWEEP_ONLY", None, "sweep only these settings (their names, comma-separated), e.g. "
+                              "`pipelining limit` for a quick check", numbers(str))
+    keep: pathlib.Path | None = knob("SWEEP_KEEP", None, "an earlier sweep's results directory: the builds not swept "
+                                     "now keep their results from it", results_directory("sweep.json"))
+    latency_authors_ms: float | None = knob("SWEEP_LATENCY_AUTHORS_MS", None, "sweep what latency makes matter: every "
+                                            "candidate behind the latency proxy with this latency per author look-up "
+                                            "(± `LATENCY_JITTER` of it)")
 
-    versions = args.versions.split(",")
-    platform = platforms.select(args.kubernetes, args.loadgen, versions)
-    runs_dir = args.results / "runs"
+
+def run(platform, spec, directory):
+    """Each build's settings swept in turn; sweep.json, sweep.md and sweep.html."""
+    versions = platform.versions
+    runs_dir = directory / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
-    environment = platform.environment(args.where, args.repeats, True)
+    environment = platform.environment(platform.where, spec.repeats, True)
     # A setting the JVM or Quarkus derives from the cores is swept around what the services count there.
     cores = platform.cores(versions[0])
     environment["cores_seen_by_the_services"] = cores
     settings = settings_for(cores)
     delay = None
-    if args.latency_authors_ms is not None:
+    if spec.latency_authors_ms is not None:
         if platform.latency() is None:
             raise SystemExit(f"{platform.where}: no latency proxy to sweep behind (the local stack starts one: make toxiproxy)")
-        delay = latency.Setting("authors", args.latency_authors_ms,
-                                round(args.latency_authors_ms * knobs.value("LATENCY_JITTER")))
+        delay = latency.Setting("authors", spec.latency_authors_ms, round(spec.latency_authors_ms * knobs.value("LATENCY_JITTER")))
         settings = LATENCY_SETTINGS
         environment["latency"] = dataclasses.asdict(delay)
-    (args.results / "environment.json").write_text(json.dumps(environment, indent=2))
-    if args.only:
-        wanted = set(args.only.split(","))
-        settings = {version: tuple(s for s in found if s.name in wanted) for version, found in settings.items()}
+    (directory / "environment.json").write_text(json.dumps(environment, indent=2))
+    if spec.only:
+        settings = {version: tuple(s for s in found if s.name in spec.only) for version, found in settings.items()}
     sweep = {"builds": {}}
-    if args.keep:
-        kept = json.loads((args.keep / "sweep.json").read_text())["builds"]
-        sweep["builds"] = {version: result for version, result in kept.items() if version not in args.versions.split(",")}
+    if spec.keep:
+        kept = json.loads((spec.keep / "sweep.json").read_text())["builds"]
+        sweep["builds"] = {version: result for version, result in kept.items() if version not in versions}
     try:
         for version in versions:
-            sweep["builds"][version] = sweep_build(version, platform, runs_dir, args.repeats, args.iterations,
-                                                   args.warmup, environment.get("git_commit", ""), settings[version],
+            sweep["builds"][version] = sweep_build(version, platform, runs_dir, spec.repeats, spec.iterations,
+                                                   spec.warmup, environment.get("git_commit", ""), settings[version],
                                                    delay)
-            (args.results / "sweep.json").write_text(json.dumps(sweep, indent=2))
+            (directory / "sweep.json").write_text(json.dumps(sweep, indent=2))
     finally:
         platform.close()
-    render(args.results, sweep)
-    step(f"Sweep: {args.results / 'sweep.md'} and {args.results / 'sweep.html'}")
+    render(directory, sweep)
+    step(f"Sweep: {directory / 'sweep.md'} and {directory / 'sweep.html'}")
+    return directory / "sweep.json"

@@ -23,6 +23,7 @@ import urllib.parse
 
 from benchkit import VERSIONS
 from benchkit.core import knobs
+from benchkit.experiments.bench import Spec
 from benchkit.core.protocol import load_scenario_and_target
 from benchkit.core.kube import helm_template, load_job_values, service_url
 
@@ -200,7 +201,7 @@ def self_test(versions, scenarios):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="benchkit reach", description=__doc__.splitlines()[0])
     parser.add_argument("--versions", default=",".join(VERSIONS))
-    parser.add_argument("--scenarios", default=knobs.value("SCENARIOS"))
+    parser.add_argument("--scenarios", default=",".join(Spec.scenarios))
     parser.add_argument("--self-test", action="store_true", help="first prove that the check bites")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a value of the build's chart")
     args = parser.parse_args(argv)
