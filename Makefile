@@ -118,7 +118,7 @@ knobs: benchkit ## Every knob of the harness (an environment variable), with its
 
 # Each experiment on a fresh local stack of its own (scripts/demo.sh: benchkit run NAME --platform local); its
 # settings from the environment, each with its one default (make knobs).
-LOCAL_EXPERIMENTS := demo chaos sweep tls reads latency-map proxy-cost bakeoff
+LOCAL_EXPERIMENTS := demo chaos sweep tls reads latency-map proxy-cost bakeoff cpu-map
 .PHONY: $(LOCAL_EXPERIMENTS) wrk
 demo: ## Build, start the local stack, load each build in turn (loadgen), write results/<time>/report.html, stop.
 chaos: ## Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a fresh local stack, every build; writes results/chaos-<time>/chaos.html. CHAOS_FAULTS, VERSIONS, CHAOS_ROUNDS to choose; CHAOS_QUICK=1 for the short subset of make test.
@@ -128,6 +128,7 @@ reads: ## How v1 and v3 read, A/B: in a transaction of their own or without one 
 latency-map: ## When the services wait: every build over a grid of latency added between them (Toxiproxy) × load, Little's law beside it, on a fresh local stack; writes results/latency-map-<time>/latency-map.html (about 2 hours on two cores with the default repeats; the grid and its repeats: docs/local.md, knobs.py). SWEEP=results/sweep-<time>: each build with what a sweep under latency chose.
 proxy-cost: ## What the latency proxy of make latency-map costs each build with no latency added, A/B: directly connected or through Toxiproxy, in rounds on a fresh local stack; writes results/proxy-cost-<time>/proxy.html.
 bakeoff: ## The load generators' bake-off on a fresh local stack: loadgen, vegeta and wrk (the floor) against v2, CPU per request and coordinated omission; writes results/bakeoff-<time>/bakeoff.md (docs/load-generator.md).
+cpu-map: ## The comparison over CPU per service: every build with each service's JVM limited to 0.5, 1 and 2 CPUs and none, as a pod's limit is (a CFS quota in a cgroup of its own, root, and the processors the JVM derives from it), in rounds on a fresh local stack; writes results/cpu-map-<time>/cpu-map.html (the ladder: CPU_MAP_SIZES).
 $(LOCAL_EXPERIMENTS): build loadgen benchkit toxiproxy
 	@scripts/demo.sh $(if $(filter demo,$@),bench,$@)
 bakeoff: vegeta wrk
@@ -167,12 +168,13 @@ $(addprefix deploy-,$(BUILDS)): deploy-%:
 	@scripts/k8s.sh deploy $*
 
 # Each experiment against the deployed builds (scripts/k8s.sh run NAME: benchkit run NAME --platform kubernetes).
-CLUSTER_EXPERIMENTS := bench chaos-cluster sweep-cluster latency-map-cluster
+CLUSTER_EXPERIMENTS := bench chaos-cluster sweep-cluster latency-map-cluster cpu-map-cluster
 .PHONY: $(CLUSTER_EXPERIMENTS)
 bench: ## Load-generator Jobs in the cluster against each deployed build (LOAD_PODS=N splits each run over N pods), one after the other, then the report.
 chaos-cluster: ## make chaos against the deployed builds: pods deleted, a container killed, rolling updates, PostgreSQL's and Kafka's pods deleted, under load. Run it on the node (or beside minikube tunnel): the clients use ClusterIPs. CHAOS_FAULTS, VERSIONS to choose.
 sweep-cluster: ## make sweep in the deployed builds' pods, under their CPU limits (the load generator as Jobs); each Deployment rolled back to its chart's settings at the end. VERSIONS, SWEEP_ONLY as for make sweep.
 latency-map-cluster: ## make latency-map against the deployed builds, each deployed with LATENCY_PROXY=on (its release's own Toxiproxy in its hops); the grid as for make latency-map. Run it on the node (or beside minikube tunnel): the proxies' APIs are reached at their ClusterIPs.
+cpu-map-cluster: ## make cpu-map against the deployed builds: each service's pod limited to each size in turn (kubectl patch, then rolled), the load generator as Jobs; every Deployment's resources as deployed again at the end.
 $(CLUSTER_EXPERIMENTS):
 	@scripts/k8s.sh check
 	@$(MAKE) helm benchkit loadgen
@@ -266,7 +268,7 @@ test-k8s: $(TEST_K8S_TOOLS) benchkit ## Lint the charts and scripts; check the C
 	@$(BENCHKIT_PYTHON) scripts/check_budget.py --self-test
 	@$(BENCHKIT_PYTHON) scripts/check_budget.py
 	@echo "==> Every load Job of make bench reaches its target behind the charts' NetworkPolicies (evaluated offline)"
-	@cd scripts && $(BENCHKIT_PYTHON) -m benchkit reach --self-test
+	@cd scripts && $(BENCHKIT_PYTHON) check_reach.py --self-test
 	@scripts/kube-validate/validate.sh
 
 .PHONY: test-cluster

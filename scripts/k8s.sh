@@ -350,7 +350,7 @@ case "${1:-}" in
   check) require_cluster ;;
   minikube) start_minikube ;;
   deploy) deploy "${2:-}" ;;
-  run) run_experiment "${2:?usage: $0 run bench|sweep|latency-map|chaos}" ;;
+  run) run_experiment "${2:?usage: $0 run bench|sweep|latency-map|chaos|cpu-map}" ;;
   undeploy) undeploy ;;
   *) die "usage: $0 check | minikube | deploy VERSION | run EXPERIMENT | undeploy" ;;
 esac

@@ -6,7 +6,7 @@
   experiments            every experiment, with the platforms it runs on
   knobs                  every setting, with its one default
   report RESULTS | results RESULTS | compare LOCAL NODE | latency-report RESULTS | latency-map-verdicts FILE
-  figures publish|combine|render|check | check FILE EXPRESSION… | blocked LOG… | reach | builds … |
+  figures publish|combine|render|check | check FILE EXPRESSION… | blocked LOG… | builds … |
   unschedulable NAMESPACE"""
 import argparse
 import dataclasses
@@ -21,7 +21,7 @@ from benchkit import ROOT, step
 # each tool's module, under benchkit (imported on demand: only the reports need matplotlib)
 TOOLS = {"report": "experiments.bench.report", "results": "core.results", "compare": "experiments.compare",
          "latency-report": "experiments.latencymap.report", "latency-map-verdicts": "experiments.latencymap",
-         "figures": "figures", "check": "checks.check", "blocked": "checks.blocked", "reach": "experiments.bench.reach",
+         "figures": "figures", "check": "checks.check", "blocked": "checks.blocked",
          "builds": "core.buildsconf"}
 
 
@@ -35,6 +35,18 @@ def prepared(name):
     for knob in knobs.CORE:
         knob.value(os.environ)
     return experiment, knobs.spec_of(experiment.package.Spec, experiment.group, **experiment.given)
+
+
+def described(experiment, spec):
+    """The settings of a run as a user gives them: NAME=value, …"""
+    from benchkit.core import knobs
+    shown = []
+    for field, knob in zip([f for f in dataclasses.fields(spec) if "knob" in f.metadata],
+                           knobs.declared(type(spec), experiment.group)):
+        value = getattr(spec, field.name)
+        shown.append(f"{knob.name}={','.join(f'{v:g}' if isinstance(v, float) else str(v) for v in value)}"
+                     if isinstance(value, tuple) else f"{knob.name}={value}")
+    return ", ".join(shown) or "no settings of its own"
 
 
 def run(argv):
@@ -53,8 +65,7 @@ def run(argv):
     default = f"{'' if args.name == 'bench' else args.name + '-'}{stamp}{'-kubernetes' * (args.platform == 'kubernetes')}"
     directory = pathlib.Path(args.results or ROOT / "results" / default).resolve()
     directory.mkdir(parents=True, exist_ok=True)
-    step(f"{args.name} on {platform.where}: {', '.join(platform.versions)}; "
-         + ", ".join(f"{field.name}={getattr(spec, field.name)}" for field in dataclasses.fields(spec)))
+    step(f"{args.name} on {platform.where}: {', '.join(platform.versions)}; {described(experiment, spec)}")
     print(experiment.package.run(platform, spec, directory))
 
 
@@ -64,7 +75,7 @@ def main():
         run(args)
     elif command == "settings":
         experiment, spec = prepared(args[0] if args else "")
-        print("\n".join(f"{field.name}: {getattr(spec, field.name)}" for field in dataclasses.fields(spec)))
+        print(described(experiment, spec))
     elif command == "experiments":
         from benchkit import registry
         for name, experiment in registry.EXPERIMENTS.items():

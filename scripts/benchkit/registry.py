@@ -9,9 +9,7 @@ import sys
 
 from benchkit.core import knobs
 from benchkit.core.kinds import SUMMARIES, loaded as loaded_schemas
-from benchkit.experiments import ab, bakeoff, bench, chaos, compare, latencymap, sweep
-from benchkit.experiments.bench import summaries
-from benchkit.experiments.chaos import summary as chaos_summary
+from benchkit.experiments import ab, bakeoff, bench, chaos, compare, cpumap, latencymap, sweep
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,14 +36,17 @@ EXPERIMENTS = {experiment.name: experiment for experiment in (
     Experiment("chaos", chaos),
     Experiment("latency-map", latencymap),
     Experiment("bakeoff", bakeoff),
+    Experiment("cpu-map", cpumap),
 )}
 # every knob: the core's, then each experiment's Spec (an A/B's three entries share theirs)
 KNOBS = knobs.CORE + tuple(knob for package in dict.fromkeys(e.package for e in EXPERIMENTS.values())
                            for knob in knobs.declared(package.Spec, package.__name__.rsplit(".", 1)[1]))
 
-# In the order a results directory is looked into: a node's directory holds its results.json and its compare.json,
-# and publishing the directory publishes the run (compare.json is published by its own path).
-KINDS = (latencymap.KIND, chaos_summary.KIND, ab.KIND, summaries.KIND, compare.KIND, bakeoff.KIND)
+# Every kind of published result: each experiment's (its KIND), and the comparison of two runs (compare). In the order
+# a results directory is looked into: a node's directory holds its results.json and its compare.json, and publishing
+# the directory publishes the run (compare.json is published by its own path).
+KINDS = (*{id(e.package): e.package.KIND for e in EXPERIMENTS.values() if hasattr(e.package, "KIND")}.values(),
+         compare.KIND)
 BY_SUMMARY_SCHEMA = {kind.summary_schema: kind for kind in KINDS}
 BY_RUN_SCHEMA = {kind.run_schema: kind for kind in KINDS}
 TABLES = {name: table for kind in KINDS for name, table in kind.tables.items()}
@@ -68,7 +69,7 @@ def publish(found, name, directory=SUMMARIES):
     results directory by the first kind whose file it holds; several chaos runs' directories, comma-separated, make
     one summary."""
     if "," in str(found):
-        return chaos_summary.publish_chaos(str(found).split(","), name, directory)
+        return chaos.summary.publish_chaos(str(found).split(","), name, directory)
     found = pathlib.Path(found)
     if found.is_file():
         schema = json.loads(found.read_text()).get("schema")

@@ -380,6 +380,20 @@ slow_authors_in_pods() { # a fault only the proxy makes: every answer of authors
 }
 expect "make chaos-cluster, authors slower than the time-out (in v1's latency proxy): reads 200, the circuit opens, nothing lost" \
   slow_authors_in_pods
+step "Each build by CPU per pod: a short make cpu-map-cluster of v1 at half a CPU per service"
+limit_of_web_api() { kubectl -n "$NS" get deploy bench-v1-web-api -o jsonpath='{.spec.template.spec.containers[0].resources.limits.cpu}'; }
+deployed_limit=$(limit_of_web_api)
+short_cpu_map_in_pods() {
+  RESULTS="$NODE_DIR/cpu-map" VERSIONS=v1 CPU_MAP_SIZES=0.5 CPU_MAP_ITERATIONS=20 CPU_MAP_WARMUP_ITERATIONS=30 \
+    WARMUP_MAX_WINDOWS=1 make_target cpu-map-cluster
+}
+expect "make cpu-map-cluster rolls v1's pods under a limit of 0.5 CPU, warms and measures them" short_cpu_map_in_pods
+expect "cpu-map.json (pods): v1 measured at 0.5 CPU, each JVM under that limit and counting one processor" \
+  benchkit check "$NODE_DIR/cpu-map/cpu-map.json" \
+  '[c["size"] for c in d["cells"]["v1"]] == [0.5] and d["cells"]["v1"][0]["complete_per_s"] > 0' \
+  'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v1"].values())'
+expect "after the CPU map every Deployment has the resources it was deployed with again (web-api: ${deployed_limit:-none})" \
+  test "$(limit_of_web_api)" = "$deployed_limit"
 expect "make undeploy again" make_target undeploy
 
 step "Tearing the node down"

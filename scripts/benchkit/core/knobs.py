@@ -99,7 +99,7 @@ CORE = (
     Knob("WARMUP_MAX_WINDOWS", 6, "the most windows of complete answers a warm-up spends waiting for the JIT; the "
          "report says whether it settled within them. A window of degraded or failed answers never ends a warm-up: "
          "it waits for the circuit and warms again, and fails the run, naming what the answers were, past "
-         "`protocol.WARMUP_INCOMPLETE_SECONDS` of such windows", "run", int),
+         "`core.protocol.WARMUP_INCOMPLETE_SECONDS` of such windows", "run", int),
     Knob("BACKGROUND_SECONDS", 10, "the window with no load after the warm-up that measures each process's background "
          "rate", "run", int),
     Knob("SWEEP", None, "a sweep's results directory: make demo's report shows its table, make latency-map runs every "

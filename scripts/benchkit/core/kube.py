@@ -30,6 +30,12 @@ def helm_template(release, chart, *args, namespace=None):
     return [document for document in yaml.safe_load_all(rendered.stdout) if document]
 
 
+def cpu(quantity):
+    """A CPU quantity ("100m", "1", None) in CPUs (0 for none)."""
+    text = str(quantity or 0)
+    return int(text[:-1]) / 1000 if text.endswith("m") else float(text)
+
+
 def kubectl(namespace, *args, check=True):
     return subprocess.run(["kubectl", "-n", namespace, *args], capture_output=True, text=True, check=check).stdout
 
@@ -101,13 +107,31 @@ def parse_cgroup(text):
 
 def set_environment(namespace, variables_by_deployment, timeout=360):
     """Sets (a value) or removes (None) environment variables of Deployments' containers, {deployment: {name: value}},
-    all rolled at once, and waits until their new pods serve and the old ones are gone (a target such as deploy/x
-    must not lead to a pod that is stopping)."""
+    all rolled at once, and waits until they have rolled (rolled)."""
     for deployment, variables in variables_by_deployment.items():
         kubectl(namespace, "set", "env", deployment,
                 *[f"{name}-" if value is None else f"{name}={value}" for name, value in variables.items()])
+    rolled(namespace, variables_by_deployment, timeout)
+
+
+def set_resources(namespace, resources_by_deployment, timeout=360):
+    """Replaces the resources of Deployments' first container, {deployment: resources}, and waits until they have
+    rolled; returns what each had before."""
+    before = {}
+    for deployment, resources in resources_by_deployment.items():
+        spec = json.loads(kubectl(namespace, "get", deployment, "-o", "json"))
+        before[deployment] = spec["spec"]["template"]["spec"]["containers"][0].get("resources", {})
+        kubectl(namespace, "patch", deployment, "--type=json", "-p", json.dumps(
+            [{"op": "add", "path": "/spec/template/spec/containers/0/resources", "value": resources}]))
+    rolled(namespace, resources_by_deployment, timeout)
+    return before
+
+
+def rolled(namespace, deployments, timeout=360):
+    """Waits until the Deployments' new pods serve and the old ones are gone (a target such as deploy/x must not lead
+    to a pod that is stopping)."""
     deadline = time.monotonic() + timeout
-    for deployment in variables_by_deployment:
+    for deployment in deployments:
         kubectl(namespace, "rollout", "status", deployment, f"--timeout={timeout}s")
         spec = json.loads(kubectl(namespace, "get", deployment, "-o", "json"))
         selector = ",".join(f"{k}={v}" for k, v in spec["spec"]["selector"]["matchLabels"].items())

@@ -2,6 +2,7 @@
 import os
 import pathlib
 import pwd
+import re
 
 from benchkit.core import hsperf
 
@@ -22,6 +23,57 @@ def compiler_cpu_seconds(task_stats):
             fields = rest.split()
             total += int(fields[11]) + int(fields[12])  # utime, stime
     return total / CLOCK_TICKS
+
+
+CGROUPS = pathlib.Path("/sys/fs/cgroup")
+PERIOD_US = 100_000  # the CFS period a pod's limit gets (the kubelet's default)
+
+
+def limit_cpu(name, pid, cpus):
+    """A process, every thread of it, in a CPU cgroup of its own with a quota of `cpus` CPUs per period (CFS
+    bandwidth control, as a pod's CPU limit is enforced); cpus None: back in the root group, its own removed."""
+    v2 = (CGROUPS / "cgroup.controllers").exists()
+    root = CGROUPS if v2 else CGROUPS / "cpu"
+    group = root / "reactive-bench" / name
+    if cpus is None:
+        (root / "cgroup.procs").write_text(str(pid))
+        if group.exists():
+            group.rmdir()
+        return
+    if v2:  # the cpu controller must be enabled for the groups below
+        for parent in (root, root / "reactive-bench"):
+            parent.mkdir(exist_ok=True)
+            (parent / "cgroup.subtree_control").write_text("+cpu")
+    group.mkdir(parents=True, exist_ok=True)
+    if v2:
+        (group / "cpu.max").write_text(f"{round(cpus * PERIOD_US)} {PERIOD_US}")
+    else:
+        (group / "cpu.cfs_period_us").write_text(str(PERIOD_US))
+        (group / "cpu.cfs_quota_us").write_text(str(round(cpus * PERIOD_US)))
+    (group / "cgroup.procs").write_text(str(pid))
+
+
+def cpu_limit(pid):
+    """The CPU quota of a process's own cgroup in CPUs (as a pod's limit reads), None without one."""
+    for line in pathlib.Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if controllers == "" and (CGROUPS / path.lstrip("/") / "cpu.max").exists():  # v2
+            quota, period = (CGROUPS / path.lstrip("/") / "cpu.max").read_text().split()
+            return None if quota == "max" else int(quota) / int(period)
+        if "cpu" in controllers.split(","):
+            group = CGROUPS / controllers / path.lstrip("/")
+            quota = int((group / "cpu.cfs_quota_us").read_text())
+            return None if quota < 0 else quota / int((group / "cpu.cfs_period_us").read_text())
+    return None
+
+
+def processors_seen(pid):
+    """The processors a JVM counts: its -XX:ActiveProcessorCount where given (its command line or the java launcher's
+    JDK_JAVA_OPTIONS), else the CPUs it may run on."""
+    given = (pathlib.Path(f"/proc/{pid}/cmdline").read_bytes() + b"\0" +
+             pathlib.Path(f"/proc/{pid}/environ").read_bytes()).decode(errors="replace")
+    found = re.findall(r"-XX:ActiveProcessorCount=(\d+)", given)
+    return int(found[-1]) if found else len(os.sched_getaffinity(pid))
 
 
 def per_thread(pid, name):

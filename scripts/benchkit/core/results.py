@@ -180,6 +180,34 @@ def per_request_cpu(run):
     return found
 
 
+def statement_counts(cost):
+    """Statements per web-api request the run sent to either database, the outbox relays' polls left out: every one
+    (BEGIN and COMMIT included), and those that read or write data; (None, None) without pg_stat_statements."""
+    calls = sql.per_request([cost]).get(cost["version"])
+    if calls is None:
+        return None, None
+    databases = {key[0] for key in calls}
+    return tuple(sum(sql.statements(calls, database, with_control) for database in databases)
+                 for with_control in (True, False))
+
+
+def round_figures(cost, figures, idle, speed, warmed):
+    """One measured run in rounds of an experiment (an A/B's mode, a size of the CPU map): its answers, its CPU per
+    request and per complete answer (background off), its statements, the machine's speed, whether it settled."""
+    run = {**cost, "metrics": figures, "background_cpu_per_s": idle}
+    cpu = per_request_cpu(run)  # per web-api request, as every report counts it
+    complete = figures["complete"]
+    working = system_without_background(run)
+    every, data = statement_counts(cost)
+    return {"complete_per_s": figures["ok_rps"], "p50": figures["p50"], "p99": figures["p99"],
+            "cpu_ms": cpu[WHOLE], "cpu_ms_per_complete": cpu[PER_COMPLETE],
+            "cpu_ms_per_complete_background_off": 1000 * working / complete if complete and working else None,
+            "background_cpu_per_s": idle, "postgres_cpu_ms": cpu["postgres"], "proxy_cpu_ms": cpu.get("proxy"),
+            "data_services_cpu_ms": sum(cpu[s] for s in ("articles", "authors")) if cpu["articles"] is not None else None,
+            "statements_per_request": every, "data_statements_per_request": data,
+            "calibration_seconds": speed, "settled": warmed["settled"]}
+
+
 def totals(runs):
     """What the equal-work check needs, summed over a build's runs of one scenario."""
     summed = {key: sum(run["metrics"][key] for run in runs) for key in ("requests", "complete", "degraded", "failed", "shed")}

@@ -1,7 +1,7 @@
 import pytest
 
 from benchkit.experiments import ab
-from benchkit.core import tunables
+from benchkit.core import results, tunables
 
 
 def figures(rate, cpu, statements=1.0):
@@ -60,6 +60,6 @@ def test_statements_per_request_count_begin_and_commit_apart(tmp_path):
                     {"database": "authors", "query": "select a from authors where name=$1", "calls": 50},
                     {"database": "authors", "query": "COMMIT", "calls": 50},
                     {"database": "articles", "query": "select * from article_events for update", "calls": 7}]}
-    every, data = ab.statement_counts(cost)
+    every, data = results.statement_counts(cost)
     assert every == pytest.approx(15.0)
     assert data == pytest.approx(5.0)

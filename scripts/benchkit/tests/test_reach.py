@@ -1,4 +1,4 @@
-from benchkit.experiments.bench import reach
+import check_reach as reach
 
 NS = reach.NAMESPACE
 NAMESPACES = {NS: {"kubernetes.io/metadata.name": NS}, "monitoring": {"kubernetes.io/metadata.name": "monitoring"}}

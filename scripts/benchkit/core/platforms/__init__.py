@@ -109,6 +109,12 @@ class Platform(abc.ABC):
         from a cold JVM. Returns its Build."""
 
     @abc.abstractmethod
+    def size(self, version, cpus):
+        """The build's services each under a limit of `cpus` CPUs, given as a pod gets it: a CPU quota, and the
+        processor count the JVM derives from it (the quota rounded up); None: no limit. Restarted (or rolled); returns
+        its Build. restore takes the limit off again."""
+
+    @abc.abstractmethod
     def restore(self, version):
         """The build again as shipped (or deployed), after reconfigure."""
 

@@ -168,6 +168,7 @@ class Kubernetes(Platform):
         self.where = f"Kubernetes, namespace {namespace}"
         self.before = {}  # selector -> its pods before the fault's inject
         self.changed = {}  # deployment -> the variables a reconfiguration set on it
+        self.resources = {}  # deployment -> its resources before size changed them
         self.reconfigured = None  # the Build reconfigure returned last (its port-forwards lead to the pods it rolled)
         self.pod_parts = {}  # pod uid -> the part it runs, with its build
         on_test_node = (self.NODE / "pids" / "kubelet.pid").exists()  # its kubelet is a process here
@@ -230,10 +231,32 @@ class Kubernetes(Platform):
             self.reconfigured = self.build(version)
         return self.reconfigured
 
+    def size(self, version, cpus):
+        deployments = self.deployments(version).values()
+        current = {d: json.loads(kube.kubectl(self.namespace, "get", d, "-o", "json"))["spec"]["template"]["spec"]
+                   ["containers"][0].get("resources", {}) for d in deployments}
+        # the limit as the pod's; the request no higher than it, so that the pod can still be placed
+        wanted = {d: {**resources, "limits": {**{k: v for k, v in resources.get("limits", {}).items() if k != "cpu"},
+                                              **({"cpu": str(cpus)} if cpus else {})},
+                      "requests": {**resources.get("requests", {}), **(
+                          {"cpu": str(cpus)} if cpus and kube.cpu(resources.get("requests", {}).get("cpu")) > cpus
+                          else {})}}
+                  for d, resources in current.items()}
+        info(f"bench-{version}: each service's pod limited to {cpus or 'no'} CPU")
+        self.disconnect()
+        for deployment, before in kube.set_resources(self.namespace, wanted).items():
+            self.resources.setdefault(deployment, before)
+        self.reconfigured = self.build(version)
+        return self.reconfigured
+
     def restore(self, version):
-        """Back to what make deploy-<version> deployed (what make bench measures): the variables removed, the pods
-        rolled again."""
+        """Back to what make deploy-<version> deployed (what make bench measures): the variables removed, the
+        resources as they were, the pods rolled again."""
         self.roll_back(self.deployments(version).values())
+        resources = {d: self.resources.pop(d) for d in self.deployments(version).values() if d in self.resources}
+        if resources:
+            self.disconnect()
+            kube.set_resources(self.namespace, resources)
 
     def roll_back(self, deployments):
         self.disconnect()
@@ -288,6 +311,10 @@ class Kubernetes(Platform):
 
     def close(self):
         self.roll_back(list(self.changed))  # whatever a reconfiguration that stopped half-way left changed
+        if self.resources:
+            self.disconnect()
+            kube.set_resources(self.namespace, self.resources)
+            self.resources = {}
 
     def web_api_url(self, version):
         return f"http://{self.cluster_ip(f'bench-{version}-web-api')}:8080"

@@ -1,6 +1,7 @@
 """The local stack (scripts/stack.sh up): every build's three services, PostgreSQL and Kafka as processes of this
 machine (.local/stack.json says what runs where); the load generator a child process; figures from /proc."""
 import json
+import math
 import os
 import pathlib
 import platform
@@ -86,7 +87,7 @@ class LocalBuild(Build):
                 for name, service in self.services.items()}
 
     def ergonomics(self):
-        return {name: jvm_ergonomics(len(os.sched_getaffinity(service["pid"])), None,
+        return {name: jvm_ergonomics(procfs.processors_seen(service["pid"]), procfs.cpu_limit(service["pid"]),
                                      procfs.jvm_counters(service["pid"]), procfs.thread_names(service["pid"]))
                 for name, service in self.services.items()}
 
@@ -129,6 +130,7 @@ class Local(Platform):
     def __init__(self, loadgen):
         self.loadgen = loadgen
         self.running = {}  # service-version -> the SERVICE_SETTINGS it was restarted with ("" = as shipped)
+        self.limited = {}  # service-version -> whether it runs under a CPU limit (size)
 
     def build(self, version):
         return LocalBuild(stack_inventory(), version, self.loadgen)
@@ -171,8 +173,21 @@ class Local(Platform):
             self.running[name] = wanted
         return self.build(version)
 
+    def size(self, version, cpus):
+        processors = {} if cpus is None else {"JDK_JAVA_OPTIONS": f"-XX:ActiveProcessorCount={math.ceil(cpus)}"}
+        self.reconfigure(version, {service: processors for service in SERVICES}, fresh=True)
+        for service in SERVICES:
+            pid = stack_inventory()["services"][f"{service}-{version}"]["pid"]
+            procfs.limit_cpu(f"{service}-{version}", pid, cpus)
+            self.limited[f"{service}-{version}"] = cpus is not None
+        return self.build(version)
+
     def restore(self, version):
-        self.reconfigure(version, {})
+        self.reconfigure(version, {})  # a restarted service starts outside any limit: its group goes
+        for service in SERVICES:
+            if self.limited.pop(f"{service}-{version}", False):
+                procfs.limit_cpu(f"{service}-{version}", stack_inventory()["services"][f"{service}-{version}"]["pid"],
+                                 None)
 
     def web_api_url(self, version):
         return stack_inventory()["services"][f"web-api-{version}"]["url"]
@@ -215,5 +230,6 @@ class Local(Platform):
         return [(hops[name]["listen"], hops[name]["upstream"]) for name in latency.proxies_of(hop, version)]
 
     def close(self):
-        for version in sorted({name.rsplit("-", 1)[1] for name, settings in self.running.items() if settings}):
+        changed = [name for name, settings in self.running.items() if settings] + list(self.limited)
+        for version in sorted({name.rsplit("-", 1)[1] for name in changed}):
             self.restore(version)

@@ -1,5 +1,6 @@
-"""A/B of one setting, build by build, on the local stack (python -m benchkit ab EXPERIMENT, or make tls, make reads,
-make proxy-cost): the services the setting concerns restarted with mode A and with mode B in turn, every time
+"""An A/B of one setting per build, in rounds (make tls, make reads, make proxy-cost).
+
+On the local stack: the services the setting concerns restarted with mode A and with mode B in turn, every time
 from a cold JVM, the same warm-up, the build's background CPU right after it, then the closed model; the modes'
 order turned round between rounds. Writes <experiment>.json (schema reactive-bench/ab/1: every round's figures, and
 B / A as the median of each round's own ratio), <experiment>.md and <experiment>.html. Each build is left as it
@@ -12,7 +13,7 @@ import dataclasses
 import json
 
 from benchkit import NAMES, SERVICES, VERSIONS, info, step
-from benchkit.core import documents, knobs, results, sql
+from benchkit.core import documents, knobs, results
 from benchkit.core.knobs import knob
 from benchkit.core.kinds import SUMMARIES, Kind, checked, written
 from benchkit.core.protocol import background, measure, order, warm_up
@@ -92,32 +93,6 @@ FIGURES = (("complete_per_s", "complete answers/s", "{:.0f}", True),
 RATIOS = tuple(key for key, _, _, shown in FIGURES if shown)
 
 
-def statement_counts(cost):
-    """Statements per web-api request the run sent to either database, the outbox relays' polls left out: every one
-    (BEGIN and COMMIT included), and those that read or write data; (None, None) without pg_stat_statements."""
-    calls = sql.per_request([cost]).get(cost["version"])
-    if calls is None:
-        return None, None
-    databases = {key[0] for key in calls}
-    return tuple(sum(sql.statements(calls, database, with_control) for database in databases)
-                 for with_control in (True, False))
-
-
-def round_figures(cost, figures, idle, speed, warmed):
-    run = {**cost, "metrics": figures, "background_cpu_per_s": idle}
-    cpu = results.per_request_cpu(run)  # per web-api request, as every report counts it
-    complete = figures["complete"]
-    working = results.system_without_background(run)
-    every, data = statement_counts(cost)
-    return {"complete_per_s": figures["ok_rps"], "p50": figures["p50"], "p99": figures["p99"],
-            "cpu_ms": cpu[results.WHOLE], "cpu_ms_per_complete": cpu[results.PER_COMPLETE],
-            "cpu_ms_per_complete_background_off": 1000 * working / complete if complete and working else None,
-            "background_cpu_per_s": idle, "postgres_cpu_ms": cpu["postgres"], "proxy_cpu_ms": cpu.get("proxy"),
-            "data_services_cpu_ms": sum(cpu[service] for service in DATA) if cpu[DATA[0]] is not None else None,
-            "statements_per_request": every, "data_statements_per_request": data,
-            "calibration_seconds": speed, "settled": warmed["settled"]}
-
-
 def measure_build(experiment, version, platform, runs_dir, rounds, iterations, warmup):
     found = {mode: [] for mode in experiment.modes}
     try:
@@ -133,7 +108,7 @@ def measure_build(experiment, version, platform, runs_dir, rounds, iterations, w
                 label = f"{experiment.name}-{mode}"
                 figures = measure(build, "closed", runs_dir, run, {"ITERATIONS": str(iterations)}, label=label)
                 cost = json.loads((runs_dir / f"{version}-{label}-{run}.cost.json").read_text())
-                found[mode].append(round_figures(cost, figures, idle, speed, warmed))
+                found[mode].append(results.round_figures(cost, figures, idle, speed, warmed))
     finally:
         platform.restore(version)
     return found

@@ -1,5 +1,7 @@
-"""The load generators' bake-off (docs/load-generator.md): each candidate against the same target on the running local
-stack (v2's web-api unless --version), in interleaved rounds, measuring
+"""The load generators' bake-off (make bakeoff): loadgen, vegeta and wrk against one build, CPU and omission.
+
+Each candidate (docs/load-generator.md) against the same target on the running local stack (BAKEOFF_VERSION's
+web-api), in interleaved rounds, measuring
   - its own CPU per request (its process's rusage), beside wrk's, the floor, in the same round;
   - the target's rate meanwhile, and the generator's share of the whole machine's CPU per request (/proc/stat);
   - the coordinated-omission test: an open run at a constant rate while the target stalls for 1 s (SIGSTOP):

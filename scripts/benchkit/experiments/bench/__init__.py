@@ -1,5 +1,6 @@
-"""The measured runs: the same warm-up for every build, then each scenario RUNS times, one build at a
-time, the builds' order turned round every other round; the open model's rate follows what the closed
+"""The measured runs (make demo, make bench): every scenario in rounds, then the report.
+
+The same warm-up for every build, then each scenario RUNS times, one build at a time, the builds' order turned round every other round; the open model's rate follows what the closed
 runs measured here unless RATE is given. Each run records its per-request samples and their summary, what every process of the build used, and the downstream calls the
 services themselves counted: results/<time>/runs/<version>-<scenario>-<run>.json and .cost.json, which
 the report renders (report.py). On the local stack (make demo) or the deployed builds (make bench)."""
@@ -14,7 +15,9 @@ from benchkit import info, step
 from benchkit.core import curve, knobs, profile
 from benchkit.core.knobs import knob, numbers
 from benchkit.core.protocol import background, measure, order, warm_up
-from benchkit.experiments.bench import report
+from benchkit.experiments.bench import report, summaries
+
+KIND = summaries.KIND  # what a bench run publishes
 
 
 def open_rate(closed_rates):

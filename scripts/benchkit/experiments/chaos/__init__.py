@@ -1,4 +1,6 @@
-"""Fault injection under load: for each fault and each build, the load generator reads GET /vN/articles at a steady rate, a
+"""Faults under load (make chaos, make chaos-cluster): every fault, every build, every expectation checked.
+
+For each fault and each build, the load generator reads GET /vN/articles at a steady rate, a
 writer POSTs new articles, an SSE client follows /vN/articles/stream, and a real part of the system fails and
 comes back. Counts every outcome, every event produced and delivered, and the time to recover; checks each
 against what the build promises; writes chaos.json, chaos.md and chaos.html. Exits 1 if any expectation failed.
@@ -6,7 +8,7 @@ against what the build promises; writes chaos.json, chaos.md and chaos.html. Exi
 Two platforms, the same clients, checks and report:
   the local stack (scripts/stack.sh up): a process (authors, articles, PostgreSQL, Kafka) stopped or frozen,
       then started again with scripts/stack.sh; plus overload;
-  Kubernetes (--kubernetes NAMESPACE, the builds deployed by make deploy-vN): pods deleted, a container killed,
+  Kubernetes (the builds deployed by make deploy-vN in BENCH_NAMESPACE): pods deleted, a container killed,
       rolling updates, PostgreSQL's and Kafka's pods deleted, with kubectl; the clients reach web-api through its
       Service's ClusterIP, so they must run where that routes: on the node itself (the test node), or beside
       `minikube tunnel`.
@@ -26,7 +28,10 @@ from benchkit.core.prometheus import answered, calls_timed_out, circuit_openings
 from benchkit.core.stats import percentile
 from benchkit.experiments.chaos.clients import (CpuRecorder, StreamReader, Writer, answers_ready, await_healthy, await_settled, run_load)
 from benchkit.experiments.chaos.report import render
+from benchkit.experiments.chaos import summary as published
 from benchkit.experiments.chaos.verdicts import OUTCOMES, assess, counter_growth, described, replaces_web_api
+
+KIND = published.KIND  # what a chaos run publishes: the summary of one or several runs
 
 
 def run_fault(fault, version, platform, loadgen, timing, work):

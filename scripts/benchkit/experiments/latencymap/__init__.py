@@ -1,5 +1,6 @@
-"""The latency map (python -m benchkit latency-map; make latency-map): every build over a grid of latency added to
-a downstream hop (latency.py: Toxiproxy, the same for every build, outside the code under test) × load (the open
+"""The latency map (make latency-map, make latency-map-cluster): every build over downstream latency × load.
+
+Every build over a grid of latency added to a downstream hop (latency.py: Toxiproxy, the same for every build, outside the code under test) × load (the open
 model at a ladder of rates, the closed model at several numbers of users). Each row of the grid is one latency
 setting on one hop; at each row, the latency is checked where it is set (the hop's round trip rises by the
 setting), then every load runs against every build in turn, their order turned round from one load to the next.
@@ -269,7 +270,7 @@ class Spec:
     duration: str = knob("MAP_STEP_DURATION", "10s", "how long each cell is loaded")
     repeats: int = knob("MAP_REPEATS", 3, "how many times the whole grid runs (at least 3 for a published map: each "
                         "cell's spread shows); a cell whose repeats then differ by more than "
-                        "`latencyreport.SPREAD_LIMIT` of their median is repeated again")
+                        "the map report's `SPREAD_LIMIT` of their median is repeated again")
 
 
 def main(argv):

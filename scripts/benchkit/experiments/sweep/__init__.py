@@ -1,5 +1,6 @@
-"""Each build at its best (python -m benchkit sweep): the few settings that size a build's concurrency,
-varied one at a time on the local stack or in the cluster's pods (--kubernetes), each candidate measured in the
+"""Each build at its best (make sweep, make sweep-cluster): its concurrency settings, one at a time.
+
+The few settings that size a build's concurrency, varied one at a time on the local stack or in the cluster's pods, each candidate measured in the
 closed model after the same warm-up, the candidates' order turned round between repeats. A setting keeps its current value unless
 another one answers clearly more (MARGIN); the next setting is swept from what was chosen. Each build
 runs as it ships again at the end (platforms.Platform.restore); sweep.json, sweep.md and sweep.html say what was

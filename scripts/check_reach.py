@@ -1,8 +1,9 @@
+#!/usr/bin/env python3
 """Can every load Job of make bench reach its target? Answered offline, without a network plugin: the charts are
 rendered as make deploy-<version> and make bench install them (helm template), and every NetworkPolicy is evaluated
 against every Job's pod labels and target, as an enforcing plugin (Calico on minikube) would.
 
-`python -m benchkit reach [--scenarios LIST] [--set KEY=VALUE …]` prints a line per build and scenario and exits 1
+`check_reach.py [--scenarios LIST] [--set KEY=VALUE …]` (part of make test-k8s) prints a line per build and scenario and exits 1
 when a Job could not reach its target; `--self-test` first proves that the check bites: with the chart's rule for
 the load generator switched off (networkPolicy.loadGeneratorLabels=null), the hop scenarios must be found unreachable,
 and everything else reachable. Then the services' own connections (web-api to articles and authors, the data services
@@ -199,7 +200,7 @@ def self_test(versions, scenarios):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="benchkit reach", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="check_reach.py", description=__doc__.splitlines()[0])
     parser.add_argument("--versions", default=",".join(VERSIONS))
     parser.add_argument("--scenarios", default=",".join(Spec.scenarios))
     parser.add_argument("--self-test", action="store_true", help="first prove that the check bites")
@@ -224,3 +225,7 @@ def main(argv=None):
         if not hops or not all(hop[2] for hop in hops):
             sys.exit(f"with latencyProxy.enabled={proxy}, a service's own connection is not admitted")
         print(f"with latencyProxy.enabled={proxy}, every service's own connection is admitted ({len(hops)} connections)")
+
+
+if __name__ == "__main__":
+    main()
