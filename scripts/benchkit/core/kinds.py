@@ -51,6 +51,16 @@ def checked(document, schema, consistency):
     return data
 
 
+def document_publisher(schema, consistency, drop=("environment",), named=True):
+    """The publish of a kind whose summary is its run's document: refused unless it is what its rounds give, then
+    without `drop` (the docs say where and how it was measured), named."""
+    def publish(document, name, directory=SUMMARIES):
+        data = checked(document, schema, consistency)
+        return written({**({"name": name} if named else {}), **{k: v for k, v in data.items() if k not in drop}},
+                       name, directory)
+    return publish
+
+
 def loaded(directory=SUMMARIES, schemas=()):
     """{name: summary} of the summaries in a directory whose schema is one of these."""
     found = {}

@@ -15,7 +15,7 @@ import json
 from benchkit import NAMES, SERVICES, VERSIONS, info, step
 from benchkit.core import documents, knobs, results
 from benchkit.core.knobs import knob
-from benchkit.core.kinds import SUMMARIES, Kind, checked, written
+from benchkit.core.kinds import Kind, document_publisher
 from benchkit.core.protocol import background, measure, order, warm_up
 from benchkit.core.tunables import DATA, Setting, environments
 
@@ -206,14 +206,5 @@ def run(platform, spec, directory):
     return directory / f"{experiment.name}.json"
 
 
-def publish_ab(document, name, directory=SUMMARIES):
-    """An A/B's document (benchkit ab) as docs/results/<name>.json: its rounds and ratios, without the environment and
-    the explanation (the docs say what was measured)."""
-    data = checked(document, SCHEMA, consistency)
-    summary = {"name": name, **{k: v for k, v in data.items() if k not in ("environment", "explanation")}}
-    return written(summary, name, directory)
-
-
-
-
-KIND = Kind("ab", SCHEMA, SCHEMA, tuple(f"{name}.json" for name in EXPERIMENTS), publish_ab, consistency, {"ab": table})
+KIND = Kind("ab", SCHEMA, SCHEMA, tuple(f"{name}.json" for name in EXPERIMENTS), document_publisher(SCHEMA, consistency, ("environment", "explanation")),
+            consistency, {"ab": table})

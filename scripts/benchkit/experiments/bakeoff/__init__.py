@@ -23,7 +23,7 @@ import time
 from benchkit import LOCAL_DIR, step
 from benchkit.core import documents, knobs, provenance, samples
 from benchkit.core.knobs import knob
-from benchkit.core.kinds import SUMMARIES, Kind, checked, written
+from benchkit.core.kinds import Kind, document_publisher
 from benchkit.core.stats import close
 
 CLOSED_USERS = 100
@@ -281,12 +281,5 @@ def run(platform, spec, directory):
     return directory / "bakeoff.json"
 
 
-def publish_bakeoff(document, name, directory=SUMMARIES):
-    """The load generators' bake-off (benchkit bakeoff's bakeoff.json) as docs/results/<name>.json, whole."""
-    return written(checked(document, SCHEMA, consistency), name, directory)
-
-
-
-
-KIND = Kind("bakeoff", SCHEMA, SCHEMA, ("bakeoff.json",), publish_bakeoff, consistency,
+KIND = Kind("bakeoff", SCHEMA, SCHEMA, ("bakeoff.json",), document_publisher(SCHEMA, consistency, (), named=False), consistency,
             {"bakeoff": table, "bakeoff-stall": stall_table})

@@ -14,7 +14,7 @@ import sys
 
 from benchkit import NAMES
 from benchkit.core import documents, results
-from benchkit.core.kinds import SUMMARIES, Kind, checked, written
+from benchkit.core.kinds import Kind, document_publisher
 from benchkit.core.stats import close
 
 SCHEMA = "reactive-bench/compare/1"
@@ -244,14 +244,6 @@ def main(argv=None):
     print(f"Comparison: {args.node / 'compare.md'} and {args.node / 'compare.html'}")
 
 
-def publish_compare(document, name, directory=SUMMARIES):
-    """A comparison of a node's run with a local one (benchkit compare's compare.json) as docs/results/<name>.json,
-    its rounds with it."""
-    return written({"name": name, **checked(document, SCHEMA, consistency)}, name, directory)
-
-
-
-
-KIND = Kind("compare", SCHEMA, SCHEMA, ("compare.json",), publish_compare, consistency,
+KIND = Kind("compare", SCHEMA, SCHEMA, ("compare.json",), document_publisher(SCHEMA, consistency, ()), consistency,
             {"compare": lambda summary: rows(summary["builds"]),
              "compare-processes": lambda summary: process_rows(summary["builds"])})

@@ -10,7 +10,7 @@ import json
 
 from benchkit import BASELINE, NAMES, step
 from benchkit.core import documents, knobs, results
-from benchkit.core.kinds import SUMMARIES, Kind, checked, written
+from benchkit.core.kinds import Kind, document_publisher
 from benchkit.core.knobs import knob, numbers
 from benchkit.core.protocol import background, measure, order, warm_up
 
@@ -106,26 +106,28 @@ def table(document):
                      for v in versions]
             ratio = [document["ratios"][label(size)][v][key] for v in versions if v != BASELINE]
             rows.append([label(size), name, *(documents.interval(dataclasses.asdict(c), fmt) for c in cells),
-                         *("–" if r["median"] is None else f"{r['median']:.2f}× ({r['low']:.2f}–{r['high']:.2f})"
-                           for r in ratio)])
+                         *(ratio_cell(r) for r in ratio)])
     return rows
 
 
+def ratio_cell(figure):
+    """"1.20× (1.05–1.31)": the median of the rounds' ratios, the lowest and highest where they differ."""
+    text = documents.interval(figure, "{:.2f}")
+    return text if figure["median"] is None else text.replace(" (", "× (", 1) if " (" in text else text + "×"
+
+
 def ergonomics_rows(found):
-    """{version: {service: what its JVM saw and chose}} as rows: one per service and build."""
-    keys = list(dict.fromkeys(key for services in found.values() for seen in services.values() for key in seen))
-    return [["build", "service", *keys], *([version, service, *(str(seen.get(key, "–")) for key in keys)]
-                                           for version, services in found.items() for service, seen in services.items())]
+    """{version: {service: what its JVM saw and chose}} as rows: one per service and build, its threads by kind."""
+    flat = {(version, service): {**{k: v for k, v in seen.items() if k != "threads"}, **(seen.get("threads") or {})}
+            for version, services in found.items() for service, seen in services.items()}
+    keys = list(dict.fromkeys(key for seen in flat.values() for key in seen))
+    return [["build", "service", *(key.replace("_", " ") for key in keys)],
+            *([version, service, *("–" if seen.get(key) is None else str(seen[key]) for key in keys)]
+              for (version, service), seen in flat.items())]
 
 
 def consistency(summary):
     return [] if summary["ratios"] == ratios(summary) else ["ratios: not what its rounds give"]
 
 
-def publish(document, name, directory=SUMMARIES):
-    """A CPU map as docs/results/<name>.json: its cells, ratios and ergonomics, without the environment."""
-    data = checked(document, SCHEMA, consistency)
-    return written({"name": name, **{k: v for k, v in data.items() if k != "environment"}}, name, directory)
-
-
-KIND = Kind("cpu-map", SCHEMA, SCHEMA, ("cpu-map.json",), publish, consistency, {"cpu-map": table})
+KIND = Kind("cpu-map", SCHEMA, SCHEMA, ("cpu-map.json",), document_publisher(SCHEMA, consistency), consistency, {"cpu-map": table})
