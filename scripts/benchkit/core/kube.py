@@ -310,8 +310,7 @@ def chart_values(chart="reactive-bench"):
 
 def load_image():
     """The load generator's image: LOAD_IMAGE, or the load-job chart's pinned default."""
-    values = (ROOT / "charts" / "load-job" / "values.yaml").read_text()
-    return knobs.value("LOAD_IMAGE") or re.search(r"^image: (.+)$", values, re.MULTILINE).group(1)
+    return knobs.value("LOAD_IMAGE") or chart_values("load-job")["image"]
 
 
 def calibrate(namespace):

@@ -16,7 +16,6 @@ Its grid (rows and columns), how long a cell is loaded and the repeats are its S
 import dataclasses
 import json
 import pathlib
-import sys
 import threading
 import time
 
@@ -24,7 +23,7 @@ from benchkit import BASELINE, SERVICES, VERSIONS, info, step
 from benchkit.core import buildsconf, knobs, latency
 from benchkit.core.knobs import knob, numbers
 from benchkit.experiments.latencymap import report as latencyreport
-from benchkit.core.kinds import SUMMARIES, Kind, written
+from benchkit.core.kinds import SUMMARIES, Kind, checked, written
 from benchkit.experiments.latencymap.report import SPREAD_LIMIT
 from benchkit.core.protocol import background, measure, order, warm_up
 from benchkit.core.tunables import LATENCY_SETTINGS, SETTINGS, Setting, environments
@@ -390,9 +389,7 @@ def run_map(platform, proxy, spec, versions, directory, chosen=None, sweep=None)
 def publish_latency_map(document, name, directory=SUMMARIES):
     """A latency map (latency-map.json) as docs/results/<name>.json: its grid, checks, predictions and cells, each
     cell without its per-process CPU seconds; every figure the docs show of it is computed from its cells."""
-    data = json.loads(pathlib.Path(document).read_text())
-    if data.get("schema") != SCHEMA:
-        sys.exit(f"{document}: schema {data.get('schema')!r}, not {SCHEMA}")
+    data = checked(document, SCHEMA, predictions_problems)  # its ratios are computed here, from its cells
     environment = data["environment"]
     summary = {"name": name, **{k: v for k, v in data.items() if k not in ("environment", "cells")},
                "repeats": environment["runs"], "settled": {v: w["settled"] for v, w in environment["warmup"].items()},
