@@ -19,6 +19,7 @@ import re
 import sys
 
 from benchkit import VERSIONS as BUILDS# services/builds.conf, read once by the harness (standard library only)
+from benchkit.core import kube
 from benchkit.core.kube import helm_template
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -26,8 +27,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 def cpu(quantity):
     """CPU quantity in millicores."""
-    text = str(quantity)
-    return int(text[:-1]) if text.endswith("m") else round(float(text) * 1000)
+    return round(kube.cpu(quantity) * 1000)
 
 
 def memory(quantity):

@@ -9,7 +9,6 @@
   figures publish|combine|render|check | check FILE EXPRESSION… | blocked LOG… | builds … |
   unschedulable NAMESPACE"""
 import argparse
-import dataclasses
 import datetime
 import importlib
 import os
@@ -41,9 +40,8 @@ def described(experiment, spec):
     """The settings of a run as a user gives them: NAME=value, …"""
     from benchkit.core import knobs
     shown = []
-    for field, knob in zip([f for f in dataclasses.fields(spec) if "knob" in f.metadata],
-                           knobs.declared(type(spec), experiment.group)):
-        value = getattr(spec, field.name)
+    for name, knob in knobs.fields(type(spec), experiment.group):
+        value = getattr(spec, name)
         shown.append(f"{knob.name}={','.join(f'{v:g}' if isinstance(v, float) else str(v) for v in value)}"
                      if isinstance(value, tuple) else f"{knob.name}={value}")
     return ", ".join(shown) or "no settings of its own"

@@ -12,6 +12,11 @@ from benchkit.core.kinds import SUMMARIES, loaded as loaded_schemas
 from benchkit.experiments import ab, bakeoff, bench, chaos, compare, cpumap, latencymap, sweep
 
 
+def group_of(package):
+    """An experiment package's settings' group: its name (cpumap, latencymap, …)."""
+    return package.__name__.rsplit(".", 1)[1]
+
+
 @dataclasses.dataclass(frozen=True)
 class Experiment:
     name: str  # as make and benchkit run call it
@@ -20,7 +25,7 @@ class Experiment:
 
     @property
     def group(self):
-        return self.package.__name__.rsplit(".", 1)[1]
+        return group_of(self.package)
 
     @property
     def platforms(self):
@@ -38,15 +43,14 @@ EXPERIMENTS = {experiment.name: experiment for experiment in (
     Experiment("bakeoff", bakeoff),
     Experiment("cpu-map", cpumap),
 )}
-# every knob: the core's, then each experiment's Spec (an A/B's three entries share theirs)
-KNOBS = knobs.CORE + tuple(knob for package in dict.fromkeys(e.package for e in EXPERIMENTS.values())
-                           for knob in knobs.declared(package.Spec, package.__name__.rsplit(".", 1)[1]))
+PACKAGES = tuple(dict.fromkeys(e.package for e in EXPERIMENTS.values()))  # an A/B's three entries share one
+# every knob: the core's, then each experiment's Spec
+KNOBS = knobs.CORE + tuple(knob for package in PACKAGES for knob in knobs.declared(package.Spec, group_of(package)))
 
 # Every kind of published result: each experiment's (its KIND), and the comparison of two runs (compare). In the order
 # a results directory is looked into: a node's directory holds its results.json and its compare.json, and publishing
 # the directory publishes the run (compare.json is published by its own path).
-KINDS = (*{id(e.package): e.package.KIND for e in EXPERIMENTS.values() if hasattr(e.package, "KIND")}.values(),
-         compare.KIND)
+KINDS = (*(package.KIND for package in PACKAGES if hasattr(package, "KIND")), compare.KIND)
 BY_SUMMARY_SCHEMA = {kind.summary_schema: kind for kind in KINDS}
 BY_RUN_SCHEMA = {kind.run_schema: kind for kind in KINDS}
 TABLES = {name: table for kind in KINDS for name, table in kind.tables.items()}

@@ -66,28 +66,32 @@ def knob(name, default, help, parse=None):
     return dataclasses.field(default=default, metadata={"knob": (name, help, parse)})
 
 
-def declared(spec, group):
-    """The Knobs of a Spec's fields, in order."""
+def fields(spec, group):
+    """[(field name, its Knob)] of a Spec's fields a user gives, in order (a field the registry's entry gives, such
+    as an A/B's variant, has none)."""
     found = []
     for field in dataclasses.fields(spec):
         if "knob" not in field.metadata:
-            continue  # a field the registry's entry gives (an A/B's variant), not a user's
+            continue
         name, help, parse = field.metadata["knob"]
         kind = field.type
         if parse is None:  # int, float, str, bool, or X | None
             kind = next((arg for arg in typing.get_args(kind) if arg is not type(None)), kind) \
                 if isinstance(kind, types.UnionType) else kind
             parse = flag if kind is bool else kind
-        found.append(Knob(name, field.default, help, group, parse))
-    return tuple(found)
+        found.append((field.name, Knob(name, field.default, help, group, parse)))
+    return found
+
+
+def declared(spec, group):
+    """The Knobs of a Spec's fields, in order."""
+    return tuple(knob for _, knob in fields(spec, group))
 
 
 def spec_of(spec, group, environ=None, **given):
     """A Spec read from the environment (given: fields the entry point fixes, such as an A/B's variant)."""
     environ = os.environ if environ is None else environ
-    fields = [field for field in dataclasses.fields(spec) if "knob" in field.metadata]
-    values = {field.name: knob.value(environ) for field, knob in zip(fields, declared(spec, group))}
-    return spec(**{**values, **given})
+    return spec(**{**{name: knob.value(environ) for name, knob in fields(spec, group)}, **given})
 
 
 CORE = (

@@ -116,15 +116,11 @@ def set_environment(namespace, variables_by_deployment, timeout=360):
 
 def set_resources(namespace, resources_by_deployment, timeout=360):
     """Replaces the resources of Deployments' first container, {deployment: resources}, and waits until they have
-    rolled; returns what each had before."""
-    before = {}
+    rolled."""
     for deployment, resources in resources_by_deployment.items():
-        spec = json.loads(kubectl(namespace, "get", deployment, "-o", "json"))
-        before[deployment] = spec["spec"]["template"]["spec"]["containers"][0].get("resources", {})
         kubectl(namespace, "patch", deployment, "--type=json", "-p", json.dumps(
             [{"op": "add", "path": "/spec/template/spec/containers/0/resources", "value": resources}]))
     rolled(namespace, resources_by_deployment, timeout)
-    return before
 
 
 def rolled(namespace, deployments, timeout=360):

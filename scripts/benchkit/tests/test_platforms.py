@@ -138,3 +138,24 @@ def test_the_parts_cpu_is_read_through_the_platform(monkeypatch):
     assert cluster.part_cpu_seconds() == {"u1": ("web-api v1", 3.0), "u2": ("other pods", 1.0)} and len(listed) == 2
     assert cluster.part_cpu_seconds()["u2"] == ("other pods", 1.0) and len(listed) == 2  # another namespace's: once
     assert Local("loadgen").part_cpu_seconds() == {}
+
+
+def test_the_local_stack_limits_a_build_s_services_and_lets_them_go_on_restore(monkeypatch):
+    from benchkit.core import procfs
+    from benchkit.core.platforms import local
+    calls, limits = [], []
+    monkeypatch.setattr(local, "stack", lambda action, part, settings=None: calls.append((action, part, settings)))
+    monkeypatch.setattr(local, "stack_inventory", lambda: {
+        "services": {f"{s}-v2": {"pid": 7, "url": f"http://{s}"} for s in ("web-api", "articles", "authors")},
+        "postgres": {"pid": 2, "port": 5432}, "kafka": {"pid": 3}})
+    monkeypatch.setattr(procfs, "limit_cpu", lambda name, pid, cpus: limits.append((name, cpus)))
+    platform = Local("loadgen")
+    platform.size("v2", 0.5)
+    assert ("start", "web-api-v2", "JDK_JAVA_OPTIONS=-XX:ActiveProcessorCount=1") in calls
+    assert limits == [("web-api-v2", 0.5), ("articles-v2", 0.5), ("authors-v2", 0.5)]
+    platform.restore("v2")
+    assert calls[-1] == ("start", "authors-v2", "") and limits[-3:] == [
+        ("web-api-v2", None), ("articles-v2", None), ("authors-v2", None)]
+    assert platform.limited == set()
+    platform.size("v2", None)  # no limit: every service restarted as shipped, none of them held
+    assert limits[-1] == ("authors-v2", None) and platform.limited == set()

@@ -243,9 +243,10 @@ class Kubernetes(Platform):
                           else {})}}
                   for d, resources in current.items()}
         info(f"bench-{version}: each service's pod limited to {cpus or 'no'} CPU")
+        for deployment, resources in current.items():
+            self.resources.setdefault(deployment, resources)  # as deployed: restore puts them back
         self.disconnect()
-        for deployment, before in kube.set_resources(self.namespace, wanted).items():
-            self.resources.setdefault(deployment, before)
+        kube.set_resources(self.namespace, wanted)
         self.reconfigured = self.build(version)
         return self.reconfigured
 

@@ -130,7 +130,7 @@ class Local(Platform):
     def __init__(self, loadgen):
         self.loadgen = loadgen
         self.running = {}  # service-version -> the SERVICE_SETTINGS it was restarted with ("" = as shipped)
-        self.limited = {}  # service-version -> whether it runs under a CPU limit (size)
+        self.limited = set()  # the service-versions running under a CPU limit (size)
 
     def build(self, version):
         return LocalBuild(stack_inventory(), version, self.loadgen)
@@ -176,18 +176,18 @@ class Local(Platform):
     def size(self, version, cpus):
         processors = {} if cpus is None else {"JDK_JAVA_OPTIONS": f"-XX:ActiveProcessorCount={math.ceil(cpus)}"}
         self.reconfigure(version, {service: processors for service in SERVICES}, fresh=True)
-        for service in SERVICES:
-            pid = stack_inventory()["services"][f"{service}-{version}"]["pid"]
-            procfs.limit_cpu(f"{service}-{version}", pid, cpus)
-            self.limited[f"{service}-{version}"] = cpus is not None
+        inventory = stack_inventory()
+        for name in (f"{service}-{version}" for service in SERVICES):
+            procfs.limit_cpu(name, inventory["services"][name]["pid"], cpus)
+            (self.limited.add if cpus is not None else self.limited.discard)(name)
         return self.build(version)
 
     def restore(self, version):
         self.reconfigure(version, {})  # a restarted service starts outside any limit: its group goes
-        for service in SERVICES:
-            if self.limited.pop(f"{service}-{version}", False):
-                procfs.limit_cpu(f"{service}-{version}", stack_inventory()["services"][f"{service}-{version}"]["pid"],
-                                 None)
+        inventory = stack_inventory()
+        for name in [f"{service}-{version}" for service in SERVICES if f"{service}-{version}" in self.limited]:
+            procfs.limit_cpu(name, inventory["services"][name]["pid"], None)
+            self.limited.discard(name)
 
     def web_api_url(self, version):
         return stack_inventory()["services"][f"web-api-{version}"]["url"]
