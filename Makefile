@@ -209,8 +209,8 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	@# background ended before its tools were built (make itself exits 1 or 2): the background's log tells why.
 	@started=$$(date +%s); at() { echo "$$(( ($$(date +%s) - started) / 60 )) min"; }; busy=""; \
 	  if (( $(BUSY_CORES) > 0 )); then echo "==> $(BUSY_CORES) cores kept busy at nice 19 until test-e2e ends (BUSY_CORES)"; \
-	    setsid scripts/busy-cores.sh $(BUSY_CORES) & busy=$$!; fi; \
-	  setsid nice -n 19 bash -c '$(MAKE) --no-print-directory node-packages & packages=$$!; \
+	    setsid scripts/lowest-priority.sh scripts/busy-cores.sh $(BUSY_CORES) & busy=$$!; fi; \
+	  setsid scripts/lowest-priority.sh bash -c '$(MAKE) --no-print-directory node-packages & packages=$$!; \
 	    $(MAKE) --no-print-directory $(TEST_K8S_TOOLS) && touch $(TEST_K8S_TOOLS_READY) && \
 	    $(MAKE) --no-print-directory node-binaries helm; built=$$?; wait $$packages; packaged=$$?; exit $$((built ? built : packaged))' \
 	    >$(NODE_LOG) 2>&1 & binaries=$$!; k8s=""; \
