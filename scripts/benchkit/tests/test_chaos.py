@@ -7,6 +7,7 @@ from benchkit.experiments import chaos
 from benchkit.core import faults, kube, prometheus, samples
 from benchkit.experiments.chaos import clients, verdicts
 from benchkit.experiments.chaos import report as chaos_report
+from benchkit.experiments.chaos import summary as chaos_summary
 from benchkit.core.platforms import kubernetes
 
 
@@ -201,24 +202,25 @@ def test_web_apis_counters_grow_per_pod_over_the_pods_that_served_throughout():
 
 
 def _overload(version, degraded, rps, p99, passed=True, stalled=0):
-    return {"version": version, "outcomes": {"degraded": degraded}, "accepted_rps": rps, "accepted_p99_ms": p99,
-            "passed": passed, "stalled_seconds": stalled,
+    return {"version": version, "outcomes": {"degraded": degraded, "shed": 0, "complete": 1000}, "accepted_rps": rps,
+            "accepted_p99_ms": p99, "passed": passed, "stalled_seconds": stalled,
             "checks": {"p99_no_growth": passed, "memory_bounded": True}}
 
 
-def test_overload_rounds_count_the_stalls_and_name_the_failed_runs_with_their_stalled_seconds():
+def _summary(runs):
+    return chaos_summary.summarize({"commit": "c", "timestamp": "t", "where": "here", "passed": True, "runs": runs}, "run")
+
+
+def test_overload_rounds_count_the_stalls_and_name_the_failed_runs():
     runs = [_overload("v1", 0, 900, 120), _overload("v3", 0, 1300, 90), _overload("v1", 0, 1000, 100),
             _overload("v3", 12026, 1100, 400, passed=False, stalled=3), _overload("v1", 0, 950, 110),
             _overload("v3", 0, 1200, 95, passed=False)]
-    rows = chaos_report.overload_rounds(runs)
-    assert rows[1] == ["v1", 3, "0 (0)", 0, 0, "none", 950, 110]
-    assert rows[2] == ["v3", 3, "1 (3)", 1, 12026, "p99_no_growth: 3; p99_no_growth: 0", 1200, 95]
-    assert chaos_report.clean_runs(runs) == {"v1": 3}
+    rows = chaos_summary.overload_table(_summary(runs))
+    assert rows[1][1:5] == ["3", "0 (0)", "0", "0"]
+    assert rows[2][1:5] == ["3", "1 (3)", "1", "2"]
+    assert chaos_report.clean_runs(_summary(runs)) == {"v1": 3}
     assert "exclude, at 95 % confidence, a stall in more than 1 run in 10" in chaos_report.what_clean_runs_exclude(30)
-
-
-def test_one_overload_run_per_build_needs_no_summary():
-    assert chaos_report.overload_rounds([_overload("v1", 0, 900, 120), _overload("v2", 3, 1900, 60)]) == []
+    assert chaos_report.clean_runs(_summary([_overload("v1", 0, 900, 120), _overload("v2", 3, 1900, 60)])) == {}
 
 
 def test_rounds_must_be_at_least_one(tmp_path):
@@ -284,3 +286,17 @@ def test_on_either_platform_a_fault_made_in_the_proxy_goes_to_the_proxy_of_its_b
     platform.act(slow.inject, slow, "v1")
     platform.act(slow.restore, slow, "v1")
     assert calls == [("toxic", "v1", "authors", "latency", 1.0), ("clear", "v1")]
+
+
+def test_a_run_s_report_shows_the_tables_its_summary_publishes(tmp_path, monkeypatch):
+    from benchkit.tests.test_figures import chaos_run
+    runs = json.loads((chaos_run(tmp_path / "given") / "chaos.json").read_text())["runs"]
+    runs[0].update(timeline={"per_second": [], "injected": 0, "restoring": 1},
+                   cpu={**runs[0]["cpu"], "machine_busy_max_during_fault": 1.0, "cores_during_fault": {"web-api": 0.8}})
+    monkeypatch.setattr(chaos_report, "timeline_chart", lambda title, entry: "<svg/>")
+    assert chaos_report.render(runs, tmp_path, "here") is False
+    found = chaos_summary.summarize(json.loads((tmp_path / "chaos.json").read_text()), "this run")
+    report = (tmp_path / "chaos.md").read_text()
+    for table in (chaos_summary.faults_table, chaos_summary.overload_runs_table, chaos_summary.overload_table):
+        assert all(" | ".join(row) in report for row in table(found))
+    assert "web-api 0.80" in report

@@ -7,10 +7,9 @@ import sys
 from benchkit import NAMES
 from benchkit.core.kinds import SUMMARIES, Kind, within, written
 from benchkit.core.documents import formatted, interval
-from benchkit.experiments.chaos.report import SCHEMA as CHAOS_RUN_SCHEMA
-
 
 SCHEMA = "reactive-bench/chaos-summary/1"
+RUN_SCHEMA = "reactive-bench/chaos/1"  # chaos.json: a run's verdicts, each check keyed by an identifier
 
 
 def chaos_runs(chaos_dirs):
@@ -19,8 +18,8 @@ def chaos_runs(chaos_dirs):
     found = []
     for chaos_dir in chaos_dirs:
         data = json.loads(within(chaos_dir, "chaos.json").read_text())
-        if data.get("schema") != CHAOS_RUN_SCHEMA:
-            sys.exit(f"{within(chaos_dir, 'chaos.json')}: schema {data.get('schema')!r}, not {CHAOS_RUN_SCHEMA}")
+        if data.get("schema") != RUN_SCHEMA:
+            sys.exit(f"{within(chaos_dir, 'chaos.json')}: schema {data.get('schema')!r}, not {RUN_SCHEMA}")
         found.append(data)
     if len({data["commit"] for data in found}) != 1:
         sys.exit(f"{', '.join(map(str, chaos_dirs))}: chaos runs of different commits")
@@ -30,8 +29,14 @@ def chaos_runs(chaos_dirs):
 
 def publish_chaos(chaos_json, name, directory=SUMMARIES):
     """A summary of a chaos run's chaos.json (or of several runs', a list; each the file or its directory), as
-    docs/results/<name>.json: every fault run's outcome and every overload run's, with the stalls counted per build."""
-    data = chaos_runs(chaos_json if isinstance(chaos_json, (list, tuple)) else [chaos_json])
+    docs/results/<name>.json."""
+    return written(summarize(chaos_runs(chaos_json if isinstance(chaos_json, (list, tuple)) else [chaos_json]), name),
+                   name, directory)
+
+
+def summarize(data, name):
+    """The summary of a chaos.json's runs: every fault run's outcome and every overload run's, with the stalls
+    counted per build (the run's own report shows its tables too)."""
     failed = lambda r: sorted(check for check, ok in r["checks"].items() if not ok)  # noqa: E731
     faults = [{"fault": r["fault"], "version": r["version"], "replicas": r.get("replicas", 1),
                "requests": r["requests"], "outcomes": r["outcomes"], "recovery_seconds": r["recovery_seconds"],
@@ -55,9 +60,8 @@ def publish_chaos(chaos_json, name, directory=SUMMARIES):
             "shed": r["outcomes"]["shed"], "complete": r["outcomes"]["complete"]})
     for found in overload.values():
         found.update(overload_counts(found["runs"]))
-    summary = {"schema": SCHEMA, "name": name, "commit": data["commit"], "timestamp": data["timestamp"],
-               "where": data["where"], "passed": data["passed"], "faults": faults, "overload": overload}
-    return written(summary, name, directory)
+    return {"schema": SCHEMA, "name": name, "commit": data["commit"], "timestamp": data["timestamp"],
+            "where": data["where"], "passed": data["passed"], "faults": faults, "overload": overload}
 
 
 def overload_counts(runs):
@@ -170,6 +174,6 @@ def overload_table(summary):
     return rows
 
 
-KIND = Kind("chaos", SCHEMA, CHAOS_RUN_SCHEMA, ("chaos.json",), publish_chaos, chaos_consistency,
+KIND = Kind("chaos", SCHEMA, RUN_SCHEMA, ("chaos.json",), publish_chaos, chaos_consistency,
             {"faults": faults_table, "faults-calls": faults_calls_table, "faults-cpu": faults_cpu_table,
              "overload": overload_table, "overload-runs": overload_runs_table})
