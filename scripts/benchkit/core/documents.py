@@ -91,6 +91,13 @@ def formatted(value, pattern):
     return "–" if value is None else pattern.format(value)
 
 
+def ratio_text(ratio):
+    """2.35× (2.16–2.67): the median of the rounds' ratios, the lowest and the highest; – without one."""
+    if not ratio or ratio["median"] is None:
+        return "–"
+    return f"{ratio['median']:.2f}× ({ratio['low']:.2f}–{ratio['high']:.2f})"
+
+
 def interval(figure, pattern="{:,.0f}"):
     if figure["median"] is None:
         return "–"

@@ -6,7 +6,7 @@ import json
 import time
 import urllib.request
 
-from benchkit.core import curve, knobs, load, platforms
+from benchkit.core import curve, knobs, load, platforms, results
 from benchkit import info, step
 
 
@@ -73,6 +73,14 @@ def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, lab
         raise SystemExit(f"every request of {name} against {target} failed ({figures['failed']:.0f}, "
                          f"{figures['shed']:.0f} of them shed); see {runs_dir / name}.log")
     return figures
+
+
+def closed_round(build, runs_dir, round_, iterations, label, idle, speed, warmed):
+    """One round of an experiment's variant in the closed model (an A/B's mode, a CPU map's size) on a build:
+    results.round_figures of it."""
+    figures = measure(build, "closed", runs_dir, round_, {"ITERATIONS": str(iterations)}, label=label)
+    cost = json.loads((runs_dir / f"{build.version}-{label}-{round_}.cost.json").read_text())
+    return results.round_figures(cost, figures, idle, speed, warmed)
 
 
 # The warm-up rule, the same for every build and every platform: warm in windows until the JIT has settled, i.e.

@@ -208,6 +208,17 @@ def round_figures(cost, figures, idle, speed, warmed):
             "calibration_seconds": speed, "settled": warmed["settled"]}
 
 
+def ratios_by_round(pairs, keys):
+    """{figure: {rounds, median, low, high}} of each round's figure over its base round's, from (base, round) pairs
+    of round_figures (a base missing or of 0: None that round)."""
+    found, pairs = {}, list(pairs)
+    for key in keys:
+        each = Figure.of("×", [mine[key] / base[key] if base and base[key] and mine[key] is not None else None
+                               for base, mine in pairs])
+        found[key] = {"rounds": each.rounds, "median": each.median, "low": each.low, "high": each.high}
+    return found
+
+
 def totals(runs):
     """What the equal-work check needs, summed over a build's runs of one scenario."""
     summed = {key: sum(run["metrics"][key] for run in runs) for key in ("requests", "complete", "degraded", "failed", "shed")}

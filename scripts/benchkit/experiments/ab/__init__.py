@@ -16,7 +16,7 @@ from benchkit import NAMES, SERVICES, VERSIONS, info, step
 from benchkit.core import documents, knobs, results
 from benchkit.core.knobs import knob
 from benchkit.core.kinds import Kind, document_publisher
-from benchkit.core.protocol import background, measure, order, warm_up
+from benchkit.core.protocol import background, closed_round, order, warm_up
 from benchkit.core.tunables import DATA, Setting, environments
 
 SCHEMA = "reactive-bench/ab/1"
@@ -104,11 +104,8 @@ def measure_build(experiment, version, platform, runs_dir, rounds, iterations, w
                 warmed = warm_up(version, build, runs_dir, warmup)
                 # the build's processes with no load, right after its warm-up, to take off its run's CPU
                 idle = background({version: build})[version]
-                speed = platform.calibrate()
-                label = f"{experiment.name}-{mode}"
-                figures = measure(build, "closed", runs_dir, run, {"ITERATIONS": str(iterations)}, label=label)
-                cost = json.loads((runs_dir / f"{version}-{label}-{run}.cost.json").read_text())
-                found[mode].append(results.round_figures(cost, figures, idle, speed, warmed))
+                found[mode].append(closed_round(build, runs_dir, run, iterations, f"{experiment.name}-{mode}", idle,
+                                                platform.calibrate(), warmed))
     finally:
         platform.restore(version)
     return found
@@ -117,12 +114,7 @@ def measure_build(experiment, version, platform, runs_dir, rounds, iterations, w
 def ratios(experiment, modes):
     """{figure: {rounds: [B / A of each round], median, low, high}}: B's round against A's round of the same number."""
     a, b = experiment.modes
-    found = {}
-    for key in RATIOS:
-        each = results.Figure.of("×", [mine[key] / base[key] if base[key] and mine[key] is not None else None
-                                       for base, mine in zip(modes[a], modes[b])])
-        found[key] = {"rounds": each.rounds, "median": each.median, "low": each.low, "high": each.high}
-    return found
+    return results.ratios_by_round(zip(modes[a], modes[b]), RATIOS)
 
 
 def document(experiment, environment, measured):
@@ -157,9 +149,7 @@ def table(data):
                 continue  # a figure this experiment does not measure (the proxy's CPU where it is not in the path)
             cells = [", ".join(cell(r.get(key), fmt) for r in build["rounds"][mode]) for mode in (a, b)]
             ratio = build["ratios"].get(key)
-            rows.append([NAMES.get(version, version), label, *cells,
-                         f"{ratio['median']:.2f}× ({ratio['low']:.2f}–{ratio['high']:.2f})"
-                         if shown and ratio and ratio["median"] is not None else "–"])
+            rows.append([NAMES.get(version, version), label, *cells, documents.ratio_text(ratio) if shown else "–"])
     return rows
 
 

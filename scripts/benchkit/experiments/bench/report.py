@@ -174,7 +174,7 @@ def headline_text(version, found):
     """"v2 / v1 complete answers/s, median of 3 rounds' ratios: 2.35× (2.16–2.67)", and the sensitivity line."""
     measured = [value for _, value in found["rounds"] if value is not None]
     text = (f"{version} / v1 complete answers/s, the median of {len(measured)} round{'s' if len(measured) > 1 else ''}' "
-            f"ratios: {found['median']:.2f}× ({found['low']:.2f}–{found['high']:.2f})")
+            f"ratios: {documents.ratio_text(found)}")
     if found["drifted_rounds"]:
         without = found["median_without_drifted"]
         text += (f"; without the drifted round{'s' if len(found['drifted_rounds']) > 1 else ''} "
@@ -310,10 +310,8 @@ def published_rows(data):
     rows = [["build", "this run: ÷ v1, closed (lowest–highest round)", f"published, {name} (lowest–highest round)",
              "this run's median inside the published interval"]]
     for row in found:
-        p = row["published"]
         rows.append([NAMES.get(row["version"], row["version"]),
-                     f"{row['median']:.2f}× ({row['low']:.2f}–{row['high']:.2f})",
-                     f"{p['median']:.2f}× ({p['low']:.2f}–{p['high']:.2f})", "yes" if row["inside"] else "NO"])
+                     documents.ratio_text(row), documents.ratio_text(row["published"]), "yes" if row["inside"] else "NO"])
     text = (f"The README's answer for this kind of platform rests on run {name} (docs/results/{name}.json); one run "
             "lies from the next by more than its rounds spread, so a median outside the published interval says this "
             "machine, this hour or this commit differs, not that either run is wrong.")

@@ -2,14 +2,7 @@
 header."""
 from benchkit import BASELINE, NAMES
 from benchkit.core import results
-from benchkit.core.documents import formatted, interval
-
-
-def ratio_text(ratio):
-    """2.35× (2.16–2.67): the median of the rounds' ratios, the lowest and the highest."""
-    if ratio["median"] is None:
-        return "–"
-    return f"{ratio['median']:.2f}× ({ratio['low']:.2f}–{ratio['high']:.2f})"
+from benchkit.core.documents import formatted, interval, ratio_text
 
 
 def headline_table(summary, scenario_name="closed"):
@@ -30,7 +23,7 @@ def headline_table(summary, scenario_name="closed"):
     ratio_row = ["÷ v1, complete answers / s: the median of the rounds' ratios (lowest–highest)"]
     for v in versions:
         ratio = scenario["ratios"].get(v, {}).get(results.HEADLINE)
-        ratio_row.append("1" if v == BASELINE else ratio_text(ratio) if ratio else "–")
+        ratio_row.append("1" if v == BASELINE else ratio_text(ratio))
     rows.append(ratio_row)
     drifted = sorted({n for r in scenario["ratios"].values() for n in r[results.HEADLINE]["drifted_rounds"]})
     if drifted:

@@ -12,7 +12,7 @@ from benchkit import BASELINE, NAMES, step
 from benchkit.core import documents, knobs, results
 from benchkit.core.kinds import Kind, document_publisher
 from benchkit.core.knobs import knob, numbers
-from benchkit.core.protocol import background, measure, order, warm_up
+from benchkit.core.protocol import background, closed_round, order, warm_up
 
 SCHEMA = "reactive-bench/cpu-map/1"
 # what each round keeps of a build at a size (results.round_figures), and which of them get a ratio to v1
@@ -56,12 +56,9 @@ def run(platform, spec, directory):
                 speed = platform.calibrate()
                 for version in order(versions, round_ + index):
                     step(f"{version}: {label(size)}, round {round_}/{rounds}")
-                    name = f"cpu-{size:g}"
-                    figures = measure(builds[version], "closed", runs_dir, round_,
-                                      {"ITERATIONS": str(spec.iterations)}, label=name)
-                    cost = json.loads((runs_dir / f"{version}-{name}-{round_}.cost.json").read_text())
-                    document["cells"][version].append({"size": size, "round": round_, **results.round_figures(
-                        cost, figures, idle[version], speed, warmed[version])})
+                    document["cells"][version].append({"size": size, "round": round_, **closed_round(
+                        builds[version], runs_dir, round_, spec.iterations, f"cpu-{size:g}", idle[version], speed,
+                        warmed[version])})
             document["ratios"] = ratios(document)
             (directory / "cpu-map.json").write_text(json.dumps(document, indent=2))
     finally:
@@ -85,13 +82,12 @@ EXPLANATION = ("Each build with every service's JVM limited to the size of the r
 
 
 def ratios(document):
-    """{size label: {version: {figure: Figure of the per-round ratios to v1}}}."""
+    """{size label: {version: {figure: the per-round ratios to v1}}}."""
     found = {}
     for size in document["sizes"]:
         base = {c["round"]: c for c in document["cells"].get(BASELINE, []) if c["size"] == size}
-        found[label(size)] = {version: {key: dataclasses.asdict(results.Figure.of("×", [
-            c[key] / base[c["round"]][key] if c["round"] in base and base[c["round"]][key] and c[key] is not None
-            else None for c in cells if c["size"] == size])) for key, _, _ in FIGURES}
+        found[label(size)] = {version: results.ratios_by_round(
+            [(base.get(c["round"]), c) for c in cells if c["size"] == size], [key for key, _, _ in FIGURES])
             for version, cells in document["cells"].items() if version != BASELINE}
     return found
 
@@ -106,14 +102,8 @@ def table(document):
                      for v in versions]
             ratio = [document["ratios"][label(size)][v][key] for v in versions if v != BASELINE]
             rows.append([label(size), name, *(documents.interval(dataclasses.asdict(c), fmt) for c in cells),
-                         *(ratio_cell(r) for r in ratio)])
+                         *(documents.ratio_text(r) for r in ratio)])
     return rows
-
-
-def ratio_cell(figure):
-    """"1.20× (1.05–1.31)": the median of the rounds' ratios, the lowest and highest where they differ."""
-    text = documents.interval(figure, "{:.2f}")
-    return text if figure["median"] is None else text.replace(" (", "× (", 1) if " (" in text else text + "×"
 
 
 def ergonomics_rows(found):
