@@ -45,6 +45,8 @@ class Knob:
 
     def value(self, environ):
         text = environ.get(self.name)
+        if text == "" and isinstance(self.default, tuple):
+            return ()  # a list set empty is none (MAP_USERS= : a map without the closed model's columns)
         if text is None or text == "":
             return self.default
         try:
