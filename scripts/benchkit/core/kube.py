@@ -23,11 +23,17 @@ def helm_template(release, chart, *args, namespace=None):
                               capture_output=True, text=True)
     if rendered.returncode:
         raise SystemExit(f"helm template {chart} failed: {rendered.stderr.strip()}")
+    return [document for document in yaml().safe_load_all(rendered.stdout) if document]
+
+
+def yaml():
+    """PyYAML, imported when asked: make benchkit's interpreter has it; scripts/k8s.sh's calls need only the
+    standard library."""
     try:
         import yaml
     except ImportError:
-        raise SystemExit("reading rendered manifests needs PyYAML: run it on make benchkit's interpreter (.tools/benchkit)")
-    return [document for document in yaml.safe_load_all(rendered.stdout) if document]
+        raise SystemExit("reading charts needs PyYAML: run it on make benchkit's interpreter (.tools/benchkit)")
+    return yaml
 
 
 def cpu(quantity):
@@ -300,8 +306,7 @@ def load_job_values(version, scenario, settings, base_url, pods=1, start_at=None
 
 def chart_values(chart="reactive-bench"):
     """A chart's default values (values.yaml), parsed."""
-    import yaml  # make benchkit's interpreter has it; nothing else here needs it
-    return yaml.safe_load((ROOT / "charts" / chart / "values.yaml").read_text())
+    return yaml().safe_load((ROOT / "charts" / chart / "values.yaml").read_text())
 
 
 def load_image():

@@ -190,9 +190,7 @@ class Kubernetes(Platform):
             "node_cpu": node["status"]["capacity"]["cpu"],
             "container_runtime": node["status"]["nodeInfo"]["containerRuntimeVersion"],
             "kernel": node["status"]["nodeInfo"]["kernelVersion"],
-            "java_opts": next((line.split(":", 1)[1].strip().strip('"') for line in
-                               (ROOT / "charts" / "reactive-bench" / "values.yaml").read_text().splitlines()
-                               if line.startswith("javaOpts:")), ""),
+            "java_opts": kube.chart_values()["javaOpts"],
             "git_commit": provenance.git_commit(),
             "load_settings": load.settings_from_environment(),
             "runs": runs, "warmup": warmup,
@@ -254,12 +252,9 @@ class Kubernetes(Platform):
         """Back to what make deploy-<version> deployed (what make bench measures): the variables removed, the
         resources as they were, the pods rolled again."""
         self.roll_back(self.deployments(version).values())
-        resources = {d: self.resources.pop(d) for d in self.deployments(version).values() if d in self.resources}
-        if resources:
-            self.disconnect()
-            kube.set_resources(self.namespace, resources)
 
     def roll_back(self, deployments):
+        """The Deployments' variables that a reconfiguration set removed, and their resources as deployed."""
         self.disconnect()
         rolling = {deployment: dict.fromkeys(self.changed.pop(deployment)) for deployment in deployments
                    if deployment in self.changed}
@@ -267,6 +262,9 @@ class Kubernetes(Platform):
         if rolling:
             info(f"rolling {', '.join(rolling)} back to their chart's settings")
             kube.set_environment(self.namespace, rolling)
+        resources = {d: self.resources.pop(d) for d in deployments if d in self.resources}
+        if resources:
+            kube.set_resources(self.namespace, resources)
 
     def disconnect(self):
         if self.reconfigured:
@@ -311,11 +309,7 @@ class Kubernetes(Platform):
         return kube.kubectl(self.namespace, "get", "service", service, "-o", "jsonpath={.spec.clusterIP}").strip()
 
     def close(self):
-        self.roll_back(list(self.changed))  # whatever a reconfiguration that stopped half-way left changed
-        if self.resources:
-            self.disconnect()
-            kube.set_resources(self.namespace, self.resources)
-            self.resources = {}
+        self.roll_back({*self.changed, *self.resources})  # whatever a run that stopped half-way left changed
 
     def web_api_url(self, version):
         return f"http://{self.cluster_ip(f'bench-{version}-web-api')}:8080"
@@ -367,10 +361,8 @@ class Kubernetes(Platform):
 
     def act_on_part(self, action, fault, version):
         selector = self.selector(fault, version)
-        if action == "await-replaced":
-            return self.await_replaced(selector, self.before.pop(selector))
-        if action == "await-unchanged":
-            return self.await_unchanged(selector, self.before.pop(selector))
+        if action in ("await-replaced", "await-unchanged"):
+            return self.await_whole(selector, self.before.pop(selector), action == "await-replaced")
         self.before[selector] = self.pods(selector)
         if action == "rollout-restart":
             kube.kubectl(self.namespace, "rollout", "restart", "deployment", f"bench-{version}-{fault.part}")
@@ -392,26 +384,17 @@ class Kubernetes(Platform):
         else:
             raise ValueError(f"no such action on Kubernetes: {action}")
 
-    def await_replaced(self, selector, before, timeout=faults.RESTORE_LIMIT_SECONDS):
-        """Until the fault has happened (a pod of before gone, or a container restarted) and the part is whole
-        again: as many pods as before, every one ready, none terminating."""
+    def await_whole(self, selector, before, replaced, timeout=faults.RESTORE_LIMIT_SECONDS):
+        """Until the part is whole again: as many pods as before, every one ready, none terminating; replaced: once
+        the fault has happened (a pod of before gone, or a container restarted), else failing if it did."""
         deadline = time.time() + timeout
         while time.time() < deadline:
             now = self.pods(selector)
-            changed = set(before) - set(now) or any(now[uid][1] > before[uid][1] for uid in set(now) & set(before))
-            if changed and len(now) == len(before) and all(ready and not terminating for _, _, ready, terminating in now.values()):
+            changed = set(before) != set(now) or any(now[uid][1] != before[uid][1] for uid in set(now) & set(before))
+            if changed and not replaced:
+                sys.exit(f"{selector}: pods were replaced or restarted: {before} -> {now}")
+            if changed == replaced and len(now) == len(before) and all(
+                    ready and not terminating for _, _, ready, terminating in now.values()):
                 return
             time.sleep(0.5)
         sys.exit(f"{selector}: not whole again within {timeout} s")
-
-    def await_unchanged(self, selector, before, timeout=faults.RESTORE_LIMIT_SECONDS):
-        """Until every pod of before is ready again; fails if one was replaced or restarted meanwhile."""
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            now = self.pods(selector)
-            if set(now) != set(before) or any(now[uid][1] != before[uid][1] for uid in now):
-                sys.exit(f"{selector}: pods were replaced or restarted: {before} -> {now}")
-            if all(ready and not terminating for _, _, ready, terminating in now.values()):
-                return
-            time.sleep(0.5)
-        sys.exit(f"{selector}: not ready again within {timeout} s")
