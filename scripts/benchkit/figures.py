@@ -36,7 +36,7 @@ from benchkit import ROOT, registry, unmarked
 from benchkit.core import knobs
 from benchkit.core.kinds import SUMMARIES, written
 from benchkit.experiments.bench.summaries import combined
-from benchkit.core.documents import formatted
+from benchkit.core.documents import formatted, markdown_table
 
 DOCUMENTS = ("README.md", "docs/*.md")
 FIGURE = re.compile(r"<!-- figure (\S+) (\S+) (.+?) -->(.*?)<!-- /figure -->", re.DOTALL)
@@ -83,12 +83,6 @@ def pictures(text, found, where, root=ROOT):
     return drawn
 
 
-def markdown(rows):
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
-    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
-    return "\n".join(lines) + "\n"
-
-
 # ---------- render and check
 
 def documents(root=ROOT):
@@ -112,7 +106,7 @@ def rendered(text, found, where):
         rows = registry.table(found[name], kind) if name in found else None
         if rows is None:
             raise SystemExit(f"{where}: no summary {name} or no table {kind} of it ({', '.join(registry.TABLES)})")
-        return f"<!-- figures {name} {kind} -->\n{markdown(rows)}<!-- /figures -->"
+        return f"<!-- figures {name} {kind} -->\n{markdown_table(rows)}\n<!-- /figures -->"
 
     def setting(match):
         path, pattern = match.group(1), match.group(2)
@@ -126,7 +120,7 @@ def rendered(text, found, where):
         group, groups = match.group(1), tuple(dict.fromkeys(knob.group for knob in registry.KNOBS))
         if group not in groups:
             raise SystemExit(f"{where}: no knobs {group} ({', '.join(groups)})")
-        return f"<!-- knobs {group} -->\n{markdown(knobs.rows(registry.KNOBS, group))}<!-- /knobs -->"
+        return f"<!-- knobs {group} -->\n{markdown_table(knobs.rows(registry.KNOBS, group))}\n<!-- /knobs -->"
 
     return KNOBS.sub(knob_table, SETTING.sub(setting, TABLE.sub(table, FIGURE.sub(figure, text))))
 
