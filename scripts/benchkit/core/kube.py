@@ -46,6 +46,11 @@ def kubectl(namespace, *args, check=True):
     return subprocess.run(["kubectl", "-n", namespace, *args], capture_output=True, text=True, check=check).stdout
 
 
+def pods(namespace, selector=None):
+    """The pods of the namespace (of a label selector), as the API server has them."""
+    return json.loads(kubectl(namespace, "get", "pods", *(["-l", selector] if selector else []), "-o", "json"))["items"]
+
+
 def pod_exec(namespace, target, *command, text=True, **options):
     """A command in the target's container (kubectl exec), its output captured unless options say where it goes."""
     options.setdefault("stdout", subprocess.PIPE)
@@ -206,9 +211,8 @@ def thread_names(namespace, target):
 
 def pod_states(namespace):
     """Restarts and the last termination reason of every container in the namespace, per pod."""
-    pods = json.loads(kubectl(namespace, "get", "pods", "-o", "json"))["items"]
     states = {}
-    for pod in pods:
+    for pod in pods(namespace):
         for status in pod.get("status", {}).get("containerStatuses", []):
             last = status.get("lastState", {}).get("terminated", {})
             states[f"{pod['metadata']['name']}/{status['name']}"] = {
@@ -229,9 +233,8 @@ def restarts_between(before, after):
 def unschedulable(namespace, selector=None):
     """Why the pods (of a selector) cannot start: unschedulable, or no image. An empty string if none.
     Also used by scripts/k8s.sh while helm waits for a rollout."""
-    pods = json.loads(kubectl(namespace, "get", "pods", *(["-l", selector] if selector else []), "-o", "json"))["items"]
     reasons = []
-    for pod in pods:
+    for pod in pods(namespace, selector):
         for condition in pod.get("status", {}).get("conditions", []):
             if condition["type"] == "PodScheduled" and condition.get("reason") == "Unschedulable":
                 reasons.append(f"{pod['metadata']['name']} is unschedulable: {condition.get('message', '')}")
@@ -277,8 +280,7 @@ def helm_escaped(value):
 def exit_code(namespace, release):
     """The load generator's exit code of a failed Job (3: the target never answered; 2: its settings), from the
     first of its pods that failed."""
-    pods = json.loads(kubectl(namespace, "get", "pods", "-l", f"job-name={release}", "-o", "json"))["items"]
-    for pod in pods:
+    for pod in pods(namespace, f"job-name={release}"):
         for status in pod.get("status", {}).get("containerStatuses", []):
             terminated = status.get("state", {}).get("terminated")
             if terminated and terminated.get("exitCode"):
@@ -412,10 +414,9 @@ def await_job(namespace, job, what, every=5):
 
 def job_pods(namespace, release):
     """The names of a Job's pods, by their completion index."""
-    pods = json.loads(kubectl(namespace, "get", "pods", "-l", f"job-name={release}", "-o", "json"))["items"]
     index = "batch.kubernetes.io/job-completion-index"
     return [pod["metadata"]["name"] for pod in sorted(
-        pods, key=lambda pod: int(pod["metadata"].get("annotations", {}).get(index, "0")))]
+        pods(namespace, f"job-name={release}"), key=lambda pod: int(pod["metadata"].get("annotations", {}).get(index, "0")))]
 
 
 # How late after the agreed instant a pod of a split run may start: a later one leaves the other pods the whole

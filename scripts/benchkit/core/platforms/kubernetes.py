@@ -288,7 +288,7 @@ class Kubernetes(Platform):
         """The pods of a kubelet running on this machine (the test node), each named by its part and build."""
         seconds = procfs.pod_cpu_seconds()
         if set(seconds) - set(self.pod_parts):  # a pod replaced or new since they were named
-            for pod in json.loads(kube.kubectl(self.namespace, "get", "pods", "-o", "json"))["items"]:
+            for pod in kube.pods(self.namespace):
                 labels = pod["metadata"].get("labels", {})
                 name = "postgres" if "cluster-name" in labels else labels.get("app.kubernetes.io/name", pod["metadata"]["name"])
                 build = labels.get("app.kubernetes.io/instance", "").removeprefix("bench-")
@@ -352,7 +352,7 @@ class Kubernetes(Platform):
     def pods(self, selector):
         """{uid: (name, restarts, ready, terminating)} of the pods of a selector."""
         found = {}
-        for pod in json.loads(kube.kubectl(self.namespace, "get", "pods", "-l", selector, "-o", "json"))["items"]:
+        for pod in kube.pods(self.namespace, selector):
             statuses = pod.get("status", {}).get("containerStatuses", [])
             found[pod["metadata"]["uid"]] = (
                 pod["metadata"]["name"], sum(s.get("restartCount", 0) for s in statuses),
