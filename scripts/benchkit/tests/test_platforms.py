@@ -159,3 +159,34 @@ def test_the_local_stack_limits_a_build_s_services_and_lets_them_go_on_restore(m
     assert platform.limited == set()
     platform.size("v2", None)  # no limit: every service restarted as shipped, none of them held
     assert limits[-1] == ("authors-v2", None) and platform.limited == set()
+
+
+def test_a_cluster_rolls_what_a_run_changed_back_to_what_was_deployed(monkeypatch):
+    """reconfigure sets variables, size patches resources; restore and close give both back, each Deployment once."""
+    from benchkit.core import kube
+    from benchkit.core.platforms import kubernetes
+    environments, resources = [], []
+    monkeypatch.setattr(kube, "set_environment", lambda namespace, changes: environments.append(changes))
+    monkeypatch.setattr(kube, "set_resources", lambda namespace, changes: resources.append(changes))
+    deployed = {"limits": {"cpu": "1", "memory": "512Mi"}, "requests": {"cpu": "250m"}}
+    monkeypatch.setattr(kube, "kubectl", lambda namespace, *args: json.dumps(
+        {"spec": {"template": {"spec": {"containers": [{"resources": deployed}]}}}}))
+    monkeypatch.setattr(kubernetes, "KubernetesBuild", lambda namespace, version, deployed: type(
+        "Build", (), {"close": lambda self: None})())
+    cluster = Kubernetes("bench", ["v2"])
+    cluster.reconfigure("v2", {"authors": {"A": "1"}})
+    assert environments == [{"deploy/bench-v2-authors": {"A": "1"}}]
+    cluster.reconfigure("v2", {"authors": {"A": "1"}})
+    assert len(environments) == 1  # unchanged: nothing rolled
+    cluster.size("v2", 0.5)
+    assert resources[-1]["deploy/bench-v2-web-api"] == {"limits": {"cpu": "0.5", "memory": "512Mi"},
+                                                         "requests": {"cpu": "250m"}}
+    cluster.restore("v2")
+    assert environments[-1] == {"deploy/bench-v2-authors": {"A": None}}  # kubectl set env A-
+    assert resources[-1] == {f"deploy/bench-v2-{s}": deployed for s in ("web-api", "articles", "authors")}
+    calls = len(environments) + len(resources)
+    cluster.close()
+    assert len(environments) + len(resources) == calls  # nothing left to give back
+    cluster.size("v2", 2)
+    cluster.close()  # a run that stopped half-way: its resources given back all the same
+    assert resources[-1]["deploy/bench-v2-articles"] == deployed
