@@ -70,12 +70,16 @@ die() { printf '\033[31mxx\033[0m  %s\n' "$*" >&2; exit 1; }
 # The benchmark harness, on the interpreter make benchkit installs (matplotlib, pytest); the system's
 # python3 is enough for what needs the standard library only (unschedulable).
 benchkit() { (cd "$ROOT/scripts" && "${BENCHKIT_PYTHON:-python3}" -m benchkit "$@"); }
-# flame_graphs RESULTS: a bench's profile run left a flame graph of every service of every build
+# flame_graphs RESULTS [VERSION…]: a bench's profile run left a flame graph of every service of each build (every
+# build unless named)
 flame_graphs() {
-  local version service
-  for version in "${BUILDS[@]}"; do
+  local results=$1 version service versions
+  shift
+  versions=("$@")
+  ((${#versions[@]})) || versions=("${BUILDS[@]}")
+  for version in "${versions[@]}"; do
     for service in web-api articles authors; do
-      [[ -s "$1/profiles/$version-$service.svg" ]] || { echo "no flame graph of $service $version"; return 1; }
+      [[ -s "$results/profiles/$version-$service.svg" ]] || { echo "no flame graph of $service $version"; return 1; }
     done
   done
 }
