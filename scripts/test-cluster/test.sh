@@ -3,7 +3,7 @@
 # (node.sh), builds and loads every image (images.sh), proves the node is real (a container under runc
 # with its cgroup limits, DNS for Service names, a ClusterIP Service between pods, on Calico's network), puts up the stand-in for
 # Kafka (Strimzi's operator cannot be had here), then runs `make deploy-vN` for every build (the first installs
-# the Zalando operator from its own chart, which makes PostgreSQL), `make bench` (short), `make undeploy` and a
+# the Zalando operator from its own chart, which makes PostgreSQL), `make bench` (short), `make sweep-cluster` (one setting of v2), `make undeploy` and a
 # second `make deploy-v1` (behind its latency proxy: a short `make latency-map-cluster` and a fault made in the
 # proxy) exactly as a user would, with a short `make chaos-cluster` (a pod deleted, a rolling update) (the charts' NetworkPolicies enforced by Calico's Felix, and probed), with KAFKA_PLATFORM=external and IMAGES=containerd. Tears the node down at the end, also on failure or Ctrl-C, and checks that nothing
 # of it is left. Ends with "test-cluster: N passed, N failed".
@@ -325,6 +325,27 @@ sys.exit(not ok)' "$NS" "$NODE_DIR")
 }
 expect "a run split over two pods (LOAD_PODS=2) sends what one pod sends, closed and open, each pod named, both started together" \
   split_over_two_pods
+
+step "Reconfigured in the pods: a short make sweep-cluster of one setting of v2"
+short_sweep_in_pods() { # each candidate rolls v2's articles and authors with its variable; the sweep rolls them back
+  RESULTS="$NODE_DIR/sweep" VERSIONS=v2 SWEEP_ONLY="pipelining limit" SWEEP_REPEATS=1 SWEEP_ITERATIONS=20 \
+    SWEEP_WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=1 make_target sweep-cluster
+}
+expect "make sweep-cluster rolls v2's articles and authors with each pipelining limit and measures each" \
+  short_sweep_in_pods
+expect "sweep.json (pods): both limits measured, one chosen" benchkit check "$NODE_DIR/sweep/sweep.json" \
+  'sorted(r["value"] for r in d["builds"]["v2"]["runs"]) == [1, 256]' \
+  'd["builds"]["v2"]["chosen"]["pipelining limit"] in (1, 256)'
+variables_of() { kubectl -n "$NS" get deploy "bench-v2-$1" -o jsonpath='{.spec.template.spec.containers[0].env[*].name}'; }
+rolled_back() { # no variable of the sweep left on the Deployments it rolled
+  local service found
+  for service in articles authors; do
+    found=$(variables_of "$service") || return 1
+    [[ $found != *PIPELINING_LIMIT* ]] || { echo "bench-v2-$service: $found"; return 1; }
+  done
+  echo "bench-v2-articles and -authors: no pipelining limit set"
+}
+expect "after the sweep v2's Deployments run as deployed again (no variable of the sweep left)" rolled_back
 
 step "Faults under load, short: make chaos-cluster's articles pod deleted and web-api rolling update, every build"
 chaos_quick() { # the harness's own checks: reads answered (or 503 at once), writes 201 or 503, no event lost or streamed twice
