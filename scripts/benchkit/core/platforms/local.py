@@ -185,7 +185,7 @@ class Local(Platform):
     def restore(self, version):
         self.reconfigure(version, {})  # a restarted service starts outside any limit: its group goes
         inventory = stack_inventory()
-        for name in [f"{service}-{version}" for service in SERVICES if f"{service}-{version}" in self.limited]:
+        for name in [name for name in (f"{service}-{version}" for service in SERVICES) if name in self.limited]:
             procfs.limit_cpu(name, inventory["services"][name]["pid"], None)
             self.limited.discard(name)
 

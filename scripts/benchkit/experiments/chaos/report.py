@@ -31,11 +31,12 @@ def render(results, directory, where):
     the recorder saw, every expectation, each fault's timeline."""
     faults = [r for r in results if "timeline" in r]
     passed = all(r["passed"] for r in results)
-    (directory / "chaos.json").write_text(json.dumps({
+    document = json.dumps({
         "schema": summary.RUN_SCHEMA, "commit": git_commit(), "timestamp": datetime.datetime.now(
             datetime.timezone.utc).isoformat(timespec="seconds"), "where": where, "passed": passed, "runs": results},
-        indent=2, default=str))
-    found = summary.summarize(json.loads((directory / "chaos.json").read_text()), "this run")
+        indent=2, default=str)
+    (directory / "chaos.json").write_text(document)
+    found = summary.summarize(json.loads(document), "this run")  # as a publish reads chaos.json
     mark = lambda ok: "PASS" if ok else "FAIL"  # noqa: E731
     percent = lambda share: "–" if share is None else f"{100 * share:.0f} %"  # noqa: E731
     cpu_rows = [["fault", "build", "machine busy during fault", "max", "busy in seconds with an incomplete answer",
