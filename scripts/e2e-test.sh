@@ -93,6 +93,11 @@ expect "results.json: every build's CPU per request (whole system, each service)
   'all(b["cpu_ms"][p]["median"] > 0 for b in d["scenarios"]["smoke"]["builds"].values() for p in ("whole system", "web-api", "articles", "authors"))' \
   'all(m > 0 for b in d["scenarios"]["smoke"]["builds"].values() for figures in b["memory_mib"].values() for m in figures.values())' \
   'all(b["figures"]["p99"]["median"] > 0 and b["figures"]["p99"]["unit"] == "ms" for b in d["scenarios"]["smoke"]["builds"].values())'
+expect "results.json: what the kernel counted of every process per complete answer (context switches, run delay, system calls, threads)" \
+  benchkit check "$WORK/results/results.json" \
+  'all(b["scheduling"][p]["voluntary_switches"]["median"] > 0 and b["scheduling"][p]["read_syscalls"]["median"] > 0 and b["scheduling"][p]["threads"]["median"] > 1 for b in d["scenarios"]["smoke"]["builds"].values() for p in ("web-api", "articles", "authors"))' \
+  'all(b["scheduling"]["every process"]["run_delay_ms"]["median"] is not None for b in d["scenarios"]["smoke"]["builds"].values())' \
+  'all(b["scheduling"]["web-api"]["packets"]["median"] is None for b in d["scenarios"]["smoke"]["builds"].values())'
 expect "results.json: SQL parity, 1 statement per request to articles and 5 to authors in every build, and nothing else (no transaction around a read)" \
   benchkit check "$WORK/results/results.json" "len(d['sql']) == ${#BUILDS[@]}" \
   'all(abs(v["data_statements_per_request"]["articles"] - 1) < 0.01 and abs(v["data_statements_per_request"]["authors"] - 5) < 0.01 for v in d["sql"].values())' \
@@ -173,18 +178,20 @@ expect "sweep.json: both limits measured, one chosen" benchkit check "$WORK/swee
 expect "after the sweep v2 runs as it ships again (no setting of the sweep left in its environment)" bash -c "
   ! grep -qaE 'QUARKUS_DATASOURCE_REACTIVE_POSTGRESQL_PIPELINING_LIMIT=' /proc/\$(cat '$PID_DIR/authors-v2.pid')/environ"
 
-step "Each build by CPU per service: a short CPU map of v2 (make cpu-map runs every build over the whole ladder)"
-# One build at one size: a limit is set and taken off again (every service outside any quota after), each JVM counts
-# what it was given; no limit at all is how every other run here runs. A ratio to v1's rounds is test_cpumap's.
-expect "v2 restarts with each service's JVM under a quota of one CPU, and is measured" \
-  run cpu-map "$WORK/cpu-map" VERSIONS=v2 CPU_MAP_SIZES=1 RUNS=1 CPU_MAP_ITERATIONS=20 \
+step "Each build by CPU per service: a short CPU map of v1 and v2 at half a CPU (make cpu-map: every build, the whole ladder)"
+# Two builds at one size: a limit is set and taken off again (every service outside any quota after), each JVM counts
+# what it was given, the quota holds the loaded build back; no limit at all is how every other run here runs.
+expect "v1 and v2 restart with each service's JVM under a quota of half a CPU, and are measured" \
+  run cpu-map "$WORK/cpu-map" VERSIONS=v1,v2 CPU_MAP_SIZES=0.5 RUNS=1 CPU_MAP_ITERATIONS=20 \
   CPU_MAP_WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=1
-expect "cpu-map.json: v2 measured at one CPU, each JVM under that quota counting one processor" \
+expect "cpu-map.json: both measured at half a CPU, each JVM under that quota counting one processor, throttled when loaded" \
   benchkit check "$WORK/cpu-map/cpu-map.json" \
-  '[c["size"] for c in d["cells"]["v2"]] == [1.0] and d["cells"]["v2"][0]["complete_per_s"] > 0' \
-  'all(s["cpu_limit"] == 1.0 and s["processors"] == 1 for s in d["ergonomics"]["1 CPU"]["v2"].values())'
+  'all([c["size"] for c in d["cells"][v]] == [0.5] and d["cells"][v][0]["complete_per_s"] > 0 for v in ("v1", "v2"))' \
+  'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for v in ("v1", "v2") for s in d["ergonomics"]["0.5 CPU"][v].values())' \
+  'all(any(t and t["throttled"] > 0 for t in c["throttling"].values()) for cells in d["cells"].values() for c in cells)' \
+  'all(c["scheduling"][s]["voluntary_switches"] > 0 and c["scheduling"][s]["threads"] > 1 for cells in d["cells"].values() for c in cells for s in ("web-api", "articles", "authors"))'
 expect "after the CPU map every service runs outside any quota again" bash -c "
-  ! grep -q reactive-bench /proc/\$(cat '$PID_DIR/web-api-v2.pid')/cgroup"
+  ! grep -q reactive-bench /proc/\$(cat '$PID_DIR/web-api-v1.pid')/cgroup /proc/\$(cat '$PID_DIR/web-api-v2.pid')/cgroup"
 
 step "When the services wait: a short latency map of v2 (make latency-map runs every build over the whole grid)"
 # One build here, v1 in make test-cluster's pods; the map's ratios to v1 are test_latencymap's.

@@ -276,6 +276,10 @@ expect "results.json has every figure of an in-cluster run's cost (throttling, J
   "all(d['environment']['background_cpu_per_s'][v]['web-api'] > 0 for v in d['versions'])" \
   "all(e['web-api']['processors'] == 1 and e['web-api']['cpu_limit'] == 1 for e in d['environment']['ergonomics'].values())" \
   "all(d['settled'][v] is not None and len(d['environment']['warmup'][v]['windows']) >= 1 for v in d['versions'])"
+expect "results.json: what the kernel counted of every pod per complete answer (context switches, run delay, system calls, packets)" \
+  results_hold "all(b['scheduling'][p][f]['median'] > 0 for b in $CLOSED.values() for p in ('web-api', 'articles', 'authors', 'postgres') for f in ('voluntary_switches', 'packets'))" \
+  "all(b['scheduling']['web-api']['read_syscalls']['median'] > 0 and b['scheduling']['web-api']['threads_peak']['median'] > 1 for b in $CLOSED.values())" \
+  "d['environment']['scheduler'] in ('CFS', 'EEVDF')"
 profiled_in_pods() { # a flame graph of every service of every build, and the libraries' shares in the report
   [[ -s "$RESULTS/profiles/profile.json" ]] || { echo "no profile.json"; return 1; }
   flame_graphs "$RESULTS" "${BENCHED[@]}"
@@ -415,7 +419,9 @@ expect "make cpu-map-cluster rolls v1's pods under a limit of 0.5 CPU, warms and
 expect "cpu-map.json (pods): v1 measured at 0.5 CPU, each JVM under that limit and counting one processor" \
   benchkit check "$NODE_DIR/cpu-map/cpu-map.json" \
   '[c["size"] for c in d["cells"]["v1"]] == [0.5] and d["cells"]["v1"][0]["complete_per_s"] > 0' \
-  'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v1"].values())'
+  'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v1"].values())' \
+  'any(t and t["throttled"] > 0 for t in d["cells"]["v1"][0]["throttling"].values())' \
+  'all(d["cells"]["v1"][0]["scheduling"][s]["voluntary_switches"] > 0 and d["cells"]["v1"][0]["scheduling"][s]["packets"] > 0 for s in ("web-api", "articles", "authors"))'
 expect "after the CPU map every Deployment has the resources it was deployed with again (web-api: ${deployed_limit:-none})" \
   test "$(limit_of_web_api)" = "$deployed_limit"
 expect "make undeploy again" make_target undeploy

@@ -45,8 +45,13 @@ def key_value_rows(mapping):
 def ergonomics_text(jvm):
     limit = f" (CPU limit {jvm['cpu_limit']:g})" if jvm.get("cpu_limit") else ""
     threads = ", ".join(f"{kind} {count}" for kind, count in jvm["threads"].items() if count and kind != "all")
-    return (f"{jvm['processors']} processors{limit}, {jvm['gc']} GC, {jvm['compiler_threads']} compiler threads; "
+    pools = ", ".join(f"{name} {jvm[key]}" for key, name in POOLS if jvm.get(key) is not None)
+    return (f"{jvm['processors']} processors{limit}, {jvm['gc']} GC, {jvm['compiler_threads']} compiler threads"
+            f"{'; pools as its metrics report them: ' + pools if pools else ''}; "
             f"threads alive after the warm-up (pools shrink when idle): {threads}, {jvm['threads']['all']} in all")
+
+
+POOLS = (("worker_pool_size", "worker pool"), ("event_loop_count", "event loops"), ("sql_pool_size", "reactive SQL pool"))
 
 
 STYLE = ("body{font-family:sans-serif;max-width:960px;margin:2em auto;color:#222}"

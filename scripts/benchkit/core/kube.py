@@ -9,7 +9,7 @@ import threading
 import time
 
 from benchkit import ROOT, info
-from benchkit.core import hsperf, knobs, load, samples
+from benchkit.core import hsperf, knobs, load, procfs, samples
 
 HELM = knobs.value("HELM")
 
@@ -83,14 +83,6 @@ def parse_cgroup(text):
         text = files.get(name, "").strip()
         return int(text) if text.isdigit() else None
 
-    def throttling(name, time_key, unit):
-        """CFS bandwidth control: periods with a quota, how many of them ran out of it, and the time the
-        container's threads waited for the next period (throttling shows nowhere else)."""
-        periods, throttled, waited = stat(name, "nr_periods"), stat(name, "nr_throttled"), stat(name, time_key)
-        if periods is None or throttled is None or waited is None:
-            return None
-        return {"periods": periods, "throttled": throttled, "throttled_seconds": waited / unit}
-
     def quota(quota_text, period_text):
         """The CPU limit in CPUs (quota / period), None without one: what the JVM sizes itself by."""
         if not quota_text.isdigit() or not period_text.isdigit() or int(quota_text) == 0:
@@ -102,7 +94,7 @@ def parse_cgroup(text):
         return {"cgroup": "v2", "cpu_seconds": usage / 1e6 if usage is not None else None,
                 "peak_bytes": number("memory.peak"), "peak_source": "memory.peak",
                 "anonymous_bytes": stat("memory.stat", "anon"), "oom_kills": stat("memory.events", "oom_kill"),
-                "throttling": throttling("cpu.stat", "throttled_usec", 1e6),
+                "throttling": procfs.throttling(files["cpu.stat"], True),
                 "cpu_limit": quota(*(files.get("cpu.max") or "max 100000").split()[:2])}
     usage = number("cpuacct/cpuacct.usage")
     usage = usage if usage is not None else number("cpu,cpuacct/cpuacct.usage")
@@ -111,7 +103,7 @@ def parse_cgroup(text):
             "peak_bytes": number("memory/memory.max_usage_in_bytes"), "peak_source": "memory.max_usage_in_bytes",
             "anonymous_bytes": stat("memory/memory.stat", "total_rss"),
             "oom_kills": stat("memory/memory.oom_control", "oom_kill"),
-            "throttling": throttling(f"{v1_cpu}/cpu.stat", "throttled_time", 1e9),
+            "throttling": procfs.throttling(files.get(f"{v1_cpu}/cpu.stat", ""), False),
             "cpu_limit": quota(files.get(f"{v1_cpu}/cpu.cfs_quota_us", "").strip(),
                                files.get(f"{v1_cpu}/cpu.cfs_period_us", "").strip())}
 
@@ -157,6 +149,11 @@ def cgroup_readings(namespace, target):
         raise SystemExit(f"Could not read the cgroup of {target} (CPU {reading['cpu_seconds']}, anonymous memory"
                          f" {reading['anonymous_bytes']}); kubectl exec printed: {text[:300]!r}")
     return reading
+
+
+def scheduling(namespace, target):
+    """procfs.parse_scheduling of every process of the target's container, and the packets of its pod's network."""
+    return procfs.parse_scheduling(pod_exec(namespace, target, "sh", "-c", procfs.scheduling_script("[0-9]*", True)).stdout)
 
 
 def jvm_counters(namespace, target):

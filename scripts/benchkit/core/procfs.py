@@ -3,6 +3,7 @@ import os
 import pathlib
 import pwd
 import re
+import subprocess
 
 from benchkit.core import hsperf
 
@@ -53,18 +54,46 @@ def limit_cpu(name, pid, cpus):
     (group / "cgroup.procs").write_text(str(pid))
 
 
-def cpu_limit(pid):
-    """The CPU quota of a process's own cgroup in CPUs (as a pod's limit reads), None without one."""
+def cpu_group(pid):
+    """(the directory of a process's CPU cgroup, whether it is cgroup v2), or (None, None)."""
     for line in pathlib.Path(f"/proc/{pid}/cgroup").read_text().splitlines():
         _, controllers, path = line.split(":", 2)
-        if controllers == "" and (CGROUPS / path.lstrip("/") / "cpu.max").exists():  # v2
-            quota, period = (CGROUPS / path.lstrip("/") / "cpu.max").read_text().split()
-            return None if quota == "max" else int(quota) / int(period)
+        if controllers == "" and (CGROUPS / path.lstrip("/") / "cpu.max").exists():
+            return CGROUPS / path.lstrip("/"), True
         if "cpu" in controllers.split(","):
-            group = CGROUPS / controllers / path.lstrip("/")
-            quota = int((group / "cpu.cfs_quota_us").read_text())
-            return None if quota < 0 else quota / int((group / "cpu.cfs_period_us").read_text())
-    return None
+            return CGROUPS / controllers / path.lstrip("/"), False
+    return None, None
+
+
+def cpu_limit(pid):
+    """The CPU quota of a process's own cgroup in CPUs (as a pod's limit reads), None without one."""
+    group, v2 = cpu_group(pid)
+    if group is None:
+        return None
+    if v2:
+        quota, period = (group / "cpu.max").read_text().split()
+        return None if quota == "max" else int(quota) / int(period)
+    quota = int((group / "cpu.cfs_quota_us").read_text())
+    return None if quota < 0 else quota / int((group / "cpu.cfs_period_us").read_text())
+
+
+def throttling(cpu_stat, v2):
+    """CFS bandwidth control, from a cgroup's cpu.stat (v1 or v2): periods with a quota, how many of them ran out of
+    it, and the time its threads waited for the next period (throttling shows nowhere else); None without them."""
+    stat = dict(line.split() for line in cpu_stat.splitlines() if len(line.split()) == 2)
+    waited = stat.get("throttled_usec" if v2 else "throttled_time")
+    if not all(value and value.isdigit() for value in (stat.get("nr_periods"), stat.get("nr_throttled"), waited)):
+        return None
+    return {"periods": int(stat["nr_periods"]), "throttled": int(stat["nr_throttled"]),
+            "throttled_seconds": int(waited) / (1e6 if v2 else 1e9)}
+
+
+def process_throttling(pid):
+    """throttling of a process's own CPU cgroup where it has a quota (a limit set by limit_cpu), else None."""
+    if cpu_limit(pid) is None:
+        return None
+    group, v2 = cpu_group(pid)
+    return throttling((group / "cpu.stat").read_text(), v2)
 
 
 def processors_seen(pid):
@@ -87,6 +116,83 @@ def per_thread(pid, name):
     return found
 
 
+# What the kernel counted of a group of processes, per thread and per process: context switches, the time its threads
+# waited for a core (schedstat's run delay), read and write system calls, and the packets of its network namespace.
+# One script for both platforms (here with sh over the given pids, in a pod through kubectl exec over every process of
+# the container): builtins of sh only, which every image has. A thread that ended since the first reading takes its
+# switches with it (the kernel keeps them only inside the process); the I/O counters are the whole process's.
+SCHEDULING_SCRIPT = r"""cd /proc || exit 0
+for p in {pids}; do
+  [ "$p" = "$$" ] && continue
+  if [ -r "$p/io" ]; then
+    while read -r k v; do case $k in syscr:|syscw:) echo "io $p $k $v";; esac; done < "$p/io"
+  fi
+  for t in "$p"/task/*; do
+    vol=; inv=; run=; wait=
+    read -r run wait slices < "$t/schedstat"
+    while read -r k v; do
+      case $k in voluntary_ctxt_switches:) vol=$v;; nonvoluntary_ctxt_switches:) inv=$v;; esac
+    done < "$t/status"
+    echo "task ${{t##*/}} $vol $inv $wait"
+  done
+done 2>/dev/null
+{network}"""
+NETWORK = 'while read -r line; do echo "net $line"; done < /proc/net/dev'
+
+
+def scheduling_script(pids, network):
+    """The script over these pids ("[0-9]*": every process it sees), with its network namespace's counters where
+    the processes have one of their own (a pod's; the local stack's share the machine's loopback)."""
+    return SCHEDULING_SCRIPT.format(pids=pids, network=NETWORK if network else "")
+
+
+def parse_scheduling(text):
+    """{"tasks": {tid: [voluntary, involuntary, run delay ns]}, "io": {pid: [read, write syscalls]}, "packets": sent +
+    received on every interface but loopback, or None} from what the script printed; a line cut short (its thread or
+    process ended while read) is left out."""
+    tasks, io, packets = {}, {}, None
+    for line in text.splitlines():
+        kind, _, rest = line.partition(" ")
+        fields = rest.split()
+        if kind == "task" and len(fields) == 4 and all(f.isdigit() for f in fields):
+            tasks[fields[0]] = [int(f) for f in fields[1:]]
+        elif kind == "io" and len(fields) == 3 and fields[2].isdigit():
+            io.setdefault(fields[0], [0, 0])[0 if fields[1] == "syscr:" else 1] = int(fields[2])
+        elif kind == "net" and ":" in rest:
+            interface, _, counters = rest.partition(":")
+            counters = counters.split()
+            if interface.strip() != "lo" and len(counters) >= 10:
+                packets = (packets or 0) + int(counters[1]) + int(counters[9])  # received, sent packets
+    return {"tasks": tasks, "io": io, "packets": packets}
+
+
+def scheduling(pids):
+    """parse_scheduling of local processes."""
+    script = scheduling_script(" ".join(str(pid) for pid in pids), False)
+    return parse_scheduling(subprocess.run(["sh", "-c", script], capture_output=True, text=True).stdout)
+
+
+def scheduling_between(before, after):
+    """What a group of processes did between two readings: voluntary and involuntary context switches, run delay,
+    read and write system calls, packets; the threads of the fuller reading, and a JVM's peak (with_peak). A thread
+    or process new since the first reading counts from its start."""
+    def grown(old, new):
+        return [n - o if n >= o else n for o, n in zip(old, new)]  # smaller: the id was taken again
+    tasks = [grown(before["tasks"].get(tid, [0, 0, 0]), now) for tid, now in after["tasks"].items()]
+    io = [grown(before["io"].get(pid, [0, 0]), now) for pid, now in after["io"].items()]
+    packets = None if after["packets"] is None or before["packets"] is None else after["packets"] - before["packets"]
+    return {"voluntary_switches": sum(t[0] for t in tasks), "involuntary_switches": sum(t[1] for t in tasks),
+            "run_delay_seconds": sum(t[2] for t in tasks) / 1e9, "read_syscalls": sum(i[0] for i in io),
+            "write_syscalls": sum(i[1] for i in io), "packets": packets,
+            "threads": max(len(before["tasks"]), len(after["tasks"])), "threads_peak": after.get("threads_peak")}
+
+
+def with_peak(reading, counters):
+    """A JVM's reading with the most Java threads it had alive at once since it started (HotSpot's own peak; its
+    GC and VM threads are not Java threads)."""
+    return {**reading, "threads_peak": (counters or {}).get("java.threads.livePeak")}
+
+
 def task_stats(pid):
     """The /proc/<pid>/task/*/stat lines of a process, one per thread."""
     return "\n".join(per_thread(pid, "stat"))
@@ -101,17 +207,21 @@ def cpu_seconds(pid):
     return sum(int(fields[i]) for i in (11, 12, 13, 14)) / CLOCK_TICKS
 
 
-def tree_cpu_seconds(parent):
+def tree(parent):
     """A process and its direct children, as PostgreSQL runs (one backend per connection)."""
-    total = cpu_seconds(parent)
+    found = [parent]
     for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
         try:
             text = stat.read_text()
         except (FileNotFoundError, ProcessLookupError, PermissionError):
             continue
         if int(text.rsplit(")", 1)[1].split()[1]) == parent:
-            total += cpu_seconds(int(stat.parent.name))
-    return total
+            found.append(int(stat.parent.name))
+    return found
+
+
+def tree_cpu_seconds(parent):
+    return sum(cpu_seconds(pid) for pid in tree(parent))
 
 
 def reset_peak_rss(pid):
@@ -181,6 +291,13 @@ def connections_to(pid, ports):
         if fields[3] == ESTABLISHED and fields[2].rsplit(":", 1)[1] in wanted and fields[9] in inodes:
             count += 1
     return count
+
+
+def scheduler(kernel):
+    """The kernel's CPU scheduler by its release: EEVDF replaced CFS's pick of the next task in Linux 6.6 (CFS's
+    bandwidth control, which enforces a CPU limit, stays)."""
+    major, minor = (int(part) for part in re.match(r"(\d+)\.(\d+)", kernel).groups())
+    return "EEVDF" if (major, minor) >= (6, 6) else "CFS"
 
 
 def machine_cpu():

@@ -61,3 +61,20 @@ def requests_served(metrics):
         "authors": served(metrics["authors"], "GET", "/authors"),
         "fallbacks": counter(metrics["web-api"], FALLBACKS),
     }
+
+
+def pools(metrics):
+    """The pools a Quarkus JVM runs, as its own metrics report them: its worker pool's threads (idle + in use), its
+    event loops, and its reactive SQL pool's connections (idle + in use); a pool it does not report is None."""
+    def gauge(name, *labels):
+        found = [float(line.rsplit(" ", 1)[1]) for line in metrics.splitlines()
+                 if line.startswith(name + "{") and all(label in line for label in labels)]
+        return round(sum(found)) if found else None
+
+    def both(name, *labels):
+        idle, active = gauge(f"{name}_idle", *labels), gauge(f"{name}_active", *labels)
+        return None if idle is None or active is None else idle + active
+
+    return {"worker_pool_size": both("worker_pool", 'pool_name="vert.x-worker-thread"'),
+            "event_loop_count": gauge("netty_eventexecutor_workers", 'executor="eventLoop"'),
+            "sql_pool_size": both("sql_pool")}

@@ -60,6 +60,7 @@ def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, lab
         "restarts": build.restarts(before, after),
         "jvm": platforms.deltas(before["jvm"], after["jvm"]),
         "throttling": platforms.deltas(before["throttling"], after["throttling"]),
+        "scheduling": platforms.scheduling_between(before, after),
         "node_cpu_seconds": ({name: seconds - before["node_cpu_seconds"].get(name, 0)
                               for name, seconds in after["node_cpu_seconds"].items()}
                              if after.get("node_cpu_seconds") and before.get("node_cpu_seconds") else None),

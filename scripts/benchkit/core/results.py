@@ -15,7 +15,7 @@ import statistics
 import sys
 
 from benchkit import BASELINE
-from benchkit.core import calibration, curve, load, samples, sql, work
+from benchkit.core import calibration, curve, documents, load, samples, sql, work
 from benchkit.core.stats import max_or_none
 
 SCHEMA = "reactive-bench/results/1"
@@ -34,6 +34,11 @@ WHOLE = "whole system"
 PER_COMPLETE = "whole system, per complete answer"
 BACKGROUND_OFF = "whole system, the background rate taken off"
 GENERATOR = "loadgen"
+# What the kernel counted of each process per complete answer (procfs.scheduling_between), and what it counts as is.
+SCHEDULING = (("voluntary_switches", "voluntary context switches"), ("involuntary_switches", "involuntary context switches"),
+              ("run_delay_ms", "ms waiting for a core"), ("read_syscalls", "read system calls"),
+              ("write_syscalls", "write system calls"), ("packets", "packets on the pod's network"))
+THREADS = (("threads", "threads (the kernel's)"), ("threads_peak", "Java threads at peak (HotSpot's)"))
 # The ratio every headline quotes: complete answers per second, build over v1, round by round.
 HEADLINE = "ok_rps"
 
@@ -91,6 +96,7 @@ class BuildResult:
     system_cpu_s: Figure
     jvm: dict  # service -> {jit_seconds, jit_cpu_seconds, gc_seconds, gc_cpu_seconds: Figure}
     throttling: dict  # container -> {throttled, periods, throttled_seconds: Figure}
+    scheduling: dict  # process -> {figure of SCHEDULING (per complete answer) and THREADS: Figure}
     restarts: list  # "container: N x (reason)"
     on_kubernetes: bool
     totals: dict  # what the equal-work check counts over the runs
@@ -180,6 +186,53 @@ def per_request_cpu(run):
     return found
 
 
+def scheduling_per_complete(run):
+    """{process: {figure of SCHEDULING: per complete answer, figure of THREADS: as counted}} of a run; None without
+    the kernel's readings or without complete answers."""
+    readings, complete = run.get("scheduling"), run["metrics"]["complete"]
+    if not readings or not complete:
+        return None
+    found = {}
+    for process, figures in readings.items():
+        counted = {**figures, "run_delay_ms": 1000 * figures["run_delay_seconds"]}
+        found[process] = {**{key: None if counted.get(key) is None else counted[key] / complete for key, _ in SCHEDULING},
+                          **{key: counted.get(key) for key, _ in THREADS}}
+    found[ALL] = {key: sum(f[key] for f in found.values()) if all(f[key] is not None for f in found.values()) else None
+                  for key, _ in SCHEDULING}
+    return found
+
+
+ALL = "every process"
+SCHEDULING_TEXT = (
+    "Per complete answer, what the kernel counted of each process (a pod: every process of its container) during the "
+    "run: context switches (voluntary: a thread blocked or handed off; involuntary: the scheduler took the core away), "
+    "the time its threads were ready but waited for a core (schedstat's run delay), read and write system calls "
+    "(/proc/PID/io's syscr and syscw: the read and write family, which a JVM's sockets use; PostgreSQL's recv and send "
+    "are not among them) and, in pods, the packets on the pod's network interface (the local stack's processes share the "
+    "machine's loopback: none there). Threads: the kernel's count, and a JVM's own peak of Java threads since it "
+    "started. A thread that ended during the run takes its switches with it.")
+
+
+def scheduling_rows(by_version):
+    """[figure, each build's, each build over v1] rows of {version: {process: {figure: Figure as data}}}: the kernel's
+    counts per complete answer, then the threads, process by process; a figure no build measured is left out."""
+    versions = list(by_version)
+    rows = [["per complete answer", *versions, *(f"{v} / {BASELINE}" for v in versions if v != BASELINE)]]
+    processes = dict.fromkeys(p for found in by_version.values() for p in found)
+    for process in [*(p for p in processes if p != ALL), *([ALL] if ALL in processes else [])]:
+        for key, name in SCHEDULING + THREADS:
+            figures = [by_version[v].get(process, {}).get(key) for v in versions]
+            if all(f is None or f["median"] is None for f in figures):
+                continue
+            base = figures[versions.index(BASELINE)] if BASELINE in versions else None
+            ratios = [f"{f['median'] / base['median']:.2f}×" if f and base and base["median"] and f["median"] is not None
+                      else "–" for v, f in zip(versions, figures) if v != BASELINE]
+            pattern = "{:,.0f}" if key in dict(THREADS) else "{:,.2f}"
+            rows.append([f"{process}: {name}" if key not in dict(THREADS) else f"{process}: {name} (not per answer)",
+                         *(documents.interval(f, pattern) if f else "–" for f in figures), *ratios])
+    return rows
+
+
 def statement_counts(cost):
     """Statements per web-api request the run sent to either database, the outbox relays' polls left out: every one
     (BEGIN and COMMIT included), and those that read or write data; (None, None) without pg_stat_statements."""
@@ -205,7 +258,7 @@ def round_figures(cost, figures, idle, speed, warmed):
             "background_cpu_per_s": idle, "postgres_cpu_ms": cpu["postgres"], "proxy_cpu_ms": cpu.get("proxy"),
             "data_services_cpu_ms": sum(cpu[s] for s in ("articles", "authors")) if cpu["articles"] is not None else None,
             "statements_per_request": every, "data_statements_per_request": data,
-            "calibration_seconds": speed, "settled": warmed["settled"]}
+            "scheduling": scheduling_per_complete(run), "throttling": cost.get("throttling"), "calibration_seconds": speed, "settled": warmed["settled"]}
 
 
 def ratios_by_round(pairs, keys):
@@ -260,6 +313,8 @@ def build_result(version, mine):
         system_cpu_s=Figure.of("CPU s", [sum(run["cpu_seconds"].values()) for run in mine]),
         jvm=nested(mine, "jvm", ("jit_seconds", "jit_cpu_seconds", "gc_seconds", "gc_cpu_seconds")),
         throttling=nested(mine, "throttling", ("throttled", "periods", "throttled_seconds")),
+        scheduling=nested([{"scheduling": scheduling_per_complete(run)} for run in mine], "scheduling",
+                          [key for key, _ in SCHEDULING + THREADS]),
         restarts=[f"{container}: {r['restarts']}x ({r['last_reason'] or 'unknown reason'})"
                   for run in mine for container, r in (run.get("restarts") or {}).items()],
         on_kubernetes=mine[0].get("restarts") is not None,

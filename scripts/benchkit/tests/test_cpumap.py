@@ -14,16 +14,21 @@ from benchkit.experiments import cpumap
 @pytest.mark.skipif(not os.access(procfs.CGROUPS, os.W_OK) and not os.access(procfs.CGROUPS / "cpu", os.W_OK),
                     reason="no writable cgroup hierarchy here (root on the machines that run make test)")
 def test_a_process_is_held_to_its_quota_and_let_go_again():
-    sleeper = subprocess.Popen(["sleep", "30"])
+    spinner = subprocess.Popen(["sh", "-c", "while :; do :; done"])
     try:
-        assert procfs.cpu_limit(sleeper.pid) is None
-        procfs.limit_cpu("test-sleeper", sleeper.pid, 0.5)
-        assert procfs.cpu_limit(sleeper.pid) == 0.5
-        procfs.limit_cpu("test-sleeper", sleeper.pid, None)
-        assert procfs.cpu_limit(sleeper.pid) is None
+        assert procfs.cpu_limit(spinner.pid) is None and procfs.process_throttling(spinner.pid) is None
+        procfs.limit_cpu("test-spinner", spinner.pid, 0.1)
+        assert procfs.cpu_limit(spinner.pid) == 0.1
+        deadline = time.monotonic() + 30  # a busy process runs out of a tenth of a CPU in its first period
+        while not (procfs.process_throttling(spinner.pid) or {}).get("throttled") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        held = procfs.process_throttling(spinner.pid)
+        assert held["throttled"] > 0 and held["periods"] >= held["throttled"] and held["throttled_seconds"] > 0
+        procfs.limit_cpu("test-spinner", spinner.pid, None)
+        assert procfs.cpu_limit(spinner.pid) is None and procfs.process_throttling(spinner.pid) is None
     finally:
-        sleeper.kill()
-        sleeper.wait()
+        spinner.kill()
+        spinner.wait()
 
 
 def test_a_jvm_counts_the_processors_it_is_given():
@@ -58,3 +63,27 @@ def test_each_size_s_ratio_is_the_median_of_its_rounds_own():
     assert rows[1][:2] == ["0.5 CPU", "complete answers/s"] and rows[1][-1] == "2.00× (1.00–2.00)"
     document["cells"]["v2"][0]["complete_per_s"] = 300
     assert cpumap.consistency(document) == ["ratios: not what its rounds give"]
+
+
+def test_the_kernel_s_counts_per_complete_answer_by_size():
+    from benchkit.core import results
+    readings = {"web-api": {"voluntary_switches": 600, "involuntary_switches": 30, "run_delay_seconds": 0.5,
+                            "read_syscalls": 400, "write_syscalls": 200, "packets": None, "threads": 40,
+                            "threads_peak": 35},
+                "postgres": {"voluntary_switches": 100, "involuntary_switches": 10, "run_delay_seconds": 0.1,
+                             "read_syscalls": 100, "write_syscalls": 100, "packets": None, "threads": 6,
+                             "threads_peak": None}}
+    per_answer = results.scheduling_per_complete({"scheduling": readings, "metrics": {"complete": 100}})
+    assert per_answer["web-api"]["voluntary_switches"] == 6 and per_answer["web-api"]["run_delay_ms"] == 5
+    assert per_answer["web-api"]["threads"] == 40  # a count, not per answer
+    assert per_answer[results.ALL]["voluntary_switches"] == 7 and per_answer[results.ALL]["packets"] is None
+    document = {"cells": {v: [{"size": 1.0, "round": r, "scheduling": {
+        p: {k: (x * (2 if v == "v1" else 1) if k in dict(results.SCHEDULING) and x is not None else x)
+            for k, x in f.items()}
+        for p, f in per_answer.items()}} for r in (1, 2)] for v in ("v1", "v2")}}
+    rows = results.scheduling_rows(cpumap.scheduling(document, 1.0))
+    by_name = {row[0]: row[1:] for row in rows}
+    assert by_name["web-api: voluntary context switches"] == ["12.00", "6.00", "0.50×"]
+    assert by_name["every process: ms waiting for a core"] == ["12.00", "6.00", "0.50×"]
+    assert by_name["web-api: Java threads at peak (HotSpot's) (not per answer)"][:2] == ["35", "35"]
+    assert not any(name.endswith("packets on the pod's network") for name in by_name)  # measured by no build

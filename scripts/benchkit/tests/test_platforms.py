@@ -16,12 +16,21 @@ def test_deltas_of_nested_counters_never_invent_a_zero():
 def test_jvm_ergonomics_by_thread_names_and_counters():
     threads = ["java", "GC Thread#0", "G1 Main Marker", "C2 CompilerThre", "C1 CompilerThre", "vert.x-eventloo",
                "vert.x-eventloo", "executor-thread", "ForkJoinPool-1-", "ForkJoinPool-1-", "ForkJoinPool.co"]
+    metrics = "\n".join([
+        '# TYPE worker_pool_idle gauge',
+        'worker_pool_idle{pool_name="vert.x-internal-blocking",pool_type="worker"} 20.0',
+        'worker_pool_idle{pool_name="vert.x-worker-thread",pool_type="worker"} 197.0',
+        'worker_pool_active{pool_name="vert.x-worker-thread",pool_type="worker"} 3.0',
+        'netty_eventexecutor_workers{executor="eventLoop"} 2.0',
+        'netty_eventexecutor_workers{executor="acceptor"} 1.0'])
     jvm = platforms.jvm_ergonomics(1, 1.0, {"sun.gc.collector.0.name": "G1 young collection pauses", "sun.ci.threads": 2},
-                                   threads)
-    assert jvm == {"processors": 1, "cpu_limit": 1.0, "gc": "G1", "compiler_threads": 2,
+                                   threads, metrics)
+    assert jvm == {"processors": 1, "cpu_limit": 1.0, "gc": "G1", "compiler_threads": 2, "worker_pool_size": 200,
+                   "event_loop_count": 2, "sql_pool_size": None,
                    "threads": {"event loops": 2, "Vert.x workers": 0, "Quarkus workers": 1, "virtual-thread carriers": 2,
                                "GC workers": 1, "JIT compilers": 2, "all": 11}}
-    assert documents.ergonomics_text(jvm) == ("1 processors (CPU limit 1), G1 GC, 2 compiler threads; threads alive after the "
+    assert documents.ergonomics_text(jvm) == ("1 processors (CPU limit 1), G1 GC, 2 compiler threads; pools as its metrics "
+                                              "report them: worker pool 200, event loops 2; threads alive after the "
                                               "warm-up (pools shrink when idle): event "
                                               "loops 2, Quarkus workers 1, virtual-thread carriers 2, GC workers 1, "
                                               "JIT compilers 2, 11 in all")

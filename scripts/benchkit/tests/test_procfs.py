@@ -51,3 +51,43 @@ def test_threads_are_counted():
 def test_a_process_that_is_gone_has_no_figures():
     assert procfs.threads(2**22 + 1) is None
     assert procfs.connections_to(2**22 + 1, [5432]) is None
+
+
+def test_the_kernel_counts_a_process_blocking_and_its_system_calls():
+    # Real readings of this process: a thread that sleeps blocks (voluntary switches), and reads are system calls.
+    before = procfs.scheduling([os.getpid()])
+    sleeper = threading.Thread(target=lambda: [threading.Event().wait(0.01) for _ in range(5)])
+    sleeper.start()
+    sleeper.join()
+    for _ in range(20):
+        with open("/proc/self/stat") as stat:
+            stat.read()
+    after = procfs.scheduling([os.getpid()])
+    did = procfs.scheduling_between(before, after)
+    assert did["voluntary_switches"] >= 5
+    assert did["read_syscalls"] >= 20
+    assert did["threads"] >= 1 and did["packets"] is None  # the machine's loopback is nobody's own
+
+
+def test_what_the_script_prints_in_a_pod_is_read_back():
+    text = "\n".join([
+        "io 1 syscr: 100", "io 1 syscw: 40", "io 7 syscr: 5", "io 7 syscw: 1",
+        "task 1 10 2 5000000", "task 12 300 20 7000000", "task 13 4",  # 13 ended while read
+        "net Inter-|   Receive                                                |  Transmit",
+        "net face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed",
+        "net lo: 500 7 0 0 0 0 0 0 500 7 0 0 0 0 0 0",
+        "net eth0: 9000 60 0 0 0 0 0 0 8000 50 0 0 0 0 0 0"])
+    reading = procfs.parse_scheduling(text)
+    assert reading == {"tasks": {"1": [10, 2, 5000000], "12": [300, 20, 7000000]},
+                       "io": {"1": [100, 40], "7": [5, 1]}, "packets": 110}
+    later = {"tasks": {"1": [15, 2, 6000000], "14": [8, 1, 1000000]}, "io": {"1": [130, 50], "7": [5, 1]},
+             "packets": 150, "threads_peak": 40}
+    # thread 12 ended (its switches went with it), 14 is new: counted from its start
+    assert procfs.scheduling_between(reading, later) == {
+        "voluntary_switches": 13, "involuntary_switches": 1, "run_delay_seconds": 0.002, "read_syscalls": 30,
+        "write_syscalls": 10, "packets": 40, "threads": 2, "threads_peak": 40}
+
+
+def test_the_scheduler_by_kernel_release():
+    assert procfs.scheduler("6.1.0-28-amd64") == "CFS"
+    assert procfs.scheduler("6.6.0") == "EEVDF" and procfs.scheduler("6.18.44-fc") == "EEVDF"

@@ -10,7 +10,7 @@ A Platform is where the builds run; a Build is one version on it, what a measure
 declared below, each with what it returns."""
 import abc
 
-from benchkit.core import faults, hsperf, knobs, procfs
+from benchkit.core import faults, hsperf, knobs, procfs, prometheus
 
 
 class Build(abc.ABC):
@@ -32,7 +32,8 @@ class Build(abc.ABC):
     def snapshot(self):
         """Counters and CPU seconds now: {"time", "requests", "cpu_seconds", "idle_cpu_seconds" (the other builds'
         services, idle meanwhile), "jvm" (per service: JIT compile and GC seconds, compilations), "throttling"
-        (per container: CFS periods, throttled periods and seconds; None without a quota), …}."""
+        (per container: CFS periods, throttled periods and seconds; None without a quota), "scheduling" (per process:
+        procfs.parse_scheduling, a JVM's with_peak), …}."""
 
     def gauges(self):
         """{service: {"threads": platform threads now, "connections": TCP connections to its downstream now (web-api:
@@ -227,14 +228,24 @@ THREAD_KINDS = (("event loops", "vert.x-eventloo"), ("Vert.x workers", "vert.x-w
                 ("GC workers", "GC Thread#"), ("JIT compilers", ("C1 CompilerThre", "C2 CompilerThre")))
 
 
-def jvm_ergonomics(processors, cpu_limit, counters, threads):
+def jvm_ergonomics(processors, cpu_limit, counters, threads, metrics):
     """How a JVM sized itself where it runs: the processors it sees (and the CPU limit it derives them from),
-    its GC, its compiler threads, and its threads by kind (how many exist at the end of the warm-up)."""
+    its GC, its compiler threads, its pools as its metrics report them (prometheus.pools), and its threads by kind
+    (how many exist at the end of the warm-up)."""
     counters = counters or {}
     kinds = {kind: sum(1 for name in threads if name.startswith(prefix)) for kind, prefix in THREAD_KINDS}
     return {"processors": processors, "cpu_limit": cpu_limit,
             "gc": counters.get("sun.gc.collector.0.name", "unknown").split(" ")[0],
-            "compiler_threads": counters.get("sun.ci.threads"), "threads": {**kinds, "all": len(threads)}}
+            "compiler_threads": counters.get("sun.ci.threads"), **prometheus.pools(metrics),
+            "threads": {**kinds, "all": len(threads)}}
+
+
+def scheduling_between(before, after):
+    """{process: procfs.scheduling_between} of two snapshots, None where either has no such readings."""
+    if not before.get("scheduling") or not after.get("scheduling"):
+        return None
+    return {name: procfs.scheduling_between(before["scheduling"][name], reading)
+            for name, reading in after["scheduling"].items() if name in before["scheduling"]}
 
 
 def deltas(before, after):

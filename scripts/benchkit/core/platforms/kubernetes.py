@@ -15,7 +15,7 @@ from benchkit.core import faults, kube, latency, load, procfs, prometheus, prove
 from benchkit.core.platforms import Build, Platform, jvm_ergonomics, jvm_times
 
 # How many of a snapshot's kubectl calls run at once: enough for all of them with three builds deployed.
-SNAPSHOT_CALLS = 24
+SNAPSHOT_CALLS = 32
 
 
 class KubernetesBuild(Build):
@@ -52,14 +52,19 @@ class KubernetesBuild(Build):
             counters = {name: (pool.submit(kube.jvm_counters, self.namespace, target),
                                pool.submit(kube.task_stats, self.namespace, target))
                         for name, target in self.targets.items()}
+            scheduling = {name: pool.submit(kube.scheduling, self.namespace, target)
+                          for name, target in {**self.targets, **self.PODS, **self.extra}.items()}
             idle = [pool.submit(kube.cgroup_readings, self.namespace, target) for target in self.idle]
             pods = pool.submit(kube.pod_states, self.namespace)
             readings = {name: reading.result() for name, reading in readings.items()}
+            counters = {name: (jvm.result(), tasks.result()) for name, (jvm, tasks) in counters.items()}
             return {"time": time.monotonic(),
                     "requests": prometheus.requests_served({name: scrape.result() for name, scrape in scrapes.items()}),
                     "pods": pods.result(), "readings": readings,
                     "cpu_seconds": {name: r["cpu_seconds"] for name, r in readings.items()},
-                    "jvm": {name: jvm_times(jvm.result(), tasks.result()) for name, (jvm, tasks) in counters.items()},
+                    "jvm": {name: jvm_times(jvm, tasks) for name, (jvm, tasks) in counters.items()},
+                    "scheduling": {name: procfs.with_peak(reading.result(), counters.get(name, (None,))[0])
+                                   for name, reading in scheduling.items()},
                     "throttling": {name: r.get("throttling") for name, r in readings.items()},
                     "node_cpu_seconds": node_processes_cpu(),
                     "idle_cpu_seconds": sum(reading.result()["cpu_seconds"] for reading in idle)}
@@ -72,7 +77,8 @@ class KubernetesBuild(Build):
             # The JVM takes the CPU limit, rounded up, for its processor count (JDK 19+ ignores CPU shares).
             seen = min(cores or math.inf, math.ceil(limit)) if limit else cores
             found[name] = jvm_ergonomics(seen, limit, kube.jvm_counters(self.namespace, target),
-                                         kube.thread_names(self.namespace, target))
+                                         kube.thread_names(self.namespace, target),
+                                         prometheus.scrape(self.forwards[name].url))
         return found
 
     def reset_peaks(self):
@@ -190,6 +196,7 @@ class Kubernetes(Platform):
             "node_cpu": node["status"]["capacity"]["cpu"],
             "container_runtime": node["status"]["nodeInfo"]["containerRuntimeVersion"],
             "kernel": node["status"]["nodeInfo"]["kernelVersion"],
+            "scheduler": procfs.scheduler(node["status"]["nodeInfo"]["kernelVersion"]),
             "java_opts": kube.chart_values()["javaOpts"],
             "git_commit": provenance.git_commit(),
             "load_settings": load.settings_from_environment(),

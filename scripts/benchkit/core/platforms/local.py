@@ -75,11 +75,22 @@ class LocalBuild(Build):
         cpu["kafka"] = procfs.cpu_seconds(self.kafka)
         if self.proxy:
             cpu["proxy"] = procfs.cpu_seconds(self.proxy)
+        counters = {name: procfs.jvm_counters(service["pid"]) for name, service in self.services.items()}
         return {"time": time.monotonic(), "requests": counts, "cpu_seconds": cpu,
                 "idle_cpu_seconds": sum(procfs.cpu_seconds(pid) for pid in self.idle),
-                "jvm": {name: jvm_times(procfs.jvm_counters(service["pid"]), procfs.task_stats(service["pid"]))
+                "jvm": {name: jvm_times(counters[name], procfs.task_stats(service["pid"]))
                         for name, service in self.services.items()},
-                "throttling": None}  # no CPU quota on the local stack
+                "scheduling": {**{name: procfs.with_peak(procfs.scheduling([service["pid"]]), counters[name])
+                                  for name, service in self.services.items()},
+                               "postgres": procfs.scheduling(procfs.tree(self.postgres)),
+                               "kafka": procfs.scheduling([self.kafka]),
+                               **({"proxy": procfs.scheduling([self.proxy])} if self.proxy else {})},
+                "throttling": self.throttling()}
+
+    def throttling(self):
+        """Per service, CFS throttling where it runs under a quota (the CPU map); None where none does."""
+        found = {name: procfs.process_throttling(service["pid"]) for name, service in self.services.items()}
+        return found if any(found.values()) else None
 
     def gauges(self):
         return {name: {"threads": procfs.threads(service["pid"]),
@@ -88,7 +99,8 @@ class LocalBuild(Build):
 
     def ergonomics(self):
         return {name: jvm_ergonomics(procfs.processors_seen(service["pid"]), procfs.cpu_limit(service["pid"]),
-                                     procfs.jvm_counters(service["pid"]), procfs.thread_names(service["pid"]))
+                                     procfs.jvm_counters(service["pid"]), procfs.thread_names(service["pid"]),
+                                     prometheus.scrape(service["url"]))
                 for name, service in self.services.items()}
 
     def reset_peaks(self):
@@ -144,7 +156,7 @@ class Local(Platform):
             "timestamp": provenance.now(), "where": where,
             "cpu": cpu, "cores": os.cpu_count(),
             "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
-            "kernel": platform.release(),
+            "kernel": platform.release(), "scheduler": procfs.scheduler(platform.release()),
             "jdk": provenance.command_output(str(java), "-version").splitlines()[0] if java.exists() else "unknown",
             "quarkus": buildsconf.quarkus_version(),
             "load_generator": provenance.command_output(self.loadgen, "version").strip().splitlines()[0],

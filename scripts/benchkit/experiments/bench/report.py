@@ -355,6 +355,9 @@ def render(directory):
                 *([("Where the CPU goes", PROFILES, [("", profile.rows(profiled))])] if profiled else []),
                 ("Cost", COST_KUBERNETES if data["on_kubernetes"] else COST_LOCAL,
                  [(f"Scenario: {s}", cost_rows(d)) for s, d in table.items()]),
+                ("What the kernel counted", results.SCHEDULING_TEXT,
+                 [(f"Scenario: {s}", results.scheduling_rows({v: b["scheduling"] for v, b in d.items()}))
+                  for s, d in table.items() if any(b["scheduling"] for b in d.values())]),
                 *([("Warm-up", WARMUP, [("", warmed)])] if warmed else []),
                 ("Environment", f"Measured on: {data['where']}.", [("", documents.key_value_rows(environment))])]
     links = [(f"flame graph: {service} {version}", f"profiles/{version}-{service}.svg")

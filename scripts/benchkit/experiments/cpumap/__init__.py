@@ -68,6 +68,8 @@ def run(platform, spec, directory):
     documents.write(directory, "cpu-map", "reactive-bench: the comparison over CPU per service",
                     f"{environment['timestamp']}, commit {environment['git_commit']}, {environment['where']}",
                     [("Each build by CPU per service", EXPLANATION, [("", table(document))]),
+                     ("What the kernel counted", results.SCHEDULING_TEXT,
+                      [(label(size), results.scheduling_rows(scheduling(document, size))) for size in spec.sizes]),
                      ("What each JVM saw and chose", "", [(size, ergonomics_rows(found))
                                                            for size, found in document["ergonomics"].items()]),
                      ("Environment", "", [("", documents.key_value_rows(environment))])], {})
@@ -104,6 +106,17 @@ def table(document):
             rows.append([label(size), name, *(documents.interval(dataclasses.asdict(c), fmt) for c in cells),
                          *(documents.ratio_text(r) for r in ratio)])
     return rows
+
+
+def scheduling(document, size):
+    """{version: {process: {figure: Figure as data}}} of the kernel's counts over the rounds at one size."""
+    found = {}
+    for version, cells in document["cells"].items():
+        readings = [c["scheduling"] for c in cells if c["size"] == size and c.get("scheduling")]
+        found[version] = {process: {key: dataclasses.asdict(results.Figure.of("", [r[process].get(key) for r in readings]))
+                                    for key, _ in results.SCHEDULING + results.THREADS}
+                          for process in (readings[0] if readings else {})}
+    return found
 
 
 def ergonomics_rows(found):
