@@ -110,6 +110,7 @@ func run(t *testing.T, p *plan, at time.Time) []row {
 // it on time (a cap of 5 in flight, all held by the stalled target); every request due is recorded and, the stall
 // over a second before the run's end, sent.
 func TestRequestsDueDuringAStallShowTheStallInTheirLatency(t *testing.T) {
+	const lastMoments = 250 * time.Millisecond
 	for _, inFlight := range []string{"1000", "5"} {
 		t.Run("at most "+inFlight+" in flight", func(t *testing.T) {
 			var stallAt atomic.Int64
@@ -126,8 +127,9 @@ func TestRequestsDueDuringAStallShowTheStallInTheirLatency(t *testing.T) {
 			}
 			due := 0
 			for _, r := range rows {
-				// The stall ends 1 s before the run does: every request is sent, late if need be, none left unsent.
-				if r.outcome == "unsent" {
+				// The stall ends 1 s before the run does: every request is sent, late if need be, none left unsent; but
+				// for one due in the run's last moments, which a busy machine may wake too late to send before the end.
+				if r.outcome == "unsent" && r.intended < 3*time.Second-lastMoments {
 					t.Fatalf("due at %v, never sent: the backlog had a whole second to drain", r.intended)
 				}
 				if r.intended < stallFrom+10*time.Millisecond || r.intended > stallFrom+stall-10*time.Millisecond {

@@ -183,13 +183,14 @@ step "Each build by CPU per service: a short CPU map of v1 and v2 at half a CPU 
 # what it was given, the quota holds the loaded build back; no limit at all is how every other run here runs.
 expect "v1 and v2 restart with each service's JVM under a quota of half a CPU, and are measured" \
   run cpu-map "$WORK/cpu-map" VERSIONS=v1,v2 CPU_MAP_SIZES=0.5 RUNS=1 CPU_MAP_ITERATIONS=20 \
-  CPU_MAP_WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=1
+  CPU_MAP_WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=1 CPU_MAP_RATE=40 CPU_MAP_CAPACITY_SHARES=0.2,0.4 CPU_MAP_OPEN_SECONDS=3
 expect "cpu-map.json: both measured at half a CPU, each JVM under that quota counting one processor, throttled when loaded" \
   benchkit check "$WORK/cpu-map/cpu-map.json" \
   'all([c["size"] for c in d["cells"][v]] == [0.5] and d["cells"][v][0]["complete_per_s"] > 0 for v in ("v1", "v2"))' \
   'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for v in ("v1", "v2") for s in d["ergonomics"]["0.5 CPU"][v].values())' \
   'all(any(t and t["throttled"] > 0 for t in c["throttling"].values()) for cells in d["cells"].values() for c in cells)' \
-  'all(c["scheduling"][s]["voluntary_switches"] > 0 and c["scheduling"][s]["threads"] > 1 for cells in d["cells"].values() for c in cells for s in ("web-api", "articles", "authors"))'
+  'all(c["scheduling"][s]["voluntary_switches"] > 0 and c["scheduling"][s]["threads"] > 1 for cells in d["cells"].values() for c in cells for s in ("web-api", "articles", "authors"))' \
+  'all(c["open_p99"] > 0 and c["capacity_steps"] and c["bound_by"]["by"] == "quota" for cells in d["cells"].values() for c in cells)'
 expect "after the CPU map every service runs outside any quota again" bash -c "
   ! grep -q reactive-bench /proc/\$(cat '$PID_DIR/web-api-v1.pid')/cgroup /proc/\$(cat '$PID_DIR/web-api-v2.pid')/cgroup"
 

@@ -413,7 +413,7 @@ limit_of_web_api() { kubectl -n "$NS" get deploy bench-v1-web-api -o jsonpath='{
 deployed_limit=$(limit_of_web_api)
 short_cpu_map_in_pods() {
   RESULTS="$NODE_DIR/cpu-map" VERSIONS=v1 CPU_MAP_SIZES=0.5 CPU_MAP_ITERATIONS=20 CPU_MAP_WARMUP_ITERATIONS=30 \
-    WARMUP_MAX_WINDOWS=1 make_target cpu-map-cluster
+    WARMUP_MAX_WINDOWS=1 CPU_MAP_RATE=20 CPU_MAP_CAPACITY_SHARES=0.3 CPU_MAP_OPEN_SECONDS=3 make_target cpu-map-cluster
 }
 expect "make cpu-map-cluster rolls v1's pods under a limit of 0.5 CPU, warms and measures them" short_cpu_map_in_pods
 expect "cpu-map.json (pods): v1 measured at 0.5 CPU, each JVM under that limit and counting one processor" \
@@ -421,6 +421,7 @@ expect "cpu-map.json (pods): v1 measured at 0.5 CPU, each JVM under that limit a
   '[c["size"] for c in d["cells"]["v1"]] == [0.5] and d["cells"]["v1"][0]["complete_per_s"] > 0' \
   'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v1"].values())' \
   'any(t and t["throttled"] > 0 for t in d["cells"]["v1"][0]["throttling"].values())' \
+  'd["cells"]["v1"][0]["open_p99"] > 0 and len(d["cells"]["v1"][0]["capacity_steps"]) == 1' \
   'all(d["cells"]["v1"][0]["scheduling"][s]["voluntary_switches"] > 0 and d["cells"]["v1"][0]["scheduling"][s]["packets"] > 0 for s in ("web-api", "articles", "authors"))'
 expect "after the CPU map every Deployment has the resources it was deployed with again (web-api: ${deployed_limit:-none})" \
   test "$(limit_of_web_api)" = "$deployed_limit"

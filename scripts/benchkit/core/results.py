@@ -258,7 +258,9 @@ def round_figures(cost, figures, idle, speed, warmed):
             "background_cpu_per_s": idle, "postgres_cpu_ms": cpu["postgres"], "proxy_cpu_ms": cpu.get("proxy"),
             "data_services_cpu_ms": sum(cpu[s] for s in ("articles", "authors")) if cpu["articles"] is not None else None,
             "statements_per_request": every, "data_statements_per_request": data,
-            "scheduling": scheduling_per_complete(run), "throttling": cost.get("throttling"), "calibration_seconds": speed, "settled": warmed["settled"]}
+            "scheduling": scheduling_per_complete(run), "throttling": cost.get("throttling"),
+            "cores_used": (sum(cost["cpu_seconds"].values()) + (cost.get("load_cpu_seconds") or 0)) / cost["seconds"],
+            "calibration_seconds": speed, "settled": warmed["settled"]}
 
 
 def ratios_by_round(pairs, keys):

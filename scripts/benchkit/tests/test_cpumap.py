@@ -44,8 +44,10 @@ def test_a_jvm_counts_the_processors_it_is_given():
 
 
 def cells(version, rates):
-    return [{"size": size, "round": number, "complete_per_s": rate, "p50": 10.0, "p99": 50.0,
-             "cpu_ms_per_complete_background_off": 1000 / rate}
+    return [{"size": size, "round": number, "complete_per_s": rate, "p50": 10.0, "p99": 50.0, "open_p50": 5.0,
+             "open_p99": 20.0, "capacity_per_s": rate * 0.7, "cpu_ms_per_complete_background_off": 1000 / rate,
+             "bound_by": {"by": "quota" if size else "machine", "throttled_share": {"web-api": 0.4} if size else {},
+                          "cores_busy_share": 0.9}}
             for size, per_round in rates.items() for number, rate in enumerate(per_round, start=1)]
 
 
@@ -59,8 +61,12 @@ def test_each_size_s_ratio_is_the_median_of_its_rounds_own():
     assert found["no limit"]["v2"]["cpu_ms_per_complete_background_off"]["median"] == pytest.approx(400 / 600)
     document["ratios"] = found
     assert cpumap.consistency(document) == []
+    assert found["0.5 CPU"]["v2"]["capacity_per_s"]["median"] == pytest.approx(2.0)
     rows = cpumap.table(document)
-    assert rows[1][:2] == ["0.5 CPU", "complete answers/s"] and rows[1][-1] == "2.00× (1.00–2.00)"
+    assert rows[1][:2] == ["0.5 CPU", "closed model: complete answers/s"] and rows[1][-1] == "2.00× (1.00–2.00)"
+    held = {row[0]: row[2:4] for row in rows if row[1] == "held back by"}
+    assert held == {"0.5 CPU": ["quota (web-api throttled in 40% of periods)"] * 2,
+                    "no limit": ["machine (its cores 90% busy)"] * 2}
     document["cells"]["v2"][0]["complete_per_s"] = 300
     assert cpumap.consistency(document) == ["ratios: not what its rounds give"]
 
@@ -87,3 +93,20 @@ def test_the_kernel_s_counts_per_complete_answer_by_size():
     assert by_name["every process: ms waiting for a core"] == ["12.00", "6.00", "0.50×"]
     assert by_name["web-api: Java threads at peak (HotSpot's) (not per answer)"][:2] == ["35", "35"]
     assert not any(name.endswith("packets on the pod's network") for name in by_name)  # measured by no build
+
+
+def test_the_capacity_is_the_last_rate_within_the_bound(monkeypatch):
+    # p99 grows with the rate; the ladder stops at the first step past the bound (or not carried)
+    ran = []
+
+    def open_run(build, runs_dir, round_, size, rate, seconds, what):
+        ran.append(what)
+        return {"p50": 5.0, "p99": rate / 4, "ok_rps": rate * (0.99 if rate < 300 else 0.9), "dropped": 0,
+                "requests": rate * seconds}
+    monkeypatch.setattr(cpumap, "open_run", open_run)
+    spec = cpumap.Spec(rate=200, p99_bound_ms=100.0, shares=(0.25, 0.5, 0.75, 1.0), open_seconds=5)
+    found = cpumap.open_figures(None, None, 1, 1.0, 600, spec)
+    assert found["open_p99"] == 50.0 and found["capacity_per_s"] == 150  # 300/s: p99 75 ms, but 90 % answered
+    assert ran == ["open-200", "capacity-150", "capacity-300"]
+    assert [step["within"] for step in found["capacity_steps"]] == [True, False]
+    assert cpumap.open_figures(None, None, 1, 1.0, 600, cpumap.Spec(rate=0, shares=()))["capacity_per_s"] is None

@@ -1,24 +1,32 @@
 """The comparison over CPU per service (make cpu-map, make cpu-map-cluster): every build at each CPU limit.
 
-Every build with each service under a limit of each size of the ladder, given as a pod gets it (a CPU quota and the processor count the JVM derives from
-it; locally a cgroup of its own per service), then warmed, its background measured, and measured in the closed model
-in rounds, the builds' order turned round between rounds. Per size: each build's complete answers/s and CPU per
-complete answer, its ratio to v1 round by round, and what each JVM saw and chose there (processors, GC, compiler and
-pool threads). Writes cpu-map.json (schema SCHEMA), cpu-map.md and cpu-map.html."""
+Every build with each service under a limit of each size of the ladder, given as a pod gets it (a CPU quota and the
+processor count the JVM derives from it; locally a cgroup of its own per service), then warmed, its background
+measured, and measured in rounds, the builds' order turned round between rounds. In each round a build is measured in
+the closed model (what it carries at most), in the open model at one fixed rate for every build and size (the latency a
+team sees at a given load), and up a ladder of open rates, shares of its own closed-model rate, until p99 of complete
+answers passes the bound (its capacity: the rate a team sizes pods by). Per size: each build's figures and their ratios
+to v1 round by round, what the kernel counted per complete answer, whether the quota or the machine bounded the cell,
+and what each JVM saw and chose there. Writes cpu-map.json (schema SCHEMA), cpu-map.md and cpu-map.html."""
 import dataclasses
 import json
 
-from benchkit import BASELINE, NAMES, step
-from benchkit.core import documents, knobs, results
+from benchkit import BASELINE, NAMES, SERVICES, step
+from benchkit.core import curve, documents, knobs, results
 from benchkit.core.kinds import Kind, document_publisher
 from benchkit.core.knobs import knob, numbers
-from benchkit.core.protocol import background, closed_round, order, warm_up
+from benchkit.core.protocol import background, closed_round, measure, order, warm_up
 
-SCHEMA = "reactive-bench/cpu-map/1"
-# what each round keeps of a build at a size (results.round_figures), and which of them get a ratio to v1
-FIGURES = (("complete_per_s", "complete answers/s", "{:.0f}"), ("p50", "latency p50 ms", "{:.1f}"),
-           ("p99", "latency p99 ms", "{:.1f}"),
+SCHEMA = "reactive-bench/cpu-map/2"
+# what each round keeps of a build at a size, and which of them get a ratio to v1
+FIGURES = (("complete_per_s", "closed model: complete answers/s", "{:.0f}"),
+           ("p50", "closed model: latency p50 ms", "{:.1f}"), ("p99", "closed model: latency p99 ms", "{:.1f}"),
+           ("open_p50", "open model at the fixed rate: latency p50 ms", "{:.1f}"),
+           ("open_p99", "open model at the fixed rate: latency p99 ms", "{:.1f}"),
+           ("capacity_per_s", "capacity: the highest open rate with p99 under the bound, /s", "{:.0f}"),
            ("cpu_ms_per_complete_background_off", "CPU ms per complete answer, background off", "{:.3f}"))
+# A cell's quota binds where a service was throttled in this share of its periods or more during the closed round.
+QUOTA_BINDS = 0.05
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,6 +37,13 @@ class Spec:
                            "round (the closed model's users)")
     warmup: int = knob("CPU_MAP_WARMUP_ITERATIONS", 300, "the first warm-up window's requests per user after each "
                        "build is restarted at a size")
+    rate: int = knob("CPU_MAP_RATE", 200, "the open model's fixed rate, requests/s, the same for every build and size "
+                     "(0: none)")
+    p99_bound_ms: float = knob("CPU_MAP_P99_BOUND_MS", 100.0, "the capacity's bound: p99 of complete answers, ms")
+    shares: tuple = knob("CPU_MAP_CAPACITY_SHARES", (0.25, 0.4, 0.55, 0.7, 0.85, 1.0), "the capacity's ladder of open "
+                         "rates, shares of the build's closed-model rate in the round, climbed until p99 passes the "
+                         "bound (empty: no capacity)", numbers(float))
+    open_seconds: int = knob("CPU_MAP_OPEN_SECONDS", 8, "how long each open-model run lasts, s")
 
 
 def label(size):
@@ -56,9 +71,12 @@ def run(platform, spec, directory):
                 speed = platform.calibrate()
                 for version in order(versions, round_ + index):
                     step(f"{version}: {label(size)}, round {round_}/{rounds}")
-                    document["cells"][version].append({"size": size, "round": round_, **closed_round(
+                    cell = {"size": size, "round": round_, **closed_round(
                         builds[version], runs_dir, round_, spec.iterations, f"cpu-{size:g}", idle[version], speed,
-                        warmed[version])})
+                        warmed[version])}
+                    cell.update(open_figures(builds[version], runs_dir, round_, size, cell["complete_per_s"], spec))
+                    cell["bound_by"] = bound_by(cell, environment)
+                    document["cells"][version].append(cell)
             document["ratios"] = ratios(document)
             (directory / "cpu-map.json").write_text(json.dumps(document, indent=2))
     finally:
@@ -77,10 +95,54 @@ def run(platform, spec, directory):
     return directory / "cpu-map.json"
 
 
+def open_run(build, runs_dir, round_, size, rate, seconds, what):
+    return measure(build, "open", runs_dir, round_, {"RATE": str(rate), "DURATION": f"{seconds}s"},
+                   label=f"cpu-{size:g}-{what}")
+
+
+def open_figures(build, runs_dir, round_, size, closed_rate, spec):
+    """p50 and p99 at the fixed open rate, and the capacity: up the ladder of shares of the closed-model rate, the
+    highest rate carried (curve.carried) with p99 of complete answers within the bound; None where the first step
+    is not. Each step is kept ("capacity_steps")."""
+    found = {"open_rate": spec.rate or None, "open_p50": None, "open_p99": None, "open_complete_per_s": None}
+    if spec.rate:
+        figures = open_run(build, runs_dir, round_, size, spec.rate, spec.open_seconds, f"open-{spec.rate}")
+        found.update(open_p50=figures["p50"], open_p99=figures["p99"], open_complete_per_s=figures["ok_rps"])
+    steps, capacity = [], None
+    for rate in curve.ladder(closed_rate, spec.shares) if spec.shares else ():
+        figures = open_run(build, runs_dir, round_, size, rate, spec.open_seconds, f"capacity-{rate}")
+        point = {"complete": figures["ok_rps"], "dropped": figures["dropped"], "requests": figures["requests"]}
+        within = (curve.carried(rate, point) and figures["p99"] is not None
+                  and figures["p99"] <= spec.p99_bound_ms)
+        steps.append({"rate": rate, "complete_per_s": figures["ok_rps"], "p99": figures["p99"], "within": within})
+        if not within:
+            break
+        capacity = rate
+    return {**found, "capacity_per_s": capacity, "capacity_steps": steps, "p99_bound_ms": spec.p99_bound_ms}
+
+
+def bound_by(cell, environment):
+    """What held the build back in its closed round: "quota" where a service was throttled in QUOTA_BINDS of its
+    periods or more, else "machine" (the cores shared with PostgreSQL, Kafka and the load generator); with the
+    share of the cores the measured processes and the generator used."""
+    throttled = {name: t["throttled"] / t["periods"] for name, t in (cell.get("throttling") or {}).items()
+                 if name in SERVICES and t and t.get("periods")}
+    cores = environment.get("cores") or int(float(environment.get("node_cpu") or 0)) or None
+    return {"by": "quota" if any(share >= QUOTA_BINDS for share in throttled.values()) else "machine",
+            "throttled_share": throttled, "cores_busy_share": cell["cores_used"] / cores if cores else None}
+
+
 EXPLANATION = ("Each build with every service's JVM limited to the size of the row, as a pod's CPU limit is: a CFS "
                "quota, and the processors the JVM counts (the quota rounded up), which size its GC, compiler and "
-               "pools; PostgreSQL and Kafka unlimited. Each figure is the median of the rounds with the lowest and "
-               "highest; a ratio is the median of the rounds' own ratios to v1 at the same size.")
+               "pools; PostgreSQL and Kafka unlimited. The closed model gives what a build carries at most; the open "
+               "model at one fixed rate the latency at the same load for every build and size; the capacity is the "
+               "highest rate of a ladder of open rates (shares of the build's own closed-model rate in the round) "
+               "carried with p99 of complete answers within the bound, the rate a team sizes pods by. Held back by: "
+               f"the quota where a service was throttled in {QUOTA_BINDS:.0%} of its periods or more in the closed "
+               "round, else the "
+               "machine, whose cores the build shares with PostgreSQL, Kafka and the load generator. Each figure is "
+               "the median of the rounds with the lowest and highest; a ratio is the median of the rounds' own ratios "
+               "to v1 at the same size.")
 
 
 def ratios(document):
@@ -105,7 +167,24 @@ def table(document):
             ratio = [document["ratios"][label(size)][v][key] for v in versions if v != BASELINE]
             rows.append([label(size), name, *(documents.interval(dataclasses.asdict(c), fmt) for c in cells),
                          *(documents.ratio_text(r) for r in ratio)])
+        rows.append([label(size), "held back by", *(bound_text([c for c in document["cells"][v] if c["size"] == size])
+                                                   for v in versions), *("–" for v in versions if v != BASELINE)])
     return rows
+
+
+def bound_text(cells):
+    """What held a build back at a size over its rounds: "quota (web-api 41 % of periods)" or "machine (its cores 97 %
+    busy)", each figure the median of the rounds; "quota" where most rounds say so."""
+    bounds = [c["bound_by"] for c in cells if c.get("bound_by")]
+    if not bounds:
+        return "–"
+    if sum(b["by"] == "quota" for b in bounds) * 2 > len(bounds):
+        name = max(bounds[0]["throttled_share"], key=lambda n: results.Figure.of("", [b["throttled_share"].get(n)
+                                                                                       for b in bounds]).median)
+        share = results.Figure.of("", [b["throttled_share"].get(name) for b in bounds]).median
+        return f"quota ({name} throttled in {share:.0%} of periods)"
+    busy = results.Figure.of("", [b["cores_busy_share"] for b in bounds]).median
+    return "machine" + (f" (its cores {busy:.0%} busy)" if busy is not None else "")
 
 
 def scheduling(document, size):
