@@ -186,7 +186,7 @@ expect "v1 and v2 restart with each service's JVM under a quota of half a CPU, a
   CPU_MAP_WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=1 CPU_MAP_RATE=40 CPU_MAP_CAPACITY_SHARES=0.2,0.4 CPU_MAP_OPEN_SECONDS=3
 expect "cpu-map.json: both measured at half a CPU, each JVM under that quota counting one processor, throttled when loaded" \
   benchkit check "$WORK/cpu-map/cpu-map.json" \
-  'all([c["size"] for c in d["cells"][v]] == [0.5] and d["cells"][v][0]["complete_per_s"] > 0 for v in ("v1", "v2"))' \
+  'all([c["size"] for c in d["cells"][v]] == ["0.5"] and d["cells"][v][0]["complete_per_s"] > 0 for v in ("v1", "v2"))' \
   'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for v in ("v1", "v2") for s in d["ergonomics"]["0.5 CPU"][v].values())' \
   'all(any(t and t["throttled"] > 0 for t in c["throttling"].values()) for cells in d["cells"].values() for c in cells)' \
   'all(c["scheduling"][s]["voluntary_switches"] > 0 and c["scheduling"][s]["threads"] > 1 for cells in d["cells"].values() for c in cells for s in ("web-api", "articles", "authors"))' \

@@ -418,7 +418,7 @@ short_cpu_map_in_pods() {
 expect "make cpu-map-cluster rolls v1's pods under a limit of 0.5 CPU, warms and measures them" short_cpu_map_in_pods
 expect "cpu-map.json (pods): v1 measured at 0.5 CPU, each JVM under that limit and counting one processor" \
   benchkit check "$NODE_DIR/cpu-map/cpu-map.json" \
-  '[c["size"] for c in d["cells"]["v1"]] == [0.5] and d["cells"]["v1"][0]["complete_per_s"] > 0' \
+  '[c["size"] for c in d["cells"]["v1"]] == ["0.5"] and d["cells"]["v1"][0]["complete_per_s"] > 0' \
   'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v1"].values())' \
   'any(t and t["throttled"] > 0 for t in d["cells"]["v1"][0]["throttling"].values())' \
   'd["cells"]["v1"][0]["open_p99"] > 0 and len(d["cells"]["v1"][0]["capacity_steps"]) == 1' \

@@ -96,13 +96,18 @@ def process_throttling(pid):
     return throttling((group / "cpu.stat").read_text(), v2)
 
 
+def processors_given(command_and_environment):
+    """The -XX:ActiveProcessorCount a JVM was given (its command line or the java launcher's JDK_JAVA_OPTIONS, as
+    /proc/PID/cmdline and environ hold them), or None."""
+    found = re.findall(r"-XX:ActiveProcessorCount=(\d+)", command_and_environment.decode(errors="replace"))
+    return int(found[-1]) if found else None
+
+
 def processors_seen(pid):
-    """The processors a JVM counts: its -XX:ActiveProcessorCount where given (its command line or the java launcher's
-    JDK_JAVA_OPTIONS), else the CPUs it may run on."""
-    given = (pathlib.Path(f"/proc/{pid}/cmdline").read_bytes() + b"\0" +
-             pathlib.Path(f"/proc/{pid}/environ").read_bytes()).decode(errors="replace")
-    found = re.findall(r"-XX:ActiveProcessorCount=(\d+)", given)
-    return int(found[-1]) if found else len(os.sched_getaffinity(pid))
+    """The processors a JVM counts: those given, else the CPUs it may run on."""
+    given = processors_given(pathlib.Path(f"/proc/{pid}/cmdline").read_bytes() + b"\0" +
+                             pathlib.Path(f"/proc/{pid}/environ").read_bytes())
+    return given or len(os.sched_getaffinity(pid))
 
 
 def per_thread(pid, name):

@@ -46,14 +46,15 @@ def test_a_jvm_counts_the_processors_it_is_given():
 def cells(version, rates):
     return [{"size": size, "round": number, "complete_per_s": rate, "p50": 10.0, "p99": 50.0, "open_p50": 5.0,
              "open_p99": 20.0, "capacity_per_s": rate * 0.7, "cpu_ms_per_complete_background_off": 1000 / rate,
-             "bound_by": {"by": "quota" if size else "machine", "throttled_share": {"web-api": 0.4} if size else {},
+             "bound_by": {"by": "quota" if size != "0" else "machine",
+                          "throttled_share": {"web-api": 0.4} if size != "0" else {},
                           "cores_busy_share": 0.9}}
             for size, per_round in rates.items() for number, rate in enumerate(per_round, start=1)]
 
 
 def test_each_size_s_ratio_is_the_median_of_its_rounds_own():
-    document = {"sizes": [0.5, 0.0], "cells": {"v1": cells("v1", {0.5: [100, 110, 90], 0.0: [400, 400, 400]}),
-                                               "v2": cells("v2", {0.5: [200, 110, 180], 0.0: [600, 800, 400]})}}
+    document = {"sizes": ["0.5", "0"], "cells": {"v1": cells("v1", {"0.5": [100, 110, 90], "0": [400, 400, 400]}),
+                                                 "v2": cells("v2", {"0.5": [200, 110, 180], "0": [600, 800, 400]})}}
     found = cpumap.ratios(document)
     assert found["0.5 CPU"]["v2"]["complete_per_s"]["median"] == 2.0
     assert found["0.5 CPU"]["v2"]["complete_per_s"]["rounds"] == [2.0, 1.0, 2.0]
@@ -83,11 +84,11 @@ def test_the_kernel_s_counts_per_complete_answer_by_size():
     assert per_answer["web-api"]["voluntary_switches"] == 6 and per_answer["web-api"]["run_delay_ms"] == 5
     assert per_answer["web-api"]["threads"] == 40  # a count, not per answer
     assert per_answer[results.ALL]["voluntary_switches"] == 7 and per_answer[results.ALL]["packets"] is None
-    document = {"cells": {v: [{"size": 1.0, "round": r, "scheduling": {
+    document = {"cells": {v: [{"size": "1", "round": r, "scheduling": {
         p: {k: (x * (2 if v == "v1" else 1) if k in dict(results.SCHEDULING) and x is not None else x)
             for k, x in f.items()}
         for p, f in per_answer.items()}} for r in (1, 2)] for v in ("v1", "v2")}}
-    rows = results.scheduling_rows(cpumap.scheduling(document, 1.0))
+    rows = results.scheduling_rows(cpumap.scheduling(document, "1"))
     by_name = {row[0]: row[1:] for row in rows}
     assert by_name["web-api: voluntary context switches"] == ["12.00", "6.00", "0.50×"]
     assert by_name["every process: ms waiting for a core"] == ["12.00", "6.00", "0.50×"]
@@ -105,8 +106,17 @@ def test_the_capacity_is_the_last_rate_within_the_bound(monkeypatch):
                 "requests": rate * seconds}
     monkeypatch.setattr(cpumap, "open_run", open_run)
     spec = cpumap.Spec(rate=200, p99_bound_ms=100.0, shares=(0.25, 0.5, 0.75, 1.0), open_seconds=5)
-    found = cpumap.open_figures(None, None, 1, 1.0, 600, spec)
+    found = cpumap.open_figures(None, None, 1, "1", 600, spec)
     assert found["open_p99"] == 50.0 and found["capacity_per_s"] == 150  # 300/s: p99 75 ms, but 90 % answered
     assert ran == ["open-200", "capacity-150", "capacity-300"]
     assert [step["within"] for step in found["capacity_steps"]] == [True, False]
-    assert cpumap.open_figures(None, None, 1, 1.0, 600, cpumap.Spec(rate=0, shares=()))["capacity_per_s"] is None
+    assert cpumap.open_figures(None, None, 1, "1", 600, cpumap.Spec(rate=0, shares=()))["capacity_per_s"] is None
+
+
+def test_the_ladder_s_rungs():
+    assert cpumap.rungs("0.5, 1.0,2,0,1p") == ("0.5", "1", "2", "0", "1p")
+    assert [cpumap.label(r) for r in ("0.5", "0", "1p", "2p")] == ["0.5 CPU", "no limit", "1 processor, no quota",
+                                                                   "2 processors, no quota"]
+    assert cpumap.given("0.5") == (0.5, None) and cpumap.given("0") == (None, None) and cpumap.given("1p") == (None, 1)
+    with pytest.raises(ValueError):
+        cpumap.rungs("half")

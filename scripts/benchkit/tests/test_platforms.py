@@ -168,6 +168,9 @@ def test_the_local_stack_limits_a_build_s_services_and_lets_them_go_on_restore(m
     assert platform.limited == set()
     platform.size("v2", None)  # no limit: every service restarted as shipped, none of them held
     assert limits[-1] == ("authors-v2", None) and platform.limited == set()
+    platform.size("v2", None, 1)  # one processor counted, no quota
+    assert calls[-1] == ("start", "authors-v2", "JDK_JAVA_OPTIONS=-XX:ActiveProcessorCount=1")
+    assert limits[-1] == ("authors-v2", None) and platform.limited == set()
 
 
 def test_a_cluster_rolls_what_a_run_changed_back_to_what_was_deployed(monkeypatch):
@@ -199,3 +202,8 @@ def test_a_cluster_rolls_what_a_run_changed_back_to_what_was_deployed(monkeypatc
     cluster.size("v2", 2)
     cluster.close()  # a run that stopped half-way: its resources given back all the same
     assert resources[-1]["deploy/bench-v2-articles"] == deployed
+    cluster.size("v2", None, 1)  # one processor counted, no CPU limit
+    assert resources[-1]["deploy/bench-v2-web-api"]["limits"] == {"memory": "512Mi"}
+    assert environments[-1]["deploy/bench-v2-web-api"]["JDK_JAVA_OPTIONS"] == "-XX:ActiveProcessorCount=1"
+    cluster.close()
+    assert environments[-1]["deploy/bench-v2-web-api"] == {"JDK_JAVA_OPTIONS": None}

@@ -110,10 +110,10 @@ class Platform(abc.ABC):
         from a cold JVM. Returns its Build."""
 
     @abc.abstractmethod
-    def size(self, version, cpus):
+    def size(self, version, cpus, processors=None):
         """The build's services each under a limit of `cpus` CPUs, given as a pod gets it: a CPU quota, and the
-        processor count the JVM derives from it (the quota rounded up); None: no limit. Restarted (or rolled); returns
-        its Build. restore takes the limit off again."""
+        processor count the JVM derives from it (the quota rounded up); None: no limit. `processors` given: the JVMs
+        count that many whatever the quota. Restarted (or rolled); returns its Build. restore takes the limit off."""
 
     @abc.abstractmethod
     def restore(self, version):

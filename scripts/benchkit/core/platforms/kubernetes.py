@@ -74,8 +74,11 @@ class KubernetesBuild(Build):
         for name, target in self.targets.items():
             limit = kube.cgroup_readings(self.namespace, target).get("cpu_limit")
             cores = int(kube.pod_exec(self.namespace, target, "nproc").stdout.strip() or 0) or None
-            # The JVM takes the CPU limit, rounded up, for its processor count (JDK 19+ ignores CPU shares).
-            seen = min(cores or math.inf, math.ceil(limit)) if limit else cores
+            # The JVM takes the CPU limit, rounded up, for its processor count (JDK 19+ ignores CPU shares), unless
+            # it is given one.
+            given = procfs.processors_given(kube.pod_exec(self.namespace, target, "cat", "/proc/1/cmdline",
+                                                          "/proc/1/environ", text=False).stdout)
+            seen = given or (min(cores or math.inf, math.ceil(limit)) if limit else cores)
             found[name] = jvm_ergonomics(seen, limit, kube.jvm_counters(self.namespace, target),
                                          kube.thread_names(self.namespace, target),
                                          prometheus.scrape(self.forwards[name].url))
@@ -236,7 +239,7 @@ class Kubernetes(Platform):
             self.reconfigured = self.build(version)
         return self.reconfigured
 
-    def size(self, version, cpus):
+    def size(self, version, cpus, processors=None):
         deployments = self.deployments(version).values()
         current = {d: json.loads(kube.kubectl(self.namespace, "get", d, "-o", "json"))["spec"]["template"]["spec"]
                    ["containers"][0].get("resources", {}) for d in deployments}
@@ -252,6 +255,9 @@ class Kubernetes(Platform):
             self.resources.setdefault(deployment, resources)  # as deployed: restore puts them back
         self.disconnect()
         kube.set_resources(self.namespace, wanted)
+        if processors:  # else the JVM derives them from the pod's limit
+            return self.reconfigure(version, {service: {"JDK_JAVA_OPTIONS": f"-XX:ActiveProcessorCount={processors}"}
+                                              for service in SERVICES})
         self.reconfigured = self.build(version)
         return self.reconfigured
 

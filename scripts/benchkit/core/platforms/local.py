@@ -185,9 +185,11 @@ class Local(Platform):
             self.running[name] = wanted
         return self.build(version)
 
-    def size(self, version, cpus):
-        processors = {} if cpus is None else {"JDK_JAVA_OPTIONS": f"-XX:ActiveProcessorCount={math.ceil(cpus)}"}
-        self.reconfigure(version, {service: processors for service in SERVICES}, fresh=True)
+    def size(self, version, cpus, processors=None):
+        # a JVM started outside the group counts the machine's processors: the count a pod's JVM derives is given
+        processors = processors or (math.ceil(cpus) if cpus else None)
+        counted = {"JDK_JAVA_OPTIONS": f"-XX:ActiveProcessorCount={processors}"} if processors else {}
+        self.reconfigure(version, {service: counted for service in SERVICES}, fresh=True)
         inventory = stack_inventory()
         for name in (f"{service}-{version}" for service in SERVICES):
             procfs.limit_cpu(name, inventory["services"][name]["pid"], cpus)

@@ -10,6 +10,7 @@ to v1 round by round, what the kernel counted per complete answer, whether the q
 and what each JVM saw and chose there. Writes cpu-map.json (schema SCHEMA), cpu-map.md and cpu-map.html."""
 import dataclasses
 import json
+import re
 
 from benchkit import BASELINE, NAMES, SERVICES, step
 from benchkit.core import curve, documents, knobs, results
@@ -31,8 +32,8 @@ QUOTA_BINDS = 0.05
 
 @dataclasses.dataclass(frozen=True)
 class Spec:
-    sizes: tuple = knob("CPU_MAP_SIZES", (0.5, 1.0, 2.0, 0.0), "the ladder: CPUs per service's JVM, each a limit as a "
-                        "pod's (0: no limit)", numbers(float))
+    sizes: tuple = knob("CPU_MAP_SIZES", ("0.5", "1", "2", "0"), "the ladder: CPUs per service's JVM, each a limit "
+                        "as a pod's (0: no limit; 1p: one processor counted, no quota)", lambda text: rungs(text))
     iterations: int = knob("CPU_MAP_ITERATIONS", 150, "measured requests per user of each build at each size in each "
                            "round (the closed model's users)")
     warmup: int = knob("CPU_MAP_WARMUP_ITERATIONS", 300, "the first warm-up window's requests per user after each "
@@ -46,8 +47,28 @@ class Spec:
     open_seconds: int = knob("CPU_MAP_OPEN_SECONDS", 8, "how long each open-model run lasts, s")
 
 
-def label(size):
-    return f"{size:g} CPU" if size else "no limit"
+def rungs(text):
+    """The ladder as given ("0.5,1,2,0,1p"), each rung written one way ("1.0" is "1")."""
+    found = []
+    for item in (part.strip() for part in str(text).split(",") if part.strip()):
+        if not re.fullmatch(r"\d+(\.\d+)?p?", item):
+            raise ValueError(f"{item!r}: a rung is CPUs (0.5, 1, 2; 0: no limit) or processors alone (1p)")
+        found.append(f"{float(item.rstrip('p')):g}" + ("p" if item.endswith("p") else ""))
+    return tuple(found)
+
+
+def given(rung):
+    """(CPUs of the quota or None, processors the JVM counts or None: as it derives them) of a rung."""
+    if rung.endswith("p"):
+        return None, int(float(rung[:-1]))
+    return (float(rung) or None), None
+
+
+def label(rung):
+    cpus, processors = given(rung)
+    if processors:
+        return f"{processors} processor{'s' if processors > 1 else ''}, no quota"
+    return f"{cpus:g} CPU" if cpus else "no limit"
 
 
 def run(platform, spec, directory):
@@ -62,7 +83,7 @@ def run(platform, spec, directory):
     try:
         for index, size in enumerate(spec.sizes):
             step(f"{label(size)} per service ({index + 1} of {len(spec.sizes)}): {', '.join(versions)}")
-            builds = {version: platform.size(version, size or None) for version in versions}
+            builds = {version: platform.size(version, *given(size)) for version in versions}
             warmed = {version: warm_up(version, build, runs_dir, spec.warmup) for version, build in builds.items()}
             idle = background(builds)
             # after the warm-up: the threads a JVM starts on demand exist by now
@@ -72,7 +93,7 @@ def run(platform, spec, directory):
                 for version in order(versions, round_ + index):
                     step(f"{version}: {label(size)}, round {round_}/{rounds}")
                     cell = {"size": size, "round": round_, **closed_round(
-                        builds[version], runs_dir, round_, spec.iterations, f"cpu-{size:g}", idle[version], speed,
+                        builds[version], runs_dir, round_, spec.iterations, f"cpu-{size}", idle[version], speed,
                         warmed[version])}
                     cell.update(open_figures(builds[version], runs_dir, round_, size, cell["complete_per_s"], spec))
                     cell["bound_by"] = bound_by(cell, environment)
@@ -97,7 +118,7 @@ def run(platform, spec, directory):
 
 def open_run(build, runs_dir, round_, size, rate, seconds, what):
     return measure(build, "open", runs_dir, round_, {"RATE": str(rate), "DURATION": f"{seconds}s"},
-                   label=f"cpu-{size:g}-{what}")
+                   label=f"cpu-{size}-{what}")
 
 
 def open_figures(build, runs_dir, round_, size, closed_rate, spec):
