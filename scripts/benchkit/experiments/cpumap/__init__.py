@@ -13,7 +13,7 @@ import json
 import re
 
 from benchkit import BASELINE, NAMES, SERVICES, step
-from benchkit.core import curve, documents, knobs, results
+from benchkit.core import charts, curve, documents, knobs, results
 from benchkit.core.kinds import Kind, document_publisher
 from benchkit.core.knobs import knob, numbers
 from benchkit.core.protocol import background, closed_round, measure, order, warm_up
@@ -233,4 +233,21 @@ def consistency(summary):
     return [] if summary["ratios"] == ratios(summary) else ["ratios: not what its rounds give"]
 
 
-KIND = Kind("cpu-map", SCHEMA, SCHEMA, ("cpu-map.json",), document_publisher(SCHEMA, consistency), consistency, {"cpu-map": table})
+# the figures a heat map shows: what a team sizes pods by, and what each answer costs
+HEAT = (("complete_per_s", "closed: answers/s"), ("capacity_per_s", "capacity at p99"), ("open_p99", "p99 at fixed rate"),
+        ("cpu_ms_per_complete_background_off", "CPU per answer"))
+
+
+def heat_map(version):
+    """A summary's heat map of one build over v1: a row per rung, a column per HEAT figure, each cell the median of the
+    rounds' ratios."""
+    def draw(summary):
+        return charts.ratio_heat_map(f"{version} / {BASELINE} by CPU per service", [label(r) for r in summary["sizes"]],
+                                     [name for _, name in HEAT],
+                                     [[summary["ratios"][label(r)][version][key]["median"] for key, _ in HEAT]
+                                      for r in summary["sizes"]])
+    return draw
+
+
+KIND = Kind("cpu-map", SCHEMA, SCHEMA, ("cpu-map.json",), document_publisher(SCHEMA, consistency), consistency,
+            {"cpu-map": table}, {f"cpu-map-{version}": heat_map(version) for version in ("v2", "v3")})
