@@ -32,19 +32,19 @@ QUOTA_BINDS = 0.05
 
 @dataclasses.dataclass(frozen=True)
 class Spec:
-    sizes: tuple = knob("CPU_MAP_SIZES", ("0.5", "1", "2", "0"), "the ladder: CPUs per service's JVM, each a limit "
+    sizes: tuple = knob("CPU_MAP_SIZES", ("0.5", "1", "2", "0", "1p"), "the ladder: CPUs per service's JVM, each a limit "
                         "as a pod's (0: no limit; 1p: one processor counted, no quota)", lambda text: rungs(text))
     iterations: int = knob("CPU_MAP_ITERATIONS", 150, "measured requests per user of each build at each size in each "
                            "round (the closed model's users)")
     warmup: int = knob("CPU_MAP_WARMUP_ITERATIONS", 300, "the first warm-up window's requests per user after each "
                        "build is restarted at a size")
-    rate: int = knob("CPU_MAP_RATE", 200, "the open model's fixed rate, requests/s, the same for every build and size "
+    rate: int = knob("CPU_MAP_RATE", 100, "the open model's fixed rate, requests/s, the same for every build and size "
                      "(0: none)")
     p99_bound_ms: float = knob("CPU_MAP_P99_BOUND_MS", 100.0, "the capacity's bound: p99 of complete answers, ms")
-    shares: tuple = knob("CPU_MAP_CAPACITY_SHARES", (0.25, 0.4, 0.55, 0.7, 0.85, 1.0), "the capacity's ladder of open "
+    shares: tuple = knob("CPU_MAP_CAPACITY_SHARES", (0.4, 0.6, 0.8, 1.0), "the capacity's ladder of open "
                          "rates, shares of the build's closed-model rate in the round, climbed until p99 passes the "
                          "bound (empty: no capacity)", numbers(float))
-    open_seconds: int = knob("CPU_MAP_OPEN_SECONDS", 8, "how long each open-model run lasts, s")
+    open_seconds: int = knob("CPU_MAP_OPEN_SECONDS", 6, "how long each open-model run lasts, s")
 
 
 def rungs(text):
