@@ -60,7 +60,10 @@ def test_each_size_s_ratio_is_the_median_of_its_rounds_own():
     assert found["0.5 CPU"]["v2"]["complete_per_s"]["rounds"] == [2.0, 1.0, 2.0]
     assert found["no limit"]["v2"]["complete_per_s"]["low"] == 1.0
     assert found["no limit"]["v2"]["cpu_ms_per_complete_background_off"]["median"] == pytest.approx(400 / 600)
-    document["ratios"] = found
+    document["ratios"], document["against_no_limit"] = found, cpumap.against_no_limit(document)
+    assert document["against_no_limit"]["0.5 CPU"]["v2"]["complete_per_s"]["rounds"] == [200 / 600, 110 / 800, 180 / 400]
+    assert cpumap.against_no_limit_rows(document)[1] == ["0.5 CPU", "closed model: complete answers/s",
+                                                         "0.25× (0.23–0.28)", "0.33× (0.14–0.45)"]
     assert cpumap.consistency(document) == []
     assert found["0.5 CPU"]["v2"]["capacity_per_s"]["median"] == pytest.approx(2.0)
     rows = cpumap.table(document)
@@ -71,7 +74,8 @@ def test_each_size_s_ratio_is_the_median_of_its_rounds_own():
     svg = cpumap.KIND.charts["cpu-map-v2"](document)
     assert "2.00×" in svg and "no limit" in svg
     document["cells"]["v2"][0]["complete_per_s"] = 300
-    assert cpumap.consistency(document) == ["ratios: not what its rounds give"]
+    assert cpumap.consistency(document) == ["ratios: not what its rounds give",
+                                            "against_no_limit: not what its rounds give"]
 
 
 def test_the_kernel_s_counts_per_complete_answer_by_size():

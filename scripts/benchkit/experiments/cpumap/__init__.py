@@ -98,7 +98,7 @@ def run(platform, spec, directory):
                     cell.update(open_figures(builds[version], runs_dir, round_, size, cell["complete_per_s"], spec))
                     cell["bound_by"] = bound_by(cell, environment)
                     document["cells"][version].append(cell)
-            document["ratios"] = ratios(document)
+            document["ratios"], document["against_no_limit"] = ratios(document), against_no_limit(document)
             (directory / "cpu-map.json").write_text(json.dumps(document, indent=2))
     finally:
         for version in versions:
@@ -107,6 +107,7 @@ def run(platform, spec, directory):
     documents.write(directory, "cpu-map", "reactive-bench: the comparison over CPU per service",
                     f"{environment['timestamp']}, commit {environment['git_commit']}, {environment['where']}",
                     [("Each build by CPU per service", EXPLANATION, [("", table(document))]),
+                     ("Each rung against no limit", AGAINST, [("", against_no_limit_rows(document))]),
                      ("What the kernel counted", results.SCHEDULING_TEXT,
                       [(label(size), results.scheduling_rows(scheduling(document, size))) for size in spec.sizes]),
                      ("What each JVM saw and chose", "", [(size, ergonomics_rows(found))
@@ -164,6 +165,10 @@ EXPLANATION = ("Each build with every service's JVM limited to the size of the r
                "machine, whose cores the build shares with PostgreSQL, Kafka and the load generator. Each figure is "
                "the median of the rounds with the lowest and highest; a ratio is the median of the rounds' own ratios "
                "to v1 at the same size.")
+
+
+AGAINST = ("What each rung does to a build against the same build with no limit, in the same run: its rounds are "
+           "paired by number (the rungs are measured one after the other, so a pair is minutes apart).")
 
 
 def ratios(document):
@@ -229,8 +234,40 @@ def ergonomics_rows(found):
               for (version, service), seen in flat.items())]
 
 
+# what a rung does to a build against the same build with no limit: what a pod's size costs it
+UNLIMITED = ("complete_per_s", "cpu_ms_per_complete_background_off")
+
+
+def against_no_limit(document):
+    """{rung label: {version: {figure of UNLIMITED: the per-round ratios to the build's own no-limit rung}}} where the
+    ladder has a no-limit rung (round against round of the same number)."""
+    if "0" not in document["sizes"]:
+        return {}
+    found = {}
+    for size in (s for s in document["sizes"] if s != "0"):
+        found[label(size)] = {}
+        for version, cells in document["cells"].items():
+            base = {c["round"]: c for c in cells if c["size"] == "0"}
+            found[label(size)][version] = results.ratios_by_round(
+                [(base.get(c["round"]), c) for c in cells if c["size"] == size], UNLIMITED)
+    return found
+
+
+def against_no_limit_rows(document):
+    versions = list(document["cells"])
+    rows = [["rung", "figure", *(f"{NAMES.get(v, v)}: rung / no limit" for v in versions)]]
+    for rung, found in document.get("against_no_limit", {}).items():
+        for key in UNLIMITED:
+            name = next(name for k, name, _ in FIGURES if k == key)
+            rows.append([rung, name, *(documents.ratio_text(found[v][key]) for v in versions)])
+    return rows
+
+
 def consistency(summary):
-    return [] if summary["ratios"] == ratios(summary) else ["ratios: not what its rounds give"]
+    problems = [] if summary["ratios"] == ratios(summary) else ["ratios: not what its rounds give"]
+    if summary.get("against_no_limit", {}) != against_no_limit(summary):
+        problems.append("against_no_limit: not what its rounds give")
+    return problems
 
 
 # the figures a heat map shows: what a team sizes pods by, and what each answer costs
@@ -250,4 +287,4 @@ def heat_map(version):
 
 
 KIND = Kind("cpu-map", SCHEMA, SCHEMA, ("cpu-map.json",), document_publisher(SCHEMA, consistency), consistency,
-            {"cpu-map": table}, {f"cpu-map-{version}": heat_map(version) for version in ("v2", "v3")})
+            {"cpu-map": table, "cpu-map-against-no-limit": against_no_limit_rows}, {f"cpu-map-{version}": heat_map(version) for version in ("v2", "v3")})
