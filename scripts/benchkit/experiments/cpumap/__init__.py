@@ -34,9 +34,9 @@ QUOTA_BINDS = 0.05
 class Spec:
     sizes: tuple = knob("CPU_MAP_SIZES", ("0.5", "1", "2", "0", "1p"), "the ladder: CPUs per service's JVM, each a limit "
                         "as a pod's (0: no limit; 1p: one processor counted, no quota)", lambda text: rungs(text))
-    iterations: int = knob("CPU_MAP_ITERATIONS", 150, "measured requests per user of each build at each size in each "
+    iterations: int = knob("CPU_MAP_ITERATIONS", 50, "measured requests per user of each build at each size in each "
                            "round (the closed model's users)")
-    warmup: int = knob("CPU_MAP_WARMUP_ITERATIONS", 300, "the first warm-up window's requests per user after each "
+    warmup: int = knob("CPU_MAP_WARMUP_ITERATIONS", 100, "the first warm-up window's requests per user after each "
                        "build is restarted at a size")
     rate: int = knob("CPU_MAP_RATE", 100, "the open model's fixed rate, requests/s, the same for every build and size "
                      "(0: none)")
