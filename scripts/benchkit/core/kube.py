@@ -140,20 +140,23 @@ def rolled(namespace, deployments, timeout=360):
             time.sleep(2)
 
 
-def cgroup_readings(namespace, target):
-    """One container's own cgroup. Fails loudly when a figure cannot be read: a missing value must never
-    pass for 0."""
-    text = pod_exec(namespace, target, "sh", "-c", READ_CGROUP).stdout
+SCHEDULING_MARK = "==> scheduling"
+
+
+def cgroup_readings(namespace, target, scheduling=False):
+    """One container's own cgroup, and with scheduling its processes' procfs.parse_scheduling under "scheduling"
+    (read by the same kubectl exec: a snapshot makes one per container). Fails loudly when a figure cannot be read: a
+    missing value must never pass for 0."""
+    script = READ_CGROUP + (f"; echo '{SCHEDULING_MARK}'; " + procfs.scheduling_script("[0-9]*", True)
+                            if scheduling else "")
+    text, _, processes = pod_exec(namespace, target, "sh", "-c", script).stdout.partition(SCHEDULING_MARK)
     reading = parse_cgroup(text)
+    if scheduling:
+        reading["scheduling"] = procfs.parse_scheduling(processes)
     if reading["cpu_seconds"] is None or reading["anonymous_bytes"] is None:
         raise SystemExit(f"Could not read the cgroup of {target} (CPU {reading['cpu_seconds']}, anonymous memory"
                          f" {reading['anonymous_bytes']}); kubectl exec printed: {text[:300]!r}")
     return reading
-
-
-def scheduling(namespace, target):
-    """procfs.parse_scheduling of every process of the target's container, and the packets of its pod's network."""
-    return procfs.parse_scheduling(pod_exec(namespace, target, "sh", "-c", procfs.scheduling_script("[0-9]*", True)).stdout)
 
 
 def jvm_counters(namespace, target):

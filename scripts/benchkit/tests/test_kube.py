@@ -119,3 +119,18 @@ def test_a_split_run_s_pods_must_start_together():
     assert kube.late_pods(on_time) == []
     late = [*on_time, {"pod": "load-2", "start_skew_ms": kube.SPLIT_SKEW_LIMIT_MS + 1}, {"pod": "load-3", "start_skew_ms": None}]
     assert kube.late_pods(late) == [("load-2", kube.SPLIT_SKEW_LIMIT_MS + 1), ("load-3", None)]
+
+
+def test_one_exec_reads_a_container_s_cgroup_and_what_the_kernel_counted_of_its_processes(monkeypatch):
+    import subprocess
+    ran = []
+
+    def pod_exec(namespace, target, *command, **options):
+        ran.append(command)
+        return subprocess.CompletedProcess(command, 0, V2 + "==> scheduling\ntask 1 10 2 5000\nio 1 syscr: 7\n"
+                                           "io 1 syscw: 3\nnet eth0: 1 4 0 0 0 0 0 0 1 6 0 0 0 0 0 0\n")
+    monkeypatch.setattr(kube, "pod_exec", pod_exec)
+    reading = kube.cgroup_readings("bench", "deploy/x", scheduling=True)
+    assert len(ran) == 1 and reading["cpu_seconds"] == 2.5
+    assert reading["scheduling"] == {"tasks": {"1": [10, 2, 5000]}, "io": {"1": [7, 3]}, "packets": 10}
+    assert "scheduling" not in kube.cgroup_readings("bench", "deploy/x")

@@ -62,9 +62,10 @@ def test_a_clusters_snapshot_makes_its_kubectl_calls_together(monkeypatch):
                                 timeout=30)
     jvms = threading.Barrier(2 * len(build.targets), timeout=30)
 
-    def cgroup(namespace, target):
+    def cgroup(namespace, target, scheduling=False):
         cgroups.wait()
-        return {"cpu_seconds": 1.0 if "v2" in target else 2.0, "throttling": None}
+        return {"cpu_seconds": 1.0 if "v2" in target else 2.0, "throttling": None,
+                **({"scheduling": {"tasks": {"1": [5, 1, 100]}, "io": {}, "packets": 3}} if scheduling else {})}
 
     def jvm_call(namespace, target):
         jvms.wait()
@@ -78,6 +79,7 @@ def test_a_clusters_snapshot_makes_its_kubectl_calls_together(monkeypatch):
     snapshot = build.snapshot()
     assert snapshot["cpu_seconds"] == {"web-api": 2.0, "articles": 2.0, "authors": 2.0, "postgres": 2.0, "kafka": 2.0,
                                        "proxy": 2.0}
+    assert snapshot["scheduling"]["kafka"] == {"tasks": {"1": [5, 1, 100]}, "io": {}, "packets": 3, "threads_peak": None}
     assert snapshot["idle_cpu_seconds"] == 1.0
     assert snapshot["requests"] == {"web-api": len("http://web-api"), "articles": len("http://articles"),
                                     "authors": len("http://authors")}

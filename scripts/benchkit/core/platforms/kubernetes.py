@@ -15,7 +15,7 @@ from benchkit.core import faults, kube, latency, load, procfs, prometheus, prove
 from benchkit.core.platforms import Build, Platform, jvm_ergonomics, jvm_times
 
 # How many of a snapshot's kubectl calls run at once: enough for all of them with three builds deployed.
-SNAPSHOT_CALLS = 32
+SNAPSHOT_CALLS = 24
 
 
 class KubernetesBuild(Build):
@@ -47,13 +47,11 @@ class KubernetesBuild(Build):
         # are read closer to one moment).
         with concurrent.futures.ThreadPoolExecutor(max_workers=SNAPSHOT_CALLS) as pool:
             scrapes = {name: pool.submit(prometheus.scrape, forward.url) for name, forward in self.forwards.items()}
-            readings = {name: pool.submit(kube.cgroup_readings, self.namespace, target)
+            readings = {name: pool.submit(kube.cgroup_readings, self.namespace, target, True)
                         for name, target in {**self.targets, **self.PODS, **self.extra}.items()}
             counters = {name: (pool.submit(kube.jvm_counters, self.namespace, target),
                                pool.submit(kube.task_stats, self.namespace, target))
                         for name, target in self.targets.items()}
-            scheduling = {name: pool.submit(kube.scheduling, self.namespace, target)
-                          for name, target in {**self.targets, **self.PODS, **self.extra}.items()}
             idle = [pool.submit(kube.cgroup_readings, self.namespace, target) for target in self.idle]
             pods = pool.submit(kube.pod_states, self.namespace)
             readings = {name: reading.result() for name, reading in readings.items()}
@@ -63,8 +61,8 @@ class KubernetesBuild(Build):
                     "pods": pods.result(), "readings": readings,
                     "cpu_seconds": {name: r["cpu_seconds"] for name, r in readings.items()},
                     "jvm": {name: jvm_times(jvm, tasks) for name, (jvm, tasks) in counters.items()},
-                    "scheduling": {name: procfs.with_peak(reading.result(), counters.get(name, (None,))[0])
-                                   for name, reading in scheduling.items()},
+                    "scheduling": {name: procfs.with_peak(r["scheduling"], counters.get(name, (None,))[0])
+                                   for name, r in readings.items()},
                     "throttling": {name: r.get("throttling") for name, r in readings.items()},
                     "node_cpu_seconds": node_processes_cpu(),
                     "idle_cpu_seconds": sum(reading.result()["cpu_seconds"] for reading in idle)}
