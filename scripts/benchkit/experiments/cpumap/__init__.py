@@ -253,6 +253,18 @@ def against_no_limit(document):
     return found
 
 
+def headline_rows(document):
+    """Per rung, each build over v1: what it carries at most (closed) and its capacity under the p99 bound."""
+    versions = [v for v in document["cells"] if v != BASELINE]
+    rows = [["CPU per service", *(f"{v} / {BASELINE}: {what}" for v in versions
+                                  for what in ("answers/s, closed", "capacity at the p99 bound"))]]
+    for size in document["sizes"]:
+        found = document["ratios"][label(size)]
+        rows.append([label(size), *(documents.ratio_text(found[v][key]) for v in versions
+                                    for key in ("complete_per_s", "capacity_per_s"))])
+    return rows
+
+
 def against_no_limit_rows(document):
     versions = list(document["cells"])
     rows = [["rung", "figure", *(f"{NAMES.get(v, v)}: rung / no limit" for v in versions)]]
@@ -287,4 +299,4 @@ def heat_map(version):
 
 
 KIND = Kind("cpu-map", SCHEMA, SCHEMA, ("cpu-map.json",), document_publisher(SCHEMA, consistency), consistency,
-            {"cpu-map": table, "cpu-map-against-no-limit": against_no_limit_rows}, {f"cpu-map-{version}": heat_map(version) for version in ("v2", "v3")})
+            {"cpu-map": table, "cpu-map-headline": headline_rows, "cpu-map-against-no-limit": against_no_limit_rows}, {f"cpu-map-{version}": heat_map(version) for version in ("v2", "v3")})
