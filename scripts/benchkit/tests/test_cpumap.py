@@ -70,7 +70,7 @@ def test_each_size_s_ratio_is_the_median_of_its_rounds_own():
     assert rows[1][:2] == ["0.5 CPU", "closed model: complete answers/s"] and rows[1][-1] == "2.00× (1.00–2.00)"
     held = {row[0]: row[2:4] for row in rows if row[1] == "held back by"}
     assert held == {"0.5 CPU": ["quota (web-api throttled in 40% of periods)"] * 2,
-                    "no limit": ["machine (its cores 90% busy)"] * 2}
+                    "no limit": ["not its quota (the processes used 90% of the cores)"] * 2}
     assert cpumap.headline_rows(document)[1] == ["0.5 CPU", "2.00× (1.00–2.00)", "2.00× (1.00–2.00)"]
     svg = cpumap.KIND.charts["cpu-map-v2"](document)
     assert "2.00×" in svg and "no limit" in svg

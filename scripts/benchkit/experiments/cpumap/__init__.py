@@ -161,8 +161,8 @@ EXPLANATION = ("Each build with every service's JVM limited to the size of the r
                "highest rate of a ladder of open rates (shares of the build's own closed-model rate in the round) "
                "carried with p99 of complete answers within the bound, the rate a team sizes pods by. Held back by: "
                f"the quota where a service was throttled in {QUOTA_BINDS:.0%} of its periods or more in the closed "
-               "round, else the "
-               "machine, whose cores the build shares with PostgreSQL, Kafka and the load generator. Each figure is "
+               "round, else not its quota: the machine's cores, which the build shares with PostgreSQL, Kafka and the "
+               "load generator (the share of them its processes and the generator used is given). Each figure is "
                "the median of the rounds with the lowest and highest; a ratio is the median of the rounds' own ratios "
                "to v1 at the same size.")
 
@@ -199,8 +199,9 @@ def table(document):
 
 
 def bound_text(cells):
-    """What held a build back at a size over its rounds: "quota (web-api 41 % of periods)" or "machine (its cores 97 %
-    busy)", each figure the median of the rounds; "quota" where most rounds say so."""
+    """What held a build back at a size over its rounds: "quota (web-api throttled in 41% of periods)", or "not its
+    quota (the processes used 97% of the cores)": the machine's cores, shared, or the closed model's own pace; each
+    figure the median of the rounds; "quota" where most rounds say so."""
     bounds = [c["bound_by"] for c in cells if c.get("bound_by")]
     if not bounds:
         return "–"
@@ -210,7 +211,7 @@ def bound_text(cells):
         share = results.Figure.of("", [b["throttled_share"].get(name) for b in bounds]).median
         return f"quota ({name} throttled in {share:.0%} of periods)"
     busy = results.Figure.of("", [b["cores_busy_share"] for b in bounds]).median
-    return "machine" + (f" (its cores {busy:.0%} busy)" if busy is not None else "")
+    return "not its quota" + (f" (the processes used {busy:.0%} of the cores)" if busy is not None else "")
 
 
 def scheduling(document, size):
