@@ -1,5 +1,6 @@
 """The CPU map: a local process under a quota as a pod's limit is (a real cgroup), and the map's ratios, table and
 consistency on figures made up for the purpose."""
+import json
 import os
 import pathlib
 import subprocess
@@ -52,7 +53,7 @@ def cells(version, rates):
             for size, per_round in rates.items() for number, rate in enumerate(per_round, start=1)]
 
 
-def test_each_size_s_ratio_is_the_median_of_its_rounds_own():
+def test_each_size_s_ratio_is_the_median_of_its_rounds_own(tmp_path):
     document = {"sizes": ["0.5", "0"], "cells": {"v1": cells("v1", {"0.5": [100, 110, 90], "0": [400, 400, 400]}),
                                                  "v2": cells("v2", {"0.5": [200, 110, 180], "0": [600, 800, 400]})}}
     found = cpumap.ratios(document)
@@ -72,6 +73,16 @@ def test_each_size_s_ratio_is_the_median_of_its_rounds_own():
     assert held == {"0.5 CPU": ["quota (web-api throttled in 40% of periods)"] * 2,
                     "no limit": ["not its quota (the processes used 90% of the cores)"] * 2}
     assert cpumap.headline_rows(document)[1] == ["0.5 CPU", "2.00× (1.00–2.00)", "2.00× (1.00–2.00)"]
+    document["schema"] = cpumap.SCHEMA
+    source = tmp_path / "cpu-map.json"
+    source.write_text(json.dumps(document))
+    published = json.loads(cpumap.KIND.publish(source, "cpu-map-test", tmp_path).read_text())
+    assert published["rungs"][0]["ratios"]["v2"]["complete_per_s"] == 2.0
+    assert published["rungs"][0]["medians"]["v1"]["complete_per_s"] == 100
+    assert published["rungs"][0]["against_no_limit"]["v1"]["complete_per_s"] == 0.25
+    assert cpumap.consistency(published) == []
+    published["rungs"][0]["medians"]["v1"]["complete_per_s"] = 101
+    assert cpumap.consistency(published) == ["rungs: not what its rounds give"]
     svg = cpumap.KIND.charts["cpu-map-v2"](document)
     assert "2.00×" in svg and "no limit" in svg
     document["cells"]["v2"][0]["complete_per_s"] = 300

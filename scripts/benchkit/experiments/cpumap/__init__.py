@@ -14,7 +14,7 @@ import re
 
 from benchkit import BASELINE, NAMES, SERVICES, step
 from benchkit.core import charts, curve, documents, knobs, results
-from benchkit.core.kinds import Kind, document_publisher
+from benchkit.core.kinds import SUMMARIES, Kind, checked, written
 from benchkit.core.knobs import knob, numbers
 from benchkit.core.protocol import background, closed_round, measure, order, warm_up
 
@@ -276,11 +276,38 @@ def against_no_limit_rows(document):
     return rows
 
 
+def by_rung(document):
+    """[{rung, label, medians: {version: {figure: median of its rounds}}, ratios: {version: {figure: median ratio to
+    v1}}, against_no_limit: {version: {figure: median ratio}}}] in the ladder's order: each figure a doc quotes, at a
+    path a marker can name (rungs.1.medians.v2.complete_per_s)."""
+    found = []
+    for size in document["sizes"]:
+        name = label(size)
+        found.append({
+            "rung": size, "label": name,
+            "medians": {v: {key: results.Figure.of("", [c[key] for c in cells if c["size"] == size]).median
+                            for key, _, _ in FIGURES} for v, cells in document["cells"].items()},
+            "ratios": {v: {key: r["median"] for key, r in figures.items()}
+                       for v, figures in document["ratios"][name].items()},
+            "against_no_limit": {v: {key: r["median"] for key, r in figures.items()}
+                                 for v, figures in document.get("against_no_limit", {}).get(name, {}).items()}})
+    return found
+
+
 def consistency(summary):
     problems = [] if summary["ratios"] == ratios(summary) else ["ratios: not what its rounds give"]
     if summary.get("against_no_limit", {}) != against_no_limit(summary):
         problems.append("against_no_limit: not what its rounds give")
+    if "rungs" in summary and summary["rungs"] != by_rung(summary):
+        problems.append("rungs: not what its rounds give")
     return problems
+
+
+def publish(document, name, directory=SUMMARIES):
+    """The run's document, checked, with each rung's figures where a doc can name them (by_rung)."""
+    data = checked(document, SCHEMA, consistency)
+    return written({"name": name, **{k: v for k, v in data.items() if k != "environment"}, "rungs": by_rung(data)},
+                   name, directory)
 
 
 # the figures a heat map shows: what a team sizes pods by, and what each answer costs
@@ -299,5 +326,5 @@ def heat_map(version):
     return draw
 
 
-KIND = Kind("cpu-map", SCHEMA, SCHEMA, ("cpu-map.json",), document_publisher(SCHEMA, consistency), consistency,
+KIND = Kind("cpu-map", SCHEMA, SCHEMA, ("cpu-map.json",), publish, consistency,
             {"cpu-map": table, "cpu-map-headline": headline_rows, "cpu-map-against-no-limit": against_no_limit_rows}, {f"cpu-map-{version}": heat_map(version) for version in ("v2", "v3")})
