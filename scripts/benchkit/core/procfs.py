@@ -89,11 +89,15 @@ def throttling(cpu_stat, v2):
 
 
 def process_throttling(pid):
-    """throttling of a process's own CPU cgroup where it has a quota (a limit set by limit_cpu), else None."""
-    if cpu_limit(pid) is None:
+    """throttling of a process's own CPU cgroup where it has a quota (a limit set by limit_cpu), else None (also for a
+    process gone meanwhile, as a stopped part is)."""
+    try:
+        if cpu_limit(pid) is None:
+            return None
+        group, v2 = cpu_group(pid)
+        return throttling((group / "cpu.stat").read_text(), v2)
+    except OSError:
         return None
-    group, v2 = cpu_group(pid)
-    return throttling((group / "cpu.stat").read_text(), v2)
 
 
 def processors_given(command_and_environment):

@@ -1,6 +1,7 @@
 """What the latency map samples of a local process while it runs: its threads and its connections to a port."""
 import os
 import socket
+import subprocess
 import threading
 
 from benchkit.core import procfs
@@ -91,3 +92,9 @@ def test_what_the_script_prints_in_a_pod_is_read_back():
 def test_the_scheduler_by_kernel_release():
     assert procfs.scheduler("6.1.0-28-amd64") == "CFS"
     assert procfs.scheduler("6.6.0") == "EEVDF" and procfs.scheduler("6.18.44-fc") == "EEVDF"
+
+
+def test_a_process_gone_has_no_throttling():
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    assert procfs.process_throttling(gone.pid) is None
