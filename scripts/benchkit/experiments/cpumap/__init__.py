@@ -171,15 +171,18 @@ AGAINST = ("What each rung does to a build against the same build with no limit,
            "paired by number (the rungs are measured one after the other, so a pair is minutes apart).")
 
 
+def by_round(base_cells, base_size, cells, size, keys):
+    """results.ratios_by_round of the cells at one size over the base cells at another, round against round."""
+    base = {c["round"]: c for c in base_cells if c["size"] == base_size}
+    return results.ratios_by_round([(base.get(c["round"]), c) for c in cells if c["size"] == size], keys)
+
+
 def ratios(document):
     """{size label: {version: {figure: the per-round ratios to v1}}}."""
-    found = {}
-    for size in document["sizes"]:
-        base = {c["round"]: c for c in document["cells"].get(BASELINE, []) if c["size"] == size}
-        found[label(size)] = {version: results.ratios_by_round(
-            [(base.get(c["round"]), c) for c in cells if c["size"] == size], [key for key, _, _ in FIGURES])
-            for version, cells in document["cells"].items() if version != BASELINE}
-    return found
+    base = document["cells"].get(BASELINE, [])
+    return {label(size): {version: by_round(base, size, cells, size, [key for key, _, _ in FIGURES])
+                          for version, cells in document["cells"].items() if version != BASELINE}
+            for size in document["sizes"]}
 
 
 def table(document):
@@ -244,14 +247,9 @@ def against_no_limit(document):
     ladder has a no-limit rung (round against round of the same number)."""
     if "0" not in document["sizes"]:
         return {}
-    found = {}
-    for size in (s for s in document["sizes"] if s != "0"):
-        found[label(size)] = {}
-        for version, cells in document["cells"].items():
-            base = {c["round"]: c for c in cells if c["size"] == "0"}
-            found[label(size)][version] = results.ratios_by_round(
-                [(base.get(c["round"]), c) for c in cells if c["size"] == size], UNLIMITED)
-    return found
+    return {label(size): {version: by_round(cells, "0", cells, size, UNLIMITED)
+                          for version, cells in document["cells"].items()}
+            for size in document["sizes"] if size != "0"}
 
 
 def headline_rows(document):
