@@ -47,10 +47,11 @@ PACKAGES = tuple(dict.fromkeys(e.package for e in EXPERIMENTS.values()))  # an A
 # every knob: the core's, then each experiment's Spec
 KNOBS = knobs.CORE + tuple(knob for package in PACKAGES for knob in knobs.declared(package.Spec, group_of(package)))
 
-# Every kind of published result: each experiment's (its KIND), and the comparison of two runs (compare). In the order
-# a results directory is looked into: a node's directory holds its results.json and its compare.json, and publishing
-# the directory publishes the run (compare.json is published by its own path).
-KINDS = (*(package.KIND for package in PACKAGES if hasattr(package, "KIND")), compare.KIND)
+# Every kind of published result: each experiment's (its KIND), and the comparisons of two runs (compare: of two
+# benches, and the remainder of two CPU maps). In the order a results directory is looked into: a node's directory
+# holds its results.json and its compare.json (or cpu-map.json and remainder.json), and publishing the directory
+# publishes the run (a comparison is published by its own path).
+KINDS = (*(package.KIND for package in PACKAGES if hasattr(package, "KIND")), compare.KIND, compare.REMAINDER_KIND)
 BY_SUMMARY_SCHEMA = {kind.summary_schema: kind for kind in KINDS}
 BY_RUN_SCHEMA = {kind.run_schema: kind for kind in KINDS}
 TABLES = {name: table for kind in KINDS for name, table in kind.tables.items()}

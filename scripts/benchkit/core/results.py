@@ -144,10 +144,10 @@ class Results:
     environment: dict
 
 
-def read_runs(directory):
+def read_runs(directory, environment=None):
     """Every measured run: its cost, the figures of its samples, and its build's background rate (measured once per
-    bench)."""
-    environment = json.loads((directory / "environment.json").read_text())
+    bench; environment: the run's, where it is not in environment.json)."""
+    environment = environment or json.loads((directory / "environment.json").read_text())
     background = environment.get("background_cpu_per_s") or {}
     runs = []
     for cost_file in sorted((directory / "runs").glob("*.cost.json")):

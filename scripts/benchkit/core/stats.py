@@ -22,6 +22,17 @@ def close(a, b):
     return abs(a - b) <= TOLERANCE * max(1.0, abs(a), abs(b))
 
 
+def differences(mine, expected, path=""):
+    """The paths ("processes.web-api.node_ms") where a document's data is not what was expected: floats agreeing
+    when close, the rest equal."""
+    if isinstance(expected, dict) and isinstance(mine, dict) and mine.keys() == expected.keys():
+        return [d for key, value in expected.items() for d in differences(mine[key], value, f"{path}.{key}".lstrip("."))]
+    if isinstance(expected, list) and isinstance(mine, list) and len(mine) == len(expected):
+        return [d for i, (a, b) in enumerate(zip(mine, expected)) for d in differences(a, b, f"{path}.{i}".lstrip("."))]
+    agreed = close(mine, expected) if isinstance(expected, float) and not isinstance(mine, (dict, list)) else mine == expected
+    return [] if agreed else [path]
+
+
 def ratio(v1, v2):
     """v2 / v1 as the reports print it ("–" when either is missing or v1 is 0)."""
     return f"{v2 / v1:.2f}×" if v1 and v2 is not None else "–"

@@ -209,3 +209,28 @@ def test_a_cluster_rolls_what_a_run_changed_back_to_what_was_deployed(monkeypatc
     assert environments[-1]["deploy/bench-v2-web-api"]["JDK_JAVA_OPTIONS"] == "-XX:ActiveProcessorCount=1"
     cluster.close()
     assert environments[-1]["deploy/bench-v2-web-api"] == {"JDK_JAVA_OPTIONS": None}
+
+
+def test_every_build_sized_on_a_cluster_keeps_its_own_connections_until_it_is_restored(monkeypatch):
+    # the CPU map sizes every build before it measures any: sizing v2 must not close v1's port-forwards
+    from benchkit.core import kube
+    cluster = Kubernetes("bench", ["v1", "v2"])
+    closed = []
+
+    class Build:
+        def __init__(self, version):
+            self.version = version
+
+        def close(self):
+            closed.append(self.version)
+
+    monkeypatch.setattr(Kubernetes, "build", lambda self, version: Build(version))
+    monkeypatch.setattr(kube, "kubectl", lambda *args: json.dumps({"spec": {"template": {"spec": {"containers": [
+        {"resources": {"limits": {"cpu": "1"}, "requests": {"cpu": "250m"}}}]}}}}))
+    monkeypatch.setattr(kube, "set_resources", lambda namespace, wanted: None)
+    monkeypatch.setattr(kube, "set_environment", lambda namespace, wanted: None)
+    v1, v2 = cluster.size("v1", 0.5), cluster.size("v2", 0.5)
+    assert closed == [] and cluster.reconfigured == {"v1": v1, "v2": v2}
+    assert cluster.size("v1", 1) is not v1 and closed == ["v1"]  # v1 rolled again: its old connections go
+    cluster.restore("v2")
+    assert closed == ["v1", "v2"] and list(cluster.reconfigured) == ["v1"]

@@ -176,7 +176,9 @@ class Kubernetes(Platform):
         self.before = {}  # selector -> its pods before the fault's inject
         self.changed = {}  # deployment -> the variables a reconfiguration set on it
         self.resources = {}  # deployment -> its resources before size changed them
-        self.reconfigured = None  # the Build reconfigure returned last (its port-forwards lead to the pods it rolled)
+        # version -> the Build reconfigure or size returned last (its port-forwards lead to the pods they rolled): one
+        # per build, as the CPU map sizes every build before it measures any
+        self.reconfigured = {}
         self.pod_parts = {}  # pod uid -> the part it runs, with its build
         on_test_node = (self.NODE / "pids" / "kubelet.pid").exists()  # its kubelet is a process here
         self.faults = faults.KUBERNETES_FAULTS + (faults.NODE_FAULTS if on_test_node else []) + faults.PROXY_FAULTS
@@ -231,11 +233,11 @@ class Kubernetes(Platform):
                 # a variable set before and not wanted now is removed (kubectl set env NAME-)
                 rolling[deployment] = {**dict.fromkeys(self.changed.get(deployment, {})), **wanted}
                 self.changed[deployment] = wanted
-        if rolling or not self.reconfigured:
+        if rolling or version not in self.reconfigured:
             kube.set_environment(self.namespace, rolling)
-            self.disconnect()  # its port-forwards led to pods that are gone
-            self.reconfigured = self.build(version)
-        return self.reconfigured
+            self.disconnect(version)  # its port-forwards led to pods that are gone
+            self.reconfigured[version] = self.build(version)
+        return self.reconfigured[version]
 
     def size(self, version, cpus, processors=None):
         deployments = self.deployments(version).values()
@@ -251,13 +253,13 @@ class Kubernetes(Platform):
         info(f"bench-{version}: each service's pod limited to {cpus or 'no'} CPU")
         for deployment, resources in current.items():
             self.resources.setdefault(deployment, resources)  # as deployed: restore puts them back
-        self.disconnect()
+        self.disconnect(version)
         kube.set_resources(self.namespace, wanted)
         if processors:  # else the JVM derives them from the pod's limit
             return self.reconfigure(version, {service: {"JDK_JAVA_OPTIONS": f"-XX:ActiveProcessorCount={processors}"}
                                               for service in SERVICES})
-        self.reconfigured = self.build(version)
-        return self.reconfigured
+        self.reconfigured[version] = self.build(version)
+        return self.reconfigured[version]
 
     def restore(self, version):
         """Back to what make deploy-<version> deployed (what make bench measures): the variables removed, the
@@ -266,7 +268,8 @@ class Kubernetes(Platform):
 
     def roll_back(self, deployments):
         """The Deployments' variables that a reconfiguration set removed, and their resources as deployed."""
-        self.disconnect()
+        self.disconnect(*(v for v in list(self.reconfigured)
+                          if set(self.deployments(v).values()) & set(deployments)))
         rolling = {deployment: dict.fromkeys(self.changed.pop(deployment)) for deployment in deployments
                    if deployment in self.changed}
         rolling = {deployment: unset for deployment, unset in rolling.items() if unset}
@@ -277,10 +280,10 @@ class Kubernetes(Platform):
         if resources:
             kube.set_resources(self.namespace, resources)
 
-    def disconnect(self):
-        if self.reconfigured:
-            self.reconfigured.close()
-            self.reconfigured = None
+    def disconnect(self, *versions):
+        for version in versions:
+            if version in self.reconfigured:
+                self.reconfigured.pop(version).close()
 
     def latency(self):
         """Each build's own proxy (a release runs one), reached at its ClusterIP: None unless every build has one."""
