@@ -160,19 +160,30 @@ def test_the_local_stack_limits_a_build_s_services_and_lets_them_go_on_restore(m
         "services": {f"{s}-v2": {"pid": 7, "url": f"http://{s}"} for s in ("web-api", "articles", "authors")},
         "postgres": {"pid": 2, "port": 5432}, "kafka": {"pid": 3}})
     monkeypatch.setattr(procfs, "limit_cpu", lambda name, pid, cpus: limits.append((name, cpus)))
+    monkeypatch.setattr(local.os, "cpu_count", lambda: 2)
     platform = Local("loadgen")
     platform.size("v2", 0.5)
-    assert ("start", "web-api-v2", "JDK_JAVA_OPTIONS=-XX:ActiveProcessorCount=1") in calls
+    # as a pod of half a CPU: one processor, and v2's event loops sized by it as its chart sizes them
+    assert ("start", "web-api-v2", "QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE=1 JDK_JAVA_OPTIONS=-XX:ActiveProcessorCount=1") \
+        in calls
     assert limits == [("web-api-v2", 0.5), ("articles-v2", 0.5), ("authors-v2", 0.5)]
     platform.restore("v2")
     assert calls[-1] == ("start", "authors-v2", "") and limits[-3:] == [
         ("web-api-v2", None), ("articles-v2", None), ("authors-v2", None)]
     assert platform.limited == set()
-    platform.size("v2", None)  # no limit: every service restarted as shipped, none of them held
+    platform.size("v2", None)  # no limit: the machine's processors, none of the services held
+    assert calls[-1] == ("start", "authors-v2", "QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE=2")
     assert limits[-1] == ("authors-v2", None) and platform.limited == set()
     platform.size("v2", None, 1)  # one processor counted, no quota
-    assert calls[-1] == ("start", "authors-v2", "JDK_JAVA_OPTIONS=-XX:ActiveProcessorCount=1")
+    assert calls[-1] == ("start", "authors-v2",
+                         "QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE=1 JDK_JAVA_OPTIONS=-XX:ActiveProcessorCount=1")
     assert limits[-1] == ("authors-v2", None) and platform.limited == set()
+    monkeypatch.setattr(local, "stack_inventory", lambda: {
+        "services": {f"{s}-v3": {"pid": 7, "url": f"http://{s}"} for s in ("web-api", "articles", "authors")},
+        "postgres": {"pid": 2, "port": 5432}, "kafka": {"pid": 3}})
+    platform.size("v3", 1)  # the build's own JVM options kept beside the processor count
+    assert calls[-1] == ("start", "authors-v3",
+                         "JDK_JAVA_OPTIONS=-Djdk.virtualThreadScheduler.parallelism=8 -XX:ActiveProcessorCount=1")
 
 
 def test_a_cluster_rolls_what_a_run_changed_back_to_what_was_deployed(monkeypatch):
@@ -183,8 +194,10 @@ def test_a_cluster_rolls_what_a_run_changed_back_to_what_was_deployed(monkeypatc
     monkeypatch.setattr(kube, "set_environment", lambda namespace, changes: environments.append(changes))
     monkeypatch.setattr(kube, "set_resources", lambda namespace, changes: resources.append(changes))
     deployed = {"limits": {"cpu": "1", "memory": "512Mi"}, "requests": {"cpu": "250m"}}
+    loops = "QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE"  # the chart renders v2's from its limit
     monkeypatch.setattr(kube, "kubectl", lambda namespace, *args: json.dumps(
-        {"spec": {"template": {"spec": {"containers": [{"resources": deployed}]}}}}))
+        {"spec": {"template": {"spec": {"containers": [{"resources": deployed, "env": [{"name": loops, "value": "1"}]}]}}}}))
+    monkeypatch.setattr(Kubernetes, "node", staticmethod(lambda: {"status": {"capacity": {"cpu": "2"}}}))
     monkeypatch.setattr(kubernetes, "KubernetesBuild", lambda namespace, version, deployed: type(
         "Build", (), {"close": lambda self: None})())
     cluster = Kubernetes("bench", ["v2"])
@@ -192,23 +205,25 @@ def test_a_cluster_rolls_what_a_run_changed_back_to_what_was_deployed(monkeypatc
     assert environments == [{"deploy/bench-v2-authors": {"A": "1"}}]
     cluster.reconfigure("v2", {"authors": {"A": "1"}})
     assert len(environments) == 1  # unchanged: nothing rolled
-    cluster.size("v2", 0.5)
-    assert resources[-1]["deploy/bench-v2-web-api"] == {"limits": {"cpu": "0.5", "memory": "512Mi"},
+    cluster.size("v2", 2)
+    assert resources[-1]["deploy/bench-v2-web-api"] == {"limits": {"cpu": "2", "memory": "512Mi"},
                                                          "requests": {"cpu": "250m"}}
+    # as the chart would render it for a limit of 2: two event loops; authors' A removed (kubectl set env A-)
+    assert environments[-1]["deploy/bench-v2-authors"] == {"A": None, loops: "2"}
     cluster.restore("v2")
-    assert environments[-1] == {"deploy/bench-v2-authors": {"A": None}}  # kubectl set env A-
+    assert environments[-1]["deploy/bench-v2-web-api"] == {loops: "1"}  # back to the chart's value, not removed
     assert resources[-1] == {f"deploy/bench-v2-{s}": deployed for s in ("web-api", "articles", "authors")}
     calls = len(environments) + len(resources)
     cluster.close()
     assert len(environments) + len(resources) == calls  # nothing left to give back
-    cluster.size("v2", 2)
+    cluster.size("v2", 0.5)
     cluster.close()  # a run that stopped half-way: its resources given back all the same
     assert resources[-1]["deploy/bench-v2-articles"] == deployed
     cluster.size("v2", None, 1)  # one processor counted, no CPU limit
     assert resources[-1]["deploy/bench-v2-web-api"]["limits"] == {"memory": "512Mi"}
-    assert environments[-1]["deploy/bench-v2-web-api"]["JDK_JAVA_OPTIONS"] == "-XX:ActiveProcessorCount=1"
+    assert environments[-1]["deploy/bench-v2-web-api"] == {loops: "1", "JDK_JAVA_OPTIONS": "-XX:ActiveProcessorCount=1"}
     cluster.close()
-    assert environments[-1]["deploy/bench-v2-web-api"] == {"JDK_JAVA_OPTIONS": None}
+    assert environments[-1]["deploy/bench-v2-web-api"] == {loops: "1", "JDK_JAVA_OPTIONS": None}
 
 
 def test_every_build_sized_on_a_cluster_keeps_its_own_connections_until_it_is_restored(monkeypatch):
@@ -229,6 +244,7 @@ def test_every_build_sized_on_a_cluster_keeps_its_own_connections_until_it_is_re
         {"resources": {"limits": {"cpu": "1"}, "requests": {"cpu": "250m"}}}]}}}}))
     monkeypatch.setattr(kube, "set_resources", lambda namespace, wanted: None)
     monkeypatch.setattr(kube, "set_environment", lambda namespace, wanted: None)
+    monkeypatch.setattr(Kubernetes, "node", staticmethod(lambda: {"status": {"capacity": {"cpu": "2"}}}))
     v1, v2 = cluster.size("v1", 0.5), cluster.size("v2", 0.5)
     assert closed == [] and cluster.reconfigured == {"v1": v1, "v2": v2}
     assert cluster.size("v1", 1) is not v1 and closed == ["v1"]  # v1 rolled again: its old connections go

@@ -9,7 +9,9 @@ which platform it has.
 A Platform is where the builds run; a Build is one version on it, what a measured run needs. Their methods are
 declared below, each with what it returns."""
 import abc
+import math
 
+from benchkit import CHART_VALUES
 from benchkit.core import faults, hsperf, knobs, procfs, prometheus
 
 
@@ -111,9 +113,10 @@ class Platform(abc.ABC):
 
     @abc.abstractmethod
     def size(self, version, cpus, processors=None):
-        """The build's services each under a limit of `cpus` CPUs, given as a pod gets it: a CPU quota, and the
-        processor count the JVM derives from it (the quota rounded up); None: no limit. `processors` given: the JVMs
-        count that many whatever the quota. Restarted (or rolled); returns its Build. restore takes the limit off."""
+        """The build's services each under a limit of `cpus` CPUs, given as a pod gets it: a CPU quota, the processor
+        count the JVM derives from it (the quota rounded up), and what the chart sizes by it (sized_environment);
+        None: no limit. `processors` given: the JVMs count that many whatever the quota. Restarted (or rolled);
+        returns its Build. restore takes the limit off."""
 
     @abc.abstractmethod
     def restore(self, version):
@@ -214,6 +217,25 @@ def select(kind, versions=None):
 
 
 # ---------- what both platforms read of a JVM
+
+# The chart's values that follow a pod's CPU (charts/reactive-bench), each as the variable it sets in the services
+PER_CPU_VALUES = {"eventLoopsPerCpu": "QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE"}
+
+
+def counted_processors(cpus, processors, cores):
+    """The processors a JVM counts in a pod of `cpus` (None: no limit): the ones given, else the quota rounded up,
+    else the machine's cores."""
+    return processors or (math.ceil(cpus) if cpus else cores)
+
+
+def sized_environment(version, counted, java_options=None):
+    """What a pod whose JVMs count `counted` processors gives a build's services beyond its quota, as the chart renders
+    it: each of the build's chart values that follow the CPU (services/builds.conf's chart-values line; v2's event
+    loops per CPU) times that count; and JVM options where given (JDK_JAVA_OPTIONS)."""
+    values = dict(word.split("=", 1) for word in CHART_VALUES.get(version, "").split())
+    found = {variable: str(int(values[name]) * counted) for name, variable in PER_CPU_VALUES.items() if name in values}
+    return {**found, **({"JDK_JAVA_OPTIONS": java_options} if java_options else {})}
+
 
 def jvm_times(counters, task_stats):
     """JIT (the compilations' elapsed time, and the compiler threads' CPU), compilations and GC of one JVM."""

@@ -12,7 +12,7 @@ import time
 
 from benchkit import CHART_VALUES, LOCAL_DIR, ROOT, SERVICES, VERSIONS, info
 from benchkit.core import faults, kube, latency, load, procfs, prometheus, provenance
-from benchkit.core.platforms import Build, Platform, jvm_ergonomics, jvm_times
+from benchkit.core.platforms import Build, Platform, counted_processors, jvm_ergonomics, jvm_times, sized_environment
 
 # How many of a snapshot's kubectl calls run at once: enough for all of them with three builds deployed.
 SNAPSHOT_CALLS = 24
@@ -176,6 +176,7 @@ class Kubernetes(Platform):
         self.before = {}  # selector -> its pods before the fault's inject
         self.changed = {}  # deployment -> the variables a reconfiguration set on it
         self.resources = {}  # deployment -> its resources before size changed them
+        self.deployed_environment = {}  # deployment -> its container's variables as deployed (as_deployed)
         # version -> the Build reconfigure or size returned last (its port-forwards lead to the pods they rolled): one
         # per build, as the CPU map sizes every build before it measures any
         self.reconfigured = {}
@@ -186,9 +187,14 @@ class Kubernetes(Platform):
     def build(self, version):
         return KubernetesBuild(self.namespace, version, self.deployed)
 
-    def environment(self, where, runs, warmup):
-        node = json.loads(subprocess.run(["kubectl", "get", "nodes", "-o", "json"], capture_output=True, text=True,
+    @staticmethod
+    def node():
+        """The cluster's first node, as the API server has it."""
+        return json.loads(subprocess.run(["kubectl", "get", "nodes", "-o", "json"], capture_output=True, text=True,
                                          check=True).stdout)["items"][0]
+
+    def environment(self, where, runs, warmup):
+        node = self.node()
         return {
             "timestamp": provenance.now(), "where": where,
             "node_allocatable_cpu": node["status"]["allocatable"]["cpu"],
@@ -230,8 +236,8 @@ class Kubernetes(Platform):
             if self.changed.get(deployment, {}) != wanted:
                 info(f"rolling {deployment} with " + (" ".join(f"{k}={v}" for k, v in wanted.items()) or
                                                       "its chart's settings"))
-                # a variable set before and not wanted now is removed (kubectl set env NAME-)
-                rolling[deployment] = {**dict.fromkeys(self.changed.get(deployment, {})), **wanted}
+                # a variable set before and not wanted now goes back to its chart's value, or is removed (NAME-)
+                rolling[deployment] = {**self.as_deployed(deployment, self.changed.get(deployment, {})), **wanted}
                 self.changed[deployment] = wanted
         if rolling or version not in self.reconfigured:
             kube.set_environment(self.namespace, rolling)
@@ -253,13 +259,16 @@ class Kubernetes(Platform):
         info(f"bench-{version}: each service's pod limited to {cpus or 'no'} CPU")
         for deployment, resources in current.items():
             self.resources.setdefault(deployment, resources)  # as deployed: restore puts them back
+        for deployment in deployments:
+            self.as_deployed(deployment, ())  # its variables read before any change
         self.disconnect(version)
         kube.set_resources(self.namespace, wanted)
-        if processors:  # else the JVM derives them from the pod's limit
-            return self.reconfigure(version, {service: {"JDK_JAVA_OPTIONS": f"-XX:ActiveProcessorCount={processors}"}
-                                              for service in SERVICES})
-        self.reconfigured[version] = self.build(version)
-        return self.reconfigured[version]
+        # what the chart sizes by the limit, as it renders it for this one (the JVM derives its processors from the
+        # quota unless they are given); a build with nothing sized by it rolls no more
+        counted = counted_processors(cpus, processors, int(float(self.node()["status"]["capacity"]["cpu"])))
+        environment = sized_environment(version, counted,
+                                        f"-XX:ActiveProcessorCount={processors}" if processors else None)
+        return self.reconfigure(version, {service: environment for service in SERVICES})
 
     def restore(self, version):
         """Back to what make deploy-<version> deployed (what make bench measures): the variables removed, the
@@ -270,7 +279,7 @@ class Kubernetes(Platform):
         """The Deployments' variables that a reconfiguration set removed, and their resources as deployed."""
         self.disconnect(*(v for v in list(self.reconfigured)
                           if set(self.deployments(v).values()) & set(deployments)))
-        rolling = {deployment: dict.fromkeys(self.changed.pop(deployment)) for deployment in deployments
+        rolling = {deployment: self.as_deployed(deployment, self.changed.pop(deployment)) for deployment in deployments
                    if deployment in self.changed}
         rolling = {deployment: unset for deployment, unset in rolling.items() if unset}
         if rolling:
@@ -279,6 +288,16 @@ class Kubernetes(Platform):
         resources = {d: self.resources.pop(d) for d in deployments if d in self.resources}
         if resources:
             kube.set_resources(self.namespace, resources)
+
+    def as_deployed(self, deployment, names):
+        """{name: its value as the chart deployed it, None where it set none} of variables of a Deployment's container,
+        read before the first change (the chart sets some that a reconfiguration may change: v2's event loops)."""
+        if deployment not in self.deployed_environment:
+            spec = json.loads(kube.kubectl(self.namespace, "get", deployment, "-o", "json"))
+            self.deployed_environment[deployment] = {
+                variable["name"]: variable["value"] for variable in
+                spec["spec"]["template"]["spec"]["containers"][0].get("env", []) if "value" in variable}
+        return {name: self.deployed_environment[deployment].get(name) for name in names}
 
     def disconnect(self, *versions):
         for version in versions:

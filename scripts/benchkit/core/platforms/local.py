@@ -1,7 +1,6 @@
 """The local stack (scripts/stack.sh up): every build's three services, PostgreSQL and Kafka as processes of this
 machine (.local/stack.json says what runs where); the load generator a child process; figures from /proc."""
 import json
-import math
 import os
 import pathlib
 import platform
@@ -12,7 +11,7 @@ import urllib.request
 
 from benchkit import LOCAL_DIR, ROOT, SERVICES, VERSIONS, info
 from benchkit.core import buildsconf, calibration, faults, latency, load, procfs, profile, prometheus, provenance
-from benchkit.core.platforms import Build, Platform, jvm_ergonomics, jvm_times
+from benchkit.core.platforms import Build, Platform, counted_processors, jvm_ergonomics, jvm_times, sized_environment
 
 
 def stack_inventory():
@@ -186,10 +185,13 @@ class Local(Platform):
         return self.build(version)
 
     def size(self, version, cpus, processors=None):
-        # a JVM started outside the group counts the machine's processors: the count a pod's JVM derives is given
-        processors = processors or (math.ceil(cpus) if cpus else None)
-        counted = {"JDK_JAVA_OPTIONS": f"-XX:ActiveProcessorCount={processors}"} if processors else {}
-        self.reconfigure(version, {service: counted for service in SERVICES}, fresh=True)
+        # a JVM started outside the group counts the machine's processors: the count a pod's JVM derives is given,
+        # beside the build's own options (the variable carries both here)
+        counted = counted_processors(cpus, processors, os.cpu_count())
+        options = " ".join(filter(None, (buildsconf.java_options().get(version),
+                                         f"-XX:ActiveProcessorCount={counted}" if cpus or processors else None)))
+        environment = sized_environment(version, counted, options if cpus or processors else None)
+        self.reconfigure(version, {service: environment for service in SERVICES}, fresh=True)
         inventory = stack_inventory()
         for name in (f"{service}-{version}" for service in SERVICES):
             procfs.limit_cpu(name, inventory["services"][name]["pid"], cpus)
