@@ -129,7 +129,7 @@ latency-map: ## When the services wait: every build over a grid of latency added
 proxy-cost: ## What the latency proxy of make latency-map costs each build with no latency added, A/B: directly connected or through Toxiproxy, in rounds on a fresh local stack; writes results/proxy-cost-<time>/proxy.html.
 bakeoff: ## The load generators' bake-off on a fresh local stack: loadgen, vegeta and wrk (the floor) against v2, CPU per request and coordinated omission; writes results/bakeoff-<time>/bakeoff.md (docs/load-generator.md).
 cpu-map: ## The comparison over CPU per service: every build with each service's JVM limited to 0.5, 1 and 2 CPUs and none, as a pod's limit is (a CFS quota in a cgroup of its own, root, and the processors the JVM derives from it), and one processor without a quota; closed model, open model at a fixed rate, capacity under a p99 bound, in rounds on a fresh local stack; writes results/cpu-map-<time>/cpu-map.html (the ladder: CPU_MAP_SIZES).
-$(LOCAL_EXPERIMENTS): build loadgen benchkit toxiproxy
+$(LOCAL_EXPERIMENTS): doctor-demo build loadgen benchkit toxiproxy
 	@scripts/demo.sh $(if $(filter demo,$@),bench,$@)
 bakeoff: vegeta wrk
 wrk:
@@ -196,8 +196,15 @@ $(BUILD_STAMP): $(SERVICE_SOURCES)
 	@$(MVNW) install -DskipTests >$(CURDIR)/$(BUILD_LOG) 2>&1 || { tail -30 $(CURDIR)/$(BUILD_LOG); exit 1; }
 	@mkdir -p $(dir $@) && touch $@
 
+.PHONY: doctor doctor-demo
+doctor: ## What make demo and make test need of this machine (versions, memory, disk, ports, root, Debian 12), checked in seconds; make demo and make test check it first.
+	@scripts/doctor.sh test
+doctor-demo:
+	@scripts/doctor.sh demo
+
 .PHONY: test
 test: ## Run every test: source audit, contract suites, end-to-end and faults on the local stack, manifests offline, a real node.
+	@scripts/doctor.sh test
 	@# What the node needs is prepared in the background at the lowest priority while the local parts run, in the
 	@# CPU those leave idle, on two branches: the Go builds (the Kubernetes binaries: 20 minutes of compiling the
 	@# first time; helm), first what test-k8s needs; and beside them Debian's packages and the Spilo-compatible

@@ -184,10 +184,11 @@ step "Each build by CPU per service: a short CPU map of v1 and v2 at half a CPU 
 expect "v1 and v2 restart with each service's JVM under a quota of half a CPU, and are measured" \
   run cpu-map "$WORK/cpu-map" VERSIONS=v1,v2 CPU_MAP_SIZES=0.5 RUNS=1 CPU_MAP_ITERATIONS=10 \
   CPU_MAP_WARMUP_ITERATIONS=10 WARMUP_MAX_WINDOWS=1 CPU_MAP_RATE=40 CPU_MAP_CAPACITY_SHARES=0.3 CPU_MAP_OPEN_SECONDS=3
-expect "cpu-map.json: both measured at half a CPU, each JVM under that quota counting one processor, throttled when loaded" \
+expect "cpu-map.json: both measured at half a CPU, each JVM under that quota counting one processor (v2 its one event loop, as a pod of it), throttled when loaded" \
   benchkit check "$WORK/cpu-map/cpu-map.json" \
   'all([c["size"] for c in d["cells"][v]] == ["0.5"] and d["cells"][v][0]["complete_per_s"] > 0 for v in ("v1", "v2"))' \
   'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for v in ("v1", "v2") for s in d["ergonomics"]["0.5 CPU"][v].values())' \
+  'all(s["event_loop_count"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v2"].values())' \
   'all(any(t and t["throttled"] > 0 for t in c["throttling"].values()) for cells in d["cells"].values() for c in cells)' \
   'all(c["scheduling"][s]["voluntary_switches"] > 0 and c["scheduling"][s]["threads"] > 1 for cells in d["cells"].values() for c in cells for s in ("web-api", "articles", "authors"))' \
   'all(c["open_p99"] > 0 and c["capacity_steps"] and c["bound_by"]["by"] == "quota" for cells in d["cells"].values() for c in cells)'

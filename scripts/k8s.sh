@@ -254,7 +254,7 @@ deploy() {
   local tag values=()
   tag="$(git -C "$ROOT" rev-parse --short HEAD)-$(date +%s)"
   build_images "$version" "$tag"
-  mapfile -t values < <(values_files)
+  mapfile -t values < <(values_files VALUES)
   # LATENCY_PROXY=on: the build's hops through a latency proxy of its own (make latency-map-cluster)
   if [[ ${LATENCY_PROXY:-off} == on ]]; then
     build_proxy_image

@@ -79,6 +79,8 @@ kubectl config set-context offline --cluster=offline --user=validator >/dev/null
 kubectl config use-context offline >/dev/null
 wait_for "kube-apiserver ready" 120 kubectl get --raw /readyz || die "kube-apiserver did not start: $WORK/apiserver.log"
 kubectl create namespace "$NS" >/dev/null
+# What kube-controller-manager makes in every namespace (it starts later): a Pod's admission looks it up (helm test's)
+kubectl -n "$NS" create serviceaccount default >/dev/null
 kubectl apply --server-side -f "$WORK/crds" >/dev/null
 # Retried: a CRD that has no status yet makes kubectl wait fail at once.
 wait_for "CRDs established" 60 kubectl wait --for=condition=Established crd --all --timeout=5s ||
@@ -162,25 +164,32 @@ done
   --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
   --cidr=10.244.0.0/16 --node-ip=10.0.0.10 --server-address="127.0.0.1:$(free_port)" >"$WORK/kwok.log" 2>&1 &
 kwok_pid=$!
-# A simulated node roomy enough for both builds and a load Job, as minikube/profile.env sizes the real one.
-kubectl apply -f - >/dev/null <<'NODE'
+# Three simulated nodes, each roomy enough for every build and a load Job, as minikube/profile.env sizes the real
+# one: two labelled for the builds, one for the load generator (the placement checks below).
+readonly NODES=(kwok-node-0 kwok-node-1 kwok-node-2)
+for node in "${NODES[@]}"; do
+  role=bench
+  [[ $node != "${NODES[2]}" ]] || role=load
+  kubectl apply -f - >/dev/null <<NODE
 apiVersion: v1
 kind: Node
 metadata:
-  name: kwok-node-0
+  name: $node
   annotations:
     kwok.x-k8s.io/node: fake
   labels:
-    kubernetes.io/hostname: kwok-node-0
+    kubernetes.io/hostname: $node
     kubernetes.io/os: linux
     kubernetes.io/arch: amd64
+    reactive-bench.example/role: $role
 status:
   allocatable: {cpu: "7", memory: 13Gi, pods: "110"}
   capacity: {cpu: "7", memory: 14Gi, pods: "110"}
 NODE
-wait_for "simulated node ready" 60 bash -c \
-  "[[ \$(kubectl get node kwok-node-0 -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}') == True ]]" ||
-  die "kwok did not make the node ready: $WORK/kwok.log"
+done
+wait_for "simulated nodes ready" 60 bash -c "[[ \$(kubectl get nodes -o \
+  jsonpath='{.items[*].status.conditions[?(@.type==\"Ready\")].status}') == 'True True True' ]]" ||
+  die "kwok did not make the nodes ready: $WORK/kwok.log"
 wait_for "default service account created" 60 kubectl -n "$NS" get serviceaccount default ||
   die "kube-controller-manager did not start: $WORK/controller-manager.log"
 
@@ -205,5 +214,54 @@ load_job_runs() {
   kubectl -n "$NS" wait pod -l app.kubernetes.io/instance=load-smoke --for=condition=Ready --timeout=60s
 }
 expect "the load Job is created and its pod is scheduled and started" load_job_runs
+
+# Where the scheduler puts the pods of a cluster of several nodes, as the charts' placement values say.
+nodes_of() { # nodes_of SELECTOR: the nodes of its pods, sorted, unique, space-separated
+  kubectl -n "$NS" get pods -l "$1" -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | sort -u | xargs
+}
+build_on_its_nodes() { # every pod of bench-v2 on the nodes labelled for the builds, after its placement values
+  "$HELM" upgrade bench-v2 "$ROOT/charts/reactive-bench" -n "$NS" --reuse-values --wait --timeout 3m \
+    --set-string 'nodeSelector.reactive-bench\.example/role=bench' >/dev/null || return 1
+  local placed
+  for _ in $(seq 60); do # the old pods, wherever they were, stop after the new ones are ready
+    placed=$(nodes_of app.kubernetes.io/instance=bench-v2)
+    [[ -n $placed && $placed != *"${NODES[2]}"* ]] && break
+    sleep 1
+  done
+  echo "bench-v2 on: $placed"
+  [[ -n $placed && $placed != *"${NODES[2]}"* ]]
+}
+expect "with nodeSelector every pod of a build runs on the nodes labelled for it" build_on_its_nodes
+load_pods_on() { # load_pods_on RELEASE EXPECTED [HELM ARGS...]: a two-pod load Job's pods all run on EXPECTED
+  local release=$1 expected=$2 placed
+  shift 2
+  "$HELM" install "$release" "$ROOT/charts/load-job" -n "$NS" --set build=v2 --set scenario=smoke --set pods=2 \
+    --set baseUrl=http://bench-v2-web-api:8080 "$@" >/dev/null || return 1
+  kubectl -n "$NS" wait pod -l "app.kubernetes.io/instance=$release" --for=condition=Ready --timeout=60s >/dev/null ||
+    return 1
+  placed=$(nodes_of "app.kubernetes.io/instance=$release")
+  echo "$release on: $placed; bench-v2 on: $(nodes_of app.kubernetes.io/instance=bench-v2)"
+  [[ $placed == "$expected" ]]
+}
+load_pods_apart() { # a two-pod load Job's pods all on nodes without a pod of the build it loads (bench-v2)
+  local release=load-apart build placed node
+  build=$(nodes_of app.kubernetes.io/instance=bench-v2)
+  "$HELM" install "$release" "$ROOT/charts/load-job" -n "$NS" --set build=v2 --set scenario=smoke --set pods=2 \
+    --set baseUrl=http://bench-v2-web-api:8080 >/dev/null || return 1
+  kubectl -n "$NS" wait pod -l "app.kubernetes.io/instance=$release" --for=condition=Ready --timeout=60s >/dev/null ||
+    return 1
+  placed=$(nodes_of "app.kubernetes.io/instance=$release")
+  echo "$release on: $placed; bench-v2 on: $build"
+  for node in $placed; do [[ " $build " != *" $node "* ]] || return 1; done
+}
+expect "by default a two-pod load Job keeps off the nodes of the build it loads (preferred anti-affinity)" \
+  load_pods_apart
+expect "LOAD_NODE_SELECTOR's value pins both pods to the generator's node" \
+  load_pods_on load-pinned "${NODES[2]}" --set avoidBuildNodes=false \
+  --set-string 'nodeSelector.reactive-bench\.example/role=load'
+expect "without placement values a build's pods go wherever the scheduler likes (all three nodes are candidates)" \
+  bash -c "[[ \$(kubectl -n '$NS' get pods -l app.kubernetes.io/instance=bench-v1 -o \
+    jsonpath='{.items[*].spec.nodeName}' | wc -w) == 3 ]] && ! kubectl -n '$NS' get deploy -l \
+    app.kubernetes.io/instance=bench-v1 -o jsonpath='{.items[*].spec.template.spec.nodeSelector}' | grep -q ."
 
 summary kube-validate

@@ -159,6 +159,10 @@ step "make deploy-vN for every build (${BUILDS[*]}); the first installs the Zala
 for version in "${BUILDS[@]}"; do
   expect "make deploy-$version" make_target "deploy-$version"
 done
+for version in "${BUILDS[@]}"; do
+  expect "helm test bench-$version: a complete answer of /$version/articles through web-api's Service" \
+    "${HELM:?}" test "bench-$version" -n "$NS" --timeout 2m
+done
 
 step "NetworkPolicies, enforced by Calico's Felix: what the charts admit gets through, nothing else"
 # Every build at once: the URLs of each, for one probe per kind of peer.

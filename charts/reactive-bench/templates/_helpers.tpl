@@ -54,3 +54,28 @@ PostgreSQL. */}}
    "upstream": "{{ .Values.postgres.cluster }}:{{ .Values.postgres.port }}", "enabled": true}
 ]
 {{- end }}
+
+{{/* Where a pod runs on a cluster of several nodes, and the secrets its images are pulled with: the release's
+placement values, as a pod spec has them (every pod of the release alike). */}}
+{{- define "reactive-bench.placement" -}}
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.topologySpreadConstraints }}
+topologySpreadConstraints:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}

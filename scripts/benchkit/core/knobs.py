@@ -122,6 +122,9 @@ CORE = (
          "kubernetes"),
     Knob("LOAD_CPU_REQUEST", None, "the CPU a load pod requests, and the calibration pod beside it (unset: the load-job "
          "chart's)", "kubernetes"),
+    Knob("LOAD_NODE_SELECTOR", None, "node labels the load pods must match, key=value[,key=value] (a cluster of "
+         "several nodes: the generator on nodes of its own; unset: the load-job chart's preference for nodes without "
+         "the build)", "kubernetes"),
     Knob("BENCH_NAMESPACE", "reactive-bench", "the namespace of the deployed builds", "kubernetes"),
     # the tools the harness runs (the Makefile names its pinned ones)
     Knob("LOADGEN", "loadgen", "the load generator's binary", "tools"),

@@ -143,19 +143,31 @@ def rolled(namespace, deployments, timeout=360):
 SCHEDULING_MARK = "==> scheduling"
 
 
+# How often a kubectl exec that printed nothing is tried: a transient stream failure must not end an hour's run.
+EXEC_ATTEMPTS = 3
+
+
 def cgroup_readings(namespace, target, scheduling=False):
     """One container's own cgroup, and with scheduling its processes' procfs.parse_scheduling under "scheduling"
     (read by the same kubectl exec: a snapshot makes one per container). Fails loudly when a figure cannot be read: a
     missing value must never pass for 0."""
     script = READ_CGROUP + (f"; echo '{SCHEDULING_MARK}'; " + procfs.scheduling_script("[0-9]*", True)
                             if scheduling else "")
-    text, _, processes = pod_exec(namespace, target, "sh", "-c", script).stdout.partition(SCHEDULING_MARK)
+    for attempt in range(EXEC_ATTEMPTS):
+        done = pod_exec(namespace, target, "sh", "-c", script)
+        if done.stdout.strip():
+            break
+        # nothing printed at all: the exec's stream failed on a loaded node (seen once an hour into a CPU map), not
+        # the container's figures; a second later they are read again (the build idle meanwhile)
+        time.sleep(1)
+    text, _, processes = done.stdout.partition(SCHEDULING_MARK)
     reading = parse_cgroup(text)
     if scheduling:
         reading["scheduling"] = procfs.parse_scheduling(processes)
     if reading["cpu_seconds"] is None or reading["anonymous_bytes"] is None:
         raise SystemExit(f"Could not read the cgroup of {target} (CPU {reading['cpu_seconds']}, anonymous memory"
-                         f" {reading['anonymous_bytes']}); kubectl exec printed: {text[:300]!r}")
+                         f" {reading['anonymous_bytes']}); kubectl exec printed: {text[:300]!r}, and on its error "
+                         f"stream: {(done.stderr or '')[:300]!r}")
     return reading
 
 
@@ -210,13 +222,14 @@ def thread_names(namespace, target):
 
 
 def pod_states(namespace):
-    """Restarts and the last termination reason of every container in the namespace, per pod."""
+    """Restarts, the last termination reason and the node of every container in the namespace, per pod."""
     states = {}
     for pod in pods(namespace):
         for status in pod.get("status", {}).get("containerStatuses", []):
             last = status.get("lastState", {}).get("terminated", {})
             states[f"{pod['metadata']['name']}/{status['name']}"] = {
-                "restarts": status.get("restartCount", 0), "last_reason": last.get("reason")}
+                "restarts": status.get("restartCount", 0), "last_reason": last.get("reason"),
+                "node": pod.get("spec", {}).get("nodeName")}
     return states
 
 
@@ -272,6 +285,14 @@ def current_context():
     return found.stdout.strip() or "no context"
 
 
+def node_label(pair):
+    """key=value of LOAD_NODE_SELECTOR as helm's --set takes it (the dots of a label's key escaped)."""
+    key, separator, value = pair.strip().partition("=")
+    if not separator or not key or not value:
+        raise SystemExit(f"LOAD_NODE_SELECTOR: {pair.strip()!r} is not key=value")
+    return f"{key.replace('.', chr(92) + '.')}={value}"
+
+
 def helm_escaped(value):
     """helm's --set splits at commas: a list value (AUTHOR_NAMES) keeps them escaped."""
     return str(value).replace(",", "\\,")
@@ -301,8 +322,10 @@ def load_job_values(version, scenario, settings, base_url, pods=1, start_at=None
                                     ("resources.requests.cpu", knobs.value("LOAD_CPU_REQUEST"))) if value
              for arg in ("--set", f"{key}={value}")]
     start = ["--set-string", f"startAt={start_at:.3f}"] if start_at else []
+    placed = [arg for pair in (knobs.value("LOAD_NODE_SELECTOR") or "").split(",") if pair.strip()
+              for arg in ("--set-string", f"nodeSelector.{node_label(pair)}")]
     return ["--set", f"build={version}", "--set", f"scenario={scenario}", "--set", f"baseUrl={base_url}",
-            "--set", f"pods={pods}", *start, *image,
+            "--set", f"pods={pods}", *start, *image, *placed,
             *[arg for key, value in settings.items() for arg in ("--set-string", f"env.{key}={helm_escaped(value)}")]]
 
 
@@ -413,10 +436,10 @@ def await_job(namespace, job, what, every=5):
 
 
 def job_pods(namespace, release):
-    """The names of a Job's pods, by their completion index."""
+    """{name: the node it ran on} of a Job's pods, by their completion index."""
     index = "batch.kubernetes.io/job-completion-index"
-    return [pod["metadata"]["name"] for pod in sorted(
-        pods(namespace, f"job-name={release}"), key=lambda pod: int(pod["metadata"].get("annotations", {}).get(index, "0")))]
+    return {pod["metadata"]["name"]: pod.get("spec", {}).get("nodeName") for pod in sorted(
+        pods(namespace, f"job-name={release}"), key=lambda pod: int(pod["metadata"].get("annotations", {}).get(index, "0")))}
 
 
 # How late after the agreed instant a pod of a split run may start: a later one leaves the other pods the whole
@@ -447,7 +470,8 @@ def run_load_job(namespace, version, scenario, summary, settings, base_url):
         raise SystemExit(f"could not install the load Job {release}: {installed.stderr.strip()}")
     try:
         code = await_job(namespace, release, f"{version} {scenario}")
-        logs = {pod: kubectl(namespace, "logs", f"pod/{pod}", check=False) for pod in job_pods(namespace, release)}
+        nodes = job_pods(namespace, release)
+        logs = {pod: kubectl(namespace, "logs", f"pod/{pod}", check=False) for pod in nodes}
         summary.with_suffix(".log").write_text("".join(f"==> {pod}\n{log}" for pod, log in logs.items()))
         if code != 0:  # the target unreachable (3), or worse
             tail = "".join(load.console_tail(log, 5) for log in logs.values())
@@ -460,7 +484,8 @@ def run_load_job(namespace, version, scenario, summary, settings, base_url):
         merged = header + "\n" + "".join(text.partition("\n")[2] for text in found.values())
         summary.with_suffix(".csv").write_text(merged)
         cpu = {pod: load_cpu_seconds(log) for pod, log in logs.items()}
-        split = [{"pod": pod, "cpu_seconds": cpu[pod], "start_skew_ms": start_skew_ms(log)} for pod, log in logs.items()]
+        split = [{"pod": pod, "node": nodes[pod], "cpu_seconds": cpu[pod], "start_skew_ms": start_skew_ms(log)}
+                 for pod, log in logs.items()]
         late = late_pods(split) if pods > 1 else []
         if late:
             raise SystemExit(f"load Job {release}: pods started late, not together: {late} (ms after the "

@@ -58,6 +58,7 @@ def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, lab
         "idle_cpu_seconds": after["idle_cpu_seconds"] - before["idle_cpu_seconds"],
         "memory_mib": build.memory(before, after),
         "restarts": build.restarts(before, after),
+        "nodes": build.placement(after),
         "jvm": platforms.deltas(before["jvm"], after["jvm"]),
         "throttling": platforms.deltas(before["throttling"], after["throttling"]),
         "scheduling": platforms.scheduling_between(before, after),

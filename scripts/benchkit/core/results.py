@@ -142,6 +142,7 @@ class Results:
     equal_work: dict  # {"passed": bool, "scenarios": {scenario: {version: totals}}}
     sql: dict  # {version: [{database, statement, calls_per_request}]} where pg_stat_statements was read
     environment: dict
+    placement: dict = dataclasses.field(default_factory=dict)  # placement(): where the pods ran, in a cluster
 
 
 def read_runs(directory, environment=None):
@@ -155,7 +156,8 @@ def read_runs(directory, environment=None):
         summary = json.loads(cost_file.with_name(cost_file.name.replace(".cost.json", ".json")).read_text())
         metrics = load.metrics(summary)
         metrics["fallbacks"] = cost["requests_served"].get("fallbacks", 0)
-        runs.append({**cost, "metrics": metrics, "background_cpu_per_s": background.get(cost["version"])})
+        runs.append({**cost, "metrics": metrics, "background_cpu_per_s": background.get(cost["version"]),
+                     "load_pods": summary.get("pods") or []})
     if not runs:
         sys.exit(f"no runs in {directory / 'runs'}")
     return runs
@@ -406,7 +408,32 @@ def compute(directory):
         versions=versions, settled={v: (warmups[v]["settled"] if v in warmups else None) for v in versions},
         scenarios=scenarios, curve=curve_result(runs),
         equal_work={"passed": work.rows(judged)[1], "scenarios": judged},
-        sql=sql.as_data(sql.per_request(runs)), environment=environment)
+        sql=sql.as_data(sql.per_request(runs)), environment=environment, placement=placement(runs))
+
+
+def placement(runs):
+    """{version: {"build": {node: [its pods]}, "load": {node: how many of the build's load pods ran there}}} over a
+    cluster's runs ({} where no scheduler placed anything): what shared a node with what."""
+    found = {}
+    for run in runs:
+        build = found.setdefault(run["version"], {"build": {}, "load": {}})
+        for pod, node in (run.get("nodes") or {}).items():
+            pods = build["build"].setdefault(node, [])
+            pods += [] if pod in pods else [pod]
+        for pod in run.get("load_pods") or []:
+            if pod.get("node"):
+                build["load"][pod["node"]] = build["load"].get(pod["node"], 0) + 1
+    return {version: where for version, where in found.items() if where["build"] or where["load"]}
+
+
+def placement_rows(found):
+    """Per build and node: its pods there, and how many of its load pods ran there."""
+    rows = [["build", "node", "the build's pods", "its load pods (runs)"]]
+    for version, where in found.items():
+        for node in sorted({*where["build"], *where["load"]}):
+            rows.append([version, node, ", ".join(sorted(where["build"].get(node, []))) or "–",
+                         str(where["load"].get(node, 0))])
+    return rows
 
 
 def write(directory):

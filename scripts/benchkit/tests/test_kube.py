@@ -134,3 +134,29 @@ def test_one_exec_reads_a_container_s_cgroup_and_what_the_kernel_counted_of_its_
     assert len(ran) == 1 and reading["cpu_seconds"] == 2.5
     assert reading["scheduling"] == {"tasks": {"1": [10, 2, 5000]}, "io": {"1": [7, 3]}, "packets": 10}
     assert "scheduling" not in kube.cgroup_readings("bench", "deploy/x")
+
+
+def test_the_load_pods_node_selector_is_given_to_the_chart_with_its_labels_dots_escaped(monkeypatch):
+    import pytest
+    monkeypatch.setenv("LOAD_NODE_SELECTOR", "node-role.kubernetes.io/load=true, pool=generator")
+    args = kube.load_job_values("v2", "closed", {}, "http://bench-v2-web-api:8080")
+    assert [args[i + 1] for i, arg in enumerate(args) if arg == "--set-string" and "nodeSelector" in args[i + 1]] == [
+        "nodeSelector.node-role\\.kubernetes\\.io/load=true", "nodeSelector.pool=generator"]
+    monkeypatch.setenv("LOAD_NODE_SELECTOR", "pool")
+    with pytest.raises(SystemExit, match="not key=value"):
+        kube.load_job_values("v2", "closed", {}, "http://bench-v2-web-api:8080")
+    monkeypatch.delenv("LOAD_NODE_SELECTOR")
+    assert not any("nodeSelector" in arg for arg in kube.load_job_values("v2", "closed", {}, "http://x:8080"))
+
+
+def test_a_cgroup_exec_that_printed_nothing_is_tried_again_and_then_fails_loudly(monkeypatch):
+    import subprocess
+    import pytest
+    outputs = ["", V2]
+    monkeypatch.setattr(kube.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr(kube, "pod_exec", lambda *args: subprocess.CompletedProcess(args, 0, outputs.pop(0), "eof"))
+    assert kube.cgroup_readings("bench", "deploy/bench-v1-web-api")["cpu_seconds"] == 2.5 and outputs == []
+    outputs = [""] * kube.EXEC_ATTEMPTS
+    with pytest.raises(SystemExit, match="error stream: 'eof'"):
+        kube.cgroup_readings("bench", "deploy/bench-v1-web-api")
+    assert outputs == []  # every attempt made

@@ -227,3 +227,25 @@ def test_a_run_s_report_says_where_its_ratios_fall_against_the_published_answer(
     report.render(tmp_path)
     rows, _ = report.published_rows(results_module.read(tmp_path / "results.json"))
     assert [row[0] for row in rows[1:]] == ["v2 (reactive)"] and rows[1][3] == ("yes" if there["low"] <= 1.5 <= there["high"] else "NO")
+
+
+def test_in_a_cluster_the_report_says_which_node_each_pod_and_load_pod_ran_on(tmp_path):
+    directory = results(tmp_path)
+    for version, run, node in (("v1", 1, "node-a"), ("v1", 2, "node-b"), ("v2", 1, "node-b"), ("v2", 2, "node-b")):
+        cost_file = directory / "runs" / f"{version}-closed-{run}.cost.json"
+        cost = json.loads(cost_file.read_text())
+        cost["nodes"] = {f"bench-{version}-web-api-x": "node-a", f"bench-{version}-authors-y": "node-c"}
+        cost_file.write_text(json.dumps(cost))
+        summary_file = directory / "runs" / f"{version}-closed-{run}.json"
+        summary = json.loads(summary_file.read_text())
+        summary["pods"] = [{"pod": "load-0", "node": node, "cpu_seconds": 1.0, "start_skew_ms": None}]
+        summary_file.write_text(json.dumps(summary))
+    data = computed(directory)
+    assert data["placement"]["v1"] == {"build": {"node-a": ["bench-v1-web-api-x"], "node-c": ["bench-v1-authors-y"]},
+                                       "load": {"node-a": 1, "node-b": 1}}
+    assert data["placement"]["v2"]["load"] == {"node-b": 2}  # every v2 run's generator on a node of its own
+    assert ["v1", "node-a", "bench-v1-web-api-x", "1"] in results_module.placement_rows(data["placement"])
+    assert report.render(directory) is not None
+    assert "Where the pods ran" in (directory / "report.md").read_text()
+    (tmp_path / "local").mkdir()
+    assert computed(results(tmp_path / "local"))["placement"] == {}  # the local stack: nothing placed

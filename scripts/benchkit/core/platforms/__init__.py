@@ -58,6 +58,11 @@ class Build(abc.ABC):
     def restarts(self, before, after):
         """Containers restarted between two snapshots (None where nothing restarts)."""
 
+    def placement(self, snapshot):
+        """{pod: the node it runs on} of the build's pods in a snapshot (None where nothing is placed by a
+        scheduler)."""
+        return None
+
     @abc.abstractmethod
     def profiled(self):
         """{service: a JFR recording to start and stop in its JVM}, or None where jcmd cannot reach it."""

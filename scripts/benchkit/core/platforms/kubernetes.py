@@ -102,6 +102,10 @@ class KubernetesBuild(Build):
     def restarts(self, before, after):
         return kube.restarts_between(before["pods"], after["pods"])
 
+    def placement(self, snapshot):
+        return {container.split("/")[0]: state["node"] for container, state in snapshot["pods"].items()
+                if container.startswith(f"bench-{self.version}-")}
+
     def reset_statements(self):
         pass
 

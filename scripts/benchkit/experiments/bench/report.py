@@ -300,6 +300,11 @@ def curve_section(found):
     return rows, lines, chart
 
 
+PLACEMENT = ("The node each pod of a build ran on, and where its load pods ran (each run's Job): on a cluster of "
+             "several nodes a load pod beside the build takes the CPU it measures (the load-job chart prefers other "
+             "nodes; LOAD_NODE_SELECTOR pins it: docs/kubernetes.md).")
+
+
 def published_rows(data):
     """Where this run's headline ratios fall against the published run's of the same kind of platform (README.md),
     so that whoever reruns knows what they see: ([rows], the sentence above them), or None."""
@@ -359,6 +364,8 @@ def render(directory):
                  [(f"Scenario: {s}", results.scheduling_rows({v: b["scheduling"] for v, b in d.items()}))
                   for s, d in table.items() if any(b["scheduling"] for b in d.values())]),
                 *([("Warm-up", WARMUP, [("", warmed)])] if warmed else []),
+                *([("Where the pods ran", PLACEMENT, [("", results.placement_rows(data["placement"]))])]
+                  if data.get("placement") else []),
                 ("Environment", f"Measured on: {data['where']}.", [("", documents.key_value_rows(environment))])]
     links = [(f"flame graph: {service} {version}", f"profiles/{version}-{service}.svg")
              for version, services in (profiled or {}).items() for service in services]

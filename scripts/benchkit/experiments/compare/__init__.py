@@ -306,13 +306,12 @@ def figures_of(steps, tls_ms, tls_why):
 
 
 def shares(steps, unlimited, tls_ms):
-    """Each step's settled ms, its factor over the step before and its share of the node's gap over the local stack
-    with no limit (ms against ms); what is left: the node over the local stack in the same conditions, TLS added."""
+    """Each step's settled ms and what it adds: its factor over the step before and its ms; what is left: the node
+    over the local stack in the same conditions, TLS added. (The steps may go either way, so no share of a total.)"""
     names = list(steps)
     settled = {name: cost.median("settled") for name, cost in steps.items()}
     local_pod, node_pod = steps[names[-2]], steps[names[-1]]
     added = tls_ms or 0.0
-    gap = settled[names[-1]] - settled[names[0]]
     factors = {}
     for before, name in zip(names, names[1:-1]):
         factors[name] = {"factor": settled[name] / settled[before], "ms": settled[name] - settled[before]}
@@ -321,16 +320,16 @@ def shares(steps, unlimited, tls_ms):
     left = ratio_of(node_pod, local_pod, added)
     factors["unexplained"] = {"factor": left["median"], "ms": settled[names[-1]] - settled[names[-2]] - added,
                               "low": left["low"], "high": left["high"]}
-    for figures in factors.values():
-        figures["share"] = figures["ms"] / gap if gap else None
     processes = {}
     for process in node_pod.settled_processes:
         medians = {name: statistics.median(rounds) if (rounds := [r for r in cost.settled_processes.get(process, [])
                                                                   if r is not None]) else None
                    for name, cost in steps.items()}
         if None not in medians.values():
-            processes[process] = {"settled_ms": medians, "node_over_local_pod": medians[names[-1]] / medians[names[-2]]}
-    return {"settled_ms": settled, "gap_ms": gap, "factors": factors,
+            # a process whose settled cost is nothing but noise around its background (Kafka's) has no ratio
+            processes[process] = {"settled_ms": medians, "node_over_local_pod": medians[names[-1]] / medians[names[-2]]
+                                  if min(medians[names[-1]], medians[names[-2]]) > 0 else None}
+    return {"settled_ms": settled, "factors": factors,
             "node_over_local": settled[names[-1]] / settled[names[0]],
             "within": left["median"] <= WITHIN, "processes": processes,
             "unlimited": ratio_of(unlimited[1], unlimited[0]) if len(unlimited) == 2 else None}
@@ -354,8 +353,7 @@ def step_text(figures, key, settled):
     found = figures["factors"].get(key)
     if found is None:
         return "not measured"
-    share = f"; {found['share']:.0%} of the gap" if found["share"] is not None else ""
-    return f"{settled:.3f} ({found['factor']:.2f}×, {found['ms']:+.3f} ms{share})"
+    return f"{settled:.3f} ({found['factor']:.2f}×, {found['ms']:+.3f} ms)"
 
 
 def remainder_rows(document):
@@ -363,7 +361,7 @@ def remainder_rows(document):
     builds = document["builds"]
     versions = list(builds)
     names = [step_name(side, rung) for side, rung, _ in STEPS]
-    table = [["CPU ms per complete answer, settled (× over the step before, ms, share of the node's gap)",
+    table = [["CPU ms per complete answer, settled (× and ms over the step before)",
               *(NAMES.get(v, v) for v in versions)]]
     table.append([STEPS[0][2], *(f"{builds[v]['settled_ms'][names[0]]:.3f}" for v in versions)])
     for (side, rung, what), name in zip(STEPS[1:-1], names[1:-1]):
@@ -383,8 +381,7 @@ def remainder_rows(document):
 
 
 def unexplained_text(found):
-    share = f"; {found['share']:.0%} of the gap" if found["share"] is not None else ""
-    return f"{found['factor']:.2f}× ({found['low']:.2f}–{found['high']:.2f}), {found['ms']:+.3f} ms{share}"
+    return f"{found['factor']:.2f}× ({found['low']:.2f}–{found['high']:.2f}), {found['ms']:+.3f} ms"
 
 
 def remainder_process_rows(document):
@@ -397,7 +394,7 @@ def remainder_process_rows(document):
               "(node / local at one CPU)", *(NAMES.get(v, v) for v in versions)]]
     for process in processes:
         table.append([process, *(" → ".join(f"{ms:.3f}" for ms in found["settled_ms"].values())
-                                 + f" ({found['node_over_local_pod']:.2f}×)"
+                                 + (f" ({found['node_over_local_pod']:.2f}×)" if found["node_over_local_pod"] else "")
                                  if (found := builds[v]["processes"].get(process)) else "–" for v in versions)])
     return table
 
@@ -410,8 +407,8 @@ REMAINDER_EXPLANATION = (
     "and GC threads' CPU off: the settled cost; the median of the rounds. The steps: the local stack with no limit; "
     "each JVM counting one processor with no quota (rung 1p); a quota of one CPU per service on top (rung 1, what a "
     "1-CPU pod gives a JVM); TLS to PostgreSQL, which the cluster requires (make tls, where its rounds agree); the "
-    "node's pods of one CPU. Each step's share is its ms over the node's gap (the node at one CPU less the local stack "
-    "with no limit). What is left unexplained is the node over the local stack in the same conditions: the pod "
+    "node's pods of one CPU; each step's factor and ms are over the step before. What is left unexplained is the node "
+    "over the local stack in the same conditions: the pod "
     f"network path (veth pairs, the bridge, kube-proxy's rules, conntrack), nested cgroups, the container runtime. "
     f"{WITHIN}× is the bound the project holds.")
 

@@ -36,8 +36,8 @@ class Spec:
                         "as a pod's (0: no limit; 1p: one processor counted, no quota)", lambda text: rungs(text))
     iterations: int = knob("CPU_MAP_ITERATIONS", 50, "measured requests per user of each build at each size in each "
                            "round (the closed model's users)")
-    warmup: int = knob("CPU_MAP_WARMUP_ITERATIONS", 100, "the first warm-up window's requests per user after each "
-                       "build is restarted at a size")
+    warmup: int = knob("CPU_MAP_WARMUP_ITERATIONS", 300, "the first warm-up window's requests per user after each "
+                       "build is restarted at a size (100 left a third of a map's cells unsettled)")
     rate: int = knob("CPU_MAP_RATE", 100, "the open model's fixed rate, requests/s, the same for every build and size "
                      "(0: none)")
     p99_bound_ms: float = knob("CPU_MAP_P99_BOUND_MS", 100.0, "the capacity's bound: p99 of complete answers, ms")

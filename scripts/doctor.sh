@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# What `make demo` and `make test` need of this machine, checked in seconds before either starts (make doctor):
+# each requirement on one line, and for a missing one how to get it. Exits 1 when one is missing.
+#   scripts/doctor.sh demo   what the local stack, its builds and its load generator need
+#   scripts/doctor.sh test   that, and what the offline control plane and the real node need (root, Debian 12, …)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+readonly WHAT=${1:-test}
+readonly MIN_BASH=4 MIN_GO=1.26 MIN_PYTHON=3.11 MIN_JDK=24
+# Free memory and disk each needs, GiB: the nine JVMs, PostgreSQL, Kafka and the generator at once (about 6 GiB
+# measured); make test's tools, Go module and build caches, images and the node's state (15 GiB and more: the
+# caches grow).
+readonly DEMO_MEMORY_GIB=6 DEMO_DISK_GIB=4 TEST_MEMORY_GIB=8 TEST_DISK_GIB=15
+missing=0
+
+ok() { printf '  \033[32mok\033[0m       %s\n' "$1"; }
+lacking() { printf '  \033[31mmissing\033[0m  %s: %s\n' "$1" "$2"; missing=$((missing + 1)); }
+at_least() { # at_least VERSION MINIMUM: whether a dotted version is MINIMUM or newer
+  [[ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -1)" == "$2" ]]
+}
+check() { # check NAME HOW-TO-GET COMMAND...: the command succeeds, or the requirement is missing
+  local name=$1 how=$2
+  shift 2
+  if "$@" >/dev/null 2>&1; then ok "$name"; else lacking "$name" "$how"; fi
+}
+version_of() { # version_of COMMAND...: the first dotted version its output names
+  "$@" 2>&1 | grep -oE '[0-9]+\.[0-9]+(\.[0-9]+)?' | head -1
+}
+versioned() { # versioned NAME MINIMUM HOW-TO-GET COMMAND...
+  local name=$1 minimum=$2 how=$3 found
+  shift 3
+  found=$(version_of "$@" || true)
+  if [[ -n $found ]] && at_least "$found" "$minimum"; then ok "$name $found (≥ $minimum)"
+  else lacking "$name ≥ $minimum" "${found:+found $found; }$how"; fi
+}
+free_gib() { awk '/^MemAvailable:/ {print int($2 / 1048576)}' /proc/meminfo; }
+disk_gib() { df -Pk . | awk 'NR == 2 {print int($4 / 1048576)}'; }
+port_free() { [[ -z $(ss -Hltn "sport = :$1") ]]; }
+route_free() { ! ip route show | grep -q "^$1"; }
+
+echo "==> What make $WHAT needs of this machine"
+if [[ $(uname -s) == Linux && $(uname -m) == x86_64 ]]; then ok "Linux x86-64"
+else lacking "Linux x86-64" "$(uname -s) $(uname -m): the embedded PostgreSQL of the local stack is linux-amd64 only"; fi
+if ((BASH_VERSINFO[0] >= MIN_BASH)); then ok "bash $BASH_VERSION (≥ $MIN_BASH)"
+else lacking "bash ≥ $MIN_BASH" "found $BASH_VERSION (macOS ships 3.2: brew install bash)"; fi
+if jdk=$(scripts/find-jdk.sh 2>/dev/null); then ok "a JDK ≥ $MIN_JDK ($jdk)"
+else lacking "a JDK ≥ $MIN_JDK" "set JAVA_HOME to one (Temurin 25 or OpenJDK 25: apt-get install openjdk-25-jdk-headless where packaged)"; fi
+versioned "Go" "$MIN_GO" "the load generator and the tools are built with it: https://go.dev/dl (or GOTOOLCHAIN=auto)" \
+  go env GOVERSION
+versioned "Python" "$MIN_PYTHON" "apt-get install python3" python3 --version
+check "Python's venv" "apt-get install python3-venv" python3 -c 'import ensurepip, venv'
+check "curl" "apt-get install curl" command -v curl
+check "openssl" "apt-get install openssl" command -v openssl
+check "a git checkout (images and reports are named by its commit)" "git clone the project; a tarball has no commit" \
+  git rev-parse --verify HEAD
+memory=$(free_gib) disk=$(disk_gib)
+need_memory=$DEMO_MEMORY_GIB need_disk=$DEMO_DISK_GIB
+[[ $WHAT == demo ]] || need_memory=$TEST_MEMORY_GIB need_disk=$TEST_DISK_GIB
+if ((memory >= need_memory)); then ok "$memory GiB of memory available (≥ $need_memory)"
+else lacking "$need_memory GiB of memory available" "$memory GiB: stop what else runs"; fi
+if ((disk >= need_disk)); then ok "$disk GiB free on this disk (≥ $need_disk)"
+else lacking "$need_disk GiB free on this disk" "$disk GiB"; fi
+# shellcheck source=lib.sh
+ports=$(source scripts/lib.sh && echo "$POSTGRES_PORT $KAFKA_PORT $CONTROL_PORT ${SERVICE_PORT[*]}")
+busy=()
+for port in $ports; do port_free "$port" || busy+=("$port"); done
+if ((${#busy[@]} == 0)); then ok "the local stack's ports are free"
+else lacking "the local stack's ports free" "${busy[*]} in use (make down stops a stack left running)"; fi
+
+if [[ $WHAT == test ]]; then
+  echo "==> and the offline control plane and the real node (make test-cluster) need"
+  if ((EUID == 0)); then ok "root"; else lacking "root" "the node runs containerd, kubelet, iptables rules and a bridge"; fi
+  distribution="$(sed -n 's/^ID=//p' /etc/os-release 2>/dev/null | tr -d '"') $(sed -n 's/^VERSION_ID=//p' \
+    /etc/os-release 2>/dev/null | tr -d '"')"
+  if [[ $distribution == "debian 12" ]]; then ok "Debian 12 (pinned packages: containerd, runc, CNI plugins, iptables)"
+  else lacking "Debian 12" "$distribution: scripts/test-cluster/install-packages.sh installs Debian 12's packages"; fi
+  check "apt-get" "the node's packages are installed with it" command -v apt-get
+  check "port 6443 free (the node's API server)" "something listens there (make node-down stops a node left up)" \
+    port_free 6443
+  for range in 10.244. 10.96.; do
+    check "no route in ${range}0.0/16 (the node's pods and Services)" \
+      "a network here uses it (make node-down stops a node left up)" route_free "$range"
+  done
+  check "cgroups mounted" "the node's containers need /sys/fs/cgroup" test -d /sys/fs/cgroup
+fi
+
+if ((missing)); then
+  echo "==> $missing missing: make $WHAT would stop on it later" >&2
+  exit 1
+fi
+echo "==> Everything make $WHAT needs is here"
