@@ -302,10 +302,10 @@ def figures_of(steps, tls_ms, tls_why):
     unlimited = [steps[name] for name in (step_name(*s) for s in UNLIMITED)
                  if name in steps and steps[name].median("settled") is not None]
     return {"steps": {name: dataclasses.asdict(cost) for name, cost in steps.items()}, "tls_ms": tls_ms, "tls": tls_why,
-            **shares(pod, unlimited, tls_ms)}
+            **what_steps_add(pod, unlimited, tls_ms)}
 
 
-def shares(steps, unlimited, tls_ms):
+def what_steps_add(steps, unlimited, tls_ms):
     """Each step's settled ms and what it adds: its factor over the step before and its ms; what is left: the node
     over the local stack in the same conditions, TLS added. (The steps may go either way, so no share of a total.)"""
     names = list(steps)
