@@ -64,6 +64,13 @@ LOADGEN ?= $(LOCALBIN)/loadgen
 VEGETA ?= $(LOCALBIN)/vegeta-$(VEGETA_VERSION)
 TOXIPROXY ?= $(LOCALBIN)/toxiproxy-server-$(TOXIPROXY_VERSION)
 LOADGEN_SOURCES := $(wildcard load/*.go load/go.mod load/go.sum load/scenarios.json)
+# The two programs that go into a cluster's images (the load generator's, the latency proxy's), built for its nodes:
+# linux/CLUSTER_ARCH, the architecture Kubernetes reports for them (scripts/k8s.sh asks), whatever this machine is.
+CLUSTER_ARCH ?= amd64
+# what make test-k8s builds for, to prove the above on any machine: an architecture that is not this machine's
+OTHER_ARCH := $(if $(filter x86_64 amd64,$(shell uname -m)),arm64,amd64)
+CLUSTER_LOADGEN = $(LOCALBIN)/linux-$(CLUSTER_ARCH)/loadgen-$(LOADGEN_VERSION)
+CLUSTER_TOXIPROXY = $(LOCALBIN)/linux-$(CLUSTER_ARCH)/toxiproxy-server-$(TOXIPROXY_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 SHELLCHECK ?= $(LOCALBIN)/shellcheck-$(SHELLCHECK_VERSION)
 SCHEMATHESIS_VENV := $(CURDIR)/.tools/schemathesis-$(SCHEMATHESIS_VERSION)
@@ -83,7 +90,7 @@ PAUSE ?= $(LOCALBIN)/pause-$(KUBE_VERSION)
 POSTGRES_OPERATOR ?= $(LOCALBIN)/postgres-operator-$(ZALANDO_OPERATOR_VERSION)
 CALICO_FELIX ?= $(LOCALBIN)/calico-felix-$(CALICO_VERSION)
 CALICO_CNI ?= $(LOCALBIN)/calico-cni-$(CALICO_VERSION)
-export LOADGEN LOADGEN_VERSION VEGETA VEGETA_VERSION TOXIPROXY TOXIPROXY_VERSION SCHEMATHESIS BENCHKIT_PYTHON HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
+export LOCALBIN LOADGEN LOADGEN_VERSION VEGETA VEGETA_VERSION TOXIPROXY TOXIPROXY_VERSION SCHEMATHESIS BENCHKIT_PYTHON HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
 export KUBELET KUBE_PROXY COREDNS PAUSE KUBE_VERSION POSTGRES_OPERATOR CALICO_FELIX CALICO_CNI
 MVNW := cd services && ./mvnw -B -ntp
 # The builds: services/builds.conf is the one list of them (v1 v2 v3), parsed by benchkit alone.
@@ -278,6 +285,12 @@ test-k8s: $(TEST_K8S_TOOLS) benchkit ## Lint the charts and scripts; check the C
 	@echo "==> Every load Job of make bench reaches its target behind the charts' NetworkPolicies (evaluated offline)"
 	@cd scripts && $(BENCHKIT_PYTHON) check_reach.py --self-test
 	@scripts/kube-validate/validate.sh
+	@echo "==> A cluster of other nodes than this machine gets programs it runs: make cluster-binaries for linux/$(OTHER_ARCH)"
+	@nice -n 19 $(MAKE) --no-print-directory cluster-binaries CLUSTER_ARCH=$(OTHER_ARCH)
+	@for program in loadgen-$(LOADGEN_VERSION) toxiproxy-server-$(TOXIPROXY_VERSION); do \
+	  found=$$(cd scripts && $(BENCHKIT_PYTHON) -m benchkit architecture $(LOCALBIN)/linux-$(OTHER_ARCH)/$$program) && \
+	  if [ "$$found" = $(OTHER_ARCH) ]; then echo "    ok $$program: an ELF program for $$found"; \
+	  else echo "$$program built for linux/$(OTHER_ARCH) is $$found"; exit 1; fi; done
 
 .PHONY: test-cluster
 test-cluster: build node-tools benchkit ## A real single-node Kubernetes here (containerd, runc, kubelet): deploy every build, bench, undeploy, as a user would (root).
@@ -306,10 +319,28 @@ $(LOADGEN): $(LOADGEN_SOURCES)
 	@mkdir -p $(LOCALBIN)
 	@cd load && CGO_ENABLED=0 go build -o $@ -ldflags "$(GO_LDFLAGS) -X main.version=$(LOADGEN_VERSION)" .
 
+.PHONY: cluster-binaries
+cluster-binaries: $(CLUSTER_LOADGEN) $(CLUSTER_TOXIPROXY) ## loadgen and toxiproxy-server for a cluster's nodes, static: linux/CLUSTER_ARCH (amd64, arm64, …) into .tools/bin/linux-CLUSTER_ARCH.
+$(LOCALBIN)/linux-%/loadgen-$(LOADGEN_VERSION): $(LOADGEN_SOURCES)
+	@echo "==> Building loadgen $(LOADGEN_VERSION) for linux/$*"
+	@mkdir -p $(@D)
+	@cd load && CGO_ENABLED=0 GOOS=linux GOARCH=$* go build -o $@ -ldflags "$(GO_LDFLAGS) -X main.version=$(LOADGEN_VERSION)" .
+# go install puts what it builds for another platform than this one in GOPATH's bin/GOOS_GOARCH (and refuses GOBIN).
+$(LOCALBIN)/linux-%/toxiproxy-server-$(TOXIPROXY_VERSION):
+	@echo "==> Building toxiproxy-server $(TOXIPROXY_VERSION) for linux/$*"
+	@mkdir -p $(@D)
+	@bin="$$(go env GOPATH)/bin" && { [ "$$(go env GOHOSTOS)/$$(go env GOHOSTARCH)" = "linux/$*" ] || bin="$$bin/linux_$*"; } && \
+	  GOBIN= GOOS=linux GOARCH=$* CGO_ENABLED=0 go install -ldflags "$(GO_LDFLAGS)" github.com/Shopify/toxiproxy/v2/cmd/server@$(TOXIPROXY_VERSION) && \
+	  mv "$$bin/server" $@
+
 .PHONY: test-licenses
-test-licenses: ## Every dependency's licence (Maven artifacts, Go modules built into .tools/bin, Python distributions): none under the AGPL, SSPL, BUSL, a proprietary or an unknown licence (scripts/check_licenses.py, which first proves it bites).
+test-licenses: loadgen toxiproxy ## Every dependency's licence (Maven artifacts, Go modules built into .tools/bin, Python distributions): none under the AGPL, SSPL, BUSL, a proprietary or an unknown licence; docs/licenses.md is what the images ship (scripts/check_licenses.py, which first proves it bites).
 	@python3 scripts/check_licenses.py --self-test
-	@python3 scripts/check_licenses.py --inventory .local/licenses.tsv
+	@python3 scripts/check_licenses.py --inventory .local/licenses.tsv --shipped docs/licenses.md
+
+.PHONY: licenses
+licenses: loadgen toxiproxy ## Write docs/licenses.md: what the images ship and the charts make deploy-vN installs, with their licences (after a change of dependencies).
+	@python3 scripts/check_licenses.py --shipped docs/licenses.md --write
 
 .PHONY: test-loadgen
 test-loadgen: ## The load generator's own tests: its scenarios, its samples, and coordinated omission against a target that stalls (go test).

@@ -9,10 +9,16 @@ licence the project does not take: the AGPL, the SSPL, the BUSL, a proprietary l
   - Python: every distribution in the project's virtualenvs (.tools/*/), from its METADATA.
 
   check_licenses.py [--inventory FILE]   the check; FILE gets one line per dependency (kind, name, version, licence)
+  check_licenses.py --shipped FILE [--write]
+                                         what the project ships, with licences: the services' images' Java
+                                         libraries, the Go modules of the programs in the cluster's images, the
+                                         charts installed at deploy time, the images' bases; fails where FILE
+                                         (docs/licenses.md) differs from it (--write: writes it) or one is refused
   check_licenses.py --self-test          proves it bites: fixtures carrying the AGPL, the SSPL, the BUSL and no
                                          licence at all must fail, permissive ones must pass
 """
 import argparse
+import functools
 import os
 import pathlib
 import re
@@ -87,24 +93,36 @@ def pom_licences(repository, group, artifact, version, depth=0):
                         find(parent, "version").text, depth + 1)
 
 
-def maven_dependencies():
-    """{(group, artifact, version)} of every module of services/, every scope, from mvnw dependency:list."""
-    listing = pathlib.Path(tempfile.mkdtemp()) / "dependencies.txt"
-    listed = subprocess.run(["./mvnw", "-B", "-q", "-ntp", "dependency:list", f"-DoutputFile={listing}",
-                             "-DappendOutput=true", "-DexcludeReactor=true"], cwd=ROOT / "services",
-                            capture_output=True, text=True)
+@functools.lru_cache(maxsize=None)
+def maven_modules():
+    """{module directory: {(group, artifact, version, scope)}} of every module of services/, every scope, from one
+    mvnw dependency:list (each module's list in its own target/)."""
+    name = "licence-dependencies.txt"
+    for old in (ROOT / "services").glob(f"**/target/{name}"):
+        old.unlink()
+    listed = subprocess.run(["./mvnw", "-B", "-q", "-ntp", "dependency:list", f"-DoutputFile=target/{name}",
+                             "-DexcludeReactor=true"], cwd=ROOT / "services", capture_output=True, text=True)
     if listed.returncode:
         raise SystemExit(f"mvnw dependency:list failed:\n{(listed.stdout + listed.stderr)[-2000:]}")
-    found = set()
-    for line in listing.read_text().splitlines():
-        fields = line.strip().split(" ")[0].split(":")
-        if len(fields) >= 5 and not line.startswith("The following"):
-            found.add((fields[0], fields[1], fields[-2]))  # group:artifact:type[:classifier]:version:scope
+    found = {}
+    for listing in (ROOT / "services").glob(f"**/target/{name}"):
+        module = str(listing.parent.parent.relative_to(ROOT / "services"))
+        found[module] = set()
+        for line in listing.read_text().splitlines():
+            fields = line.strip().split(" ")[0].split(":")
+            if len(fields) >= 5 and not line.startswith("The following"):
+                found[module].add((fields[0], fields[1], fields[-2], fields[-1]))  # group:artifact:type[:classifier]:version:scope
     return found
 
 
-def maven_inventory(repository):
-    for group, artifact, version in sorted(maven_dependencies()):
+def maven_dependencies(modules=None, scopes=None):
+    """{(group, artifact, version)} of these modules (every one), in these scopes (every one)."""
+    return {(group, artifact, version) for module, found in maven_modules().items() if modules is None or module in modules
+            for group, artifact, version, scope in found if scopes is None or scope in scopes}
+
+
+def maven_inventory(repository, modules=None, scopes=None):
+    for group, artifact, version in sorted(maven_dependencies(modules, scopes)):
         if group.startswith("io.reactivebench"):
             continue  # this project's own modules
         names, refused = classify(*pom_licences(repository, group, artifact, version))
@@ -167,9 +185,9 @@ def go_modules(binaries):
     return found
 
 
-def go_inventory():
+def go_inventory(binaries=None):
     gomodcache = subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True).stdout.strip()
-    modules = go_modules(go_binaries())
+    modules = go_modules(go_binaries() if binaries is None else binaries)
     for (path, version), source in sorted(modules.items()):
         if source[1] != "(devel)":
             texts = licence_texts(module_cache_dir(gomodcache, *source))
@@ -200,6 +218,120 @@ def python_inventory(tools=ROOT / ".tools"):
         yield "python", fields.get("Name", ["?"])[0], fields.get("Version", ["?"])[0], names, refused
 
 
+# ---------- what is shipped
+
+# The service modules whose jars go into images (services/<service>/vN), and the programs in the cluster's other
+# images (the Makefile's paths: the load generator's, the latency proxy's).
+SERVICE_MODULES = sorted(str(p.parent.relative_to(ROOT / "services")) for p in (ROOT / "services").glob("*/v[0-9]*/pom.xml"))
+IMAGE_PROGRAMS = {"loadgen": "LOADGEN", "the latency proxy (toxiproxy-server)": "TOXIPROXY"}
+# What is installed or built on without being resolved here: each as its publisher licenses it (a fact, checked
+# against the refused list like everything else; the Zalando operator's also against its module's own LICENSE).
+DEPLOYED = (
+    ("chart", "Strimzi's strimzi-kafka-operator (installs Kafka)", "STRIMZI_CHART_VERSION", "Apache License 2.0", None),
+    ("chart", "Zalando's postgres-operator (installs PostgreSQL)", "ZALANDO_CHART_VERSION", "MIT License",
+     "github.com/zalando/postgres-operator@v{}"),
+)
+
+
+def base_image(dockerfile):
+    """The base image a Dockerfile names by default (its ARG BASE_IMAGE)."""
+    match = re.search(r"^ARG BASE_IMAGE=(\S+)", (ROOT / dockerfile).read_text(), re.M)
+    return match.group(1) if match else "?"
+
+
+def base_images():
+    services = base_image("services/Dockerfile.jvm")
+    rows = [("image base", f"{services} (services/Dockerfile.jvm)", "Eclipse Temurin: GNU General Public License, "
+             "version 2 with the Classpath Exception; Ubuntu 24.04's base packages: each under the free licence of "
+             "its copyright file (GNU GPL and LGPL, MIT, BSD and others)")]
+    for dockerfile in ("load/Containerfile", "scripts/latency-proxy/Containerfile"):
+        if base_image(dockerfile) != services:
+            rows.append(("image base", f"{base_image(dockerfile)} ({dockerfile})", "unknown"))
+    rows.append(("image base", "the test node's: a jlink runtime of the JDK that builds it, with Debian 12's C "
+                 "libraries (scripts/test-cluster/images.sh)", "OpenJDK: GNU General Public License, version 2 with the "
+                 "Classpath Exception; glibc: GNU Lesser General Public License"))
+    rows.append(("image base", "the test node's Spilo-compatible image: Debian 13's PostgreSQL 17 and Patroni 4",
+                 "PostgreSQL License (BSD-style); Patroni: MIT License"))
+    return rows
+
+
+def shipped_inventory(repository):
+    """(section, name, version, licence names, refused) of everything the project ships."""
+    for _, name, version, names, refused in maven_inventory(repository, SERVICE_MODULES, ("compile", "runtime")):
+        # a native library's artifact is chosen by the building machine's platform (brotli4j's): named alike on every one
+        yield "maven", re.sub(r":native-(linux|osx|windows)-\w+$", ":native-(the building machine's platform)", name), \
+            version, names, refused
+    binaries = {}
+    for what, variable in IMAGE_PROGRAMS.items():
+        path = pathlib.Path(os.environ.get(variable) or "")
+        if not path.is_file():
+            raise SystemExit(f"{what} is not built ({variable}={path}): make loadgen toxiproxy first")
+        binaries[path] = what
+    for _, name, version, names, refused in go_inventory(sorted(binaries)):
+        yield "go", name, version, names, refused
+    gomodcache = subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True).stdout.strip()
+    for kind, name, variable, licence, module in DEPLOYED:
+        version = os.environ.get(variable) or "?"
+        names, refused = declared(licence)
+        if module:  # where its source is here, its own LICENSE must say the same
+            texts = licence_texts(module_cache_dir(gomodcache, *module.format(version).split("@")))
+            if texts and classify(*texts)[0] != classify(licence)[0]:
+                names, refused = classify(*texts)[0], ["not as declared"]
+        yield kind, name, version, names, refused
+    for kind, name, licence in base_images():
+        yield kind, name, "", *declared(licence)
+
+
+def declared(licence):
+    """A licence as its publisher states it, shown as stated; each part (split at "; ") named, and refused as any."""
+    refused = [name for part in licence.split("; ") for name in classify(part)[1]]
+    return [licence], refused
+
+
+SHIPPED_SECTIONS = {
+    "maven": ("The services' images: Java libraries", "every artifact on the runtime classpath of the nine builds "
+              "(`services/<service>/vN`, `mvnw dependency:list`, compile and runtime scopes), as its POM licenses it"),
+    "go": ("The load generator's and the latency proxy's images: Go modules", "every module compiled into loadgen and "
+           "toxiproxy-server (`go version -m`), as its LICENSE file says; and Go's standard library (BSD)"),
+    "chart": ("Installed at deploy time: the operators' charts", "by `make deploy-vN`, pinned in the Makefile"),
+    "image base": ("The images' bases", "what the images are built on"),
+}
+
+
+def shipped_document(rows):
+    lines = ["# Licences of what this project ships", "",
+             "Rendered by `make licenses` (`scripts/check_licenses.py --shipped`); `make test` fails where it differs from",
+             "what the build resolves, or where a licence is one the project does not take (the AGPL, the SSPL, the",
+             "BUSL, a proprietary licence or none that can be named). The tools that build and test the project are",
+             "checked too, but not listed here (`.local/licenses.tsv` after `make test-licenses`). Notices: `NOTICE`.", ""]
+    for kind, (title, what) in SHIPPED_SECTIONS.items():
+        found = [row for row in rows if row[0] == kind]
+        lines += [f"## {title}", "", f"{len(found)}: {what}.", "", "| name | version | licence |", "|---|---|---|"]
+        lines += [f"| {name} | {version} | {' / '.join(names)} |" for _, name, version, names, _ in found]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def check_shipped(document, rows, write):
+    rendered = shipped_document(rows)
+    ok = check(rows)
+    if write:
+        document.write_text(rendered)
+        print(f"{document}: {len(rows)} rows written")
+        return ok
+    committed = document.read_text() if document.exists() else ""
+    if committed != rendered:
+        old, new = set(committed.splitlines()), set(rendered.splitlines())
+        for line in sorted(old - new)[:20]:
+            print(f"  - {line}")
+        for line in sorted(new - old)[:20]:
+            print(f"  + {line}")
+        print(f"{document} is not what the build ships (- committed, + shipped): make licenses writes it")
+        return False
+    print(f"{document}: every one of its {len(rows)} rows is what the build ships")
+    return ok
+
+
 # ---------- the check
 
 def check(inventory, out=None):
@@ -208,9 +340,10 @@ def check(inventory, out=None):
     if out:
         out.write_text("".join(f"{kind}\t{name}\t{version}\t{' / '.join(names)}\n"
                                for kind, name, version, names, _ in rows))
-    kinds = {kind: sum(1 for row in rows if row[0] == kind) for kind in ("maven", "go", "python")}
+    kinds = {kind: sum(1 for row in rows if row[0] == kind) for kind in ("maven", "go", "python", "chart", "image base")}
     print(f"licences: {kinds['maven']} Maven artifacts, {kinds['go']} Go modules, {kinds['python']} Python "
-          f"distributions; {len(refused)} refused")
+          f"distributions" + "".join(f", {kinds[k]} {k}s" for k in ("chart", "image base") if kinds[k]) +
+          f"; {len(refused)} refused")
     for kind, name, version, names, why in refused:
         print(f"  REFUSED {kind} {name} {version}: {' / '.join(why)}")
     return not refused
@@ -246,6 +379,9 @@ def self_test():
         "a Go module under the BUSL": (classify("Business Source License 1.1\n\nParameters\n"), True),
         "a Python distribution under AGPL-3.0-only": (classify("AGPL-3.0-only"), True),
         "a Python distribution classified OSI Approved :: BSD": (classify("License :: OSI Approved :: BSD License"), False),
+        "an image base whose second part is proprietary": (declared("OpenJDK: GNU General Public License, version 2 with "
+                                                                "the Classpath Exception; a vendor's proprietary agent"), True),
+        "an image base declared as nothing one can name": (declared("the vendor's own terms"), True),
     }
     (work / "mod" / "example.com" / "agpl@v1.0.0").mkdir(parents=True)
     (work / "mod" / "example.com" / "agpl@v1.0.0" / "LICENSE").write_text(agpl_text)
@@ -256,23 +392,36 @@ def self_test():
         print(f"  WRONG: {name}: {cases[name][0]}")
     inventory = [("go", "example.com/agpl", "v1.0.0", *classify(agpl_text))]
     bites = not check(inventory)
+    shipped = [("go", "example.com/mit", "v1.0.0", *classify(mit_text))]
+    document = work / "licenses.md"
+    document.write_text(shipped_document(shipped).replace("v1.0.0", "v1.0.1"))
+    drift_bites = not check_shipped(document, shipped, write=False)
+    if not drift_bites:
+        print("  WRONG: an inventory that differs from what is shipped passes")
     print(f"check_licenses self-test: {len(cases)} fixtures, {len(wrong)} wrong; a run with the AGPL fixture "
-          f"{'fails' if bites else 'PASSES'}")
-    return not wrong and bites
+          f"{'fails' if bites else 'PASSES'}; an inventory unlike what is shipped {'fails' if drift_bites else 'PASSES'}")
+    return not wrong and bites and drift_bites
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--self-test", action="store_true")
     parser.add_argument("--inventory", type=pathlib.Path)
+    parser.add_argument("--shipped", type=pathlib.Path)
+    parser.add_argument("--write", action="store_true")
     parser.add_argument("--maven-repository", type=pathlib.Path, default=pathlib.Path.home() / ".m2" / "repository")
     args = parser.parse_args()
     if args.self_test:
         sys.exit(0 if self_test() else 1)
+    if args.write:
+        sys.exit(0 if check_shipped(args.shipped.resolve(), list(shipped_inventory(args.maven_repository)), True) else 1)
     inventory = [*maven_inventory(args.maven_repository), *go_inventory(), *python_inventory()]
     if args.inventory:
         args.inventory.parent.mkdir(parents=True, exist_ok=True)
-    sys.exit(0 if check(inventory, args.inventory) else 1)
+    passed = check(inventory, args.inventory)
+    if args.shipped:  # the same Maven listing serves both
+        passed = check_shipped(args.shipped.resolve(), list(shipped_inventory(args.maven_repository)), False) and passed
+    sys.exit(0 if passed else 1)
 
 
 if __name__ == "__main__":

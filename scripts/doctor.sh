@@ -40,8 +40,9 @@ port_free() { [[ -z $(ss -Hltn "sport = :$1") ]]; }
 route_free() { ! ip route show | grep -q "^$1"; }
 
 echo "==> What make $WHAT needs of this machine"
-if [[ $(uname -s) == Linux && $(uname -m) == x86_64 ]]; then ok "Linux x86-64"
-else lacking "Linux x86-64" "$(uname -s) $(uname -m): the embedded PostgreSQL of the local stack is linux-amd64 only"; fi
+# The local stack reads Linux's /proc and cgroups; its embedded PostgreSQL's binaries exist for these two (services/pom.xml).
+if [[ $(uname -s) == Linux && $(uname -m) =~ ^(x86_64|aarch64)$ ]]; then ok "Linux on $(uname -m)"
+else lacking "Linux on x86-64 or arm64" "$(uname -s) $(uname -m): the local stack reads Linux's /proc and cgroups, and runs PostgreSQL's linux-amd64 or linux-arm64v8 binaries"; fi
 if ((BASH_VERSINFO[0] >= MIN_BASH)); then ok "bash $BASH_VERSION (≥ $MIN_BASH)"
 else lacking "bash ≥ $MIN_BASH" "found $BASH_VERSION (macOS ships 3.2: brew install bash)"; fi
 if jdk=$(scripts/find-jdk.sh 2>/dev/null); then ok "a JDK ≥ $MIN_JDK ($jdk)"

@@ -6,6 +6,7 @@
 #   k8s.sh bench             load Jobs against every deployed build, one after the other; then the report
 #   k8s.sh sweep             each deployed build's concurrency settings in its pods (make sweep-cluster)
 #   k8s.sh undeploy          remove every build, the platform and the namespace (operators stay)
+#   k8s.sh architecture      the nodes' architecture, which the images are built for
 # Idempotent: every step can be rerun, also after an undeploy. Tool versions come from the Makefile.
 #
 # Switches (environment), for clusters other than minikube; the defaults are what `make deploy-vN` does:
@@ -23,6 +24,8 @@
 #                                `ctr images import` into CONTAINERD_ADDRESS. registry: buildah builds and
 #                                pushes to IMAGE_REPOSITORY (e.g. registry.example.com/reactive-bench).
 #   BASE_IMAGE                   the JRE image Dockerfile.jvm builds on (its default otherwise).
+#   CLUSTER_ARCH                 the nodes' architecture the images are built for (amd64, arm64, …; default:
+#                                the one Kubernetes reports for every node; needed where they differ).
 #   VALUES                       extra values files for the build's chart, space-separated (sizing of a
 #                                cluster other than minikube's profile).
 #   PLATFORM_VALUES              the same for the platform chart (Kafka's and PostgreSQL's sizing).
@@ -171,24 +174,42 @@ build_images() { # build_images VERSION TAG: the three images of one build, wher
   done
 }
 
+cluster_architecture() { # the architecture of the cluster's nodes as Kubernetes reports it (CLUSTER_ARCH where they differ)
+  [[ -z "${CLUSTER_ARCH:-}" ]] || { echo "$CLUSTER_ARCH"; return; }
+  local found
+  found=$(kubectl get nodes -o jsonpath='{range .items[*]}{.status.nodeInfo.architecture}{"\n"}{end}' | sort -u | xargs)
+  case $(wc -w <<<"$found") in
+    1) echo "$found" ;;
+    0) die "the cluster reports no node's architecture" ;;
+    *) die "the cluster's nodes are of several architectures ($found): CLUSTER_ARCH=… builds the images for one, and a nodeSelector on kubernetes.io/arch (VALUES, LOAD_NODE_SELECTOR) keeps the pods on its nodes" ;;
+  esac
+}
+
+build_program_image() { # build_program_image IMAGE NAME VERSION CONTAINERFILE: a static program, built for the
+  # cluster's nodes (make cluster-binaries: the Makefile's CLUSTER_LOADGEN, CLUSTER_TOXIPROXY), on the cluster's base
+  local image=$1 name=$2 version=$3 containerfile=$4 context="$LOCAL_DIR/$2-image" arch program
+  arch=$(cluster_architecture)
+  program="${LOCALBIN:?set by the Makefile}/linux-$arch/$name-$version"
+  (cd "$ROOT" && make --no-print-directory cluster-binaries CLUSTER_ARCH="$arch" >&2)
+  [[ $(BENCHKIT_PYTHON=python3 benchkit architecture "$program") == "$arch" ]] || die "$program is not built for $arch"
+  rm -rf "$context" && mkdir -p "$context"
+  cp "$program" "$context/$name" && cp "$containerfile" "$context/"
+  build_image "$image" "$context" Containerfile
+}
+
 build_load_image() { # the load generator's image (load/Containerfile), unless LOAD_IMAGE names one already there
   [[ -z "${LOAD_IMAGE:-}" ]] || return 0
   LOAD_IMAGE="$(image_repository)/loadgen:${LOADGEN_VERSION:?set by the Makefile}"
   LOAD_IMAGE_PULL_POLICY=Never
   [[ $IMAGES != registry ]] || LOAD_IMAGE_PULL_POLICY=IfNotPresent
   export LOAD_IMAGE LOAD_IMAGE_PULL_POLICY
-  local context="$LOCAL_DIR/loadgen-image"
-  rm -rf "$context" && mkdir -p "$context"
-  cp "${LOADGEN:?set by the Makefile}" "$context/loadgen" && cp "$ROOT/load/Containerfile" "$context/"
-  build_image "$LOAD_IMAGE" "$context" Containerfile
+  build_program_image "$LOAD_IMAGE" loadgen "$LOADGEN_VERSION" "$ROOT/load/Containerfile"
 }
 
 build_proxy_image() { # the latency proxy's image (scripts/latency-proxy/Containerfile), for LATENCY_PROXY=on
   PROXY_IMAGE_TAG="${TOXIPROXY_VERSION:?set by the Makefile}"
-  local context="$LOCAL_DIR/latency-proxy-image"
-  rm -rf "$context" && mkdir -p "$context"
-  cp "${TOXIPROXY:?set by the Makefile}" "$context/toxiproxy-server" && cp "$ROOT/scripts/latency-proxy/Containerfile" "$context/"
-  build_image "$(image_repository)/latency-proxy:$PROXY_IMAGE_TAG" "$context" Containerfile
+  build_program_image "$(image_repository)/latency-proxy:$PROXY_IMAGE_TAG" toxiproxy-server "$TOXIPROXY_VERSION" \
+    "$ROOT/scripts/latency-proxy/Containerfile"
 }
 
 build_image() { # build_image IMAGE CONTEXT FILE [BUILD_ARG…]: one image from CONTEXT/FILE, where the cluster finds it
@@ -204,6 +225,8 @@ build_image() { # build_image IMAGE CONTEXT FILE [BUILD_ARG…]: one image from 
       ;;
       containerd | registry)
         require_tool buildah "apt-get install buildah (daemonless image builds)"
+        # for the nodes' architecture (Dockerfile.jvm and the Containerfiles only copy: no emulation needed)
+        buildah_args+=("--platform=linux/$(cluster_architecture)")
         # At the lowest CPU priority: here the images are built on the cores the running pods serve from (the test
         # node's two), and a redeploy under load at normal priority starved them (5 s in which even the chaos
         # harness's sampler did not run, and four look-ups past their 1 s time-out).
@@ -352,5 +375,6 @@ case "${1:-}" in
   deploy) deploy "${2:-}" ;;
   run) run_experiment "${2:?usage: $0 run bench|sweep|latency-map|chaos|cpu-map}" ;;
   undeploy) undeploy ;;
-  *) die "usage: $0 check | minikube | deploy VERSION | run EXPERIMENT | undeploy" ;;
+  architecture) cluster_architecture ;;
+  *) die "usage: $0 check | minikube | deploy VERSION | run EXPERIMENT | undeploy | architecture" ;;
 esac

@@ -7,7 +7,7 @@
   knobs                  every setting, with its one default
   report RESULTS | results RESULTS | compare LOCAL NODE | latency-report RESULTS | latency-map-verdicts FILE
   figures publish|combine|render|check | check FILE EXPRESSION… | blocked LOG… | builds … |
-  unschedulable NAMESPACE"""
+  unschedulable NAMESPACE | architecture PROGRAM"""
 import argparse
 import datetime
 import importlib
@@ -85,6 +85,9 @@ def main():
     elif command == "unschedulable":  # for scripts/k8s.sh while helm waits; the standard library is enough
         from benchkit.core.kube import unschedulable
         print(unschedulable(args[0]))
+    elif command == "architecture":  # for scripts/k8s.sh: what a program copied into an image was built for
+        from benchkit.core.kube import elf_architecture
+        print(elf_architecture(args[0]))
     elif command in TOOLS:
         importlib.import_module(f"benchkit.{TOOLS[command]}").main(args)
     else:

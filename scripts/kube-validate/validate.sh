@@ -264,4 +264,19 @@ expect "without placement values a build's pods go wherever the scheduler likes 
     jsonpath='{.items[*].spec.nodeName}' | wc -w) == 3 ]] && ! kubectl -n '$NS' get deploy -l \
     app.kubernetes.io/instance=bench-v1 -o jsonpath='{.items[*].spec.template.spec.nodeSelector}' | grep -q ."
 
+# The images are built for the nodes' architecture as Kubernetes reports it (scripts/k8s.sh architecture), whatever
+# the machine that builds them; where the nodes differ, the user picks one.
+architecture() { "$ROOT/scripts/k8s.sh" architecture 2>&1; }
+reported_amd64() { [[ $(architecture) == amd64 ]]; }
+expect "the images are for the architecture the nodes report (amd64, as kwok's nodes say)" reported_amd64
+one_node_on_arm64() {
+  kubectl patch node "${NODES[2]}" --subresource=status --type=merge \
+    -p '{"status":{"nodeInfo":{"architecture":"arm64"}}}' >/dev/null || return 1
+  local said
+  ! said=$(architecture) || { echo "k8s.sh architecture chose $said"; return 1; }
+  echo "$said"
+  [[ $said == *"several architectures (amd64 arm64)"*CLUSTER_ARCH* ]] && [[ $(CLUSTER_ARCH=arm64 architecture) == arm64 ]]
+}
+expect "nodes of two architectures: no image is built until CLUSTER_ARCH picks one, which is then used" one_node_on_arm64
+
 summary kube-validate

@@ -10,6 +10,8 @@
 #   images.sh spilo-compatible  only the Spilo-compatible image's archive, into its cache (make test builds it
 #                       in the background, while the local parts run)
 #   images.sh load TAR… import image archives into the node's containerd
+# The node is this machine, so its programs (pause, the operator, loadgen) are built for this machine's architecture;
+# a user's cluster gets its own (scripts/k8s.sh, make cluster-binaries).
 # The six services' images are built by scripts/k8s.sh from services/Dockerfile.jvm, the file minikube
 # builds, with BASE_IMAGE set to the base built here.
 set -euo pipefail

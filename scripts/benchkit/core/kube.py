@@ -280,6 +280,20 @@ def deployed(namespace, versions):
     return tuple(version for version in versions if f"bench-{version}" in releases)
 
 
+# e_machine of an ELF header, as Kubernetes names a node's architecture (GOARCH)
+ELF_MACHINES = {62: "amd64", 183: "arm64", 3: "386", 40: "arm", 243: "riscv64", 21: "ppc64le", 22: "s390x"}
+
+
+def elf_architecture(path):
+    """The architecture a program was built for, from its ELF header (what a node's kernel would refuse to run)."""
+    with open(path, "rb") as file:
+        header = file.read(20)
+    if len(header) < 20 or header[:4] != b"\x7fELF":
+        raise SystemExit(f"{path}: not an ELF program")
+    machine = int.from_bytes(header[18:20], "little" if header[5] == 1 else "big")
+    return ELF_MACHINES.get(machine, f"ELF machine {machine}")
+
+
 def current_context():
     found = subprocess.run(["kubectl", "config", "current-context"], capture_output=True, text=True)
     return found.stdout.strip() or "no context"

@@ -1,3 +1,5 @@
+import pytest
+
 from benchkit.core import kube
 
 V2 = """==> /sys/fs/cgroup/cpu.stat
@@ -160,3 +162,20 @@ def test_a_cgroup_exec_that_printed_nothing_is_tried_again_and_then_fails_loudly
     with pytest.raises(SystemExit, match="error stream: 'eof'"):
         kube.cgroup_readings("bench", "deploy/bench-v1-web-api")
     assert outputs == []  # every attempt made
+
+
+def test_a_program_s_architecture_from_its_elf_header(tmp_path):
+    def program(machine, little=True):
+        header = b"\x7fELF" + bytes([2, 1 if little else 2, 1]) + bytes(11)
+        header += machine.to_bytes(2, "little" if little else "big") + bytes(44)
+        path = tmp_path / f"program-{machine}-{little}"
+        path.write_bytes(header)
+        return path
+    assert kube.elf_architecture(program(62)) == "amd64"
+    assert kube.elf_architecture(program(183)) == "arm64"
+    assert kube.elf_architecture(program(22, little=False)) == "s390x"
+    assert kube.elf_architecture(program(999)) == "ELF machine 999"
+    script = tmp_path / "script"
+    script.write_text("#!/bin/sh\n")
+    with pytest.raises(SystemExit, match="not an ELF program"):
+        kube.elf_architecture(script)
