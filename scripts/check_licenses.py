@@ -185,8 +185,13 @@ def go_modules(binaries):
     return found
 
 
+@functools.lru_cache(maxsize=None)
+def module_cache():
+    return subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True).stdout.strip()
+
+
 def go_inventory(binaries=None):
-    gomodcache = subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True).stdout.strip()
+    gomodcache = module_cache()
     modules = go_modules(go_binaries() if binaries is None else binaries)
     for (path, version), source in sorted(modules.items()):
         if source[1] != "(devel)":
@@ -261,20 +266,16 @@ def shipped_inventory(repository):
         # a native library's artifact is chosen by the building machine's platform (brotli4j's): named alike on every one
         yield "maven", re.sub(r":native-(linux|osx|windows)-\w+$", ":native-(the building machine's platform)", name), \
             version, names, refused
-    binaries = {}
-    for what, variable in IMAGE_PROGRAMS.items():
-        path = pathlib.Path(os.environ.get(variable) or "")
+    binaries = [pathlib.Path(os.environ.get(variable) or "") for variable in IMAGE_PROGRAMS.values()]
+    for (what, variable), path in zip(IMAGE_PROGRAMS.items(), binaries):
         if not path.is_file():
             raise SystemExit(f"{what} is not built ({variable}={path}): make loadgen toxiproxy first")
-        binaries[path] = what
-    for _, name, version, names, refused in go_inventory(sorted(binaries)):
-        yield "go", name, version, names, refused
-    gomodcache = subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True).stdout.strip()
+    yield from go_inventory(binaries)
     for kind, name, variable, licence, module in DEPLOYED:
         version = os.environ.get(variable) or "?"
         names, refused = declared(licence)
         if module:  # where its source is here, its own LICENSE must say the same
-            texts = licence_texts(module_cache_dir(gomodcache, *module.format(version).split("@")))
+            texts = licence_texts(module_cache_dir(module_cache(), *module.format(version).split("@")))
             if texts and classify(*texts)[0] != classify(licence)[0]:
                 names, refused = classify(*texts)[0], ["not as declared"]
         yield kind, name, version, names, refused

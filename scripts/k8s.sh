@@ -188,7 +188,7 @@ cluster_architecture() { # the architecture of the cluster's nodes as Kubernetes
 build_program_image() { # build_program_image IMAGE NAME VERSION CONTAINERFILE: a static program, built for the
   # cluster's nodes (make cluster-binaries: the Makefile's CLUSTER_LOADGEN, CLUSTER_TOXIPROXY), on the cluster's base
   local image=$1 name=$2 version=$3 containerfile=$4 context="$LOCAL_DIR/$2-image" arch program
-  arch=$(cluster_architecture)
+  arch=${CLUSTER_ARCH:?resolved before any image is built}
   program="${LOCALBIN:?set by the Makefile}/linux-$arch/$name-$version"
   (cd "$ROOT" && make --no-print-directory cluster-binaries CLUSTER_ARCH="$arch" >&2)
   [[ $(BENCHKIT_PYTHON=python3 benchkit architecture "$program") == "$arch" ]] || die "$program is not built for $arch"
@@ -202,7 +202,8 @@ build_load_image() { # the load generator's image (load/Containerfile), unless L
   LOAD_IMAGE="$(image_repository)/loadgen:${LOADGEN_VERSION:?set by the Makefile}"
   LOAD_IMAGE_PULL_POLICY=Never
   [[ $IMAGES != registry ]] || LOAD_IMAGE_PULL_POLICY=IfNotPresent
-  export LOAD_IMAGE LOAD_IMAGE_PULL_POLICY
+  CLUSTER_ARCH=$(cluster_architecture) # once: a mixed cluster stops here, before anything is built
+  export LOAD_IMAGE LOAD_IMAGE_PULL_POLICY CLUSTER_ARCH
   build_program_image "$LOAD_IMAGE" loadgen "$LOADGEN_VERSION" "$ROOT/load/Containerfile"
 }
 
@@ -226,7 +227,7 @@ build_image() { # build_image IMAGE CONTEXT FILE [BUILD_ARG…]: one image from 
       containerd | registry)
         require_tool buildah "apt-get install buildah (daemonless image builds)"
         # for the nodes' architecture (Dockerfile.jvm and the Containerfiles only copy: no emulation needed)
-        buildah_args+=("--platform=linux/$(cluster_architecture)")
+        buildah_args+=("--platform=linux/${CLUSTER_ARCH:?resolved before any image is built}")
         # At the lowest CPU priority: here the images are built on the cores the running pods serve from (the test
         # node's two), and a redeploy under load at normal priority starved them (5 s in which even the chaos
         # harness's sampler did not run, and four look-ups past their 1 s time-out).
@@ -276,6 +277,8 @@ deploy() {
   fi
   local tag values=()
   tag="$(git -C "$ROOT" rev-parse --short HEAD)-$(date +%s)"
+  CLUSTER_ARCH=$(cluster_architecture) # once: a mixed cluster stops here, before anything is built
+  export CLUSTER_ARCH
   build_images "$version" "$tag"
   mapfile -t values < <(values_files VALUES)
   # LATENCY_PROXY=on: the build's hops through a latency proxy of its own (make latency-map-cluster)
