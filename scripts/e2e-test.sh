@@ -168,15 +168,20 @@ expect "chaos.json has a verdict of every quick fault for every build" benchkit 
   "d['passed'] and all(r['passed'] for r in d['runs'])" \
   "sorted((r['fault'], r['version']) for r in d['runs']) == sorted((f, v) for f in ('authors stopped', 'kafka stopped') for v in '${BUILDS[*]}'.split())"
 
-step "The sweep, one setting of v2 (make sweep varies each build's settings this way)"
-expect "v2's articles and authors restart with each pipelining limit, and the sweep writes its table" \
-  run sweep "$WORK/sweep" VERSIONS=v2 SWEEP_ONLY="pipelining limit" SWEEP_REPEATS=1 SWEEP_ITERATIONS=30 \
-  SWEEP_WARMUP_ITERATIONS=30
-expect "sweep.json: both limits measured, one chosen" benchkit check "$WORK/sweep/sweep.json" \
+step "The sweep, one setting of v2 in pods of half a CPU (make sweep varies each build's settings this way, at any size)"
+expect "v2's services restart with each pipelining limit under a quota of half a CPU each, and the sweep writes its table" \
+  run sweep "$WORK/sweep" VERSIONS=v2 SWEEP_ONLY="pipelining limit" SWEEP_CPUS=0.5 SWEEP_REPEATS=1 \
+  SWEEP_ITERATIONS=30 SWEEP_WARMUP_ITERATIONS=30
+expect "sweep.json: both limits measured at half a CPU, one chosen" benchkit check "$WORK/sweep/sweep.json" \
   'sorted({r["value"] for r in d["builds"]["v2"]["runs"] if r["setting"] == "pipelining limit"}) == [1, 256]' \
-  'd["builds"]["v2"]["chosen"]["pipelining limit"] in (1, 256)'
-expect "after the sweep v2 runs as it ships again (no setting of the sweep left in its environment)" bash -c "
-  ! grep -qaE 'QUARKUS_DATASOURCE_REACTIVE_POSTGRESQL_PIPELINING_LIMIT=' /proc/\$(cat '$PID_DIR/authors-v2.pid')/environ"
+  'd["builds"]["v2"]["chosen"]["pipelining limit"] in (1, 256) and d["builds"]["v2"]["cpus"] == 0.5'
+for cost in "$WORK"/sweep/runs/*.cost.json; do
+  expect "${cost##*/}: every service of v2 ran under its quota" benchkit check "$cost" \
+    'all(d["throttling"][s]["periods"] > 0 for s in ("web-api", "articles", "authors"))'
+done
+expect "after the sweep v2 runs as it ships again (no setting of the sweep left in its environment, outside any quota)" bash -c "
+  ! grep -qaE 'QUARKUS_DATASOURCE_REACTIVE_POSTGRESQL_PIPELINING_LIMIT=' /proc/\$(cat '$PID_DIR/authors-v2.pid')/environ &&
+  ! grep -q reactive-bench /proc/\$(cat '$PID_DIR/web-api-v2.pid')/cgroup"
 
 step "Each build by CPU per service: a short CPU map of v1 and v2 at half a CPU (make cpu-map: every build, the whole ladder)"
 # Two builds at one size: a limit is set and taken off again (every service outside any quota after), each JVM counts

@@ -41,10 +41,13 @@ class Setting:
             return [("JDK_JAVA_OPTIONS", f"-D{self.property}={value}")]
         return [(re.sub(r"[^A-Za-z0-9]", "_", prop).upper(), str(value)) for prop in (self.property, *self.also)]
 
-    def current(self, version):
+    def current(self, version, sized=None):
         """The value the build ships with: its application.properties (any service it applies to), else what
         every build of that service shares (its config module), else Quarkus' default; for a JDK system property,
-        the build's JVM options (services/builds.conf), else the JDK's default."""
+        the build's JVM options (services/builds.conf), else the JDK's default. sized: what a pod's size gives the
+        build's services beyond that (platforms.sized_environment: v2's event loops per CPU), which wins."""
+        if sized and not self.jdk_property and self.variable in sized:
+            return int(sized[self.variable])
         found = (buildsconf.jvm_property(version, self.property) if self.jdk_property else
                  buildsconf.shipped(version, self.services, self.property))
         return self.default if found is None else int(found)

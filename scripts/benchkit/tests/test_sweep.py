@@ -144,3 +144,55 @@ def test_in_a_cluster_a_candidate_rolls_only_what_changes_and_every_deployment_g
     cluster.reconfigure("v2", tunables.environments(loops, {"event loops": 4}))
     cluster.close()  # a sweep that stopped half-way
     assert len(rolled) == 5 and cluster.changed == {}
+
+
+def test_at_a_pod_s_size_every_candidate_runs_in_it_and_the_value_shipped_is_what_the_size_gives(monkeypatch):
+    sized, rates = [], {1: 900, 2: 1000, 4: 700}
+
+    class Pods:
+        def latency(self):
+            return None
+
+        def calibrate(self):
+            return 1.0
+
+        def size(self, version, cpus, processors=None, environments=None):
+            sized.append((cpus, environments["web-api"]["QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE"]))
+            return version
+
+        def restore(self, version):
+            sized.append("restored")
+
+    monkeypatch.setattr(sweep, "warm_up", lambda *args: None)
+    monkeypatch.setattr(sweep, "measure", lambda build, model, runs_dir, repeat, settings, label: {
+        "ok_rps": rates[int(label.rsplit("-", 1)[1])], "p50": 5.0, "p99": 20.0, "error_pct": 0.0, "degraded": 0})
+    loops = tunables.settings_for(1)["v2"][:1]
+    result = sweep.sweep_build("v2", Pods(), None, 2, 10, 10, "abc", loops, cpus=0.5, counted=1)
+    # v2's chart gives a pod one event loop per CPU: at half a CPU that is the value shipped, not the two of
+    # application.properties
+    assert result["shipped"] == {"event loops": 1} and result["cpus"] == 0.5
+    assert result["chosen"] == {"event loops": 2}  # 1,000 answers/s against 900: more than MARGIN more
+    assert sized[:3] == [(0.5, "1"), (0.5, "2"), (0.5, "4")] and sized[-1] == "restored"
+    assert sweep.consistency({"builds": {"v2": result}}) == []
+    assert "in pods of 0.5 CPU" in sweep.verdict("v2", result)
+    altered = {**result, "chosen": {"event loops": 4}}
+    assert sweep.consistency({"builds": {"v2": altered}}) == [
+        "v2: chosen {'event loops': 4}, its runs give {'event loops': 2}"]
+    header, first, *_ = sweep.choices_rows({"builds": {"v2": result}})
+    assert header[:3] == ["build", "setting", "value"] and first[:3] == ["v2", "event loops "
+                                                                         "(quarkus.vertx.event-loops-pool-size)", "1"]
+
+
+def test_a_candidate_s_jvm_options_come_after_the_size_s_so_that_its_system_property_wins(monkeypatch):
+    from benchkit.core import procfs
+    from benchkit.core.platforms import local
+    calls = []
+    monkeypatch.setattr(local, "stack", lambda action, part, settings=None: calls.append((action, part, settings)))
+    monkeypatch.setattr(local, "stack_inventory", lambda: {
+        "services": {f"{s}-v3": {"pid": 7, "url": f"http://{s}"} for s in tunables.SERVICES},
+        "postgres": {"pid": 2, "port": 5432}, "kafka": {"pid": 3}})
+    monkeypatch.setattr(procfs, "limit_cpu", lambda name, pid, cpus: None)
+    carriers = tunables.settings_for(1)["v3"][:1]
+    local.Local("loadgen").size("v3", 0.5, environments=tunables.environments(carriers, {"carrier threads": 2}))
+    assert calls[-1] == ("start", "authors-v3", "JDK_JAVA_OPTIONS=-Djdk.virtualThreadScheduler.parallelism=8 "
+                         "-XX:ActiveProcessorCount=1 -Djdk.virtualThreadScheduler.parallelism=2")

@@ -117,11 +117,12 @@ class Platform(abc.ABC):
         from a cold JVM. Returns its Build."""
 
     @abc.abstractmethod
-    def size(self, version, cpus, processors=None):
+    def size(self, version, cpus, processors=None, environments=None):
         """The build's services each under a limit of `cpus` CPUs, given as a pod gets it: a CPU quota, the processor
         count the JVM derives from it (the quota rounded up), and what the chart sizes by it (sized_environment);
-        None: no limit. `processors` given: the JVMs count that many whatever the quota. Restarted (or rolled);
-        returns its Build. restore takes the limit off."""
+        None: no limit. `processors` given: the JVMs count that many whatever the quota. `environments`
+        ({service: {variable: value}}, a sweep's candidate): given over what the size sets (with_settings).
+        Restarted (or rolled); returns its Build. restore takes the limit off."""
 
     @abc.abstractmethod
     def restore(self, version):
@@ -240,6 +241,14 @@ def sized_environment(version, counted, java_options=None):
     values = dict(word.split("=", 1) for word in CHART_VALUES.get(version, "").split())
     found = {variable: str(int(values[name]) * counted) for name, variable in PER_CPU_VALUES.items() if name in values}
     return {**found, **({"JDK_JAVA_OPTIONS": java_options} if java_options else {})}
+
+
+def with_settings(sized, settings):
+    """A service's environment at a size (sized_environment) with a run's own settings over it: its variables win,
+    and its JVM options come after the size's, so that a system property given on both takes the run's value (the
+    JVM keeps the last)."""
+    options = " ".join(filter(None, (sized.get("JDK_JAVA_OPTIONS"), settings.get("JDK_JAVA_OPTIONS"))))
+    return {**sized, **settings, **({"JDK_JAVA_OPTIONS": options} if options else {})}
 
 
 def jvm_times(counters, task_stats):

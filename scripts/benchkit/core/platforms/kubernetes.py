@@ -12,7 +12,8 @@ import time
 
 from benchkit import CHART_VALUES, LOCAL_DIR, ROOT, SERVICES, VERSIONS, info
 from benchkit.core import faults, kube, latency, load, procfs, prometheus, provenance
-from benchkit.core.platforms import Build, Platform, counted_processors, jvm_ergonomics, jvm_times, sized_environment
+from benchkit.core.platforms import (Build, Platform, counted_processors, jvm_ergonomics, jvm_times, sized_environment,
+                                     with_settings)
 
 # How many of a snapshot's kubectl calls run at once: enough for all of them with three builds deployed.
 SNAPSHOT_CALLS = 24
@@ -249,7 +250,7 @@ class Kubernetes(Platform):
             self.reconfigured[version] = self.build(version)
         return self.reconfigured[version]
 
-    def size(self, version, cpus, processors=None):
+    def size(self, version, cpus, processors=None, environments=None):
         deployments = self.deployments(version).values()
         current = {d: json.loads(kube.kubectl(self.namespace, "get", d, "-o", "json"))["spec"]["template"]["spec"]
                    ["containers"][0].get("resources", {}) for d in deployments}
@@ -272,7 +273,8 @@ class Kubernetes(Platform):
         counted = counted_processors(cpus, processors, int(float(self.node()["status"]["capacity"]["cpu"])))
         environment = sized_environment(version, counted,
                                         f"-XX:ActiveProcessorCount={processors}" if processors else None)
-        return self.reconfigure(version, {service: environment for service in SERVICES})
+        return self.reconfigure(version, {service: with_settings(environment, (environments or {}).get(service, {}))
+                                          for service in SERVICES})
 
     def restore(self, version):
         """Back to what make deploy-<version> deployed (what make bench measures): the variables removed, the

@@ -11,7 +11,8 @@ import urllib.request
 
 from benchkit import LOCAL_DIR, ROOT, SERVICES, VERSIONS, info
 from benchkit.core import buildsconf, calibration, faults, latency, load, procfs, profile, prometheus, provenance
-from benchkit.core.platforms import Build, Platform, counted_processors, jvm_ergonomics, jvm_times, sized_environment
+from benchkit.core.platforms import (Build, Platform, counted_processors, jvm_ergonomics, jvm_times, sized_environment,
+                                     with_settings)
 
 
 def stack_inventory():
@@ -184,14 +185,15 @@ class Local(Platform):
             self.running[name] = wanted
         return self.build(version)
 
-    def size(self, version, cpus, processors=None):
+    def size(self, version, cpus, processors=None, environments=None):
         # a JVM started outside the group counts the machine's processors: the count a pod's JVM derives is given,
         # beside the build's own options (the variable carries both here)
         counted = counted_processors(cpus, processors, os.cpu_count())
         options = " ".join(filter(None, (buildsconf.java_options().get(version),
                                          f"-XX:ActiveProcessorCount={counted}" if cpus or processors else None)))
         environment = sized_environment(version, counted, options if cpus or processors else None)
-        self.reconfigure(version, {service: environment for service in SERVICES}, fresh=True)
+        self.reconfigure(version, {service: with_settings(environment, (environments or {}).get(service, {}))
+                                   for service in SERVICES}, fresh=True)
         inventory = stack_inventory()
         for name in (f"{service}-{version}" for service in SERVICES):
             procfs.limit_cpu(name, inventory["services"][name]["pid"], cpus)

@@ -2,9 +2,11 @@
 
 The few settings that size a build's concurrency, varied one at a time on the local stack or in the cluster's pods, each candidate measured in the
 closed model after the same warm-up, the candidates' order turned round between repeats. A setting keeps its current value unless
-another one answers clearly more (MARGIN); the next setting is swept from what was chosen. Each build
-runs as it ships again at the end (platforms.Platform.restore); sweep.json, sweep.md and sweep.html say what was
-measured and chosen."""
+another one answers clearly more (MARGIN); the next setting is swept from what was chosen. SWEEP_CPUS: every
+candidate in a pod's size (platforms.Platform.size: a quota per service, the processors the JVM derives, what the
+chart sizes by them), so that a build is tuned at the size the CPU map measures it. Each build
+runs as it ships again at the end (platforms.Platform.restore); sweep.json (schema SCHEMA), sweep.md and sweep.html
+say what was measured and chosen."""
 import dataclasses
 import json
 import pathlib
@@ -12,7 +14,9 @@ import statistics
 
 from benchkit import info, step
 from benchkit.core import calibration, documents, knobs, latency
+from benchkit.core.kinds import Kind, document_publisher
 from benchkit.core.knobs import knob, numbers, results_directory
+from benchkit.core.platforms import counted_processors, sized_environment
 from benchkit.core.protocol import measure, warm_up
 from benchkit.core.tunables import LATENCY_SETTINGS, SETTINGS, environments, settings_for
 
@@ -20,6 +24,7 @@ from benchkit.core.tunables import LATENCY_SETTINGS, SETTINGS, environments, set
 # A candidate replaces the current value only when it answers this much more: on a shared machine
 # smaller differences are noise, and the value the build ships with needs no defence.
 MARGIN = 0.05
+SCHEMA = "reactive-bench/sweep/1"
 
 
 def choose(measured, current):
@@ -32,13 +37,16 @@ def choose(measured, current):
     return best
 
 
-def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit, settings, delay=None):
+def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit, settings, delay=None, cpus=None,
+                counted=None):
     """delay (latency.Setting): every candidate warmed up and measured behind the latency proxy with this latency on
     its hop, checked after each restart. With it, a candidate's warm-up is the load it is measured under: without
     it, look-ups beyond authors' admission (its edge's requests in flight) are shed while the JVMs are cold, and
-    the warm-up never settles."""
+    the warm-up never settles. cpus: every candidate in pods of that size, whose JVMs count `counted` processors; the
+    value shipped is then what the build runs with there (v2's event loops per CPU)."""
     proxy = platform.latency() if delay else None
-    chosen = {s.name: s.current(version) for s in settings}
+    sized = sized_environment(version, counted) if cpus else None
+    chosen = {s.name: s.current(version, sized) for s in settings}
     shipped = dict(chosen)
     rows = []
     for setting in settings:
@@ -55,7 +63,7 @@ def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit
                 if delay:
                     wanted = {service: {**variables, "LATENCY_PROXY": "on"} for service, variables in wanted.items()}
                     proxy.set(version, delay)
-                build = platform.reconfigure(version, wanted)
+                build = platform.size(version, cpus, environments=wanted) if cpus else platform.reconfigure(version, wanted)
                 label = f"{setting.label}-{value}"
                 if delay:
                     observed = [latency.check_hop(delay, via, direct)
@@ -78,7 +86,7 @@ def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit
         info(f"{version}: {setting.name} -> {chosen[setting.name]} "
              f"(medians: {', '.join(f'{v}: {statistics.median(r):.0f}/s' for v, r in sorted(measured.items()))})")
     platform.restore(version)
-    return {"commit": commit, "shipped": shipped, "chosen": chosen, "runs": rows,
+    return {"commit": commit, "cpus": cpus, "shipped": shipped, "chosen": chosen, "runs": rows,
             "properties": {s.name: " and ".join((s.property, *s.also)) for s in settings},
             **({"latency": dataclasses.asdict(delay)} if delay else {})}
 
@@ -130,10 +138,12 @@ def verdict(version, result):
     chosen = result["chosen"]
     commit = f" (swept at commit {result['commit']})" if result.get("commit") else ""
     under = f" under {latency.Setting(**result['latency']).label} per look-up" if result.get("latency") else ""
+    under += f" in pods of {result['cpus']:g} CPU" if result.get("cpus") else ""
     text = f"{version}{commit}{under}: chosen {', '.join(f'{name} {value}' for name, value in chosen.items())}"
     moved = [f"{name} {result['shipped'][name]}" for name, value in chosen.items() if value != result["shipped"][name]]
     text += f", instead of {', '.join(moved)} then" if moved else ", what it shipped with then"
-    now = {s.name: s.current(version) for group in (SETTINGS, LATENCY_SETTINGS) for s in group.get(version, ())
+    sized = sized_environment(version, counted_processors(result["cpus"], None, None)) if result.get("cpus") else None
+    now = {s.name: s.current(version, sized) for group in (SETTINGS, LATENCY_SETTINGS) for s in group.get(version, ())
            if s.name in chosen}
     apart = [f"{result['properties'][name]}={now[name]}" for name, value in chosen.items()
              if name in now and now[name] != value]
@@ -169,6 +179,9 @@ class Spec:
     latency_authors_ms: float | None = knob("SWEEP_LATENCY_AUTHORS_MS", None, "sweep what latency makes matter: every "
                                             "candidate behind the latency proxy with this latency per author look-up "
                                             "(± `LATENCY_JITTER` of it)")
+    cpus: float | None = knob("SWEEP_CPUS", None, "sweep every build at a pod's size: each service under a limit of "
+                              "so many CPUs, as the CPU map gives it (a quota, the processors the JVM derives, what the "
+                              "chart sizes by them); none: as the build runs", float)
 
 
 def run(platform, spec, directory):
@@ -178,8 +191,9 @@ def run(platform, spec, directory):
     runs_dir.mkdir(parents=True, exist_ok=True)
     environment = platform.environment(platform.where, spec.repeats, True)
     # A setting the JVM or Quarkus derives from the cores is swept around what the services count there.
-    cores = platform.cores(versions[0])
+    cores = counted_processors(spec.cpus, None, platform.cores(versions[0]))
     environment["cores_seen_by_the_services"] = cores
+    environment["cpus_per_service"] = spec.cpus
     settings = settings_for(cores)
     delay = None
     if spec.latency_authors_ms is not None:
@@ -191,18 +205,53 @@ def run(platform, spec, directory):
     (directory / "environment.json").write_text(json.dumps(environment, indent=2))
     if spec.only:
         settings = {version: tuple(s for s in found if s.name in spec.only) for version, found in settings.items()}
-    sweep = {"builds": {}}
+    sweep = {"schema": SCHEMA, "cpus": spec.cpus, "builds": {}}
     if spec.keep:
-        kept = json.loads((spec.keep / "sweep.json").read_text())["builds"]
-        sweep["builds"] = {version: result for version, result in kept.items() if version not in versions}
+        kept = json.loads((spec.keep / "sweep.json").read_text())
+        if kept.get("cpus") != spec.cpus:
+            raise SystemExit(f"{spec.keep}: swept at {kept.get('cpus') or 'no'} CPU per service, not "
+                             f"{spec.cpus or 'no'} CPU (SWEEP_CPUS): its builds cannot join this sweep")
+        sweep["builds"] = {version: result for version, result in kept["builds"].items() if version not in versions}
     try:
         for version in versions:
             sweep["builds"][version] = sweep_build(version, platform, runs_dir, spec.repeats, spec.iterations,
                                                    spec.warmup, environment.get("git_commit", ""), settings[version],
-                                                   delay)
+                                                   delay, spec.cpus, cores)
             (directory / "sweep.json").write_text(json.dumps(sweep, indent=2))
     finally:
         platform.close()
     render(directory, sweep)
     step(f"Sweep: {directory / 'sweep.md'} and {directory / 'sweep.html'}")
     return directory / "sweep.json"
+
+
+def consistency(summary):
+    """Where a build's choices are not what its runs give: each setting in the order it was swept, from the value
+    shipped, by choose."""
+    problems = []
+    for version, result in summary["builds"].items():
+        chosen = dict(result["shipped"])
+        for name in result["properties"]:
+            measured = {}
+            for run in result["runs"]:
+                if run["setting"] == name:
+                    measured.setdefault(run["value"], []).append(run["complete_per_s"])
+            if measured:
+                chosen[name] = choose(measured, chosen[name])
+        if chosen != result["chosen"]:
+            problems.append(f"{version}: chosen {result['chosen']}, its runs give {chosen}")
+    return problems
+
+
+def choices_rows(summary):
+    """Every build's sweep table, a column for the build in front."""
+    rows = []
+    for version, result in summary["builds"].items():
+        header, *body = rows_of(result)
+        rows = rows or [["build", *header]]
+        rows += [[version, *row] for row in body]
+    return rows
+
+
+KIND = Kind("sweep", SCHEMA, SCHEMA, ("sweep.json",), document_publisher(SCHEMA, consistency), consistency,
+            {"sweep-choices": choices_rows})
