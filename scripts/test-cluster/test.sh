@@ -3,7 +3,7 @@
 # (node.sh), builds and loads every image (images.sh), proves the node is real (a container under runc
 # with its cgroup limits, DNS for Service names, a ClusterIP Service between pods, on Calico's network), puts up the stand-in for
 # Kafka (Strimzi's operator cannot be had here), then runs `make deploy-vN` for every build (the first installs
-# the Zalando operator from its own chart, which makes PostgreSQL), `make bench` (short), `make sweep-cluster` (one setting of v2), `make undeploy` and a
+# the Zalando operator from its own chart, which makes PostgreSQL), `make bench` (short), `make cpu-map-cluster` (v2 at half a CPU), `make undeploy` and a
 # second `make deploy-v1` (behind its latency proxy: a short `make latency-map-cluster` and a fault made in the
 # proxy) exactly as a user would, with a short `make chaos-cluster` (a pod deleted, a rolling update) (the charts' NetworkPolicies enforced by Calico's Felix, and probed), with KAFKA_PLATFORM=external and IMAGES=containerd. Tears the node down at the end, also on failure or Ctrl-C, and checks that nothing
 # of it is left. Ends with "test-cluster: N passed, N failed".
@@ -334,26 +334,34 @@ sys.exit(not ok)' "$NS" "$NODE_DIR")
 expect "a run split over two pods (LOAD_PODS=2) sends what one pod sends, closed and open, each pod named, both started together" \
   split_over_two_pods
 
-step "Reconfigured in the pods: a short make sweep-cluster of one setting of v2"
-short_sweep_in_pods() { # each candidate rolls v2's articles and authors with its variable; the sweep rolls them back
-  RESULTS="$NODE_DIR/sweep" VERSIONS=v2 SWEEP_ONLY="pipelining limit" SWEEP_REPEATS=1 SWEEP_ITERATIONS=20 \
-    SWEEP_WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=1 make_target sweep-cluster
+step "Each build by CPU per pod, reconfigured in its pods: a short make cpu-map-cluster of v2 at half a CPU per service"
+# A pod's size is what the node adds to a reconfiguration: the limit patched, the variables the chart sizes by it (v2's
+# event loops) rolled with it, both given back at the end, as make sweep-cluster's candidates are (the sweep's own
+# rule runs at a pod's size in make test-e2e, every platform's reconfiguration in the harness's unit tests).
+resources_of() { kubectl -n "$NS" get deploy "bench-v2-$1" -o jsonpath='{.spec.template.spec.containers[0].resources}'; }
+variables_of() { kubectl -n "$NS" get deploy "bench-v2-$1" -o jsonpath='{range .spec.template.spec.containers[0].env[*]}{.name}={.value} {end}'; }
+as_deployed() { local service; for service in web-api articles authors; do echo "$service $(resources_of "$service") $(variables_of "$service")"; done; }
+deployed_v2=$(as_deployed)
+short_cpu_map_in_pods() {
+  RESULTS="$NODE_DIR/cpu-map" VERSIONS=v2 CPU_MAP_SIZES=0.5 CPU_MAP_ITERATIONS=20 CPU_MAP_WARMUP_ITERATIONS=30 \
+    WARMUP_MAX_WINDOWS=1 CPU_MAP_RATE=20 CPU_MAP_CAPACITY_SHARES=0.3 CPU_MAP_OPEN_SECONDS=3 make_target cpu-map-cluster
 }
-expect "make sweep-cluster rolls v2's articles and authors with each pipelining limit and measures each" \
-  short_sweep_in_pods
-expect "sweep.json (pods): both limits measured, one chosen" benchkit check "$NODE_DIR/sweep/sweep.json" \
-  'sorted(r["value"] for r in d["builds"]["v2"]["runs"]) == [1, 256]' \
-  'd["builds"]["v2"]["chosen"]["pipelining limit"] in (1, 256)'
-variables_of() { kubectl -n "$NS" get deploy "bench-v2-$1" -o jsonpath='{.spec.template.spec.containers[0].env[*].name}'; }
-rolled_back() { # no variable of the sweep left on the Deployments it rolled
-  local service found
-  for service in articles authors; do
-    found=$(variables_of "$service") || return 1
-    [[ $found != *PIPELINING_LIMIT* ]] || { echo "bench-v2-$service: $found"; return 1; }
-  done
-  echo "bench-v2-articles and -authors: no pipelining limit set"
+expect "make cpu-map-cluster rolls v2's pods under a limit of 0.5 CPU, warms and measures them" short_cpu_map_in_pods
+expect "cpu-map.json (pods): v2 measured at 0.5 CPU, each JVM under that limit counting one processor, one event loop" \
+  benchkit check "$NODE_DIR/cpu-map/cpu-map.json" \
+  '[c["size"] for c in d["cells"]["v2"]] == ["0.5"] and d["cells"]["v2"][0]["complete_per_s"] > 0' \
+  'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v2"].values())' \
+  'all(s["event_loop_count"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v2"].values())' \
+  'any(t and t["throttled"] > 0 for t in d["cells"]["v2"][0]["throttling"].values())' \
+  'd["cells"]["v2"][0]["open_p99"] > 0 and len(d["cells"]["v2"][0]["capacity_steps"]) == 1' \
+  'all(d["cells"]["v2"][0]["scheduling"][s]["voluntary_switches"] > 0 and d["cells"]["v2"][0]["scheduling"][s]["packets"] > 0 for s in ("web-api", "articles", "authors"))'
+runs_as_deployed() { # every Deployment of v2 with the resources and variables it was deployed with
+  local now
+  now=$(as_deployed)
+  [[ $now == "$deployed_v2" ]] || { printf 'deployed:\n%s\nnow:\n%s\n' "$deployed_v2" "$now"; return 1; }
+  echo "bench-v2-web-api, -articles and -authors: resources and variables as deployed"
 }
-expect "after the sweep v2's Deployments run as deployed again (no variable of the sweep left)" rolled_back
+expect "after the CPU map v2's Deployments run as deployed again (their limit, no variable of the map left)" runs_as_deployed
 
 step "Faults under load, short: make chaos-cluster's articles pod deleted and web-api rolling update, v1 and v2"
 # The faults here are the platform's (a Deployment replaces a pod, a rollout replaces another); what each build does
@@ -415,23 +423,6 @@ slow_authors_in_pods() { # a fault only the proxy makes: every answer of authors
 }
 expect "make chaos-cluster, authors slower than the time-out (in v1's latency proxy): reads 200, the circuit opens, nothing lost" \
   slow_authors_in_pods
-step "Each build by CPU per pod: a short make cpu-map-cluster of v1 at half a CPU per service"
-limit_of_web_api() { kubectl -n "$NS" get deploy bench-v1-web-api -o jsonpath='{.spec.template.spec.containers[0].resources.limits.cpu}'; }
-deployed_limit=$(limit_of_web_api)
-short_cpu_map_in_pods() {
-  RESULTS="$NODE_DIR/cpu-map" VERSIONS=v1 CPU_MAP_SIZES=0.5 CPU_MAP_ITERATIONS=20 CPU_MAP_WARMUP_ITERATIONS=30 \
-    WARMUP_MAX_WINDOWS=1 CPU_MAP_RATE=20 CPU_MAP_CAPACITY_SHARES=0.3 CPU_MAP_OPEN_SECONDS=3 make_target cpu-map-cluster
-}
-expect "make cpu-map-cluster rolls v1's pods under a limit of 0.5 CPU, warms and measures them" short_cpu_map_in_pods
-expect "cpu-map.json (pods): v1 measured at 0.5 CPU, each JVM under that limit and counting one processor" \
-  benchkit check "$NODE_DIR/cpu-map/cpu-map.json" \
-  '[c["size"] for c in d["cells"]["v1"]] == ["0.5"] and d["cells"]["v1"][0]["complete_per_s"] > 0' \
-  'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v1"].values())' \
-  'any(t and t["throttled"] > 0 for t in d["cells"]["v1"][0]["throttling"].values())' \
-  'd["cells"]["v1"][0]["open_p99"] > 0 and len(d["cells"]["v1"][0]["capacity_steps"]) == 1' \
-  'all(d["cells"]["v1"][0]["scheduling"][s]["voluntary_switches"] > 0 and d["cells"]["v1"][0]["scheduling"][s]["packets"] > 0 for s in ("web-api", "articles", "authors"))'
-expect "after the CPU map every Deployment has the resources it was deployed with again (web-api: ${deployed_limit:-none})" \
-  test "$(limit_of_web_api)" = "$deployed_limit"
 expect "make undeploy again" make_target undeploy
 
 step "Tearing the node down"
