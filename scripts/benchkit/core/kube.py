@@ -141,9 +141,10 @@ def rolled(namespace, deployments, timeout=360):
 
 
 SCHEDULING_MARK = "==> scheduling"
+END_MARK = "==> end"
 
 
-# How often a kubectl exec that printed nothing is tried: a transient stream failure must not end an hour's run.
+# How often a kubectl exec whose output came incomplete is tried: a transient stream failure must not end an hour's run.
 EXEC_ATTEMPTS = 3
 
 
@@ -152,16 +153,18 @@ def cgroup_readings(namespace, target, scheduling=False):
     (read by the same kubectl exec: a snapshot makes one per container). Fails loudly when a figure cannot be read: a
     missing value must never pass for 0."""
     script = READ_CGROUP + (f"; echo '{SCHEDULING_MARK}'; " + procfs.scheduling_script("[0-9]*", True)
-                            if scheduling else "")
+                            if scheduling else "") + f"; echo '{END_MARK}'"
     for attempt in range(EXEC_ATTEMPTS):
         done = pod_exec(namespace, target, "sh", "-c", script)
-        if done.stdout.strip():
+        text, marked, processes = done.stdout.partition(SCHEDULING_MARK)
+        reading = parse_cgroup(text)
+        if (reading["cpu_seconds"] is not None and reading["anonymous_bytes"] is not None
+                and (marked or not scheduling) and done.stdout.rstrip().endswith(END_MARK)):
             break
-        # nothing printed at all: the exec's stream failed on a loaded node (seen once an hour into a CPU map), not
-        # the container's figures; a second later they are read again (the build idle meanwhile)
+        # The exec's stream failed on a loaded node, not the container's figures: it printed nothing (seen once an
+        # hour into a CPU map), or lost a part ("Unknown stream id … discarding message": the cgroup's lines gone,
+        # the threads' there). A second later the whole is read again (the build idle meanwhile).
         time.sleep(1)
-    text, _, processes = done.stdout.partition(SCHEDULING_MARK)
-    reading = parse_cgroup(text)
     if scheduling:
         reading["scheduling"] = procfs.parse_scheduling(processes)
     if reading["cpu_seconds"] is None or reading["anonymous_bytes"] is None:

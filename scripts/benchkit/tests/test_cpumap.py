@@ -138,3 +138,22 @@ def test_the_ladder_s_rungs():
     assert cpumap.given("0.5") == (0.5, None) and cpumap.given("0") == (None, None) and cpumap.given("1p") == (None, 1)
     with pytest.raises(ValueError):
         cpumap.rungs("half")
+
+
+def test_a_map_that_stopped_half_way_is_continued_with_its_finished_rungs_kept():
+    import pytest
+    cell = lambda size, round_: {"size": size, "round": round_}  # noqa: E731
+    kept = {"rounds": 2, "iterations": 50, "commit": "a", "sizes": ["2", "0"],
+            "ergonomics": {"2 CPU": {"v1": {}}, "no limit": {"v1": {}}},
+            "cells": {"v1": [cell("2", 1), cell("2", 2), cell("0", 1)], "v2": [cell("2", 1), cell("2", 2)]}}
+    document = {"rounds": 2, "iterations": 50, "commit": "b", "timestamp": "t", "where": "node", "sizes": ["2", "0"],
+                "ergonomics": {}, "cells": {"v1": [], "v2": []}}
+    found = cpumap.continued(kept, document)
+    # rung 2 finished and kept; no limit begun by v1 alone: measured again, whole
+    assert found["cells"] == {"v1": [cell("2", 1), cell("2", 2)], "v2": [cell("2", 1), cell("2", 2)]}
+    assert list(found["ergonomics"]) == ["2 CPU"] and found["commit"] == "a"
+    assert found["continued"] == {"commit": "b", "timestamp": "t", "where": "node"}
+    with pytest.raises(SystemExit, match="rounds 2"):
+        cpumap.continued(kept, {**document, "rounds": 3})
+    with pytest.raises(SystemExit, match="not all on this ladder"):
+        cpumap.continued(kept, {**document, "sizes": ["0"]})

@@ -10,12 +10,13 @@ to v1 round by round, what the kernel counted per complete answer, whether the q
 and what each JVM saw and chose there. Writes cpu-map.json (schema SCHEMA), cpu-map.md and cpu-map.html."""
 import dataclasses
 import json
+import pathlib
 import re
 
 from benchkit import BASELINE, NAMES, SERVICES, step
 from benchkit.core import charts, curve, documents, knobs, results
 from benchkit.core.kinds import SUMMARIES, Kind, checked, written
-from benchkit.core.knobs import knob, numbers
+from benchkit.core.knobs import knob, numbers, results_directory
 from benchkit.core.protocol import background, closed_round, measure, order, warm_up
 
 SCHEMA = "reactive-bench/cpu-map/2"
@@ -45,6 +46,9 @@ class Spec:
                          "rates, shares of the build's closed-model rate in the round, climbed until p99 passes the "
                          "bound (empty: no capacity)", numbers(float))
     open_seconds: int = knob("CPU_MAP_OPEN_SECONDS", 6, "how long each open-model run lasts, s")
+    keep: pathlib.Path | None = knob("CPU_MAP_KEEP", None, "a map that stopped half-way (its results directory): "
+                                     "its rungs of this ladder are kept, the others measured, in its document",
+                                     results_directory("cpu-map.json"))
 
 
 def rungs(text):
@@ -80,8 +84,13 @@ def run(platform, spec, directory):
     document = {"schema": SCHEMA, "commit": environment["git_commit"], "timestamp": environment["timestamp"],
                 "where": environment["where"], "environment": environment, "sizes": list(spec.sizes),
                 "rounds": rounds, "iterations": spec.iterations, "ergonomics": {}, "cells": {v: [] for v in versions}}
+    if spec.keep:
+        document = continued(json.loads((spec.keep / "cpu-map.json").read_text()), document)
     try:
         for index, size in enumerate(spec.sizes):
+            if label(size) in document["ergonomics"]:
+                step(f"{label(size)} per service ({index + 1} of {len(spec.sizes)}): kept from {spec.keep}")
+                continue
             step(f"{label(size)} per service ({index + 1} of {len(spec.sizes)}): {', '.join(versions)}")
             builds = {version: platform.size(version, *given(size)) for version in versions}
             warmed = {version: warm_up(version, build, runs_dir, spec.warmup) for version, build in builds.items()}
@@ -115,6 +124,28 @@ def run(platform, spec, directory):
                      ("Environment", "", [("", documents.key_value_rows(environment))])], {})
     step(f"The CPU map: {directory / 'cpu-map.md'} and .html")
     return directory / "cpu-map.json"
+
+
+def continued(kept, document):
+    """The document of a map that stopped half-way, to be continued by this run: refused unless it measured the same
+    builds the same way, its rungs a part of this ladder; where and when the rest was measured is added."""
+    same = ("rounds", "iterations")
+    if any(kept[key] != document[key] for key in same) or list(kept["cells"]) != list(document["cells"]):
+        raise SystemExit("CPU_MAP_KEEP: that map measured " + ", ".join(f"{key} {kept[key]}" for key in same)
+                         + f" of {', '.join(kept['cells'])}; this run " + ", ".join(f"{key} {document[key]}" for key in same)
+                         + f" of {', '.join(document['cells'])}")
+    measured = list(dict.fromkeys(c["size"] for cells in kept["cells"].values() for c in cells))
+    if not set(measured) <= set(document["sizes"]):
+        raise SystemExit(f"CPU_MAP_KEEP: its rungs {', '.join(measured)} are not all on this ladder "
+                         f"({', '.join(document['sizes'])})")
+    # a rung it began and did not finish is measured again, whole
+    finished = [size for size in measured if all(sum(c["size"] == size for c in cells) == kept["rounds"]
+                                                  for cells in kept["cells"].values())]
+    return {**kept, "sizes": document["sizes"],
+            "ergonomics": {name: found for name, found in kept["ergonomics"].items()
+                           if name in {label(size) for size in finished}},
+            "cells": {v: [c for c in cells if c["size"] in finished] for v, cells in kept["cells"].items()},
+            "continued": {key: document[key] for key in ("commit", "timestamp", "where")}}
 
 
 def open_run(build, runs_dir, round_, size, rate, seconds, what):
