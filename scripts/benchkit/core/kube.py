@@ -156,10 +156,11 @@ def cgroup_readings(namespace, target, scheduling=False):
                             if scheduling else "") + f"; echo '{END_MARK}'"
     for attempt in range(EXEC_ATTEMPTS):
         done = pod_exec(namespace, target, "sh", "-c", script)
-        text, marked, processes = done.stdout.partition(SCHEDULING_MARK)
+        whole, ended, _ = done.stdout.rpartition(END_MARK)
+        text, marked, processes = whole.partition(SCHEDULING_MARK)
         reading = parse_cgroup(text)
         if (reading["cpu_seconds"] is not None and reading["anonymous_bytes"] is not None
-                and (marked or not scheduling) and done.stdout.rstrip().endswith(END_MARK)):
+                and (marked or not scheduling) and ended):
             break
         # The exec's stream failed on a loaded node, not the container's figures: it printed nothing (seen once an
         # hour into a CPU map), or lost a part ("Unknown stream id … discarding message": the cgroup's lines gone,

@@ -155,13 +155,15 @@ def test_the_load_pods_node_selector_is_given_to_the_chart_with_its_labels_dots_
 def test_a_cgroup_exec_that_printed_nothing_or_part_is_tried_again_and_then_fails_loudly(monkeypatch):
     import subprocess
     import pytest
-    whole = V2 + "\n" + kube.END_MARK + "\n"
+    # the end's mark follows the last file read: not a part of it (the limit read from it)
+    whole = V2 + "==> /sys/fs/cgroup/cpu.max\n50000 100000\n" + kube.END_MARK + "\n"
     # the cgroup's lines lost on the stream, the threads' there; then the end lost
     outputs = ["", kube.SCHEDULING_MARK + "\ntask 101 2744 87 3865837256\n" + kube.END_MARK, V2, whole]
     monkeypatch.setattr(kube.time, "sleep", lambda seconds: None)
     monkeypatch.setattr(kube, "pod_exec", lambda *args: subprocess.CompletedProcess(args, 0, outputs.pop(0), "eof"))
     monkeypatch.setattr(kube, "EXEC_ATTEMPTS", 4)
-    assert kube.cgroup_readings("bench", "deploy/bench-v1-web-api")["cpu_seconds"] == 2.5 and outputs == []
+    reading = kube.cgroup_readings("bench", "deploy/bench-v1-web-api")
+    assert (reading["cpu_seconds"], reading["cpu_limit"], outputs) == (2.5, 0.5, [])
     outputs = [""] * kube.EXEC_ATTEMPTS
     with pytest.raises(SystemExit, match="error stream: 'eof'"):
         kube.cgroup_readings("bench", "deploy/bench-v1-web-api")
