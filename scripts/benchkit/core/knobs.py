@@ -6,9 +6,10 @@ is read that is not declared, or declared and never read. The load's own setting
 load/scenarios.json's, with their defaults there (`load.setting`)."""
 import dataclasses
 import os
-import pathlib
 import types
 import typing
+
+from benchkit import ROOT
 
 
 def numbers(kind):
@@ -21,9 +22,9 @@ def numbers(kind):
 
 def results_directory(file):
     """A parser of an earlier run's results directory that must hold this file (e.g. a sweep's sweep.json): refused
-    before anything starts, named absolutely."""
+    before anything starts, named absolutely; a relative one from the checkout's root, where make runs."""
     def parse(text):
-        path = pathlib.Path(text).resolve()
+        path = (ROOT / text).resolve()
         if not (path / file).is_file():
             raise ValueError(f"{text}: no {file} there (give a results directory that holds one)")
         return path

@@ -2,6 +2,7 @@
 knob the harness reads is declared, every declared knob is read, no name is declared twice, and nothing else reads a
 setting of a user's from the environment itself."""
 import dataclasses
+import os
 import re
 
 import pytest
@@ -71,6 +72,9 @@ def test_a_spec_is_read_from_the_environment_typed_and_refused_by_name_when_wron
         knobs.spec_of(sweep.Spec, "sweep", {"SWEEP_KEEP": str(tmp_path)})
     (tmp_path / "sweep.json").write_text("{}")
     assert knobs.spec_of(sweep.Spec, "sweep", {"SWEEP_KEEP": str(tmp_path)}).keep == tmp_path.resolve()
+    # as a user names it beside the make command: from the checkout's root, wherever benchkit runs
+    relative = os.path.relpath(tmp_path, knobs.ROOT)
+    assert knobs.spec_of(sweep.Spec, "sweep", {"SWEEP_KEEP": relative}).keep == tmp_path.resolve()
 
 
 def test_an_experiment_entry_gives_the_fields_no_user_sets():
