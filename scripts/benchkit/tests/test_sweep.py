@@ -167,7 +167,7 @@ def test_at_a_pod_s_size_every_candidate_runs_in_it_and_the_value_shipped_is_wha
     monkeypatch.setattr(sweep, "measure", lambda build, model, runs_dir, repeat, settings, label: {
         "ok_rps": rates[int(label.rsplit("-", 1)[1])], "p50": 5.0, "p99": 20.0, "error_pct": 0.0, "degraded": 0})
     loops = tunables.settings_for(1)["v2"][:1]
-    result = sweep.sweep_build("v2", Pods(), None, 2, 10, 10, "abc", loops, cpus=0.5, counted=1)
+    result = sweep.sweep_build("v2", Pods(), None, 2, 10, 10, "abc", loops, cpus=0.5)
     # v2's chart gives a pod one event loop per CPU: at half a CPU that is the value shipped, not the two of
     # application.properties
     assert result["shipped"] == {"event loops": 1} and result["cpus"] == 0.5

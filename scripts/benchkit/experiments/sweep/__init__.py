@@ -37,22 +37,33 @@ def choose(measured, current):
     return best
 
 
-def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit, settings, delay=None, cpus=None,
-                counted=None):
+def measured_of(runs, name):
+    """{value: [complete answers/s of each repeat]} of one setting's runs, as choose takes them."""
+    measured = {}
+    for run in runs:
+        if run["setting"] == name:
+            measured.setdefault(run["value"], []).append(run["complete_per_s"])
+    return measured
+
+
+def sized_at(version, cpus):
+    """What a pod of `cpus` CPUs gives the build's services (platforms.sized_environment, at the processors its JVMs
+    count there); None without a size."""
+    return sized_environment(version, counted_processors(cpus, None, None)) if cpus else None
+
+
+def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit, settings, delay=None, cpus=None):
     """delay (latency.Setting): every candidate warmed up and measured behind the latency proxy with this latency on
     its hop, checked after each restart. With it, a candidate's warm-up is the load it is measured under: without
     it, look-ups beyond authors' admission (its edge's requests in flight) are shed while the JVMs are cold, and
-    the warm-up never settles. cpus: every candidate in pods of that size, whose JVMs count `counted` processors; the
-    value shipped is then what the build runs with there (v2's event loops per CPU)."""
+    the warm-up never settles. cpus: every candidate in pods of that size; the value shipped is then what the build runs
+    with there (v2's event loops per CPU)."""
     proxy = platform.latency() if delay else None
-    sized = sized_environment(version, counted) if cpus else None
-    chosen = {s.name: s.current(version, sized) for s in settings}
+    chosen = {s.name: s.current(version, sized_at(version, cpus)) for s in settings}
     shipped = dict(chosen)
     rows = []
     for setting in settings:
-        measured = {value: [] for value in setting.candidates}
-        measured.setdefault(chosen[setting.name], [])
-        values = sorted(measured)
+        values = sorted({*setting.candidates, chosen[setting.name]})
         for repeat in range(1, repeats + 1):
             for value in (values if repeat % 2 else list(reversed(values))):
                 trial = {**chosen, setting.name: value}
@@ -73,7 +84,6 @@ def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit
                 warm_up(version, build, runs_dir, warmup)
                 speed = platform.calibrate()
                 figures = measure(build, "closed", runs_dir, repeat, {"ITERATIONS": str(iterations)}, label=f"sweep-{label}")
-                measured[value].append(figures["ok_rps"])
                 rows.append({"version": version, "setting": setting.name, "property": setting.property,
                              "value": value, "repeat": repeat, "context": {k: v for k, v in trial.items()
                                                                             if k != setting.name},
@@ -82,6 +92,7 @@ def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit
                              "calibration_seconds": speed, **({"latency_observed": observed} if delay else {})})
                 if delay:
                     proxy.clear(version)
+        measured = measured_of(rows, setting.name)
         chosen[setting.name] = choose(measured, chosen[setting.name])
         info(f"{version}: {setting.name} -> {chosen[setting.name]} "
              f"(medians: {', '.join(f'{v}: {statistics.median(r):.0f}/s' for v, r in sorted(measured.items()))})")
@@ -142,8 +153,7 @@ def verdict(version, result):
     text = f"{version}{commit}{under}: chosen {', '.join(f'{name} {value}' for name, value in chosen.items())}"
     moved = [f"{name} {result['shipped'][name]}" for name, value in chosen.items() if value != result["shipped"][name]]
     text += f", instead of {', '.join(moved)} then" if moved else ", what it shipped with then"
-    sized = sized_environment(version, counted_processors(result["cpus"], None, None)) if result.get("cpus") else None
-    now = {s.name: s.current(version, sized) for group in (SETTINGS, LATENCY_SETTINGS) for s in group.get(version, ())
+    now = {s.name: s.current(version, sized_at(version, result.get("cpus"))) for group in (SETTINGS, LATENCY_SETTINGS) for s in group.get(version, ())
            if s.name in chosen}
     apart = [f"{result['properties'][name]}={now[name]}" for name, value in chosen.items()
              if name in now and now[name] != value]
@@ -216,7 +226,7 @@ def run(platform, spec, directory):
         for version in versions:
             sweep["builds"][version] = sweep_build(version, platform, runs_dir, spec.repeats, spec.iterations,
                                                    spec.warmup, environment.get("git_commit", ""), settings[version],
-                                                   delay, spec.cpus, cores)
+                                                   delay, spec.cpus)
             (directory / "sweep.json").write_text(json.dumps(sweep, indent=2))
     finally:
         platform.close()
@@ -232,10 +242,7 @@ def consistency(summary):
     for version, result in summary["builds"].items():
         chosen = dict(result["shipped"])
         for name in result["properties"]:
-            measured = {}
-            for run in result["runs"]:
-                if run["setting"] == name:
-                    measured.setdefault(run["value"], []).append(run["complete_per_s"])
+            measured = measured_of(result["runs"], name)
             if measured:
                 chosen[name] = choose(measured, chosen[name])
         if chosen != result["chosen"]:
