@@ -86,13 +86,14 @@ flame_graphs() {
 # latency_map_holds MAP CHECK…: a short latency map that holds on any machine (benchkit latency-map-verdicts: every
 # hop's latency and the proxy's own cost observed within their bounds, every cell measured, no complete answer faster
 # than its row's latency less the jitter, which a build that bypassed its proxy cannot pass), and the caller's own
-# checks; each build's fastest answers and p50s printed last, where a failure's excerpt shows them.
+# checks; each build's fastest answers and p50s printed first, the verdicts last (what does not hold last of all), where
+# a failure's excerpt shows them.
 latency_map_holds() {
   local map=$1 status=0
   shift
-  benchkit latency-map-verdicts "$map" || status=$?
-  (($# == 0)) || benchkit check "$map" "$@" || status=$?
   benchkit check "$map" '[(v, d["rows"][c["row"]]["ms"], c["load"], c["fastest"], c["p50"]) for v, cells in d["cells"].items() for c in cells]' || true
+  (($# == 0)) || benchkit check "$map" "$@" || status=$?
+  benchkit latency-map-verdicts "$map" || status=$?
   return "$status"
 }
 elapsed() { printf '%ds' $((SECONDS - SECONDS_AT_START)); }

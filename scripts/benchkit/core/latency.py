@@ -163,8 +163,9 @@ ROUND_TRIPS = {"authors": http_round_trip, "database": postgres_round_trip}
 PROXY_OWN_LIMIT_MS = 1.5
 # The least uncertainty a floor is given (a timer's and a scheduler's grain).
 FLOOR_GRAIN_MS = 0.3
-# A check whose verdict is not yet clear takes this many times its round trips at most, a batch at a time.
-MORE_ROUND_TRIPS = 4
+# A check whose verdict is not yet clear takes this many times its round trips at most, a batch at a time (a passing
+# check stops at its first: a machine twice as slow, or busy, pays the batches only where its floors have not shown).
+MORE_ROUND_TRIPS = 8
 
 
 def floor_and_grain(values):

@@ -169,7 +169,8 @@ def test_the_proxy_s_own_cost_is_read_from_the_cells_with_no_latency_added(made_
 
 def a_short_map(fastest_at_20):
     """A map as e2e's short one: rows 0 and +20 ± 2 ms on the look-ups, one load, one repeat, one build."""
-    hop = {"ok": True}
+    hop = {"hop": "authors", "setting_ms": 0, "added_ms": 0.2, "direct_floor_ms": 0.3, "proxied_floor_ms": 0.5,
+           "low_ms": -0.6, "high_ms": 2.1, "samples": 60, "ok": True}
     return {"rows": [{"hop": "authors", "ms": 0, "jitter_ms": 0}, {"hop": "authors", "ms": 20, "jitter_ms": 2}],
             "loads": [{"model": "open", "value": 40}], "environment": {"runs": 1},
             "own": {"v1": [hop]}, "checks": {"v1": [{"repeat": 1, "row": 1, "hops": [hop]}]},
@@ -191,8 +192,11 @@ def test_a_build_that_bypassed_its_proxy_fails_the_map_however_spread_its_answer
 def test_a_map_with_a_missing_cell_or_a_proxy_that_costs_too_much_fails():
     short = a_short_map(19.0)
     short["cells"]["v1"].pop()
-    short["own"]["v1"][0] = {"ok": False}
-    assert [holds for _, holds in latencymap.verdicts(short)] == [True, False, False, True]
+    short["own"]["v1"][0] = {**short["own"]["v1"][0], "added_ms": 2.5, "proxied_floor_ms": 2.8, "ok": False}
+    found = latencymap.verdicts(short)
+    assert [holds for _, holds in found] == [True, False, False, True]
+    # the failing check named in its figures, where a failure's excerpt shows it
+    assert "v1 authors 0 ms: added 2.5 (floors 0.3 -> 2.8), bounds -0.6..2.1, 60 round trips" in found[1][0]
 
 
 def test_a_map_s_predictions_are_what_its_pools_give_by_its_rule(made_up):

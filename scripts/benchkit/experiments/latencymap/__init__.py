@@ -235,6 +235,13 @@ def check(platform, version, row, own):
             for via, direct in platform.hop_addresses(version, row.hop)]
 
 
+def outside(found):
+    """A hop's check that failed, in the figures it was judged by."""
+    return (f"{found['hop']} {found['setting_ms']:g} ms: added {found['added_ms']} (floors {found['direct_floor_ms']} "
+            f"-> {found['proxied_floor_ms']}), bounds {found['low_ms']}..{found['high_ms']}, {found['samples']} round "
+            "trips")
+
+
 def verdicts(document):
     """What a map must show on any machine, as (sentence, holds) pairs: every hop's latency and the proxy's own cost
     observed within their bounds, every cell measured with complete answers, and no complete answer faster than the
@@ -245,10 +252,13 @@ def verdicts(document):
     too_fast = [(version, rows[c["row"]]["hop"], rows[c["row"]]["ms"], c["load"], c["fastest"])
                 for version, cells in document["cells"].items() for c in cells
                 if c["fastest"] is not None and c["fastest"] < rows[c["row"]]["ms"] - rows[c["row"]]["jitter_ms"]]
+    missed = [f"{version} row {c['row']} {outside(h)}" for version, checks in document["checks"].items()
+              for c in checks for h in c["hops"] if not h["ok"]]
+    own_missed = [f"{version} {outside(o)}" for version, own in document["own"].items() for o in own if not o["ok"]]
     return [
-        ("every hop's latency observed as set", all(h["ok"] for checks in document["checks"].values()
-                                                     for c in checks for h in c["hops"])),
-        ("the proxy's own cost at 0 ms within its bound", all(o["ok"] for own in document["own"].values() for o in own)),
+        ("every hop's latency observed as set" + (f" (not: {missed[:4]})" if missed else ""), not missed),
+        ("the proxy's own cost at 0 ms within its bound" + (f" (not: {own_missed[:4]})" if own_missed else ""),
+         not own_missed),
         (f"every cell measured ({len(rows)} rows x {len(loads)} loads, {repeats} repeats or more), each with complete "
          "answers", all(all(sum(1 for c in cells if (c["row"], c["load"]) == (r, l)) >= repeats
                                 for r in range(len(rows)) for l in range(len(loads)))
@@ -276,7 +286,7 @@ def main(argv):
     """benchkit latency-map-verdicts LATENCY_MAP_JSON: judge a map already measured (see verdicts); exit 1 when one
     does not hold."""
     found = verdicts(json.loads(pathlib.Path(argv[0]).read_text()))
-    for sentence, holds in found:
+    for sentence, holds in sorted(found, key=lambda verdict: not verdict[1]):  # what does not hold last, seen first
         print(f"{'holds' if holds else 'does not hold'}: {sentence}")
     raise SystemExit(0 if all(holds for _, holds in found) else 1)
 
