@@ -59,7 +59,8 @@ def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit
     the warm-up never settles. cpus: every candidate in pods of that size; the value shipped is then what the build runs
     with there (v2's event loops per CPU)."""
     proxy = platform.latency() if delay else None
-    chosen = {s.name: s.current(version, sized_at(version, cpus)) for s in settings}
+    sized = sized_at(version, cpus)
+    chosen = {s.name: s.current(version, sized) for s in settings}
     shipped = dict(chosen)
     rows = []
     for setting in settings:
@@ -153,7 +154,8 @@ def verdict(version, result):
     text = f"{version}{commit}{under}: chosen {', '.join(f'{name} {value}' for name, value in chosen.items())}"
     moved = [f"{name} {result['shipped'][name]}" for name, value in chosen.items() if value != result["shipped"][name]]
     text += f", instead of {', '.join(moved)} then" if moved else ", what it shipped with then"
-    now = {s.name: s.current(version, sized_at(version, result.get("cpus"))) for group in (SETTINGS, LATENCY_SETTINGS) for s in group.get(version, ())
+    sized = sized_at(version, result.get("cpus"))
+    now = {s.name: s.current(version, sized) for group in (SETTINGS, LATENCY_SETTINGS) for s in group.get(version, ())
            if s.name in chosen}
     apart = [f"{result['properties'][name]}={now[name]}" for name, value in chosen.items()
              if name in now and now[name] != value]
