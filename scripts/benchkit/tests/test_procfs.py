@@ -56,14 +56,25 @@ def test_a_process_that_is_gone_has_no_figures():
 
 def test_the_kernel_counts_a_process_blocking_and_its_system_calls():
     # Real readings of this process: a thread that sleeps blocks (voluntary switches), and reads are system calls.
+    # The sleeper stays alive until read: a thread that has ended is no longer among the process's tasks.
+    slept, read = threading.Event(), threading.Event()
+
+    def sleep_then_wait():
+        for _ in range(5):
+            threading.Event().wait(0.01)
+        slept.set()
+        read.wait()
+
     before = procfs.scheduling([os.getpid()])
-    sleeper = threading.Thread(target=lambda: [threading.Event().wait(0.01) for _ in range(5)])
+    sleeper = threading.Thread(target=sleep_then_wait)
     sleeper.start()
-    sleeper.join()
+    slept.wait()
     for _ in range(20):
         with open("/proc/self/stat") as stat:
             stat.read()
     after = procfs.scheduling([os.getpid()])
+    read.set()
+    sleeper.join()
     did = procfs.scheduling_between(before, after)
     assert did["voluntary_switches"] >= 5
     assert did["read_syscalls"] >= 20
