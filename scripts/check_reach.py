@@ -7,7 +7,8 @@ against every Job's pod labels and target, as an enforcing plugin (Calico on min
 when a Job could not reach its target; `--self-test` first proves that the check bites: with the chart's rule for
 the load generator switched off (networkPolicy.loadGeneratorLabels=null), the hop scenarios must be found unreachable,
 and everything else reachable. Then the services' own connections (web-api to articles and authors, the data services
-to PostgreSQL, each straight or through the latency proxy of latencyProxy.enabled, and the proxy to authors) are
+to PostgreSQL, each straight or through the latency proxy of latencyProxy.enabled, and the proxy to authors; their
+spans to Jaeger with tracing.enabled) are
 evaluated the same way, with the proxy off and on; the self-test also proves that a pod of no release is refused at
 every one of them.
 
@@ -150,7 +151,8 @@ def own_connections(manifests):
         name, labels = deployment["metadata"]["name"], deployment["spec"]["template"]["metadata"].get("labels", {})
         addresses = [variable.get("value", "") for container in deployment["spec"]["template"]["spec"]["containers"]
                      for variable in container.get("env", [])]
-        addresses += [proxy["upstream"] for text in config.get(name, {}).values() for proxy in json.loads(text)]
+        addresses += [proxy["upstream"] for key, text in config.get(name, {}).items() if key == "proxies.json"
+                      for proxy in json.loads(text)]
         for address in addresses:
             match = ADDRESS.match(address)
             if match and match.group(1) in services and (name, f"{match.group(1)}:{match.group(2)}") not in seen:
@@ -190,7 +192,7 @@ def self_test(versions, scenarios):
     # and the latency proxy's hops admit the release's services only: a pod of no release is refused there
     for version in versions:
         build = helm_template(f"bench-{version}", "reactive-bench", "--set", f"build={version}",
-                              "--set", "latencyProxy.enabled=true", namespace=NAMESPACE)
+                              "--set", "latencyProxy.enabled=true", "--set", "tracing.enabled=true", namespace=NAMESPACE)
         for client, _, address in own_connections(build):
             pod = target_pod(build, f"tcp://{address}")
             if admitted([m for m in build if m["kind"] == "NetworkPolicy"], pod, pod["port"],
@@ -217,14 +219,17 @@ def main(argv=None):
         sys.exit(f"{len(blocked)} of make bench's load Jobs could not reach their target behind the charts' NetworkPolicies")
     print(f"every load Job of make bench reaches its target ({len(found)} Jobs: {len(versions)} builds x "
           f"{len(scenarios)} scenarios)")
-    # the services' own hops, directly and through the latency proxy (LATENCY_PROXY=on make deploy-vN)
-    for proxy in ("false", "true"):
-        hops = [hop for version in versions for hop in own_hops(version, [*values, "--set", f"latencyProxy.enabled={proxy}"])]
+    # the services' own hops, directly, and through the latency proxy with their spans to Jaeger (LATENCY_PROXY=on
+    # TRACING=on make deploy-vN, as make test-cluster's last deploy)
+    for proxy, traced in (("false", "false"), ("true", "true")):
+        given = [*values, "--set", f"latencyProxy.enabled={proxy}", "--set", f"tracing.enabled={traced}"]
+        hops = [hop for version in versions for hop in own_hops(version, given)]
         for client, address, reachable, why in hops:
             print(f"    {'reaches' if reachable else 'CANNOT REACH'} {client} -> {address}: {why}")
         if not hops or not all(hop[2] for hop in hops):
-            sys.exit(f"with latencyProxy.enabled={proxy}, a service's own connection is not admitted")
-        print(f"with latencyProxy.enabled={proxy}, every service's own connection is admitted ({len(hops)} connections)")
+            sys.exit(f"with latencyProxy.enabled={proxy}, tracing.enabled={traced}, a service's own connection is not admitted")
+        print(f"with latencyProxy.enabled={proxy}, tracing.enabled={traced}, every service's own connection is admitted "
+              f"({len(hops)} connections)")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 # End-to-end tests on the real local stack (part of make test): every build answers with byte-identical
 # JSON, the smoke load scenario passes its thresholds for each, a POST reaches the SSE stream (in about a second),
 # the report generator produces every section, schemathesis finds nothing against each service's own
-# OpenAPI document, two faults under load are survived (make chaos --quick),
+# OpenAPI document, two faults under load are survived (make chaos --quick), every build's requests are traced in Jaeger,
 # no Vert.x thread waited on an event loop, and `down` leaves nothing.
 set -euo pipefail
 # A stack of its own, with fresh data: the seed articles, so one request means five author look-ups.
@@ -13,6 +13,7 @@ source "$(dirname "$0")/lib.sh"
 
 readonly LOADGEN="${LOADGEN:?LOADGEN must name the loadgen binary (the Makefile sets it)}"
 readonly SCHEMATHESIS="${SCHEMATHESIS:?SCHEMATHESIS must name the st binary (the Makefile sets it)}"
+readonly JAEGER="${JAEGER:?JAEGER must name Jaeger, which may still be building (the Makefile sets it)}"
 readonly WORK="$LOCAL_DIR/work"
 
 expect() { # expect DESCRIPTION COMMAND…
@@ -211,6 +212,30 @@ expect "latency-map.json: every hop's latency and the proxy's own observed as se
 expect "after the map v2 connects directly again (its services restarted as they were)" \
   benchkit check "$LOCAL_DIR/stack.json" \
   'not any(s["through_proxy"] for name, s in d["services"].items() if name.endswith("-v2"))'
+
+step "Traces: one GET and one POST of each build, read back from Jaeger (TRACING=on)"
+# Jaeger is built in make test's background (a few minutes of compiling), meanwhile the steps above ran untraced.
+traced_again() { # every service restarted with tracing on, Jaeger started with them
+  local name
+  wait_for "Jaeger built (make jaeger)" 1200 test -x "$JAEGER" || return 1
+  for name in "${SERVICES[@]}"; do "$ROOT/scripts/stack.sh" stop "$name" >/dev/null; done
+  TRACING=on "$ROOT/scripts/stack.sh" up >/dev/null
+}
+expect "every service restarts traced, and Jaeger with them" traced_again
+expect "stack.json: every service traced, Jaeger running" benchkit check "$LOCAL_DIR/stack.json" \
+  'all(s["traced"] for s in d["services"].values()) and d["jaeger"]["pid"]'
+mkdir -p "$WORK/traces"
+# The steps above created articles by one author: the check first creates one by each of the seed's five, so that the
+# read it judges fans out to five look-ups again.
+seed_authors=$(authors_of "$WORK/v1.json")
+for version in "${BUILDS[@]}"; do
+  expect "$version: a GET is one trace (web-api, articles, five author look-ups in parallel, each statement), a POST's reaches web-api through Kafka" \
+    benchkit traces "$(jaeger_url)" "$(service_url "web-api-$version")" "$version" --authors "$seed_authors" \
+    --keep "$WORK/traces/traces.json"
+done
+expect "traces.json: every build's read fanned out to the seed's five authors, every verdict held" \
+  benchkit check "$WORK/traces/traces.json" "sorted(d['builds']) == sorted('${BUILDS[*]}'.split())" \
+  'all(b["read"]["authors"] == 5 and all(v["holds"] for r in ("read", "write") for v in b[r]["verdicts"]) for b in d["builds"].values())'
 
 # Last: the articles it creates have authors nobody knows, so web-api's answers lose their author details.
 step "Property-based tests from each service's own OpenAPI document (schemathesis)"

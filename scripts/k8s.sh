@@ -186,11 +186,11 @@ cluster_architecture() { # the architecture of the cluster's nodes as Kubernetes
 }
 
 build_program_image() { # build_program_image IMAGE NAME VERSION CONTAINERFILE: a static program, built for the
-  # cluster's nodes (make cluster-binaries: the Makefile's CLUSTER_LOADGEN, CLUSTER_TOXIPROXY), on the cluster's base
+  # cluster's nodes (the Makefile's rule for .tools/bin/linux-ARCH/NAME-VERSION), on the cluster's base
   local image=$1 name=$2 version=$3 containerfile=$4 context="$LOCAL_DIR/$2-image" arch program
   arch=${CLUSTER_ARCH:?resolved before any image is built}
   program="${LOCALBIN:?set by the Makefile}/linux-$arch/$name-$version"
-  (cd "$ROOT" && make --no-print-directory cluster-binaries CLUSTER_ARCH="$arch" >&2)
+  (cd "$ROOT" && make --no-print-directory "$program" >&2)
   [[ $(BENCHKIT_PYTHON=python3 benchkit architecture "$program") == "$arch" ]] || die "$program is not built for $arch"
   rm -rf "$context" && mkdir -p "$context"
   cp "$program" "$context/$name" && cp "$containerfile" "$context/"
@@ -211,6 +211,12 @@ build_proxy_image() { # the latency proxy's image (scripts/latency-proxy/Contain
   PROXY_IMAGE_TAG="${TOXIPROXY_VERSION:?set by the Makefile}"
   build_program_image "$(image_repository)/latency-proxy:$PROXY_IMAGE_TAG" toxiproxy-server "$TOXIPROXY_VERSION" \
     "$ROOT/scripts/latency-proxy/Containerfile"
+}
+
+build_tracing_image() { # Jaeger's image (scripts/tracing/Containerfile), for TRACING=on
+  TRACING_IMAGE_TAG="${JAEGER_VERSION:?set by the Makefile}"
+  build_program_image "$(image_repository)/jaeger:$TRACING_IMAGE_TAG" jaeger "$JAEGER_VERSION" \
+    "$ROOT/scripts/tracing/Containerfile"
 }
 
 build_image() { # build_image IMAGE CONTEXT FILE [BUILD_ARG…]: one image from CONTEXT/FILE, where the cluster finds it
@@ -285,6 +291,12 @@ deploy() {
   if [[ ${LATENCY_PROXY:-off} == on ]]; then
     build_proxy_image
     values+=(--set latencyProxy.enabled=true --set latencyProxy.image.tag="$PROXY_IMAGE_TAG")
+  fi
+  # TRACING=on: every service traced into a Jaeger of the release's own (TRACING_SAMPLED: the share of requests)
+  if [[ ${TRACING:-off} == on ]]; then
+    build_tracing_image
+    values+=(--set tracing.enabled=true --set tracing.image.tag="$TRACING_IMAGE_TAG")
+    [[ -z "${TRACING_SAMPLED:-}" ]] || values+=(--set-string tracing.sampled="$TRACING_SAMPLED")
   fi
   local setting
   for setting in $(build_chart_values "$version"); do values+=(--set "$setting"); done

@@ -49,6 +49,13 @@ for ((i = 0; i < ${#BUILDS[@]}; i++)); do
 done
 readonly PROXY_PORT PROXY_UPSTREAM
 
+# The trace store of TRACING=on (Jaeger, which JAEGER names; the Makefile sets it): OTLP in, its query API and UI out.
+readonly JAEGER_OTLP_PORT="${JAEGER_OTLP_PORT:-14317}"
+readonly JAEGER_QUERY_PORT="${JAEGER_QUERY_PORT:-16686}"
+readonly JAEGER_QUERY_GRPC_PORT="${JAEGER_QUERY_GRPC_PORT:-16685}"
+readonly JAEGER_HEALTH_PORT="${JAEGER_HEALTH_PORT:-13133}"
+jaeger_url() { echo "http://127.0.0.1:$JAEGER_QUERY_PORT"; }
+
 # The same JVM flags for every service of every build (recorded in every report).
 readonly SERVICE_JAVA_OPTS="${SERVICE_JAVA_OPTS:--Xms256m -Xmx512m -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError}"
 # go_module_dir MODULE@VERSION: where the Go module cache holds that module (downloaded if it is not there yet)
@@ -95,6 +102,10 @@ latency_map_holds() {
   (($# == 0)) || benchkit check "$map" "$@" || status=$?
   benchkit latency-map-verdicts "$map" || status=$?
   return "$status"
+}
+# authors_of ANSWER: the distinct authors of an answer of GET /vN/articles (on stdin without one), comma-separated
+authors_of() {
+  python3 -c 'import json, sys; print(",".join(dict.fromkeys(a["authorName"] for a in json.load(sys.stdin))))' <"${1:-/dev/stdin}"
 }
 elapsed() { printf '%ds' $((SECONDS - SECONDS_AT_START)); }
 

@@ -10,6 +10,8 @@
 # LATENCY_PROXY=on (in the environment, or a service's SERVICE_SETTINGS, which wins) starts services behind the
 # latency proxy: web-api reaches authors, and articles and authors reach PostgreSQL, through Toxiproxy (TOXIPROXY,
 # which the Makefile sets), where latency can be added per hop (benchkit latency) without a restart.
+# TRACING=on (the same two ways) starts services with OpenTelemetry on, exporting to Jaeger (JAEGER, which the
+# Makefile sets), started with them: every request traced, its query API and UI on jaeger_url (scripts/lib.sh).
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -17,13 +19,15 @@ source "$(dirname "$0")/lib.sh"
 readonly INFRA_DIR="$LOCAL_DIR/infrastructure"
 readonly SUPPORT="$ROOT/services/testing/support/target"
 
-through_proxy() { # whether a service starts behind the latency proxy (LATENCY_PROXY, see above)
-  local word setting=${LATENCY_PROXY:-off}
+switched_on() { # switched_on NAME: whether a switch is on, in the environment or in SERVICE_SETTINGS, which wins
+  local word setting=${!1:-off}
   for word in ${SERVICE_SETTINGS:-}; do
-    [[ $word != LATENCY_PROXY=* ]] || setting=${word#*=}
+    [[ $word != "$1"=* ]] || setting=${word#*=}
   done
   [[ $setting == on ]]
 }
+through_proxy() { switched_on LATENCY_PROXY; } # whether a service starts behind the latency proxy (see above)
+traced() { switched_on TRACING; }              # whether a service starts traced (see above)
 
 # hop_address HOP: where a service reaches the far end of a hop (authors-v1, postgres-articles-v1): through the
 # latency proxy when it starts behind it, else directly
@@ -47,6 +51,7 @@ service_env() { # the environment of one service: standard Quarkus variables onl
       # tls), and every build alike: pgJDBC's own default would try TLS first, the reactive client's would not.
       echo "QUARKUS_DATASOURCE_JDBC_ADDITIONAL_JDBC_PROPERTIES_SSLMODE=disable"
       echo "QUARKUS_DATASOURCE_REACTIVE_POSTGRESQL_SSL_MODE=disable"
+      if traced; then echo "QUARKUS_DATASOURCE_JDBC_TELEMETRY_ENABLED=true"; fi
       ;;
     web-api-*)
       echo "QUARKUS_REST_CLIENT_ARTICLES_URL=$(service_url "articles-$version")/$version"
@@ -54,6 +59,10 @@ service_env() { # the environment of one service: standard Quarkus variables onl
       ;;
   esac
   echo "KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:$KAFKA_PORT"
+  if traced; then
+    echo "QUARKUS_OTEL_SDK_DISABLED=false"
+    echo "QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$JAEGER_OTLP_PORT"
+  fi
   # The build's own JVM options, as make deploy gives them to its pods; SERVICE_SETTINGS, which comes after, may
   # replace them.
   local options
@@ -112,12 +121,27 @@ start_proxy() {
     die "the latency proxy did not start; see $LOG_DIR/toxiproxy.log"
 }
 
+# The trace store, started with the first traced service: in memory, gone when the stack stops.
+start_jaeger() {
+  [[ -z "$(pid_of jaeger)" ]] || return 0
+  [[ -x "${JAEGER:-}" ]] || die "TRACING=on needs Jaeger: JAEGER does not name it (make jaeger builds it; make up sets it)"
+  JAEGER_OTLP_GRPC="127.0.0.1:$JAEGER_OTLP_PORT" JAEGER_QUERY_HTTP="127.0.0.1:$JAEGER_QUERY_PORT" \
+    JAEGER_QUERY_GRPC="127.0.0.1:$JAEGER_QUERY_GRPC_PORT" JAEGER_HEALTH_HTTP="127.0.0.1:$JAEGER_HEALTH_PORT" \
+    nohup "$JAEGER" --config "$ROOT/charts/reactive-bench/files/jaeger.yaml" >>"$LOG_DIR/jaeger.log" 2>&1 &
+  echo $! >"$PID_DIR/jaeger.pid"
+  wait_for "Jaeger ready: traces in on :$JAEGER_OTLP_PORT, its UI on $(jaeger_url)" 60 jaeger_ready ||
+    die "Jaeger did not start; see $LOG_DIR/jaeger.log"
+}
+
+jaeger_ready() { curl -fsS "http://127.0.0.1:$JAEGER_HEALTH_PORT/status" >/dev/null; }
+
 proxy_ready() {
   [[ $(curl -fsS "http://127.0.0.1:$TOXIPROXY_PORT/proxies" | grep -o '"listen"' | wc -l) -eq ${#PROXY_PORT[@]} ]]
 }
 
 start_service() {
   local name=$1 jar
+  if traced; then start_jaeger; fi
   jar="$(service_dir "$name")/target/quarkus-app/quarkus-run.jar"
   [[ -f "$jar" ]] || die "$name is not built: run 'make build' first"
   if [[ -n "$(pid_of "$name")" ]]; then
@@ -128,6 +152,8 @@ start_service() {
     [[ -n "$(pid_of toxiproxy)" ]] || die "$name is to start behind the latency proxy, which is not running"
     : >"$PID_DIR/$name.proxied"
   fi
+  rm -f "$PID_DIR/$name.traced"
+  if traced; then : >"$PID_DIR/$name.traced"; fi
   # shellcheck disable=SC2046,SC2086 # one word per variable and per JVM flag, on purpose
   # Appended: a service restarted by a fault or a sweep keeps what its earlier runs logged.
   env $(service_env "$name") ${SERVICE_SETTINGS:-} nohup "$JAVA" $SERVICE_JAVA_OPTS -jar "$jar" >>"$LOG_DIR/$name.log" 2>&1 &
@@ -156,14 +182,15 @@ up() {
 
 # .local/stack.json: what runs where, for the benchmark harness (scripts/benchkit).
 write_inventory() {
-  local name first=true proxy_pid
+  local name first=true proxy_pid jaeger_pid
   {
     printf '{\n  "java_opts": "%s",\n  "services": {' "$SERVICE_JAVA_OPTS"
     for name in "${SERVICES[@]}"; do
       $first || printf ','
       first=false
-      printf '\n    "%s": {"pid": %s, "url": "%s", "through_proxy": %s}' "$name" "$(pid_of "$name")" \
-        "$(service_url "$name")" "$([[ -f "$PID_DIR/$name.proxied" ]] && echo true || echo false)"
+      printf '\n    "%s": {"pid": %s, "url": "%s", "through_proxy": %s, "traced": %s}' "$name" "$(pid_of "$name")" \
+        "$(service_url "$name")" "$([[ -f "$PID_DIR/$name.proxied" ]] && echo true || echo false)" \
+        "$([[ -f "$PID_DIR/$name.traced" ]] && echo true || echo false)"
     done
     proxy_pid=$(pid_of toxiproxy)
     printf '\n  },\n  "proxy": {"pid": %s, "api": "http://127.0.0.1:%s", "hops": {' "${proxy_pid:-null}" "$TOXIPROXY_PORT"
@@ -175,6 +202,8 @@ write_inventory() {
     done
     printf '\n  }},\n  "postgres": {"pid": %s, "port": %s},' "$(head -1 "$INFRA_DIR/postgres/postmaster.pid" 2>/dev/null || echo null)" "$POSTGRES_PORT"
     printf '\n  "control": "http://127.0.0.1:%s",' "$CONTROL_PORT"
+    jaeger_pid=$(pid_of jaeger)
+    printf '\n  "jaeger": {"pid": %s, "api": "%s"},' "${jaeger_pid:-null}" "$(jaeger_url)"
     printf '\n  "kafka": {"pid": %s, "port": %s}\n}\n' "$(cat "$INFRA_DIR/kafka/broker.pid" 2>/dev/null || echo null)" "$KAFKA_PORT"
   } >"$LOCAL_DIR/stack.json"
 }
@@ -197,8 +226,11 @@ down() {
     name=${SERVICES[index]}
     pid=$(pid_of "$name")
     [[ -z "$pid" ]] || stop_pid "$name" "$pid"
-    rm -f "$PID_DIR/$name.pid" "$PID_DIR/$name.proxied"
+    rm -f "$PID_DIR/$name.pid" "$PID_DIR/$name.proxied" "$PID_DIR/$name.traced"
   done
+  pid=$(pid_of jaeger)
+  [[ -z "$pid" ]] || stop_pid jaeger "$pid"
+  rm -f "$PID_DIR/jaeger.pid"
   pid=$(pid_of toxiproxy)
   [[ -z "$pid" ]] || stop_pid toxiproxy "$pid"
   rm -f "$PID_DIR/toxiproxy.pid"
@@ -226,6 +258,8 @@ status() {
   pid=$(pid_of toxiproxy)
   printf '%-16s %-8s %-7s %s\n' latency-proxy "${pid:--}" "$([[ -n "$pid" ]] && echo yes || echo no)" \
     "http://127.0.0.1:$TOXIPROXY_PORT (hops on ${PROXY_PORT[*]})"
+  pid=$(pid_of jaeger)
+  printf '%-16s %-8s %-7s %s\n' jaeger "${pid:--}" "$([[ -n "$pid" ]] && echo yes || echo no)" "$(jaeger_url) (TRACING=on)"
   for name in "${SERVICES[@]}"; do
     pid=$(pid_of "$name")
     ready=no

@@ -6,7 +6,7 @@
   experiments            every experiment, with the platforms it runs on
   knobs                  every setting, with its one default
   report RESULTS | results RESULTS | compare LOCAL NODE | latency-report RESULTS | latency-map-verdicts FILE
-  figures publish|combine|render|check | check FILE EXPRESSION… | blocked LOG… | builds … |
+  figures publish|combine|render|check | check FILE EXPRESSION… | blocked LOG… | traces JAEGER WEB_API VERSION | builds … |
   unschedulable NAMESPACE | architecture PROGRAM"""
 import argparse
 import datetime
@@ -21,6 +21,7 @@ from benchkit import ROOT, step
 TOOLS = {"report": "experiments.bench.report", "results": "core.results", "compare": "experiments.compare",
          "latency-report": "experiments.latencymap.report", "latency-map-verdicts": "experiments.latencymap",
          "figures": "figures", "check": "checks.check", "blocked": "checks.blocked",
+         "traces": "checks.traces",
          "builds": "core.buildsconf"}
 
 

@@ -7,6 +7,7 @@ import json
 import pathlib
 import sys
 
+from benchkit.checks import traces
 from benchkit.core import knobs
 from benchkit.core.kinds import SUMMARIES, loaded as loaded_schemas
 from benchkit.experiments import ab, bakeoff, bench, chaos, compare, cpumap, latencymap, sweep
@@ -38,6 +39,8 @@ EXPERIMENTS = {experiment.name: experiment for experiment in (
     Experiment("tls", ab, {"variant": "tls"}),
     Experiment("reads", ab, {"variant": "reads"}),
     Experiment("proxy-cost", ab, {"variant": "proxy"}),
+    Experiment("tracing-cost", ab, {"variant": "tracing"}),
+    Experiment("tracing-sampled-cost", ab, {"variant": "tracing-sampled"}),
     Experiment("chaos", chaos),
     Experiment("latency-map", latencymap),
     Experiment("bakeoff", bakeoff),
@@ -47,11 +50,12 @@ PACKAGES = tuple(dict.fromkeys(e.package for e in EXPERIMENTS.values()))  # an A
 # every knob: the core's, then each experiment's Spec
 KNOBS = knobs.CORE + tuple(knob for package in PACKAGES for knob in knobs.declared(package.Spec, group_of(package)))
 
-# Every kind of published result: each experiment's (its KIND), and the comparisons of two runs (compare: of two
-# benches, and the remainder of two CPU maps). In the order a results directory is looked into: a node's directory
+# Every kind of published result: each experiment's (its KIND), the comparisons of two runs (compare: of two
+# benches, and the remainder of two CPU maps), and the traces make test's trace check keeps. In the order a results directory is looked into: a node's directory
 # holds its results.json and its compare.json (or cpu-map.json and remainder.json), and publishing the directory
 # publishes the run (a comparison is published by its own path).
-KINDS = (*(package.KIND for package in PACKAGES if hasattr(package, "KIND")), compare.KIND, compare.REMAINDER_KIND)
+KINDS = (*(package.KIND for package in PACKAGES if hasattr(package, "KIND")), compare.KIND, compare.REMAINDER_KIND,
+         traces.KIND)
 BY_SUMMARY_SCHEMA = {kind.summary_schema: kind for kind in KINDS}
 BY_RUN_SCHEMA = {kind.run_schema: kind for kind in KINDS}
 TABLES = {name: table for kind in KINDS for name, table in kind.tables.items()}

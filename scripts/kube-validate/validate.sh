@@ -96,6 +96,9 @@ done
 # A build behind its latency proxy (LATENCY_PROXY=on make deploy-vN: make latency-map-cluster), as a release of its own.
 "$HELM" template bench-proxied "$ROOT/charts/reactive-bench" -n "$NS" --kube-version "$KUBE_VERSION" --set build=v2 \
   --set latencyProxy.enabled=true >"$WORK/manifests/bench-proxied.yaml"
+# A build traced (TRACING=on make deploy-vN), a share of its requests sampled (TRACING_SAMPLED, a string as given).
+"$HELM" template bench-traced "$ROOT/charts/reactive-bench" -n "$NS" --kube-version "$KUBE_VERSION" --set build=v1 \
+  --set tracing.enabled=true --set-string tracing.sampled=0.01 >"$WORK/manifests/bench-traced.yaml"
 "$HELM" template platform "$ROOT/charts/platform" -n "$NS" --kube-version "$KUBE_VERSION" >"$WORK/manifests/platform.yaml"
 for scenario in warmup closed open; do
   "$HELM" template "load-v2-$scenario" "$ROOT/charts/load-job" -n "$NS" --kube-version "$KUBE_VERSION" \

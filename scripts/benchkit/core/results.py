@@ -258,6 +258,7 @@ def round_figures(cost, figures, idle, speed, warmed):
             "cpu_ms": cpu[WHOLE], "cpu_ms_per_complete": cpu[PER_COMPLETE],
             "cpu_ms_per_complete_background_off": 1000 * working / complete if complete and working else None,
             "background_cpu_per_s": idle, "postgres_cpu_ms": cpu["postgres"], "proxy_cpu_ms": cpu.get("proxy"),
+            "jaeger_cpu_ms": cpu.get("jaeger"),
             "data_services_cpu_ms": sum(cpu[s] for s in ("articles", "authors")) if cpu["articles"] is not None else None,
             "statements_per_request": every, "data_statements_per_request": data,
             "scheduling": scheduling_per_complete(run), "throttling": cost.get("throttling"),

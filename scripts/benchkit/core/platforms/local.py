@@ -55,6 +55,9 @@ class LocalBuild(Build):
         # the latency proxy's CPU is the build's while its services go through it (LATENCY_PROXY=on)
         proxy = inventory.get("proxy") or {}
         self.proxy = proxy.get("pid") if any(s.get("through_proxy") for s in self.services.values()) else None
+        # Jaeger's CPU is the build's too while its services are traced (TRACING=on): what tracing costs includes it
+        jaeger = inventory.get("jaeger") or {}
+        self.jaeger = jaeger.get("pid") if any(s.get("traced") for s in self.services.values()) else None
         self.downstream = {name: downstream_port(inventory, name, version) for name in SERVICES}
         self.control = inventory.get("control")
 
@@ -75,6 +78,8 @@ class LocalBuild(Build):
         cpu["kafka"] = procfs.cpu_seconds(self.kafka)
         if self.proxy:
             cpu["proxy"] = procfs.cpu_seconds(self.proxy)
+        if self.jaeger:
+            cpu["jaeger"] = procfs.cpu_seconds(self.jaeger)
         counters = {name: procfs.jvm_counters(service["pid"]) for name, service in self.services.items()}
         return {"time": time.monotonic(), "requests": counts, "cpu_seconds": cpu,
                 "idle_cpu_seconds": sum(procfs.cpu_seconds(pid) for pid in self.idle),

@@ -8,7 +8,8 @@ ships, whatever happened.
 
     tls     TLS to PostgreSQL: sslmode=disable (as the local stack runs) against require (as the cluster must)
     reads   how v1 and v3 read: in a transaction of their own (as they ship) against autocommit (no transaction)
-    proxy   what the latency proxy costs with no latency added: directly against through Toxiproxy"""
+    proxy   what the latency proxy costs with no latency added: directly against through Toxiproxy
+    tracing, tracing-sampled   what traces cost: none against every request traced, or against 1 % of them"""
 import dataclasses
 import json
 
@@ -76,7 +77,31 @@ PROXY = Experiment(
     {mode: {"latency proxy": mode} for mode in PROXY_MODES},
     VERSIONS)
 
-EXPERIMENTS = {e.name: e for e in (TLS, READS, PROXY)}
+TRACING_MODES = ("off", "on")
+TRACING_EXPLANATION = (
+    "Every build carries OpenTelemetry (Quarkus' extension), off unless switched on; on, each service makes a span "
+    "per request it serves and per call and statement it makes, and exports them in batches to Jaeger, whose CPU counts "
+    "in the whole system's while the build is traced (it runs on the same cores). Each build's three services "
+    "restarted untraced (off, as every other run) and traced (on) in turn. ")
+TRACING = Experiment(
+    "tracing", "What tracing every request costs",
+    TRACING_EXPLANATION + "On: every request traced, as make up TRACING=on and the chart's tracing.enabled do.",
+    (Setting("tracing", "tracing", SERVICES, TRACING_MODES, "off"),),
+    TRACING_MODES,
+    {mode: {"tracing": mode} for mode in TRACING_MODES},
+    VERSIONS)
+SAMPLED_SHARE = 0.01
+TRACING_SAMPLED = Experiment(
+    "tracing-sampled", "What tracing 1 % of the requests costs",
+    TRACING_EXPLANATION + f"On: {SAMPLED_SHARE:.0%} of the requests traced, decided at web-api (the services it calls "
+    "follow its decision), as the chart's tracing.sampled=0.01 does; the rest still carry a trace context, unsampled.",
+    (Setting("tracing", "tracing", SERVICES, TRACING_MODES, "off"),
+     Setting("traced share", "quarkus.otel.traces.sampler.arg", SERVICES, (1.0, SAMPLED_SHARE), 1.0)),
+    TRACING_MODES,
+    {"off": {"tracing": "off", "traced share": 1.0}, "on": {"tracing": "on", "traced share": SAMPLED_SHARE}},
+    VERSIONS)
+
+EXPERIMENTS = {e.name: e for e in (TLS, READS, PROXY, TRACING, TRACING_SAMPLED)}
 
 # (key, label, format, whether B / A is shown): each round's figures, as <experiment>.json keeps them
 FIGURES = (("complete_per_s", "complete answers/s", "{:.0f}", True),
@@ -87,6 +112,7 @@ FIGURES = (("complete_per_s", "complete answers/s", "{:.0f}", True),
            ("data_services_cpu_ms", "CPU ms per request, articles + authors", "{:.3f}", True),
            ("postgres_cpu_ms", "CPU ms per request, PostgreSQL", "{:.3f}", True),
            ("proxy_cpu_ms", "CPU ms per request, the latency proxy (where in the path)", "{:.3f}", False),
+           ("jaeger_cpu_ms", "CPU ms per request, Jaeger (where traced)", "{:.3f}", False),
            ("statements_per_request", "statements sent per request, BEGIN and COMMIT included", "{:.2f}", False),
            ("data_statements_per_request", "statements that read data per request", "{:.2f}", False),
            ("settled", "warm-up settled (the JIT under 3 % of the services' CPU)", "{}", False))
@@ -161,7 +187,7 @@ def cell(value, fmt):
 
 @dataclasses.dataclass(frozen=True)
 class Spec:
-    variant: str = "tls"  # which A/B (EXPERIMENTS): given by the registry's entry (make tls, reads, proxy-cost)
+    variant: str = "tls"  # which A/B (EXPERIMENTS): given by the registry's entry (make tls, reads, proxy-cost, …)
     iterations: int = knob("AB_ITERATIONS", 150, "measured requests per user of each side of an A/B in each round")
     warmup: int = knob("AB_WARMUP_ITERATIONS", 300, "the first warm-up window's requests per user after each restart")
 

@@ -40,7 +40,7 @@ public class ArticleEventRelay {
             return;
         }
         try {
-            events.publish(ArticleEventRepository.articlesOf(pending), ackTimeout);
+            events.publish(ArticleEventRepository.publishedOf(pending), ackTimeout);
         } catch (RuntimeException notAcknowledged) {
             LOG.warnf("Kafka did not acknowledge %d article-created events (%s); they stay pending",
                     pending.size(), notAcknowledged);

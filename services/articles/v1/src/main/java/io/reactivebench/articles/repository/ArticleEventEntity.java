@@ -1,6 +1,9 @@
 package io.reactivebench.articles.repository;
 
 import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
+import io.reactivebench.articles.outbox.ArticleCreated;
+import io.reactivebench.tracing.StoredTraceContext;
+import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.FetchType;
 import jakarta.persistence.GeneratedValue;
@@ -20,10 +23,18 @@ public class ArticleEventEntity extends PanacheEntityBase {
     @ManyToOne(fetch = FetchType.LAZY, optional = false)
     @JoinColumn(name = "article_id")
     public ArticleEntity article;
+    @Column(name = "trace_parent")
+    public String traceParent;
 
+    /** The event of an article stored now, in the trace of the request that stores it. */
     static ArticleEventEntity pending(ArticleEntity article) {
         ArticleEventEntity event = new ArticleEventEntity();
         event.article = article;
+        event.traceParent = StoredTraceContext.current();
         return event;
+    }
+
+    ArticleCreated published() {
+        return new ArticleCreated(article.toArticle(), traceParent);
     }
 }

@@ -1,6 +1,6 @@
 package io.reactivebench.articles.repository;
 
-import io.reactivebench.articles.api.Article;
+import io.reactivebench.articles.outbox.ArticleCreated;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.LockModeType;
 import java.util.List;
@@ -21,8 +21,8 @@ public class ArticleEventRepository {
                 .page(0, limit).list();
     }
 
-    public static List<Article> articlesOf(List<ArticleEventEntity> events) {
-        return events.stream().map(event -> event.article.toArticle()).toList();
+    public static List<ArticleCreated> publishedOf(List<ArticleEventEntity> events) {
+        return events.stream().map(ArticleEventEntity::published).toList();
     }
 
     public void delete(List<ArticleEventEntity> events) {

@@ -37,7 +37,7 @@ public class ArticleEventRelay {
     Uni<Void> relay() {
         return client.withTransaction(connection -> repository.lockPending(connection, batchSize)
                 .flatMap(pending -> pending.isEmpty() ? Uni.createFrom().voidItem()
-                        : events.publish(ArticleEventRepository.articlesOf(pending), ackTimeout)
+                        : events.publish(ArticleEventRepository.publishedOf(pending), ackTimeout)
                                 .onFailure().invoke(notAcknowledged -> LOG.warnf(
                                         "Kafka did not acknowledge %d article-created events (%s); they stay pending",
                                         pending.size(), notAcknowledged))

@@ -1,6 +1,6 @@
 package io.reactivebench.articles.repository;
 
-import io.reactivebench.articles.api.Article;
+import io.reactivebench.articles.outbox.ArticleCreated;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlConnection;
@@ -13,12 +13,12 @@ import java.util.stream.StreamSupport;
 @ApplicationScoped
 public class ArticleEventRepository {
     // SKIP LOCKED: another relay (another replica) takes the next events instead of waiting.
-    private static final String LOCK_PENDING = "SELECT e.id AS event_id, a.id, a.title, a.url, a.author, a.creation_date"
+    private static final String LOCK_PENDING = "SELECT e.id AS event_id, e.trace_parent, a.id, a.title, a.url, a.author, a.creation_date"
             + " FROM article_events e JOIN articles a ON a.id = e.article_id ORDER BY e.id LIMIT $1 FOR UPDATE OF e SKIP LOCKED";
     private static final String DELETE = "DELETE FROM article_events WHERE id = ANY($1)";
 
-    /** A pending event: its outbox id and the article it announces. */
-    public record PendingEvent(long id, Article article) {
+    /** A pending event: its outbox id, and the event as it is published. */
+    public record PendingEvent(long id, ArticleCreated event) {
     }
 
     /** Locks up to {@code limit} pending events, oldest first, until the transaction ends. */
@@ -27,8 +27,8 @@ public class ArticleEventRepository {
                 .map(rows -> StreamSupport.stream(rows.spliterator(), false).map(ArticleEventRepository::toEvent).toList());
     }
 
-    public static List<Article> articlesOf(List<PendingEvent> events) {
-        return events.stream().map(PendingEvent::article).toList();
+    public static List<ArticleCreated> publishedOf(List<PendingEvent> events) {
+        return events.stream().map(PendingEvent::event).toList();
     }
 
     public Uni<Void> delete(SqlConnection connection, List<PendingEvent> events) {
@@ -37,6 +37,6 @@ public class ArticleEventRepository {
     }
 
     private static PendingEvent toEvent(Row row) {
-        return new PendingEvent(row.getLong("event_id"), ArticleRepository.toArticle(row));
+        return new PendingEvent(row.getLong("event_id"), new ArticleCreated(ArticleRepository.toArticle(row), row.getString("trace_parent")));
     }
 }

@@ -7,6 +7,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.Tuple;
+import io.reactivebench.tracing.StoredTraceContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -21,7 +22,7 @@ public class ArticleRepository {
     private static final String FIND_NEWEST = "SELECT " + COLUMNS + " FROM articles ORDER BY creation_date DESC, id DESC LIMIT $1";
     private static final String FIND_BY_ID = "SELECT " + COLUMNS + " FROM articles WHERE id = $1";
     private static final String INSERT = "INSERT INTO articles (title, url, author, creation_date) VALUES ($1, $2, $3, $4) RETURNING " + COLUMNS;
-    private static final String INSERT_EVENT = "INSERT INTO article_events (article_id) VALUES ($1)";
+    private static final String INSERT_EVENT = "INSERT INTO article_events (article_id, trace_parent) VALUES ($1, $2)";
 
     private final Pool client;
 
@@ -39,10 +40,11 @@ public class ArticleRepository {
 
     /** Stores the article and its pending article-created event in one transaction. */
     public Uni<Article> persist(NewArticle newArticle, Instant creationDate) {
+        String traceParent = StoredTraceContext.current(); // the request's, taken before the first statement's callbacks
         Tuple values = Tuple.of(newArticle.title(), newArticle.url(), newArticle.author(), creationDate.atOffset(ZoneOffset.UTC));
         return client.withTransaction(connection -> connection.preparedQuery(INSERT).execute(values)
                 .map(rows -> first(toArticles(rows)))
-                .call(article -> connection.preparedQuery(INSERT_EVENT).execute(Tuple.of(article.id()))));
+                .call(article -> connection.preparedQuery(INSERT_EVENT).execute(Tuple.of(article.id(), traceParent))));
     }
 
     static List<Article> toArticles(RowSet<Row> rows) {

@@ -1,5 +1,6 @@
 package io.reactivebench.webapi.service;
 
+import io.opentelemetry.context.Context;
 import io.reactivebench.articles.api.Article;
 import io.reactivebench.articles.api.ArticleLimits;
 import io.reactivebench.articles.api.NewArticle;
@@ -30,7 +31,9 @@ public class ArticleViewService {
             @Named(AUTHOR_LOOKUPS) Executor lookups) {
         this.articles = articles;
         this.authors = authors;
-        this.lookups = lookups;
+        // A look-up runs on a thread of its executor's, where the request's trace is not current: each task takes the
+        // submitter's context along, so the look-ups are spans of the request's trace (nothing to carry when tracing is off).
+        this.lookups = Context.taskWrapping(lookups);
     }
 
     /** The newest articles with their authors: every distinct author looked up once, all in parallel. */

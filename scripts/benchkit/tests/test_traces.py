@@ -1,0 +1,131 @@
+"""The trace check's verdicts, on traces as Jaeger's API returns them; what it keeps, published and drawn."""
+import json
+
+import pytest
+
+from benchkit.checks import traces
+
+CALLER = "00000000000000aa"
+
+
+def jaeger_trace(spans):
+    """A trace of Jaeger's API from (id, parent, service, name, kind, start_ms, duration_ms, tags)."""
+    services = sorted({s[2] for s in spans})
+    processes = {f"p{i}": {"serviceName": name} for i, name in enumerate(services)}
+    by_name = {p["serviceName"]: key for key, p in processes.items()}
+    return {"processes": processes, "spans": [
+        {"traceID": "t1", "spanID": id_, "operationName": name, "processID": by_name[service],
+         "references": [{"refType": "CHILD_OF", "traceID": "t1", "spanID": parent}] if parent else [],
+         "startTime": int(start * 1000), "duration": int(duration * 1000),
+         "tags": [{"key": "span.kind", "value": kind}] + [{"key": k, "value": v} for k, v in tags.items()]}
+        for id_, parent, service, name, kind, start, duration, tags in spans]}
+
+
+def read_trace(version="v1", look_ups=5, parallel=True, statements=True):
+    spans = [("w", CALLER, f"web-api-{version}", "GET /articles", "server", 0, 40, {}),
+             ("ac", "w", f"web-api-{version}", "GET", "client", 1, 8, {}),
+             ("as", "ac", f"articles-{version}", "GET /articles", "server", 2, 6, {})]
+    if statements:
+        spans.append(("ad", "as", f"articles-{version}", "SELECT", "client", 3, 2, {"db.system": "postgresql"}))
+    for i in range(look_ups):
+        start = 10 + (0 if parallel else 6 * i)
+        spans += [(f"lc{i}", "w", f"web-api-{version}", "GET", "client", start, 5, {}),
+                  (f"ls{i}", f"lc{i}", f"authors-{version}", "GET /authors", "server", start + 1, 3, {})]
+        if statements:
+            spans.append((f"ld{i}", f"ls{i}", f"authors-{version}", "SELECT", "client", start + 2, 1,
+                          {"db.system.name": "postgresql"}))
+    return traces.spans_of(jaeger_trace(spans))
+
+
+def holding(verdicts):
+    return {v["name"]: v["holds"] for v in verdicts}
+
+
+def test_a_parallel_fan_out_with_its_statements_holds():
+    verdicts = traces.judge_read(read_trace(), "v1", CALLER, 5)
+    assert all(v["holds"] for v in verdicts), verdicts
+    assert verdicts[4]["found"] == {"web-api's calls": 5, "peak in flight": 5}
+
+
+def test_look_ups_one_after_the_other_are_not_a_fan_out():
+    verdicts = traces.judge_read(read_trace(parallel=False), "v1", CALLER, 5)
+    assert [v["holds"] for v in verdicts] == [True, True, True, True, False]
+    assert verdicts[4]["found"]["peak in flight"] == 1
+
+
+def test_a_missing_look_up_a_missing_statement_or_another_caller_fails():
+    assert not all(holding(traces.judge_read(read_trace(look_ups=4), "v1", CALLER, 5)).values())
+    assert holding(traces.judge_read(read_trace(statements=False), "v1", CALLER, 5)) == {
+        "the answer names at least two authors (a fan-out to judge)": True,
+        "web-api's server span is the caller's child": True, "one call to articles, with its statement": False,
+        "one call to authors per distinct author (5), each with its statement": False,
+        "the look-ups overlap in time (at least two in flight at once)": True}
+    assert not traces.judge_read(read_trace(), "v1", "00000000000000bb", 5)[1]["holds"]
+    assert not any(v["holds"] for v in traces.judge_read(read_trace(version="v2"), "v1", CALLER, 5)[1:4])
+    assert not any(v["holds"] for v in traces.judge_read([], "v1", CALLER, 5)[1:])
+
+
+def test_an_answer_of_one_author_is_no_fan_out_to_judge():
+    # every verdict on its spans holds, one look-up of one author, and yet there is nothing parallel to see
+    verdicts = traces.judge_read(read_trace(look_ups=1), "v1", CALLER, 1)
+    assert [v["holds"] for v in verdicts] == [False, True, True, True, False]
+
+
+def write_trace(published=True, received_from_it=True):
+    spans = [("w", CALLER, "web-api-v2", "POST /articles", "server", 0, 30, {}),
+             ("ac", "w", "web-api-v2", "POST", "client", 1, 20, {}),
+             ("as", "ac", "articles-v2", "POST /articles", "server", 2, 15, {}),
+             ("ad", "as", "articles-v2", "INSERT", "client", 3, 2, {"db.system": "postgresql"})]
+    if published:
+        spans.append(("p", "as", "articles-v2", "articles.created.v2 publish", "producer", 40, 3, {}))
+    spans.append(("r", "p" if received_from_it else None, "web-api-v2", "articles.created.v2 receive", "consumer", 50,
+                  1, {}))
+    return traces.spans_of(jaeger_trace(spans))
+
+
+def test_a_post_is_traced_through_kafka_to_web_api():
+    assert all(v["holds"] for v in traces.judge_write(write_trace(), "v2", CALLER))
+    assert [v["holds"] for v in traces.judge_write(write_trace(received_from_it=False), "v2", CALLER)] == [
+        True, True, True, False]
+    assert [v["holds"] for v in traces.judge_write(write_trace(published=False), "v2", CALLER)] == [
+        True, True, False, False]
+
+
+def test_a_picture_gets_the_spans_in_order_with_their_depth():
+    drawn = traces.drawn(read_trace(look_ups=1))
+    assert [(s["service"], s["depth"], s["start_ms"]) for s in drawn][:3] == [
+        ("web-api-v1", 0, 0), ("web-api-v1", 1, 1), ("articles-v1", 2, 2)]
+
+
+def test_a_traceparent_is_sampled_and_names_its_ids():
+    trace_id, span_id, header = traces.traceparent()
+    assert header == f"00-{trace_id}-{span_id}-01" and len(trace_id) == 32 and len(span_id) == 16
+
+
+def found_of(version="v1", **read):
+    spans = read_trace(version=version, **read)
+    write = write_trace()
+    if version != "v2":
+        write = [{**s, "service": s["service"].replace("-v2", f"-{version}")} for s in write]
+    return {"read": {"trace_id": "t1", "caller_span": CALLER, "authors": 5, "status": 200, "spans": spans,
+                     "verdicts": traces.judge_read(spans, version, CALLER, 5)},
+            "write": {"trace_id": "t2", "caller_span": CALLER, "status": 201, "spans": write,
+                      "verdicts": traces.judge_write(write, version, CALLER)}}
+
+
+def test_kept_traces_are_published_only_when_every_verdict_holds_and_is_what_the_spans_give(tmp_path):
+    kept = tmp_path / "traces.json"
+    for version in ("v1", "v2"):
+        traces.kept(kept, version, found_of(version))
+    traces.kept(kept, "v1", found_of("v1"))  # a build checked again replaces its entry
+    summary = json.loads(traces.KIND.publish(kept, "traces-test", tmp_path / "summaries").read_text())
+    assert summary["schema"] == traces.SCHEMA and sorted(summary["builds"]) == ["v1", "v2"]
+    assert traces.consistency(summary) == []
+    assert "authors: GET /authors" in traces.KIND.charts["trace-v1"](summary)
+
+    edited = json.loads(kept.read_text())
+    edited["builds"]["v1"]["read"]["verdicts"][4]["holds"] = False
+    assert traces.consistency(edited) == ["v1 read: its verdicts are not what its spans give"]
+    traces.kept(kept, "v1", found_of("v1", parallel=False))
+    with pytest.raises(SystemExit, match="the look-ups overlap in time"):
+        traces.KIND.publish(kept, "traces-test", tmp_path / "summaries")
