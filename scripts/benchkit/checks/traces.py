@@ -88,22 +88,31 @@ def with_statement(calls, spans, by_id):
                for call in calls)
 
 
+def calls_verdict(name, calls, expected, spans, by_id):
+    """That a service served exactly `expected` calls, each with a statement of its own under it."""
+    with_statements = with_statement(calls, spans, by_id)
+    return verdict(name, len(calls) == expected == with_statements,
+                   {"calls": len(calls), "with statement": with_statements})
+
+
+def entered(spans, version, caller_span, by_id, articles_name):
+    """What a read and a write share: web-api's server span under the caller's, and its one call to articles."""
+    entry = [s for s in servers(spans, f"web-api-{version}") if s["parent"] == caller_span]
+    return [verdict("web-api's server span is the caller's child", len(entry) == 1, len(entry)),
+            calls_verdict(articles_name, servers(spans, f"articles-{version}"), 1, spans, by_id)]
+
+
 def judge_read(spans, version, caller_span, authors_expected):
     """The verdicts of a GET /vN/articles's trace."""
     by_id = {s["id"]: s for s in spans}
-    entry = [s for s in servers(spans, f"web-api-{version}") if s["parent"] == caller_span]
-    articles = servers(spans, f"articles-{version}")
     authors = servers(spans, f"authors-{version}")
     look_ups = [by_id[s["parent"]] for s in authors if s["parent"] in by_id]
     peak = peak_in_flight(look_ups)
     return [
         verdict("the answer names at least two authors (a fan-out to judge)", authors_expected >= 2, authors_expected),
-        verdict("web-api's server span is the caller's child", len(entry) == 1, len(entry)),
-        verdict("one call to articles, with its statement", len(articles) == 1 == with_statement(articles, spans, by_id),
-                {"calls": len(articles), "with statement": with_statement(articles, spans, by_id)}),
-        verdict(f"one call to authors per distinct author ({authors_expected}), each with its statement",
-                len(authors) == authors_expected == with_statement(authors, spans, by_id),
-                {"calls": len(authors), "with statement": with_statement(authors, spans, by_id)}),
+        *entered(spans, version, caller_span, by_id, "one call to articles, with its statement"),
+        calls_verdict(f"one call to authors per distinct author ({authors_expected}), each with its statement",
+                      authors, authors_expected, spans, by_id),
         verdict("the look-ups overlap in time (at least two in flight at once)",
                 len(look_ups) == len(authors) and peak >= 2,
                 {"web-api's calls": len(look_ups), "peak in flight": peak}),
@@ -113,15 +122,11 @@ def judge_read(spans, version, caller_span, authors_expected):
 def judge_write(spans, version, caller_span):
     """The verdicts of a POST /vN/articles's trace: through articles' insert and its publish to web-api's consumer."""
     by_id = {s["id"]: s for s in spans}
-    entry = [s for s in servers(spans, f"web-api-{version}") if s["parent"] == caller_span]
-    articles = servers(spans, f"articles-{version}")
     published = [s for s in spans if s["service"] == f"articles-{version}" and s["kind"] == "producer"]
     received = [s for s in spans if s["service"] == f"web-api-{version}" and s["kind"] == "consumer"
                 and any(p in ancestors(s, by_id) for p in published)]
     return [
-        verdict("web-api's server span is the caller's child", len(entry) == 1, len(entry)),
-        verdict("one call to articles, with its insert", len(articles) == 1 == with_statement(articles, spans, by_id),
-                {"calls": len(articles), "with statement": with_statement(articles, spans, by_id)}),
+        *entered(spans, version, caller_span, by_id, "one call to articles, with its insert"),
         verdict("articles publishes the event in the POST's trace", len(published) >= 1,
                 [s["name"] for s in published]),
         verdict("web-api receives it from Kafka in the same trace", len(received) >= 1,
