@@ -38,6 +38,14 @@ free_gib() { awk '/^MemAvailable:/ {print int($2 / 1048576)}' /proc/meminfo; }
 disk_gib() { df -Pk . | awk 'NR == 2 {print int($4 / 1048576)}'; }
 port_free() { [[ -z $(ss -Hltn "sport = :$1") ]]; }
 route_free() { ! ip route show | grep -q "^$1"; }
+# A test node stopped without node.sh down (a killed session) leaves its routes on its own bridge and its pods'
+# veths; node.sh up removes them before it starts, so only somebody else's network in the ranges is in the way.
+readonly NODE_BRIDGE=rbnode0
+node_running() { pgrep -x kubelet >/dev/null || pgrep -f "^[^ ]*kubelet-v" >/dev/null; }
+foreign_route_free() { # foreign_route_free PREFIX: no route there but a stopped test node's
+  if node_running; then route_free "$1"; return; fi
+  ! ip route show | grep "^$1" | grep -vqE " dev ($NODE_BRIDGE|cali[0-9a-f]+) "
+}
 
 echo "==> What make $WHAT needs of this machine"
 # The local stack reads Linux's /proc and cgroups; its embedded PostgreSQL's binaries exist for these two (services/pom.xml).
@@ -81,8 +89,11 @@ if [[ $WHAT == test ]]; then
     port_free 6443
   for range in 10.244. 10.96.; do
     check "no route in ${range}0.0/16 (the node's pods and Services)" \
-      "a network here uses it (make node-down stops a node left up)" route_free "$range"
+      "a network here uses it (make node-down stops a node left up)" foreign_route_free "$range"
   done
+  if ! node_running && ip link show "$NODE_BRIDGE" >/dev/null 2>&1; then
+    echo "  note     a stopped test node's network is left on this machine: make test-cluster removes it first (or make node-down now)"
+  fi
   check "cgroups mounted" "the node's containers need /sys/fs/cgroup" test -d /sys/fs/cgroup
 fi
 

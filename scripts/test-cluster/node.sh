@@ -456,7 +456,10 @@ restore_firewall() { # restore_firewall iptables|ip6tables: every table exactly 
 }
 
 down() {
-  [[ -d "$NODE_DIR" ]] || return 0
+  if [[ ! -d "$NODE_DIR" ]]; then # nothing recorded: at most a stopped node's network, whoever's directory it was
+    remove_stale_node
+    return 0
+  fi
   step "Stopping the test node"
   remove_pods
   local index
