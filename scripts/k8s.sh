@@ -315,6 +315,10 @@ deploy() {
   watch_scheduling "bench-$version" 660 test -f "$outcome.rc"
   wait
   [[ $(<"$outcome.rc") == 0 ]] || die "helm upgrade --install bench-$version failed: $(tail -3 "$outcome.err")"
+  # helm's wait ends when the new pods are ready; a pod they replace still serves its callers' pooled connections
+  # while it stops (the chart's shutdown: up to 20 s). Whatever comes next (a bench, a trace) meets only the new ones.
+  wait_for "the pods bench-$version replaced have stopped" 120 no_pod_stopping "bench-$version" ||
+    die "pods of bench-$version still stopping after 120 s: kubectl -n $NS get pods"
   step "bench-$version ready in $(elapsed): kubectl -n $NS port-forward svc/bench-$version-web-api 8080:8080"
 }
 
@@ -327,6 +331,14 @@ run_experiment() {
   require_cluster
   [[ $1 == chaos ]] || build_load_image
   benchkit run "$1" --platform kubernetes ${RESULTS:+--results "$RESULTS"}
+}
+
+# no_pod_stopping RELEASE: true when none of the release's pods is terminating
+no_pod_stopping() {
+  local stopping
+  stopping=$(kubectl -n "$NS" --request-timeout=20s get pods -l "app.kubernetes.io/instance=$1" \
+    -o jsonpath='{range .items[?(@.metadata.deletionTimestamp)]}{.metadata.name}{"\n"}{end}') || return 1
+  [[ -z $stopping ]]
 }
 
 # gone KIND NAME…: true when none of them exists any more

@@ -5,7 +5,7 @@
 # Kafka (Strimzi's operator cannot be had here), then runs `make deploy-vN` for every build (the first installs
 # the Zalando operator from its own chart, which makes PostgreSQL), `make bench` (short), `make cpu-map-cluster` (v2 at half a CPU), `make undeploy` and a
 # second `make deploy-v1` (behind its latency proxy: a short `make latency-map-cluster` and a fault made in the
-# proxy) exactly as a user would, with a short `make chaos-cluster` (a pod deleted, a rolling update) (the charts' NetworkPolicies enforced by Calico's Felix, and probed), with KAFKA_PLATFORM=external and IMAGES=containerd. Tears the node down at the end, also on failure or Ctrl-C, and checks that nothing
+# proxy, then traced into a Jaeger of its own: the traces of a GET and a POST checked) exactly as a user would, with a short `make chaos-cluster` (a pod deleted, a rolling update) (the charts' NetworkPolicies enforced by Calico's Felix, and probed), with KAFKA_PLATFORM=external and IMAGES=containerd. Tears the node down at the end, also on failure or Ctrl-C, and checks that nothing
 # of it is left. Ends with "test-cluster: N passed, N failed".
 set -euo pipefail
 # shellcheck source=../lib.sh
@@ -403,7 +403,14 @@ operator_cleaned_up() { # what the operator made for the postgresql went with it
 }
 expect "make undeploy: the operator removed everything it made (StatefulSet, pod, Services, Secrets, claim, volume)" \
   operator_cleaned_up
-deploy_behind_the_proxy() { LATENCY_PROXY=on make_target deploy-v1; }
+cluster_url() { # cluster_url SERVICE PORT_NAME: http://ClusterIP:port (the node reaches Services directly)
+  kubectl -n "$NS" get service "$1" -o jsonpath="http://{.spec.clusterIP}:{.spec.ports[?(@.name=='$2')].port}"
+}
+deploy_behind_the_proxy() {
+  LATENCY_PROXY=on make_target deploy-v1 || return 1
+  # its fresh database's seed authors, whom the trace check below has a GET fan out to again (the faults write too)
+  seed_authors=$(curl -fsS "$(cluster_url bench-v1-web-api http)/v1/articles" | authors_of)
+}
 expect "a second make deploy-v1 works, with LATENCY_PROXY=on: its hops through a latency proxy of its own" \
   deploy_behind_the_proxy
 
@@ -423,6 +430,16 @@ slow_authors_in_pods() { # a fault only the proxy makes: every answer of authors
 }
 expect "make chaos-cluster, authors slower than the time-out (in v1's latency proxy): reads 200, the circuit opens, nothing lost" \
   slow_authors_in_pods
+step "Traces in the pods: make deploy-v1 again with TRACING=on, one GET and one POST read back from the release's Jaeger"
+deploy_traced() { LATENCY_PROXY=on TRACING=on make_target deploy-v1; }
+expect "make deploy-v1 with TRACING=on: every service traced into a Jaeger of the release's own" deploy_traced
+traces_in_pods() {
+  [[ -n ${seed_authors:-} ]] || { echo "no seed authors: they are read after the second deploy"; return 1; }
+  benchkit traces "$(cluster_url bench-v1-jaeger query)" "$(cluster_url bench-v1-web-api http)" v1 \
+    --authors "$seed_authors" --keep "$NODE_DIR/traces-v1.json"
+}
+expect "v1 in pods: a GET is one trace (web-api, articles, five author look-ups in parallel, each statement, over TLS to PostgreSQL), a POST's reaches web-api through Kafka" \
+  traces_in_pods
 expect "make undeploy again" make_target undeploy
 
 step "Tearing the node down"
