@@ -102,8 +102,9 @@ MVNW := cd services && ./mvnw -B -ntp
 # The builds: services/builds.conf is the one list of them (v1 v2 v3), parsed by benchkit alone.
 BUILDS := $(shell cd scripts && python3 -m benchkit builds versions)
 BUILD_LOG := .local/logs/build.log
-# Cores make test keeps busy at nice 19 while its local parts run (test-static to test-e2e), as the background build
-# does on a fresh machine: a check that holds only on an idle machine fails where it lands (.ci/run sets 2).
+# Cores make test keeps busy while its local parts run (test-static to test-e2e), as the background build does on a
+# fresh machine: a check that holds only on an idle machine fails where it lands (.ci/run sets 2). The loops take only
+# the CPU nothing else wants (an idle CPU cgroup, else nice 19), so they do not slow make test's own background build.
 BUSY_CORES ?= 0
 # make test's background: what the Kubernetes parts need, and the mark that what test-k8s needs is ready.
 NODE_LOG := .local/logs/node-binaries.log
@@ -231,8 +232,8 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	@# Where the time goes, in any log of it: the minute each stage ends. test-k8s's waiter exits 3 when the
 	@# background ended before its tools were built (make itself exits 1 or 2): the background's log tells why.
 	@started=$$(date +%s); at() { echo "$$(( ($$(date +%s) - started) / 60 )) min"; }; busy=""; \
-	  if (( $(BUSY_CORES) > 0 )); then echo "==> $(BUSY_CORES) cores kept busy at nice 19 until test-e2e ends (BUSY_CORES)"; \
-	    setsid scripts/lowest-priority.sh scripts/busy-cores.sh $(BUSY_CORES) & busy=$$!; fi; \
+	  if (( $(BUSY_CORES) > 0 )); then echo "==> $(BUSY_CORES) cores kept busy with what nothing else wants until test-e2e ends (BUSY_CORES)"; \
+	    setsid scripts/lowest-priority.sh scripts/busy-cores.sh $(BUSY_CORES) idle & busy=$$!; fi; \
 	  setsid scripts/lowest-priority.sh bash -c '{ $(MAKE) --no-print-directory jaeger && $(MAKE) --no-print-directory node-packages; } & packages=$$!; \
 	    $(MAKE) --no-print-directory $(TEST_K8S_TOOLS) && touch $(TEST_K8S_TOOLS_READY) && \
 	    $(MAKE) --no-print-directory node-binaries helm; built=$$?; wait $$packages; packaged=$$?; exit $$((built ? built : packaged))' \
