@@ -9,11 +9,18 @@ def scrape(url):
     return urllib.request.urlopen(f"{url}/q/metrics", timeout=10).read().decode()
 
 
+def value(line):
+    """A sample line's value: the number after its name and labels, before an exemplar (` # {trace_id=…} value
+    timestamp`, which a traced Quarkus adds to its counts) and before a timestamp of its own."""
+    sample = line.split(" # ", 1)[0]
+    return float(sample[sample.rindex("}") + 1:].split()[0] if "}" in sample else sample.split()[1])
+
+
 def _requests(metrics, series, method, uri, status=None):
     """One series of Quarkus' HTTP server timer (count or sum), for one method and route, summed over the other
     labels (over every status unless one is given)."""
     labels = [f'method="{method}"', f'uri="{uri}"'] + ([f'status="{status}"'] if status else [])
-    return sum(float(line.rsplit(" ", 1)[1]) for line in metrics.splitlines()
+    return sum(value(line) for line in metrics.splitlines()
                if line.startswith(f"http_server_requests_seconds_{series}{{") and all(label in line for label in labels))
 
 
@@ -31,7 +38,7 @@ def answered(metrics, method, uri, status):
 def counter(metrics, name, *labels):
     """A counter's value summed over its labels, or over the series that carry every label given (0 when it was
     never incremented)."""
-    return sum(float(line.rsplit(" ", 1)[1]) for line in metrics.splitlines()
+    return sum(value(line) for line in metrics.splitlines()
                if (line.startswith(name + " ") or line.startswith(name + "{")) and all(label in line for label in labels))
 
 
@@ -67,7 +74,7 @@ def pools(metrics):
     """The pools a Quarkus JVM runs, as its own metrics report them: its worker pool's threads (idle + in use), its
     event loops, and its reactive SQL pool's connections (idle + in use); a pool it does not report is None."""
     def gauge(name, *labels):
-        found = [float(line.rsplit(" ", 1)[1]) for line in metrics.splitlines()
+        found = [value(line) for line in metrics.splitlines()
                  if line.startswith(name + "{") and all(label in line for label in labels)]
         return round(sum(found)) if found else None
 

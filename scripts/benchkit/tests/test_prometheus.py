@@ -45,3 +45,17 @@ def test_calls_timed_out_counts_only_the_calls_that_reached_their_time_out():
                'ft_timeout_calls_total{method="a.ArticlesClient.findNewest",timedOut="true"} 4.0\n'
                'ft_timeouts_other_total 7.0\n')
     assert prometheus.calls_timed_out(metrics) == 14
+
+
+# A traced Quarkus (TRACING=on) adds an exemplar to each count: the trace of one request it counted, with that
+# exemplar's own value and timestamp after the sample's. Read as the last number, 42 requests became a timestamp.
+TRACED = """http_server_requests_seconds_count{method="GET",outcome="SUCCESS",status="200",uri="/articles"} 42.0 # {span_id="633e277054aa7cd2",trace_id="2d6d9228e21edc1313cfbf11449230e7"} 1.0 1795869973.219
+http_server_requests_seconds_sum{method="GET",outcome="SUCCESS",status="200",uri="/articles"} 1.061290811
+process_uptime_seconds 12.5 1795869973219
+"""
+
+
+def test_a_traced_services_counts_are_read_before_their_exemplars():
+    assert prometheus.served(TRACED, "GET", "/articles") == 42.0
+    assert prometheus.answered(TRACED, "GET", "/articles", "200") == (42.0, 1.061290811)
+    assert prometheus.counter(TRACED, "process_uptime_seconds") == 12.5  # a sample with a timestamp of its own
