@@ -40,11 +40,10 @@ port_free() { [[ -z $(ss -Hltn "sport = :$1") ]]; }
 route_free() { ! ip route show | grep -q "^$1"; }
 # A test node stopped without node.sh down (a killed session) leaves its routes on its own bridge and its pods'
 # veths; node.sh up removes them before it starts, so only somebody else's network in the ranges is in the way.
-readonly NODE_BRIDGE=rbnode0
-node_running() { pgrep -x kubelet >/dev/null || pgrep -f "^[^ ]*kubelet-v" >/dev/null; }
+stale_bridge="" # the bridge of such a node's network (node.sh stale-bridge), read where make test's needs are
 foreign_route_free() { # foreign_route_free PREFIX: no route there but a stopped test node's
-  if node_running; then route_free "$1"; return; fi
-  ! ip route show | grep "^$1" | grep -vqE " dev ($NODE_BRIDGE|cali[0-9a-f]+) "
+  if [[ -z $stale_bridge ]]; then route_free "$1"; return; fi
+  ! ip route show | grep "^$1" | grep -vqE " dev ($stale_bridge|cali[0-9a-f]+) "
 }
 
 echo "==> What make $WHAT needs of this machine"
@@ -87,11 +86,12 @@ if [[ $WHAT == test ]]; then
   check "apt-get" "the node's packages are installed with it" command -v apt-get
   check "port 6443 free (the node's API server)" "something listens there (make node-down stops a node left up)" \
     port_free 6443
+  stale_bridge=$(scripts/test-cluster/node.sh stale-bridge 2>/dev/null) || stale_bridge=""
   for range in 10.244. 10.96.; do
     check "no route in ${range}0.0/16 (the node's pods and Services)" \
       "a network here uses it (make node-down stops a node left up)" foreign_route_free "$range"
   done
-  if ! node_running && ip link show "$NODE_BRIDGE" >/dev/null 2>&1; then
+  if [[ -n $stale_bridge ]]; then
     echo "  note     a stopped test node's network is left on this machine: make test-cluster removes it first (or make node-down now)"
   fi
   check "cgroups mounted" "the node's containers need /sys/fs/cgroup" test -d /sys/fs/cgroup

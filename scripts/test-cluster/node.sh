@@ -8,6 +8,8 @@
 #   node.sh status  what runs
 #   node.sh restart-kubelet  stops the kubelet and starts it again (a fault of make chaos-cluster)
 #   node.sh leftovers  prints whatever of a stopped node is still on the host; fails if anything is
+#   node.sh stale-bridge  names the bridge of a stopped node's network left on the host (node.sh up removes it
+#                   first); fails when there is none, or when a kubelet runs
 # Everything lives under $NODE_DIR (default .local/test-cluster); binaries come from .tools/bin (make
 # node-tools). Root only: a kubelet needs cgroups, mounts and network namespaces.
 set -euo pipefail
@@ -88,14 +90,18 @@ remove_calico_ipsets() { # once no rule refers to them
 
 # ---------- up
 
+kubelet_running() { pgrep -x kubelet >/dev/null || pgrep -f "^[^ ]*kubelet-v" >/dev/null; }
+network_left() { # a node's network on the host: its bridge or its guard chain, which only this script makes
+  ip link show "$BRIDGE" >/dev/null 2>&1 || iptables -t mangle -nL "$IPTABLES_GUARD" >/dev/null 2>&1
+}
+
 remove_stale_node() {
   # A node whose processes were killed without node.sh down (a session or a CI machine that stopped
   # mid-run, a node directory deleted by hand) leaves its network behind, and a later snapshot would
-  # record its rules as the host's own. Recognised by the bridge or the guard chain, which only this
-  # script makes, and only when no kubelet runs on the host: then its rules, bridge and empty network
-  # namespaces are removed before anything is recorded.
-  ip link show "$BRIDGE" >/dev/null 2>&1 || iptables -t mangle -nL "$IPTABLES_GUARD" >/dev/null 2>&1 || return 0
-  if pgrep -x kubelet >/dev/null || pgrep -f "^[^ ]*kubelet-v" >/dev/null; then
+  # record its rules as the host's own. Recognised by its network, and only when no kubelet runs on the
+  # host: then its rules, bridge and empty network namespaces are removed before anything is recorded.
+  network_left || return 0
+  if kubelet_running; then
     die "a kubelet already runs on this host (node.sh status; or the other checkout's node.sh down)"
   fi
   warn "an earlier test node was not stopped: removing its interfaces, iptables rules, IP sets and network namespaces"
@@ -527,6 +533,7 @@ case "${1:-}" in
   down) down ;;
   status) status ;;
   leftovers) leftovers ;;
+  stale-bridge) network_left && ! kubelet_running && echo "$BRIDGE" ;;
   restart-kubelet) restart_kubelet ;;
-  *) die "usage: $0 up PAUSE-IMAGE-REF PAUSE-IMAGE-TAR | down | status | leftovers | restart-kubelet" ;;
+  *) die "usage: $0 up PAUSE-IMAGE-REF PAUSE-IMAGE-TAR | down | status | leftovers | stale-bridge | restart-kubelet" ;;
 esac
