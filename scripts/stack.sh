@@ -221,13 +221,15 @@ stop_pid() { # stop_pid NAME PID: TERM, then KILL after 20 s
 
 down() {
   step "Stopping the local stack"
-  local index name pid
-  for ((index = ${#SERVICES[@]} - 1; index >= 0; index--)); do
-    name=${SERVICES[index]}
+  local name pid stopping=()
+  # The services all at once: each takes its seconds to close (Kafka's clients, a traced one's last spans), and
+  # nothing calls them now; what they use (Jaeger, the proxy, PostgreSQL and Kafka) only once all are gone.
+  for name in "${SERVICES[@]}"; do
     pid=$(pid_of "$name")
-    [[ -z "$pid" ]] || stop_pid "$name" "$pid"
-    rm -f "$PID_DIR/$name.pid" "$PID_DIR/$name.proxied" "$PID_DIR/$name.traced"
+    [[ -z "$pid" ]] || { stop_pid "$name" "$pid" & stopping+=($!); }
   done
+  ((${#stopping[@]} == 0)) || wait "${stopping[@]}"
+  for name in "${SERVICES[@]}"; do rm -f "$PID_DIR/$name.pid" "$PID_DIR/$name.proxied" "$PID_DIR/$name.traced"; done
   pid=$(pid_of jaeger)
   [[ -z "$pid" ]] || stop_pid jaeger "$pid"
   rm -f "$PID_DIR/jaeger.pid"
