@@ -114,6 +114,7 @@ TEST_K8S_LOG := .local/logs/test-k8s.log
 # What the builds are made of: a build is done again only when one of these changed since the last (each
 # make deploy-vN, make up and make test-cluster asks for one). In the parent's target/, so mvnw clean drops it.
 BUILD_STAMP := services/target/build.stamp
+WITHOUT_TRACING_STAMP := services/target/without-tracing.stamp
 SERVICE_SOURCES := $(shell find services -name target -prune -o -type f -print)
 
 ##@ General
@@ -132,7 +133,7 @@ knobs: benchkit ## Every knob of the harness (an environment variable), with its
 
 # Each experiment on a fresh local stack of its own (scripts/demo.sh: benchkit run NAME --platform local); its
 # settings from the environment, each with its one default (make knobs).
-LOCAL_EXPERIMENTS := demo chaos sweep tls reads latency-map proxy-cost tracing-cost tracing-sampled-cost bakeoff cpu-map
+LOCAL_EXPERIMENTS := demo chaos sweep tls reads latency-map proxy-cost tracing-cost tracing-sampled-cost tracing-absent against-commit bakeoff cpu-map
 .PHONY: $(LOCAL_EXPERIMENTS) wrk
 demo: ## Build, start the local stack, load each build in turn (loadgen), write results/<time>/report.html, stop.
 chaos: ## Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a fresh local stack, every build; writes results/chaos-<time>/chaos.html. CHAOS_FAULTS, VERSIONS, CHAOS_ROUNDS to choose; CHAOS_QUICK=1 for the short subset of make test.
@@ -143,12 +144,15 @@ latency-map: ## When the services wait: every build over a grid of latency added
 proxy-cost: ## What the latency proxy of make latency-map costs each build with no latency added, A/B: directly connected or through Toxiproxy, in rounds on a fresh local stack; writes results/proxy-cost-<time>/proxy.html.
 tracing-cost: ## What tracing every request costs each build, A/B: untraced (as every measured run) or traced into Jaeger (its CPU counted), in rounds on a fresh local stack; writes results/tracing-cost-<time>/tracing.html.
 tracing-sampled-cost: ## The same with 1 % of the requests traced (decided at web-api), as the chart's tracing.sampled=0.01; writes results/tracing-sampled-cost-<time>/tracing-sampled.html.
+tracing-absent: ## What the tracing extension costs disabled, as every build ships it, A/B: each build as shipped against the same build without it (make build-without-tracing), at the whole machine and at half a CPU, closed and open model, in rounds on a fresh local stack; writes results/tracing-absent-<time>/tracing-absent.html.
+against-commit: ## The checkout's builds against another commit's (make build-at-commit COMMIT=… first), A/B: each build from either, at the whole machine and at half a CPU (AB_SIZES), closed and open model, in rounds on a fresh local stack; writes results/against-commit-<time>/against-commit.html.
 bakeoff: ## The load generators' bake-off on a fresh local stack: loadgen, vegeta and wrk (the floor) against v2, CPU per request and coordinated omission; writes results/bakeoff-<time>/bakeoff.md (docs/load-generator.md).
 cpu-map: ## The comparison over CPU per service: every build with each service's JVM limited to 0.5, 1 and 2 CPUs and none, as a pod's limit is (a CFS quota in a cgroup of its own, root, and the processors the JVM derives from it), and one processor without a quota; closed model, open model at a fixed rate, capacity under a p99 bound, in rounds on a fresh local stack; writes results/cpu-map-<time>/cpu-map.html (the ladder: CPU_MAP_SIZES).
 $(LOCAL_EXPERIMENTS): doctor-demo build loadgen benchkit toxiproxy
 	@scripts/demo.sh $(if $(filter demo,$@),bench,$@)
 bakeoff: vegeta wrk
 tracing-cost tracing-sampled-cost: jaeger
+tracing-absent: build-without-tracing
 wrk:
 	@command -v wrk >/dev/null || { echo "make bakeoff needs wrk: apt-get install wrk"; exit 1; }
 
@@ -212,6 +216,18 @@ $(BUILD_STAMP): $(SERVICE_SOURCES)
 	@echo "==> Building $(words $(BUILDS)) builds of three services with Maven (about 2 min; log in $(BUILD_LOG))"
 	@$(MVNW) install -DskipTests >$(CURDIR)/$(BUILD_LOG) 2>&1 || { tail -30 $(CURDIR)/$(BUILD_LOG); exit 1; }
 	@mkdir -p $(dir $@) && touch $@
+
+.PHONY: build-without-tracing
+build-without-tracing: $(WITHOUT_TRACING_STAMP) ## Every build again without OpenTelemetry's extension, beside the shipped one (target/without-tracing in each service), for make tracing-absent.
+$(WITHOUT_TRACING_STAMP): $(SERVICE_SOURCES)
+	@mkdir -p $(dir $(BUILD_LOG))
+	@echo "==> Building $(words $(BUILDS)) builds of three services without OpenTelemetry (about 2 min; log in $(BUILD_LOG))"
+	@$(MVNW) package -Dtracing=absent -DskipTests >$(CURDIR)/$(BUILD_LOG) 2>&1 || { tail -30 $(CURDIR)/$(BUILD_LOG); exit 1; }
+	@mkdir -p $(dir $@) && touch $@
+
+.PHONY: build-at-commit
+build-at-commit: ## Every build of another commit's services (COMMIT=…), beside the checkout's (target/at-commit in each service), for make against-commit.
+	@scripts/build-at-commit.sh "$(COMMIT)"
 
 .PHONY: doctor doctor-demo
 doctor: ## What make demo and make test need of this machine (versions, memory, disk, ports, root, Debian 12), checked in seconds; make demo and make test check it first.

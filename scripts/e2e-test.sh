@@ -189,7 +189,7 @@ step "Each build by CPU per service: a short CPU map of v1 and v2 at half a CPU 
 # what it was given, the quota holds the loaded build back; no limit at all is how every other run here runs.
 expect "v1 and v2 restart with each service's JVM under a quota of half a CPU, and are measured" \
   run cpu-map "$WORK/cpu-map" VERSIONS=v1,v2 CPU_MAP_SIZES=0.5 RUNS=1 CPU_MAP_ITERATIONS=10 \
-  CPU_MAP_WARMUP_ITERATIONS=10 WARMUP_MAX_WINDOWS=1 CPU_MAP_RATE=40 CPU_MAP_CAPACITY_SHARES=0.3 CPU_MAP_OPEN_SECONDS=3
+  CPU_MAP_WARMUP_ITERATIONS=10 WARMUP_MAX_WINDOWS=1 OPEN_RATE=40 CAPACITY_SHARES=0.3 OPEN_SECONDS=3
 expect "cpu-map.json: both measured at half a CPU, each JVM under that quota counting one processor (v2 its one event loop, as a pod of it), throttled when loaded" \
   benchkit check "$WORK/cpu-map/cpu-map.json" \
   'all([c["size"] for c in d["cells"][v]] == ["0.5"] and d["cells"][v][0]["complete_per_s"] > 0 for v in ("v1", "v2"))' \

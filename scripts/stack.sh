@@ -10,6 +10,7 @@
 # LATENCY_PROXY=on (in the environment, or a service's SERVICE_SETTINGS, which wins) starts services behind the
 # latency proxy: web-api reaches authors, and articles and authors reach PostgreSQL, through Toxiproxy (TOXIPROXY,
 # which the Makefile sets), where latency can be added per hop (benchkit latency) without a restart.
+# SERVICE_BUILD=NAME (the same two ways) starts a service from another build of it: target/NAME/quarkus-app.
 # TRACING=on (the same two ways) starts services with OpenTelemetry on, exporting to Jaeger (JAEGER, which the
 # Makefile sets), started with them: every request traced, its query API and UI on jaeger_url (scripts/lib.sh).
 set -euo pipefail
@@ -19,15 +20,23 @@ source "$(dirname "$0")/lib.sh"
 readonly INFRA_DIR="$LOCAL_DIR/infrastructure"
 readonly SUPPORT="$ROOT/services/testing/support/target"
 
-switched_on() { # switched_on NAME: whether a switch is on, in the environment or in SERVICE_SETTINGS, which wins
-  local word setting=${!1:-off}
+setting() { # setting NAME DEFAULT: a setting's value, in the environment or in SERVICE_SETTINGS, which wins
+  local word found=${!1:-$2}
   for word in ${SERVICE_SETTINGS:-}; do
-    [[ $word != "$1"=* ]] || setting=${word#*=}
+    [[ $word != "$1"=* ]] || found=${word#*=}
   done
-  [[ $setting == on ]]
+  echo "$found"
 }
+switched_on() { [[ $(setting "$1" off) == on ]]; } # switched_on NAME: whether a switch is on (as setting)
 through_proxy() { switched_on LATENCY_PROXY; } # whether a service starts behind the latency proxy (see above)
 traced() { switched_on TRACING; }              # whether a service starts traced (see above)
+# The application a service starts from: target/quarkus-app as make build makes it, or another build of the same
+# service beside it, target/SERVICE_BUILD/quarkus-app (without-tracing: make build-without-tracing).
+application() {
+  local build
+  build=$(setting SERVICE_BUILD "")
+  echo "$(service_dir "$1")/target/${build:+$build/}quarkus-app"
+}
 
 # hop_address HOP: where a service reaches the far end of a hop (authors-v1, postgres-articles-v1): through the
 # latency proxy when it starts behind it, else directly
@@ -142,8 +151,8 @@ proxy_ready() {
 start_service() {
   local name=$1 jar
   if traced; then start_jaeger; fi
-  jar="$(service_dir "$name")/target/quarkus-app/quarkus-run.jar"
-  [[ -f "$jar" ]] || die "$name is not built: run 'make build' first"
+  jar="$(application "$name")/quarkus-run.jar"
+  [[ -f "$jar" ]] || die "$name is not built: run 'make build' first (${jar#"$ROOT"/} is missing)"
   if [[ -n "$(pid_of "$name")" ]]; then
     return
   fi

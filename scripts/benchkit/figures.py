@@ -27,12 +27,16 @@ Markers (HTML comments, invisible on GitHub):
                                                                "curve.SHARES.0"; "knobs.NAME": a knob's default),
                                                                so the docs say what the code does
     <!-- knobs GROUP -->…<!-- /knobs -->                         the table of a group of knobs (knobs.py): each
-                                                               variable, its one default, what it means"""
+                                                               variable, its one default, what it means
+    <!-- since NAME -->…<!-- /since -->                         which code the summary's figures describe: whether
+                                                               the services changed after it was measured, from git
+                                                               (since.py); a page that quotes a summary measured on
+                                                               older services must have one"""
 import importlib
 import re
 import sys
 
-from benchkit import ROOT, registry, unmarked
+from benchkit import ROOT, registry, since, unmarked
 from benchkit.core import knobs
 from benchkit.core.kinds import SUMMARIES, written
 from benchkit.experiments.bench.summaries import combined
@@ -89,8 +93,9 @@ def documents(root=ROOT):
     return [path for pattern in DOCUMENTS for path in sorted(root.glob(pattern))]
 
 
-def rendered(text, found, where):
-    """The text with every marked figure filled in from the summaries; unknown names or paths fail loudly."""
+def rendered(text, found, where, root=ROOT):
+    """The text with every marked figure filled in from the summaries, and what each says of the code it describes
+    from git (since.py); unknown names or paths fail loudly."""
     def figure(match):
         name, path, pattern = match.group(1), match.group(2), match.group(3)
         if name not in found:
@@ -122,7 +127,13 @@ def rendered(text, found, where):
             raise SystemExit(f"{where}: no knobs {group} ({', '.join(groups)})")
         return f"<!-- knobs {group} -->\n{markdown_table(knobs.rows(registry.KNOBS, group))}\n<!-- /knobs -->"
 
-    return KNOBS.sub(knob_table, SETTING.sub(setting, TABLE.sub(table, FIGURE.sub(figure, text))))
+    text = KNOBS.sub(knob_table, SETTING.sub(setting, TABLE.sub(table, FIGURE.sub(figure, text))))
+    return since.rendered(text, found, where, root)
+
+
+def quoted(text):
+    """The summaries a text quotes: by a figure, a table or a chart."""
+    return [match.group(1) for pattern in (FIGURE, TABLE, CHART) for match in pattern.finditer(text)]
 
 
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
@@ -146,7 +157,8 @@ def check(root=ROOT, directory=SUMMARIES):
     problems += unmarked.problems(documents(root), root) + dead_links(root)
     for path in documents(root):
         text = path.read_text()
-        expected = rendered(text, found, path.name)
+        expected = rendered(text, found, path.name, root)
+        problems += since.problems(text, quoted(text), found, str(path.relative_to(root)), root)
         if expected != text:
             wrong = [(a, b) for a, b in zip(text.splitlines(), expected.splitlines()) if a != b]
             shown = wrong[0] if wrong else ("", "")
@@ -174,7 +186,7 @@ def main(argv=None):
         found = registry.loaded()
         for path in documents():
             text = path.read_text()
-            new = rendered(text, found, path.name)
+            new = rendered(text, found, path.name, ROOT)
             if new != text:
                 path.write_text(new)
                 print(f"rendered {path.relative_to(ROOT)}")

@@ -41,6 +41,8 @@ EXPERIMENTS = {experiment.name: experiment for experiment in (
     Experiment("proxy-cost", ab, {"variant": "proxy"}),
     Experiment("tracing-cost", ab, {"variant": "tracing"}),
     Experiment("tracing-sampled-cost", ab, {"variant": "tracing-sampled"}),
+    Experiment("tracing-absent", ab, {"variant": "tracing-absent"}),
+    Experiment("against-commit", ab, {"variant": "against-commit"}),
     Experiment("chaos", chaos),
     Experiment("latency-map", latencymap),
     Experiment("bakeoff", bakeoff),

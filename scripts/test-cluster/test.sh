@@ -344,7 +344,7 @@ as_deployed() { local service; for service in web-api articles authors; do echo 
 deployed_v2=$(as_deployed)
 short_cpu_map_in_pods() {
   RESULTS="$NODE_DIR/cpu-map" VERSIONS=v2 CPU_MAP_SIZES=0.5 CPU_MAP_ITERATIONS=20 CPU_MAP_WARMUP_ITERATIONS=30 \
-    WARMUP_MAX_WINDOWS=1 CPU_MAP_RATE=20 CPU_MAP_CAPACITY_SHARES=0.3 CPU_MAP_OPEN_SECONDS=3 make_target cpu-map-cluster
+    WARMUP_MAX_WINDOWS=1 OPEN_RATE=20 CAPACITY_SHARES=0.3 OPEN_SECONDS=3 make_target cpu-map-cluster
 }
 expect "make cpu-map-cluster rolls v2's pods under a limit of 0.5 CPU, warms and measures them" short_cpu_map_in_pods
 expect "cpu-map.json (pods): v2 measured at 0.5 CPU, each JVM under that limit counting one processor, one event loop" \

@@ -109,6 +109,14 @@ CORE = (
          "`core.protocol.WARMUP_INCOMPLETE_SECONDS` of such windows", "run", int),
     Knob("BACKGROUND_SECONDS", 10, "the window with no load after the warm-up that measures each process's background "
          "rate", "run", int),
+    # the open model after a closed round (make cpu-map, and the A/Bs that measure it)
+    Knob("OPEN_RATE", 100, "the open model's fixed rate, requests/s, the same for every build and size (0: none)",
+         "run", int),
+    Knob("P99_BOUND_MS", 100.0, "the capacity's bound: p99 of complete answers, ms", "run", float),
+    Knob("CAPACITY_SHARES", (0.4, 0.6, 0.8, 1.0), "the capacity's ladder of open rates, shares of the build's "
+         "closed-model rate in the round, climbed until p99 passes the bound (empty: no capacity)", "run",
+         numbers(float)),
+    Knob("OPEN_SECONDS", 6, "how long each open-model run lasts, s", "run", int),
     Knob("SWEEP", None, "a sweep's results directory: make demo's report shows its table, make latency-map runs every "
          "build with what it chose", "run", results_directory("sweep.json")),
     Knob("LATENCY_JITTER", 0.1, "jitter as a share of each latency the latency proxy adds (make latency-map, make "

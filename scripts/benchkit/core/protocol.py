@@ -85,6 +85,34 @@ def closed_round(build, runs_dir, round_, iterations, label, idle, speed, warmed
     return results.round_figures(cost, figures, idle, speed, warmed)
 
 
+def open_run(build, runs_dir, round_, label, rate):
+    """One run of the open model at a rate, as long as OPEN_SECONDS says."""
+    return measure(build, "open", runs_dir, round_, {"RATE": str(rate), "DURATION": f"{knobs.value('OPEN_SECONDS')}s"},
+                   label=label)
+
+
+def open_round(build, runs_dir, round_, label, closed_rate):
+    """The open model's figures of one round, after its closed one: p50 and p99 at the fixed rate (OPEN_RATE), and the
+    capacity: up the ladder of shares of the round's closed-model rate (CAPACITY_SHARES), the highest rate carried
+    (curve.carried) with p99 of complete answers within P99_BOUND_MS; None where the first step is not. Each step is
+    kept ("capacity_steps")."""
+    rate, bound, shares = knobs.value("OPEN_RATE"), knobs.value("P99_BOUND_MS"), knobs.value("CAPACITY_SHARES")
+    found = {"open_rate": rate or None, "open_p50": None, "open_p99": None, "open_complete_per_s": None}
+    if rate:
+        figures = open_run(build, runs_dir, round_, f"{label}-open-{rate}", rate)
+        found.update(open_p50=figures["p50"], open_p99=figures["p99"], open_complete_per_s=figures["ok_rps"])
+    steps, capacity = [], None
+    for step_rate in curve.ladder(closed_rate, shares) if shares else ():
+        figures = open_run(build, runs_dir, round_, f"{label}-capacity-{step_rate}", step_rate)
+        point = {"complete": figures["ok_rps"], "dropped": figures["dropped"], "requests": figures["requests"]}
+        within = curve.carried(step_rate, point) and figures["p99"] is not None and figures["p99"] <= bound
+        steps.append({"rate": step_rate, "complete_per_s": figures["ok_rps"], "p99": figures["p99"], "within": within})
+        if not within:
+            break
+        capacity = step_rate
+    return {**found, "capacity_per_s": capacity, "capacity_steps": steps, "p99_bound_ms": bound}
+
+
 # The warm-up rule, the same for every build and every platform: warm in windows until the JIT has settled, i.e.
 # the build's three JVMs' compiler threads used at most JIT_SETTLED_SHARE of their CPU in the window (CPU, read
 # from /proc: HotSpot's own compile time is elapsed time, which a busy machine stretches), and the window's answers

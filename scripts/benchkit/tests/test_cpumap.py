@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from benchkit.core import procfs
+from benchkit.core import procfs, protocol, sizes
 from benchkit.experiments import cpumap
 
 
@@ -118,26 +118,30 @@ def test_the_capacity_is_the_last_rate_within_the_bound(monkeypatch):
     # p99 grows with the rate; the ladder stops at the first step past the bound (or not carried)
     ran = []
 
-    def open_run(build, runs_dir, round_, size, rate, seconds, what):
-        ran.append(what)
+    def open_run(build, runs_dir, round_, label, rate):
+        ran.append(label)
         return {"p50": 5.0, "p99": rate / 4, "ok_rps": rate * (0.99 if rate < 300 else 0.9), "dropped": 0,
-                "requests": rate * seconds}
-    monkeypatch.setattr(cpumap, "open_run", open_run)
-    spec = cpumap.Spec(rate=200, p99_bound_ms=100.0, shares=(0.25, 0.5, 0.75, 1.0), open_seconds=5)
-    found = cpumap.open_figures(None, None, 1, "1", 600, spec)
+                "requests": rate * 5}
+    monkeypatch.setattr(protocol, "open_run", open_run)
+    monkeypatch.setenv("OPEN_RATE", "200")
+    monkeypatch.setenv("P99_BOUND_MS", "100")
+    monkeypatch.setenv("CAPACITY_SHARES", "0.25,0.5,0.75,1.0")
+    found = protocol.open_round(None, None, 1, "cpu-1", 600)
     assert found["open_p99"] == 50.0 and found["capacity_per_s"] == 150  # 300/s: p99 75 ms, but 90 % answered
-    assert ran == ["open-200", "capacity-150", "capacity-300"]
+    assert ran == ["cpu-1-open-200", "cpu-1-capacity-150", "cpu-1-capacity-300"]
     assert [step["within"] for step in found["capacity_steps"]] == [True, False]
-    assert cpumap.open_figures(None, None, 1, "1", 600, cpumap.Spec(rate=0, shares=()))["capacity_per_s"] is None
+    monkeypatch.setenv("OPEN_RATE", "0")
+    monkeypatch.setenv("CAPACITY_SHARES", "")
+    assert protocol.open_round(None, None, 1, "cpu-1", 600)["capacity_per_s"] is None
 
 
 def test_the_ladder_s_rungs():
-    assert cpumap.rungs("0.5, 1.0,2,0,1p") == ("0.5", "1", "2", "0", "1p")
-    assert [cpumap.label(r) for r in ("0.5", "0", "1p", "2p")] == ["0.5 CPU", "no limit", "1 processor, no quota",
-                                                                   "2 processors, no quota"]
-    assert cpumap.given("0.5") == (0.5, None) and cpumap.given("0") == (None, None) and cpumap.given("1p") == (None, 1)
+    assert sizes.rungs("0.5, 1.0,2,0,1p") == ("0.5", "1", "2", "0", "1p")
+    assert [sizes.label(r) for r in ("0.5", "0", "1p", "2p")] == ["0.5 CPU", "no limit", "1 processor, no quota",
+                                                                  "2 processors, no quota"]
+    assert sizes.given("0.5") == (0.5, None) and sizes.given("0") == (None, None) and sizes.given("1p") == (None, 1)
     with pytest.raises(ValueError):
-        cpumap.rungs("half")
+        sizes.rungs("half")
 
 
 def test_a_map_that_stopped_half_way_is_continued_with_its_finished_rungs_kept():

@@ -13,11 +13,11 @@ ships, whatever happened.
 import dataclasses
 import json
 
-from benchkit import NAMES, SERVICES, VERSIONS, info, step
-from benchkit.core import documents, knobs, results
+from benchkit import NAMES, ROOT, SERVICES, VERSIONS, info, step
+from benchkit.core import documents, knobs, results, sizes
 from benchkit.core.knobs import knob
 from benchkit.core.kinds import Kind, document_publisher
-from benchkit.core.protocol import background, closed_round, order, warm_up
+from benchkit.core.protocol import background, closed_round, open_round, order, warm_up
 from benchkit.core.tunables import DATA, Setting, environments
 
 SCHEMA = "reactive-bench/ab/1"
@@ -32,6 +32,8 @@ class Experiment:
     modes: tuple  # (A, B): the ratios are B / A
     values: dict  # {mode: {setting name: value}}
     versions: tuple  # the builds it concerns
+    sizes: tuple = (sizes.NO_LIMIT,)  # the sizes each build is measured at (core.sizes: as a pod's CPU limit gives it)
+    open_model: bool = False  # after each closed round, the open model's: p99 at a fixed rate, capacity under the bound
 
 
 TLS_MODES = ("disable", "require")
@@ -101,12 +103,42 @@ TRACING_SAMPLED = Experiment(
     {"off": {"tracing": "off", "traced share": 1.0}, "on": {"tracing": "on", "traced share": SAMPLED_SHARE}},
     VERSIONS)
 
-EXPERIMENTS = {e.name: e for e in (TLS, READS, PROXY, TRACING, TRACING_SAMPLED)}
+ABSENT_MODES = ("shipped", "absent")
+TRACING_ABSENT = Experiment(
+    "tracing-absent", "What the disabled tracing extension costs",
+    "Every build ships with OpenTelemetry's extension, disabled (quarkus.otel.sdk.disabled=true) unless tracing is "
+    "switched on: its instrumentation is still in the application, wrapped around every request, call and statement. "
+    "Measured against the same build without it (make build-without-tracing: built with -Dtracing=absent, OpenTelemetry's "
+    "API alone, a no-op): each build's three services restarted from the shipped application (shipped) and from the one "
+    "without the extension (absent) in turn, at each size, in the closed model and then in the open model (p99 at the "
+    "fixed rate, and the capacity under the p99 bound).",
+    (Setting("build", "service.build", SERVICES, ("", "without-tracing"), ""),),
+    ABSENT_MODES,
+    {"shipped": {"build": ""}, "absent": {"build": "without-tracing"}},
+    VERSIONS, sizes=(sizes.NO_LIMIT, "0.5"), open_model=True)
+
+COMMIT_MODES = ("checkout", "commit")
+AT_COMMIT = "at-commit"  # the services' target/ directory make build-at-commit builds another commit's builds into
+AGAINST_COMMIT = Experiment(
+    "against-commit", "The checkout's builds against another commit's",
+    "Whether the code changed what a build does, with the machine of the same hour on both sides: each build's three "
+    "services restarted from the checkout's application (checkout) and from another commit's (commit: make "
+    "build-at-commit COMMIT=…, built the same way into target/at-commit; the document names it), in turn, from a cold "
+    "JVM, at each size, in the closed model and then in the open model. The local stack, its data and the load are "
+    "the checkout's for both.",
+    (Setting("build", "service.build", SERVICES, ("", AT_COMMIT), ""),),
+    COMMIT_MODES,
+    {"checkout": {"build": ""}, "commit": {"build": AT_COMMIT}},
+    VERSIONS, sizes=(sizes.NO_LIMIT, "0.5"), open_model=True)
+
+EXPERIMENTS = {e.name: e for e in (TLS, READS, PROXY, TRACING, TRACING_SAMPLED, TRACING_ABSENT, AGAINST_COMMIT)}
 
 # (key, label, format, whether B / A is shown): each round's figures, as <experiment>.json keeps them
 FIGURES = (("complete_per_s", "complete answers/s", "{:.0f}", True),
            ("p50", "latency p50 ms, complete answers", "{:.1f}", True),
            ("p99", "latency p99 ms, complete answers", "{:.1f}", True),
+           ("open_p99", "open model at the fixed rate: latency p99 ms", "{:.1f}", True),
+           ("capacity_per_s", "capacity: the highest open rate with p99 under the bound, /s", "{:.0f}", True),
            ("cpu_ms_per_complete_background_off", "CPU ms per complete answer, whole system, background off",
             "{:.3f}", True),
            ("data_services_cpu_ms", "CPU ms per request, articles + authors", "{:.3f}", True),
@@ -119,19 +151,35 @@ FIGURES = (("complete_per_s", "complete answers/s", "{:.0f}", True),
 RATIOS = tuple(key for key, _, _, shown in FIGURES if shown)
 
 
-def measure_build(experiment, version, platform, runs_dir, rounds, iterations, warmup):
+def measured_as(version, size):
+    """What a document's builds are keyed by: the build, and its size where it is given one ("v3 at 0.5 CPU")."""
+    return version if size == sizes.NO_LIMIT else f"{version} at {sizes.label(size)}"
+
+
+def started(platform, version, size, environment):
+    """The build's services restarted from a cold JVM with a mode's environment, at a size (as shipped at none)."""
+    if size == sizes.NO_LIMIT:
+        return platform.reconfigure(version, environment, fresh=True)
+    return platform.size(version, *sizes.given(size), environments=environment)
+
+
+def measure_build(experiment, version, platform, runs_dir, rounds, iterations, warmup, size=sizes.NO_LIMIT):
     found = {mode: [] for mode in experiment.modes}
+    name = experiment.name if size == sizes.NO_LIMIT else f"{experiment.name}-{size}"
     try:
         for run in range(1, rounds + 1):
             for mode in order(experiment.modes, run):
-                step(f"{version}: {experiment.name} {mode}, round {run}/{rounds}")
-                build = platform.reconfigure(version, environments(experiment.settings, experiment.values[mode]),
-                                             fresh=True)
+                step(f"{measured_as(version, size)}: {experiment.name} {mode}, round {run}/{rounds}")
+                build = started(platform, version, size,
+                                environments(experiment.settings, experiment.values[mode]))
                 warmed = warm_up(version, build, runs_dir, warmup)
                 # the build's processes with no load, right after its warm-up, to take off its run's CPU
                 idle = background({version: build})[version]
-                found[mode].append(closed_round(build, runs_dir, run, iterations, f"{experiment.name}-{mode}", idle,
-                                                platform.calibrate(), warmed))
+                figures = closed_round(build, runs_dir, run, iterations, f"{name}-{mode}", idle, platform.calibrate(),
+                                       warmed)
+                if experiment.open_model:
+                    figures.update(open_round(build, runs_dir, run, f"{name}-{mode}", figures["complete_per_s"]))
+                found[mode].append({"size": size, **figures})
     finally:
         platform.restore(version)
     return found
@@ -140,11 +188,21 @@ def measure_build(experiment, version, platform, runs_dir, rounds, iterations, w
 def ratios(experiment, modes):
     """{figure: {rounds: [B / A of each round], median, low, high}}: B's round against A's round of the same number."""
     a, b = experiment.modes
-    return results.ratios_by_round(zip(modes[a], modes[b]), RATIOS)
+    measured = [key for key in RATIOS if any(key in r for mode in (a, b) for r in modes[mode])]  # the open model's
+    return results.ratios_by_round(zip(modes[a], modes[b]), measured)  # figures are where the A/B measured them
+
+
+def other_commit():
+    """The commit make build-at-commit built the other builds of against-commit from."""
+    built = ROOT / "services" / "target" / "at-commit.txt"
+    if not built.exists():
+        raise SystemExit("make against-commit measures another commit's builds: make build-at-commit COMMIT=… first")
+    return built.read_text().strip()
 
 
 def document(experiment, environment, measured):
     return {"schema": SCHEMA, "experiment": experiment.name, "title": experiment.title,
+            **({"other_commit": other_commit()} if experiment is AGAINST_COMMIT else {}),
             "explanation": experiment.explanation, "modes": list(experiment.modes),
             "commit": environment["git_commit"], "timestamp": environment["timestamp"], "where": environment["where"],
             "environment": environment,
@@ -190,6 +248,9 @@ class Spec:
     variant: str = "tls"  # which A/B (EXPERIMENTS): given by the registry's entry (make tls, reads, proxy-cost, …)
     iterations: int = knob("AB_ITERATIONS", 150, "measured requests per user of each side of an A/B in each round")
     warmup: int = knob("AB_WARMUP_ITERATIONS", 300, "the first warm-up window's requests per user after each restart")
+    sizes: tuple = knob("AB_SIZES", (), "the sizes each build is measured at, as make cpu-map's ladder (0.5: each "
+                        "service limited to half a CPU; 0: no limit); unset: the A/B's own (0, and 0.5 where it "
+                        "measures the open model)", lambda text: sizes.rungs(text))
 
 
 PLATFORMS = ("local",)  # TLS can be had or not there (in the cluster Spilo requires it)
@@ -203,16 +264,19 @@ def versions(spec):
 def run(platform, spec, directory):
     """Each build's A/B in rounds: <variant>.json, .md and .html."""
     experiment = EXPERIMENTS[spec.variant]
+    if experiment is AGAINST_COMMIT:
+        other_commit()  # refused before anything starts where there is none
     rounds = knobs.value("RUNS")
     runs_dir = directory / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     environment = platform.environment(platform.where, rounds, True)
     measured = {}
-    for version in platform.versions:
-        measured[version] = measure_build(experiment, version, platform, runs_dir, rounds, spec.iterations,
-                                          spec.warmup)
-        data = document(experiment, environment, measured)
-        (directory / f"{experiment.name}.json").write_text(json.dumps(data, indent=2))
+    for size in spec.sizes or experiment.sizes:
+        for version in platform.versions:
+            measured[measured_as(version, size)] = measure_build(experiment, version, platform, runs_dir, rounds,
+                                                                 spec.iterations, spec.warmup, size)
+            data = document(experiment, environment, measured)
+            (directory / f"{experiment.name}.json").write_text(json.dumps(data, indent=2))
     documents.write(directory, experiment.name, f"reactive-bench: {experiment.title}",
                     f"{environment['timestamp']}, commit {environment['git_commit']}",
                     [(experiment.title, experiment.explanation + " The modes' order is turned round between rounds; "

@@ -11,13 +11,13 @@ and what each JVM saw and chose there. Writes cpu-map.json (schema SCHEMA), cpu-
 import dataclasses
 import json
 import pathlib
-import re
 
 from benchkit import BASELINE, NAMES, SERVICES, step
-from benchkit.core import charts, curve, documents, knobs, results
+from benchkit.core import charts, documents, knobs, results
 from benchkit.core.kinds import SUMMARIES, Kind, checked, written
-from benchkit.core.knobs import knob, numbers, results_directory
-from benchkit.core.protocol import background, closed_round, measure, order, warm_up
+from benchkit.core.knobs import knob, results_directory
+from benchkit.core.protocol import background, closed_round, open_round, order, warm_up
+from benchkit.core.sizes import given, label, rungs
 
 SCHEMA = "reactive-bench/cpu-map/2"
 # what each round keeps of a build at a size, and which of them get a ratio to v1
@@ -39,40 +39,9 @@ class Spec:
                            "round (the closed model's users)")
     warmup: int = knob("CPU_MAP_WARMUP_ITERATIONS", 300, "the first warm-up window's requests per user after each "
                        "build is restarted at a size (100 left a third of a map's cells unsettled)")
-    rate: int = knob("CPU_MAP_RATE", 100, "the open model's fixed rate, requests/s, the same for every build and size "
-                     "(0: none)")
-    p99_bound_ms: float = knob("CPU_MAP_P99_BOUND_MS", 100.0, "the capacity's bound: p99 of complete answers, ms")
-    shares: tuple = knob("CPU_MAP_CAPACITY_SHARES", (0.4, 0.6, 0.8, 1.0), "the capacity's ladder of open "
-                         "rates, shares of the build's closed-model rate in the round, climbed until p99 passes the "
-                         "bound (empty: no capacity)", numbers(float))
-    open_seconds: int = knob("CPU_MAP_OPEN_SECONDS", 6, "how long each open-model run lasts, s")
     keep: pathlib.Path | None = knob("CPU_MAP_KEEP", None, "a map that stopped half-way (its results directory): "
                                      "its rungs of this ladder are kept, the others measured, in its document",
                                      results_directory("cpu-map.json"))
-
-
-def rungs(text):
-    """The ladder as given ("0.5,1,2,0,1p"), each rung written one way ("1.0" is "1")."""
-    found = []
-    for item in (part.strip() for part in str(text).split(",") if part.strip()):
-        if not re.fullmatch(r"\d+(\.\d+)?p?", item):
-            raise ValueError(f"{item!r}: a rung is CPUs (0.5, 1, 2; 0: no limit) or processors alone (1p)")
-        found.append(f"{float(item.rstrip('p')):g}" + ("p" if item.endswith("p") else ""))
-    return tuple(found)
-
-
-def given(rung):
-    """(CPUs of the quota or None, processors the JVM counts or None: as it derives them) of a rung."""
-    if rung.endswith("p"):
-        return None, int(float(rung[:-1]))
-    return (float(rung) or None), None
-
-
-def label(rung):
-    cpus, processors = given(rung)
-    if processors:
-        return f"{processors} processor{'s' if processors > 1 else ''}, no quota"
-    return f"{cpus:g} CPU" if cpus else "no limit"
 
 
 def run(platform, spec, directory):
@@ -104,7 +73,7 @@ def run(platform, spec, directory):
                     cell = {"size": size, "round": round_, **closed_round(
                         builds[version], runs_dir, round_, spec.iterations, f"cpu-{size}", idle[version], speed,
                         warmed[version])}
-                    cell.update(open_figures(builds[version], runs_dir, round_, size, cell["complete_per_s"], spec))
+                    cell.update(open_round(builds[version], runs_dir, round_, f"cpu-{size}", cell["complete_per_s"]))
                     cell["bound_by"] = bound_by(cell, environment)
                     document["cells"][version].append(cell)
             document["ratios"], document["against_no_limit"] = ratios(document), against_no_limit(document)
@@ -146,32 +115,6 @@ def continued(kept, document):
                            if name in {label(size) for size in finished}},
             "cells": {v: [c for c in cells if c["size"] in finished] for v, cells in kept["cells"].items()},
             "continued": {key: document[key] for key in ("commit", "timestamp", "where")}}
-
-
-def open_run(build, runs_dir, round_, size, rate, seconds, what):
-    return measure(build, "open", runs_dir, round_, {"RATE": str(rate), "DURATION": f"{seconds}s"},
-                   label=f"cpu-{size}-{what}")
-
-
-def open_figures(build, runs_dir, round_, size, closed_rate, spec):
-    """p50 and p99 at the fixed open rate, and the capacity: up the ladder of shares of the closed-model rate, the
-    highest rate carried (curve.carried) with p99 of complete answers within the bound; None where the first step
-    is not. Each step is kept ("capacity_steps")."""
-    found = {"open_rate": spec.rate or None, "open_p50": None, "open_p99": None, "open_complete_per_s": None}
-    if spec.rate:
-        figures = open_run(build, runs_dir, round_, size, spec.rate, spec.open_seconds, f"open-{spec.rate}")
-        found.update(open_p50=figures["p50"], open_p99=figures["p99"], open_complete_per_s=figures["ok_rps"])
-    steps, capacity = [], None
-    for rate in curve.ladder(closed_rate, spec.shares) if spec.shares else ():
-        figures = open_run(build, runs_dir, round_, size, rate, spec.open_seconds, f"capacity-{rate}")
-        point = {"complete": figures["ok_rps"], "dropped": figures["dropped"], "requests": figures["requests"]}
-        within = (curve.carried(rate, point) and figures["p99"] is not None
-                  and figures["p99"] <= spec.p99_bound_ms)
-        steps.append({"rate": rate, "complete_per_s": figures["ok_rps"], "p99": figures["p99"], "within": within})
-        if not within:
-            break
-        capacity = rate
-    return {**found, "capacity_per_s": capacity, "capacity_steps": steps, "p99_bound_ms": spec.p99_bound_ms}
 
 
 def bound_by(cell, environment):
