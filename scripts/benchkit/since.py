@@ -8,7 +8,6 @@ summary says so with a statement rendered from git, between markers
 and the command that shows how), and `figures check` fails where a page quotes such a summary without one, or where
 one is not what git gives now. The checkout's own tree is compared, so a change and the statement it makes stale are
 rendered and committed together."""
-import functools
 import re
 import subprocess
 
@@ -45,7 +44,6 @@ def in_git(root):
     return git(root, "rev-parse", "--is-inside-work-tree").stdout.strip() == "true"
 
 
-@functools.lru_cache(maxsize=None)
 def changed_files(root, commit):
     """The files of the services' tree that differ between a commit and the checkout; None where git does not know
     the commit (a clone without that history cannot tell which code a figure describes)."""
@@ -80,12 +78,13 @@ def statement(root, name, summary):
         return f"docs/results/{name}.json names no commit: which code its figures describe is unknown."
     parts = []
     for commit in commits:
-        files = changed_files(str(root), commit)
+        files = changed_files(root, commit)
         if files is None:
             return (f"docs/results/{name}.json was measured at `{commit}`, which this clone's history does not hold: "
                     "which code its figures describe is unknown here.")
         if files:
-            parts.append(f"`{commit}`: {len(files)} file{'s' * (len(files) > 1)} differ now, in {modules(files)} "
+            differ = "files differ" if len(files) > 1 else "file differs"
+            parts.append(f"`{commit}`: {len(files)} {differ} now, in {modules(files)} "
                          f"(`git diff {commit} -- {CODE}`)")
     if not parts:
         return (f"docs/results/{name}.json was measured on the services as they are in this checkout "
@@ -96,7 +95,7 @@ def statement(root, name, summary):
 def stale(root, summary):
     """Whether the services changed after a summary was measured (or which code it describes cannot be told)."""
     commits = commits_of(summary)
-    return not commits or any(changed_files(str(root), commit) != () for commit in commits)
+    return not commits or any(changed_files(root, commit) != () for commit in commits)
 
 
 def rendered(text, found, where, root):

@@ -63,3 +63,56 @@ def test_statements_per_request_count_begin_and_commit_apart(tmp_path):
     every, data = results.statement_counts(cost)
     assert every == pytest.approx(15.0)
     assert data == pytest.approx(5.0)
+
+
+def test_the_build_a_b_starts_each_mode_from_its_own_application_at_each_size(monkeypatch, tmp_path):
+    # shipped and absent at no limit and at half a CPU: each mode restarted from a cold JVM with SERVICE_BUILD, sized
+    # where a size is given, the closed round then the open one; the document keyed by build and size
+    started = []
+
+    class Platform:
+        versions, where = ("v3",), "here"
+
+        def environment(self, where, runs, warmup):
+            return {"git_commit": "abc1234", "timestamp": "t", "where": where}
+
+        def reconfigure(self, version, environments, fresh=False):
+            started.append((version, None, environments["web-api"]["SERVICE_BUILD"], fresh))
+            return version
+
+        def size(self, version, cpus, processors=None, environments=None):
+            started.append((version, cpus, environments["web-api"]["SERVICE_BUILD"], True))
+            return version
+
+        def calibrate(self):
+            return 2.0
+
+        def restore(self, version):
+            started.append((version, "restored"))
+
+    monkeypatch.setattr(ab, "warm_up", lambda version, build, runs_dir, warmup: {"settled": True})
+    monkeypatch.setattr(ab, "background", lambda builds: {v: {} for v in builds})
+    rates = iter([400, 300, 440, 310])
+    monkeypatch.setattr(ab, "closed_round", lambda *args: figures(next(rates), 2.0))
+    monkeypatch.setattr(ab, "open_round", lambda build, runs_dir, run, label, rate: {
+        "open_p99": 10.0, "capacity_per_s": rate // 2, "label": label})
+    monkeypatch.setattr(ab.knobs, "value", lambda name: 1)  # one round
+    monkeypatch.setattr(ab.documents, "write", lambda *args: None)
+    path = ab.run(Platform(), ab.Spec(variant="tracing-absent"), tmp_path)
+    data = ab.json.loads(path.read_text())
+    assert list(data["builds"]) == ["v3", "v3 at 0.5 CPU"]
+    assert started == [("v3", None, "", True), ("v3", None, "without-tracing", True), ("v3", "restored"),
+                       ("v3", 0.5, "", True), ("v3", 0.5, "without-tracing", True), ("v3", "restored")]
+    half = data["builds"]["v3 at 0.5 CPU"]
+    assert half["rounds"]["absent"][0]["size"] == "0.5" and half["rounds"]["absent"][0]["label"] == \
+        "tracing-absent-0.5-absent"
+    assert half["ratios"]["capacity_per_s"]["median"] == pytest.approx(155 / 220)  # 310 / 2 against 440 / 2
+    assert ab.consistency(data) == []
+
+
+def test_the_sizes_of_an_a_b_can_be_chosen_and_an_unknown_one_is_refused():
+    spec = ab.knobs.spec_of(ab.Spec, "ab", {"AB_SIZES": "0.5"}, variant="against-commit")
+    assert spec.sizes == ("0.5",)
+    assert ab.knobs.spec_of(ab.Spec, "ab", {}, variant="tls").sizes == ()
+    with pytest.raises(SystemExit):
+        ab.knobs.spec_of(ab.Spec, "ab", {"AB_SIZES": "half"}, variant="tls")

@@ -1,0 +1,84 @@
+"""A figure says which code it describes: a page that quotes a summary measured before a change to the services fails
+the figures check until it says so, in words rendered from git."""
+import json
+import subprocess
+
+import pytest
+
+from benchkit import figures, since
+
+
+def git(root, *arguments):
+    return subprocess.run(["git", "-C", str(root), *arguments], check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture
+def repository(tmp_path):
+    """A repository with services at a first commit (where a summary was measured), then a change to web-api v3."""
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "config", "user.email", "t@example.org")
+    git(tmp_path, "config", "user.name", "t")
+    code = tmp_path / "services" / "web-api" / "v3" / "src" / "main"
+    code.mkdir(parents=True)
+    (code / "Lookups.java").write_text("class Lookups {}\n")
+    (tmp_path / "services" / "pom.xml").write_text("<project/>\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "measured here")
+    measured = git(tmp_path, "rev-parse", "--short", "HEAD")
+    summaries = tmp_path / "docs" / "results"
+    summaries.mkdir(parents=True)
+    # a summary of a kind the registry knows, with a figure to quote (an A/B's)
+    modes = {"off": [{"complete_per_s": 400.0}], "on": [{"complete_per_s": 300.0}]}
+    summary = {"schema": "reactive-bench/ab/1", "experiment": "tracing", "modes": ["off", "on"], "commit": measured,
+               "builds": {"v3": {"rounds": modes, "ratios": {}}}}
+    from benchkit.experiments import ab
+    summary["builds"]["v3"]["ratios"] = ab.ratios(ab.TRACING, modes)
+    (summaries / "cost.json").write_text(json.dumps(summary))
+    (tmp_path / "README.md").write_text("v3 traced answers <!-- figure cost builds.v3.ratios.complete_per_s.median "
+                                        "{:.2f}× -->0.75×<!-- /figure --> as much.\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "published")
+    return tmp_path, summaries, measured
+
+
+def test_a_summary_measured_on_the_services_as_they_are_needs_no_statement(repository):
+    root, summaries, _ = repository
+    assert figures.check(root, summaries) == []
+
+
+def test_a_quote_of_a_summary_older_than_a_services_change_fails_until_the_page_says_so(repository):
+    root, summaries, measured = repository
+    (root / "services" / "web-api" / "v3" / "src" / "main" / "Lookups.java").write_text("class Lookups { int n; }\n")
+    git(root, "commit", "-qam", "a change to v3's look-ups")
+    problems = figures.check(root, summaries)
+    assert len(problems) == 1 and "README.md quotes docs/results/cost.json" in problems[0]
+    # the statement, rendered from git, satisfies the check and names what changed
+    readme = root / "README.md"
+    readme.write_text(readme.read_text() + "\n<!-- since cost --><!-- /since -->\n")
+    readme.write_text(figures.rendered(readme.read_text(), {"cost": json.loads((summaries / "cost.json").read_text())},
+                                       "README.md", root))
+    assert f"at `{measured}`: 1 file differs now, in web-api v3 (`git diff {measured} -- services`)" in \
+        readme.read_text()
+    git(root, "commit", "-qam", "said so")
+    assert figures.check(root, summaries) == []
+    # a later change makes the statement stale: typed or left behind, it fails again
+    (root / "services" / "pom.xml").write_text("<project><!-- changed --></project>\n")
+    git(root, "commit", "-qam", "a change to the parent pom")
+    assert any("a figure is not its summary's" in problem for problem in figures.check(root, summaries))
+
+
+def test_a_change_to_tests_alone_changes_no_figure(repository):
+    root, summaries, _ = repository
+    test = root / "services" / "web-api" / "v3" / "src" / "test" / "LookupsTest.java"
+    test.parent.mkdir(parents=True)
+    test.write_text("class LookupsTest {}\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "a test")
+    assert figures.check(root, summaries) == []
+
+
+def test_the_commits_of_a_summary_are_its_own_and_each_run_s():
+    assert since.commits_of({"commit": "dce3321, 6cfbdd4", "local": {"commit": "dce3321"},
+                             "environment": {"git_commit": "0392ca0"}}) == ["dce3321", "6cfbdd4", "0392ca0"]
+    assert since.modules(["services/web-api/v3/pom.xml", "services/web-api/v1/src/A.java", "services/tracing/pom.xml",
+                          "services/pom.xml"]) == "web-api v1, v3, tracing, pom.xml"
