@@ -58,6 +58,8 @@ class Knob:
     @property
     def shown(self):
         default = self.default
+        if default == ():
+            return "none"
         if isinstance(default, tuple):
             default = ",".join(f"{item:g}" if isinstance(item, float) else str(item) for item in default)
         return "none" if default is None else f"`{default}`" if isinstance(default, str) else str(default)
