@@ -125,3 +125,15 @@ def test_a_document_is_checked_by_the_modes_it_was_measured_with():
             "builds": {"v1": {"rounds": modes, "ratios": ab.ratios(("shipped", "absent"), modes)}}}
     assert data["builds"]["v1"]["ratios"]["complete_per_s"]["median"] == pytest.approx(1.1)
     assert ab.consistency(data) == []
+
+
+def test_a_verdict_is_a_direction_only_where_every_round_agrees():
+    assert ab.direction({"median": 1.2, "low": 1.05, "high": 1.3}) == "higher in every round"
+    assert ab.direction({"median": 0.8, "low": 0.7, "high": 0.95}) == "lower in every round"
+    assert ab.direction({"median": 1.2, "low": 0.98, "high": 1.3}) == "level (the rounds disagree)"
+    modes = {"extension off": [figures(400, 2.0), figures(420, 2.0)], "absent": [figures(440, 1.8), figures(430, 1.9)]}
+    data = {"modes": ["extension off", "absent"], "builds": {"v1": {"rounds": modes,
+                                                                     "ratios": ab.ratios(ab.TRACING_ABSENT, modes)}}}
+    rows = {row[1]: row[2:] for row in ab.verdicts(data)[1:]}
+    assert rows["complete answers/s"][1] == "higher in every round"
+    assert rows["CPU ms per complete answer, whole system, background off"][1] == "lower in every round"

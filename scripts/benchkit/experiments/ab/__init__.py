@@ -241,6 +241,35 @@ def table(data):
     return rows
 
 
+# what a team reads off an A/B of two builds: what it carries, the latency it gives at a load, what it costs
+VERDICT_FIGURES = ("complete_per_s", "open_p99", "capacity_per_s", "cpu_ms_per_complete_background_off")
+
+
+def direction(ratio):
+    """B against A, in words from the rounds' own ratios: "higher" or "lower" where every round says so (the lowest
+    and highest ratio on one side of 1), else "level": within the rounds' spread, no verdict."""
+    if not ratio or ratio["median"] is None:
+        return "–"
+    if ratio["low"] > 1:
+        return "higher in every round"
+    if ratio["high"] < 1:
+        return "lower in every round"
+    return "level (the rounds disagree)"
+
+
+def verdicts(data):
+    """Per build (and size) and figure of VERDICT_FIGURES: B / A and its verdict (direction)."""
+    a, b = data["modes"]
+    labels = {key: label for key, label, _, _ in FIGURES}
+    rows = [["build", "figure", f"{b} / {a} (lowest–highest round)", f"{b} against {a}"]]
+    for version, build in data["builds"].items():
+        for key in VERDICT_FIGURES:
+            ratio = build["ratios"].get(key)
+            if ratio:
+                rows.append([NAMES.get(version, version), labels[key], documents.ratio_text(ratio), direction(ratio)])
+    return rows
+
+
 def cell(value, fmt):
     if value is None:
         return "–"
@@ -291,4 +320,4 @@ def run(platform, spec, directory):
 
 
 KIND = Kind("ab", SCHEMA, SCHEMA, tuple(f"{name}.json" for name in EXPERIMENTS), document_publisher(SCHEMA, consistency, ("environment", "explanation")),
-            consistency, {"ab": table})
+            consistency, {"ab": table, "ab-verdicts": verdicts})
