@@ -81,10 +81,12 @@ PROXY = Experiment(
 
 TRACING_MODES = ("off", "on")
 TRACING_EXPLANATION = (
-    "Every build carries OpenTelemetry (Quarkus' extension), off unless switched on; on, each service makes a span "
-    "per request it serves and per call and statement it makes, and exports them in batches to Jaeger, whose CPU counts "
-    "in the whole system's while the build is traced (it runs on the same cores). Each build's three services "
-    "restarted untraced (off, as every other run) and traced (on) in turn. ")
+    "A build's traced build carries OpenTelemetry (Quarkus' extension: make build-traced); traced, each service makes "
+    "a span per request it serves and per call and statement it makes, and exports them in batches to Jaeger, whose "
+    "CPU counts in the whole system's while the build is traced (it runs on the same cores). Each build's three "
+    "services restarted untraced (off, as every other run: the build as shipped, without the extension since make "
+    "tracing-absent measured what it costs switched off; with it, switched off, before) and from the traced build, "
+    "traced (on), in turn. ")
 TRACING = Experiment(
     "tracing", "What tracing every request costs",
     TRACING_EXPLANATION + "On: every request traced, as make up TRACING=on and the chart's tracing.enabled do.",
