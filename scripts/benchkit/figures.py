@@ -52,9 +52,16 @@ PICTURES = "docs/figures"  # under the root of the docs
 
 
 def at(summary, path):
+    """The value at a path of keys; a number indexes a list, or a mapping in its order where no key is that number
+    (an A/B's builds at a size, "v3 at 0.5 CPU", whose name a path cannot spell: builds.3)."""
     value = summary
     for key in path.split("."):
-        value = value[int(key)] if isinstance(value, (list, tuple)) else value[key]
+        if isinstance(value, (list, tuple)):
+            value = value[int(key)]
+        elif key not in value and key.isdigit():
+            value = list(value.values())[int(key)]
+        else:
+            value = value[key]
     return value
 
 

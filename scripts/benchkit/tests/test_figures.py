@@ -271,3 +271,9 @@ def test_every_kind_is_found_by_what_its_run_wrote_and_unknown_ones_are_refused(
     with pytest.raises(SystemExit, match="nothing to publish"):
         registry.publish(tmp_path, "x", tmp_path / "docs")
     assert registry.consistency({"schema": "something/1"}) == ["schema 'something/1': no kind publishes it"]
+
+
+def test_a_path_indexes_a_mapping_in_its_order_where_no_key_is_that_number():
+    summary = {"builds": {"v3": {"x": 1}, "v3 at 0.5 CPU": {"x": 2}}, "rungs": [{"x": 3}]}
+    assert figures.at(summary, "builds.1.x") == 2 and figures.at(summary, "builds.v3.x") == 1
+    assert figures.at(summary, "rungs.0.x") == 3
