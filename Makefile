@@ -114,8 +114,7 @@ TEST_K8S_LOG := .local/logs/test-k8s.log
 # What the builds are made of: a build is done again only when one of these changed since the last (each
 # make deploy-vN, make up and make test-cluster asks for one). In the parent's target/, so mvnw clean drops it.
 BUILD_STAMP := services/target/build.stamp
-TRACED_STAMP := services/target/traced.stamp
-TRACED_BUILD_LOG := .local/logs/build-traced.log
+WITHOUT_TRACING_STAMP := services/target/without-tracing.stamp
 SERVICE_SOURCES := $(shell find services -name target -prune -o -type f -print)
 
 ##@ General
@@ -145,15 +144,15 @@ latency-map: ## When the services wait: every build over a grid of latency added
 proxy-cost: ## What the latency proxy of make latency-map costs each build with no latency added, A/B: directly connected or through Toxiproxy, in rounds on a fresh local stack; writes results/proxy-cost-<time>/proxy.html.
 tracing-cost: ## What tracing every request costs each build, A/B: untraced (as every measured run) or traced into Jaeger (its CPU counted), in rounds on a fresh local stack; writes results/tracing-cost-<time>/tracing.html.
 tracing-sampled-cost: ## The same with 1 % of the requests traced (decided at web-api), as the chart's tracing.sampled=0.01; writes results/tracing-sampled-cost-<time>/tracing-sampled.html.
-tracing-absent: ## What OpenTelemetry's extension costs switched off, A/B: each build as shipped (without it) against its traced build with tracing off (make build-traced), at the whole machine and at half a CPU, closed and open model, in rounds on a fresh local stack; writes results/tracing-absent-<time>/tracing-absent.html.
+tracing-absent: ## What the tracing extension costs disabled, as every build ships it, A/B: each build as shipped against the same build without it (make build-without-tracing), at the whole machine and at half a CPU, closed and open model, in rounds on a fresh local stack; writes results/tracing-absent-<time>/tracing-absent.html.
 against-commit: ## The checkout's builds against another commit's (make build-at-commit COMMIT=… first), A/B: each build from either, at the whole machine and at half a CPU (AB_SIZES), closed and open model, in rounds on a fresh local stack; writes results/against-commit-<time>/against-commit.html.
 bakeoff: ## The load generators' bake-off on a fresh local stack: loadgen, vegeta and wrk (the floor) against v2, CPU per request and coordinated omission; writes results/bakeoff-<time>/bakeoff.md (docs/load-generator.md).
 cpu-map: ## The comparison over CPU per service: every build with each service's JVM limited to 0.5, 1 and 2 CPUs and none, as a pod's limit is (a CFS quota in a cgroup of its own, root, and the processors the JVM derives from it), and one processor without a quota; closed model, open model at a fixed rate, capacity under a p99 bound, in rounds on a fresh local stack; writes results/cpu-map-<time>/cpu-map.html (the ladder: CPU_MAP_SIZES).
 $(LOCAL_EXPERIMENTS): doctor-demo build loadgen benchkit toxiproxy
 	@scripts/demo.sh $(if $(filter demo,$@),bench,$@)
 bakeoff: vegeta wrk
-tracing-cost tracing-sampled-cost: jaeger build-traced
-tracing-absent: build-traced
+tracing-cost tracing-sampled-cost: jaeger
+tracing-absent: build-without-tracing
 wrk:
 	@command -v wrk >/dev/null || { echo "make bakeoff needs wrk: apt-get install wrk"; exit 1; }
 
@@ -163,7 +162,7 @@ vthread-stall: build ## v3's overload stall outside Quarkus: virtual threads, Ag
 	@scripts/vthread-stall.sh
 
 .PHONY: up
-up: build toxiproxy $(if $(filter on,$(TRACING)),jaeger build-traced) ## Start the local stack (PostgreSQL, Kafka, three services per build) for manual calls; see make status. TRACING=on: the traced builds, every request traced, in Jaeger (its UI: make status).
+up: build toxiproxy $(if $(filter on,$(TRACING)),jaeger) ## Start the local stack (PostgreSQL, Kafka, three services per build) for manual calls; see make status. TRACING=on: every request traced, in Jaeger (its UI: make status).
 	@scripts/stack.sh up
 
 .PHONY: down
@@ -186,7 +185,7 @@ deploy-v2: ## Deploy v2 the same way (the builds can run side by side).
 deploy-v3: ## Deploy v3 the same way.
 $(addprefix deploy-,$(BUILDS)): deploy-%:
 	@scripts/k8s.sh check
-	@$(MAKE) build helm $(if $(filter on,$(LATENCY_PROXY)),toxiproxy) $(if $(filter on,$(TRACING)),build-traced)
+	@$(MAKE) build helm $(if $(filter on,$(LATENCY_PROXY)),toxiproxy)
 	@scripts/k8s.sh deploy $*
 
 # Each experiment against the deployed builds (scripts/k8s.sh run NAME: benchkit run NAME --platform kubernetes).
@@ -218,12 +217,12 @@ $(BUILD_STAMP): $(SERVICE_SOURCES)
 	@$(MVNW) install -DskipTests >$(CURDIR)/$(BUILD_LOG) 2>&1 || { tail -30 $(CURDIR)/$(BUILD_LOG); exit 1; }
 	@mkdir -p $(dir $@) && touch $@
 
-.PHONY: build-traced
-build-traced: $(TRACED_STAMP) ## Every build again with OpenTelemetry's extension, beside the shipped one (target/traced in each service): what TRACING=on runs (make up, make deploy-vN, make tracing-cost), again only after a change.
-$(TRACED_STAMP): $(SERVICE_SOURCES)
+.PHONY: build-without-tracing
+build-without-tracing: $(WITHOUT_TRACING_STAMP) ## Every build again without OpenTelemetry's extension, beside the shipped one (target/without-tracing in each service), for make tracing-absent.
+$(WITHOUT_TRACING_STAMP): $(SERVICE_SOURCES)
 	@mkdir -p $(dir $(BUILD_LOG))
-	@echo "==> Building $(words $(BUILDS)) builds of three services with OpenTelemetry's extension (about 2 min; log in $(TRACED_BUILD_LOG))"
-	@$(MVNW) package -Dtracing=on -DskipTests >$(CURDIR)/$(TRACED_BUILD_LOG) 2>&1 || { tail -30 $(CURDIR)/$(TRACED_BUILD_LOG); exit 1; }
+	@echo "==> Building $(words $(BUILDS)) builds of three services without OpenTelemetry (about 2 min; log in $(BUILD_LOG))"
+	@$(MVNW) package -Dtracing=absent -DskipTests >$(CURDIR)/$(BUILD_LOG) 2>&1 || { tail -30 $(CURDIR)/$(BUILD_LOG); exit 1; }
 	@mkdir -p $(dir $@) && touch $@
 
 .PHONY: build-at-commit
@@ -299,7 +298,7 @@ test-services: ## The contract suites of every build, on real PostgreSQL and Kaf
 	@mkdir -p $(dir $(BUILD_STAMP)) && touch $(BUILD_STAMP)
 
 .PHONY: test-e2e
-test-e2e: loadgen schemathesis benchkit toxiproxy build-traced $(if $(JAEGER_FROM_BACKGROUND),,jaeger) ## End-to-end on the real local stack: equal bytes, the smoke load, SSE, the report, traces (needs a build; make test builds Jaeger in its background: JAEGER_FROM_BACKGROUND).
+test-e2e: loadgen schemathesis benchkit toxiproxy $(if $(JAEGER_FROM_BACKGROUND),,jaeger) ## End-to-end on the real local stack: equal bytes, the smoke load, SSE, the report, traces (needs a build; make test builds Jaeger in its background: JAEGER_FROM_BACKGROUND).
 	@scripts/e2e-test.sh
 
 .PHONY: test-k8s
@@ -320,7 +319,7 @@ test-k8s: $(TEST_K8S_TOOLS) benchkit ## Lint the charts and scripts; check the C
 	  else echo "$$program built for linux/$(OTHER_ARCH) is $$found"; exit 1; fi; done
 
 .PHONY: test-cluster
-test-cluster: build build-traced node-tools benchkit ## A real single-node Kubernetes here (containerd, runc, kubelet): deploy every build, bench, undeploy, as a user would (root).
+test-cluster: build node-tools benchkit ## A real single-node Kubernetes here (containerd, runc, kubelet): deploy every build, bench, undeploy, as a user would (root).
 	@scripts/test-cluster/test.sh
 
 .PHONY: node-up

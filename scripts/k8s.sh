@@ -167,13 +167,10 @@ pods_that_cannot_start() { # why pods of the namespace cannot start (unschedulab
   BENCHKIT_PYTHON=python3 benchkit unschedulable "$NS"
 }
 
-build_images() { # build_images VERSION TAG: the three images of one build, where the cluster finds them: its traced
-  # build (make build-traced) where TRACING=on
-  local version=$1 tag=$2 service application=quarkus-app
-  [[ ${TRACING:-off} != on ]] || application=traced/quarkus-app
+build_images() { # build_images VERSION TAG: the three images of one build, where the cluster finds them
+  local version=$1 tag=$2 service
   for service in "${BUILD_SERVICES[@]}"; do
-    build_image "$(image_repository)/$service-$version:$tag" "$ROOT/services" Dockerfile.jvm "SERVICE=$service/$version" \
-      "APPLICATION=$application"
+    build_image "$(image_repository)/$service-$version:$tag" "$ROOT/services" Dockerfile.jvm "SERVICE=$service/$version"
   done
 }
 

@@ -11,9 +11,8 @@
 # latency proxy: web-api reaches authors, and articles and authors reach PostgreSQL, through Toxiproxy (TOXIPROXY,
 # which the Makefile sets), where latency can be added per hop (benchkit latency) without a restart.
 # SERVICE_BUILD=NAME (the same two ways) starts a service from another build of it: target/NAME/quarkus-app.
-# TRACING=on (the same two ways) starts services from their traced build (make build-traced) with OpenTelemetry on,
-# exporting to Jaeger (JAEGER, which the Makefile sets), started with them: every request traced, its query API and
-# UI on jaeger_url (scripts/lib.sh).
+# TRACING=on (the same two ways) starts services with OpenTelemetry on, exporting to Jaeger (JAEGER, which the
+# Makefile sets), started with them: every request traced, its query API and UI on jaeger_url (scripts/lib.sh).
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -32,11 +31,10 @@ switched_on() { [[ $(setting "$1" off) == on ]]; } # switched_on NAME: whether a
 through_proxy() { switched_on LATENCY_PROXY; } # whether a service starts behind the latency proxy (see above)
 traced() { switched_on TRACING; }              # whether a service starts traced (see above)
 # The application a service starts from: target/quarkus-app as make build makes it, or another build of the same
-# service beside it, target/SERVICE_BUILD/quarkus-app: traced (make build-traced), which a traced service starts
-# from unless told otherwise, or at-commit (make build-at-commit).
+# service beside it, target/SERVICE_BUILD/quarkus-app (without-tracing: make build-without-tracing).
 application() {
   local build
-  build=$(setting SERVICE_BUILD "$(traced && echo traced)")
+  build=$(setting SERVICE_BUILD "")
   echo "$(service_dir "$1")/target/${build:+$build/}quarkus-app"
 }
 
@@ -165,7 +163,6 @@ start_service() {
   fi
   rm -f "$PID_DIR/$name.traced"
   if traced; then : >"$PID_DIR/$name.traced"; fi
-  echo "${jar%/quarkus-run.jar}" >"$PID_DIR/$name.application"
   # shellcheck disable=SC2046,SC2086 # one word per variable and per JVM flag, on purpose
   # Appended: a service restarted by a fault or a sweep keeps what its earlier runs logged.
   env $(service_env "$name") ${SERVICE_SETTINGS:-} nohup "$JAVA" $SERVICE_JAVA_OPTS -jar "$jar" >>"$LOG_DIR/$name.log" 2>&1 &
@@ -200,10 +197,9 @@ write_inventory() {
     for name in "${SERVICES[@]}"; do
       $first || printf ','
       first=false
-      printf '\n    "%s": {"pid": %s, "url": "%s", "through_proxy": %s, "traced": %s, "application": "%s"}' "$name" \
-        "$(pid_of "$name")" "$(service_url "$name")" "$([[ -f "$PID_DIR/$name.proxied" ]] && echo true || echo false)" \
-        "$([[ -f "$PID_DIR/$name.traced" ]] && echo true || echo false)" \
-        "$(sed "s|^$ROOT/||" "$PID_DIR/$name.application" 2>/dev/null)"
+      printf '\n    "%s": {"pid": %s, "url": "%s", "through_proxy": %s, "traced": %s}' "$name" "$(pid_of "$name")" \
+        "$(service_url "$name")" "$([[ -f "$PID_DIR/$name.proxied" ]] && echo true || echo false)" \
+        "$([[ -f "$PID_DIR/$name.traced" ]] && echo true || echo false)"
     done
     proxy_pid=$(pid_of toxiproxy)
     printf '\n  },\n  "proxy": {"pid": %s, "api": "http://127.0.0.1:%s", "hops": {' "${proxy_pid:-null}" "$TOXIPROXY_PORT"

@@ -66,7 +66,7 @@ def test_statements_per_request_count_begin_and_commit_apart(tmp_path):
 
 
 def test_the_build_a_b_starts_each_mode_from_its_own_application_at_each_size(monkeypatch, tmp_path):
-    # the extension off and absent at no limit and at half a CPU: each mode restarted from a cold JVM with SERVICE_BUILD, sized
+    # shipped and absent at no limit and at half a CPU: each mode restarted from a cold JVM with SERVICE_BUILD, sized
     # where a size is given, the closed round then the open one; the document keyed by build and size
     started = []
 
@@ -101,8 +101,8 @@ def test_the_build_a_b_starts_each_mode_from_its_own_application_at_each_size(mo
     path = ab.run(Platform(), ab.Spec(variant="tracing-absent"), tmp_path)
     data = ab.json.loads(path.read_text())
     assert list(data["builds"]) == ["v3", "v3 at 0.5 CPU"]
-    assert started == [("v3", None, "traced", True), ("v3", None, "", True), ("v3", "restored"),
-                       ("v3", 0.5, "traced", True), ("v3", 0.5, "", True), ("v3", "restored")]
+    assert started == [("v3", None, "", True), ("v3", None, "without-tracing", True), ("v3", "restored"),
+                       ("v3", 0.5, "", True), ("v3", 0.5, "without-tracing", True), ("v3", "restored")]
     half = data["builds"]["v3 at 0.5 CPU"]
     assert half["rounds"]["absent"][0]["size"] == "0.5" and half["rounds"]["absent"][0]["label"] == \
         "tracing-absent-0.5-absent"

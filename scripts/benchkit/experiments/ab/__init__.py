@@ -81,12 +81,10 @@ PROXY = Experiment(
 
 TRACING_MODES = ("off", "on")
 TRACING_EXPLANATION = (
-    "A build's traced build carries OpenTelemetry (Quarkus' extension: make build-traced); traced, each service makes "
-    "a span per request it serves and per call and statement it makes, and exports them in batches to Jaeger, whose "
-    "CPU counts in the whole system's while the build is traced (it runs on the same cores). Each build's three "
-    "services restarted untraced (off, as every other run: the build as shipped, without the extension since make "
-    "tracing-absent measured what it costs switched off; with it, switched off, before) and from the traced build, "
-    "traced (on), in turn. ")
+    "Every build carries OpenTelemetry (Quarkus' extension), off unless switched on; on, each service makes a span "
+    "per request it serves and per call and statement it makes, and exports them in batches to Jaeger, whose CPU counts "
+    "in the whole system's while the build is traced (it runs on the same cores). Each build's three services "
+    "restarted untraced (off, as every other run) and traced (on) in turn. ")
 TRACING = Experiment(
     "tracing", "What tracing every request costs",
     TRACING_EXPLANATION + "On: every request traced, as make up TRACING=on and the chart's tracing.enabled do.",
@@ -108,16 +106,15 @@ TRACING_SAMPLED = Experiment(
 ABSENT_MODES = ("extension off", "absent")
 TRACING_ABSENT = Experiment(
     "tracing-absent", "What OpenTelemetry's extension costs switched off",
-    "Every build as shipped has OpenTelemetry's API alone, a no-op; its traced build (make build-traced, built with "
-    "-Dtracing=on) has Quarkus' extension, which TRACING=on and the chart's tracing.enabled switch on. Switched off "
-    "(quarkus.otel.sdk.disabled=true), its instrumentation is still in the application, wrapped around every request, "
-    "call and statement. Measured here: each build's three services restarted from the traced build with tracing off "
-    "(extension off) and from the build as shipped (absent) in turn, at each size, in the closed model and then in the "
-    "open model (p99 at the fixed rate, and the capacity under the p99 bound). Until it was measured so (make "
-    "tracing-absent at 93560a2), every build shipped with the extension, switched off.",
-    (Setting("build", "service.build", SERVICES, ("traced", ""), ""),),
+    "Every build ships with Quarkus' OpenTelemetry extension, switched off (quarkus.otel.sdk.disabled=true) unless "
+    "tracing is switched on: its instrumentation is still in the application, around every request, call and statement. "
+    "Measured against the same build without it (make build-without-tracing: built with -Dtracing=absent, "
+    "OpenTelemetry's API alone, a no-op): each build's three services restarted from the build as shipped (extension "
+    "off) and from the one without the extension (absent) in turn, at each size, in the closed model and then in the "
+    "open model (p99 at the fixed rate, and the capacity under the p99 bound).",
+    (Setting("build", "service.build", SERVICES, ("", "without-tracing"), ""),),
     ABSENT_MODES,
-    {"extension off": {"build": "traced"}, "absent": {"build": ""}},
+    {"extension off": {"build": ""}, "absent": {"build": "without-tracing"}},
     VERSIONS, sizes=(sizes.NO_LIMIT, "0.5"), open_model=True)
 
 COMMIT_MODES = ("checkout", "commit")
