@@ -128,9 +128,14 @@ def test_a_document_is_checked_by_the_modes_it_was_measured_with():
 
 
 def test_a_verdict_is_a_direction_only_where_every_round_agrees():
-    assert ab.direction({"median": 1.2, "low": 1.05, "high": 1.3}) == "higher in every round"
-    assert ab.direction({"median": 0.8, "low": 0.7, "high": 0.95}) == "lower in every round"
-    assert ab.direction({"median": 1.2, "low": 0.98, "high": 1.3}) == "level (the rounds disagree)"
+    def ratio(*rounds):
+        found = sorted(r for r in rounds if r is not None)
+        return {"rounds": list(rounds), "median": found[len(found) // 2], "low": found[0], "high": found[-1]}
+    assert ab.direction(ratio(1.05, 1.2, 1.3), 3) == "higher in every round"
+    assert ab.direction(ratio(0.7, 0.8, 0.95), 3) == "lower in every round"
+    assert ab.direction(ratio(0.98, 1.2, 1.3), 3) == "level (the rounds disagree)"
+    # a capacity only one round found under the bound is no verdict of every round
+    assert ab.direction(ratio(None, 1.5, None), 3) == "level (not every round has the figure)"
     modes = {"extension off": [figures(400, 2.0), figures(420, 2.0)], "absent": [figures(440, 1.8), figures(430, 1.9)]}
     data = {"modes": ["extension off", "absent"], "builds": {"v1": {"rounds": modes,
                                                                      "ratios": ab.ratios(ab.TRACING_ABSENT, modes)}}}

@@ -244,11 +244,14 @@ def table(data):
 VERDICT_FIGURES = ("complete_per_s", "open_p99", "capacity_per_s", "cpu_ms_per_complete_background_off")
 
 
-def direction(ratio):
-    """B against A, in words from the rounds' own ratios: "higher" or "lower" where every round says so (the lowest
-    and highest ratio on one side of 1), else "level": within the rounds' spread, no verdict."""
+def direction(ratio, rounds):
+    """B against A, in words from the rounds' own ratios: "higher" or "lower" where every one of the rounds says so
+    (the lowest and highest ratio on one side of 1), else "level": within the rounds' spread, no verdict. With three
+    rounds, one figure in four agrees by chance alone: a verdict, not a proof."""
     if not ratio or ratio["median"] is None:
         return "–"
+    if sum(r is not None for r in ratio["rounds"]) < rounds:
+        return "level (not every round has the figure)"
     if ratio["low"] > 1:
         return "higher in every round"
     if ratio["high"] < 1:
@@ -265,7 +268,8 @@ def verdicts(data):
         for key in VERDICT_FIGURES:
             ratio = build["ratios"].get(key)
             if ratio:
-                rows.append([NAMES.get(version, version), labels[key], documents.ratio_text(ratio), direction(ratio)])
+                rows.append([NAMES.get(version, version), labels[key], documents.ratio_text(ratio),
+                             direction(ratio, len(build["rounds"][a]))])
     return rows
 
 
