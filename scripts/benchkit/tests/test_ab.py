@@ -142,3 +142,18 @@ def test_a_verdict_is_a_direction_only_where_every_round_agrees():
     rows = {row[1]: row[2:] for row in ab.verdicts(data)[1:]}
     assert rows["complete answers/s"][1] == "higher in every round"
     assert rows["CPU ms per complete answer, whole system, background off"][1] == "lower in every round"
+
+
+def test_the_better_mode_is_named_only_where_every_round_agrees_and_by_which_way_is_better():
+    modes = {"extension off": [figures(400, 2.0), figures(420, 2.0), figures(410, 2.0)],
+             "absent": [figures(440, 2.2), figures(430, 2.3), figures(380, 2.1)]}
+    data = {"modes": ["extension off", "absent"], "builds": {"v1": {"rounds": modes,
+                                                                     "ratios": ab.ratios(ab.TRACING_ABSENT, modes)}}}
+    rows = {row[1]: row[3] for row in ab.better(data)[1:]}
+    # answers/s disagree (higher, higher, lower): no verdict; CPU per answer higher in every round: worse for absent
+    assert rows == {"CPU ms per complete answer, whole system, background off": "extension off"}
+    level = {**data, "builds": {"v1": {"rounds": {"extension off": modes["extension off"],
+                                                  "absent": modes["extension off"]},
+                                       "ratios": ab.ratios(ab.TRACING_ABSENT, {"extension off": modes["extension off"],
+                                                                              "absent": modes["extension off"]})}}}
+    assert ab.better(level)[1][3] == "neither: every figure level"

@@ -240,8 +240,11 @@ def table(data):
     return rows
 
 
-# what a team reads off an A/B of two builds: what it carries, the latency it gives at a load, what it costs
+# what a team reads off an A/B of two builds: what it carries, the latency it gives at a load, what it costs; and
+# which way is better for each (True: higher)
 VERDICT_FIGURES = ("complete_per_s", "open_p99", "capacity_per_s", "cpu_ms_per_complete_background_off")
+HIGHER_IS_BETTER = {"complete_per_s": True, "open_p99": False, "capacity_per_s": True,
+                    "cpu_ms_per_complete_background_off": False}
 
 
 def direction(ratio, rounds):
@@ -270,6 +273,25 @@ def verdicts(data):
             if ratio:
                 rows.append([NAMES.get(version, version), labels[key], documents.ratio_text(ratio),
                              direction(ratio, len(build["rounds"][a]))])
+    return rows
+
+
+def better(data):
+    """The figures of VERDICT_FIGURES in which one mode was better in every round (direction), and which: the rows a
+    decision is read from; none where every figure is level."""
+    a, b = data["modes"]
+    labels = {key: label for key, label, _, _ in FIGURES}
+    rows = [["build", "figure", f"{b} / {a} (lowest–highest round)", "better in every round"]]
+    for version, build in data["builds"].items():
+        for key in VERDICT_FIGURES:
+            ratio = build["ratios"].get(key)
+            said = direction(ratio, len(build["rounds"][a]))
+            if said.endswith("in every round"):
+                higher = said.startswith("higher")
+                rows.append([NAMES.get(version, version), labels[key], documents.ratio_text(ratio),
+                             b if higher == HIGHER_IS_BETTER[key] else a])
+    if len(rows) == 1:
+        rows.append(["every build", "every figure", "–", "neither: every figure level"])
     return rows
 
 
@@ -323,4 +345,4 @@ def run(platform, spec, directory):
 
 
 KIND = Kind("ab", SCHEMA, SCHEMA, tuple(f"{name}.json" for name in EXPERIMENTS), document_publisher(SCHEMA, consistency, ("environment", "explanation")),
-            consistency, {"ab": table, "ab-verdicts": verdicts})
+            consistency, {"ab": table, "ab-verdicts": verdicts, "ab-better": better})
