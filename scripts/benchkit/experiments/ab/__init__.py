@@ -203,9 +203,9 @@ def other_commit():
     return built.read_text().strip()
 
 
-def document(experiment, environment, measured):
+def document(experiment, environment, measured, other=None):
     return {"schema": SCHEMA, "experiment": experiment.name, "title": experiment.title,
-            **({"other_commit": other_commit()} if experiment is AGAINST_COMMIT else {}),
+            **({"other_commit": other} if other else {}),
             "explanation": experiment.explanation, "modes": list(experiment.modes),
             "commit": environment["git_commit"], "timestamp": environment["timestamp"], "where": environment["where"],
             "environment": environment,
@@ -262,34 +262,31 @@ def direction(ratio, rounds):
     return "level (the rounds disagree)"
 
 
+def judged(data):
+    """[(build, figure's label, B / A, its direction)] of every build (and size) and figure of VERDICT_FIGURES that
+    has a ratio: what verdicts shows and better filters."""
+    a = data["modes"][0]
+    labels = {key: label for key, label, _, _ in FIGURES}
+    return [(version, key, labels[key], build["ratios"][key], direction(build["ratios"][key], len(build["rounds"][a])))
+            for version, build in data["builds"].items() for key in VERDICT_FIGURES if build["ratios"].get(key)]
+
+
 def verdicts(data):
     """Per build (and size) and figure of VERDICT_FIGURES: B / A and its verdict (direction)."""
     a, b = data["modes"]
-    labels = {key: label for key, label, _, _ in FIGURES}
-    rows = [["build", "figure", f"{b} / {a} (lowest–highest round)", f"{b} against {a}"]]
-    for version, build in data["builds"].items():
-        for key in VERDICT_FIGURES:
-            ratio = build["ratios"].get(key)
-            if ratio:
-                rows.append([NAMES.get(version, version), labels[key], documents.ratio_text(ratio),
-                             direction(ratio, len(build["rounds"][a]))])
-    return rows
+    return [["build", "figure", f"{b} / {a} (lowest–highest round)", f"{b} against {a}"],
+            *([NAMES.get(version, version), label, documents.ratio_text(ratio), said]
+              for version, _, label, ratio, said in judged(data))]
 
 
 def better(data):
     """The figures of VERDICT_FIGURES in which one mode was better in every round (direction), and which: the rows a
     decision is read from; none where every figure is level."""
     a, b = data["modes"]
-    labels = {key: label for key, label, _, _ in FIGURES}
-    rows = [["build", "figure", f"{b} / {a} (lowest–highest round)", "better in every round"]]
-    for version, build in data["builds"].items():
-        for key in VERDICT_FIGURES:
-            ratio = build["ratios"].get(key)
-            said = direction(ratio, len(build["rounds"][a]))
-            if said.endswith("in every round"):
-                higher = said.startswith("higher")
-                rows.append([NAMES.get(version, version), labels[key], documents.ratio_text(ratio),
-                             b if higher == HIGHER_IS_BETTER[key] else a])
+    rows = [["build", "figure", f"{b} / {a} (lowest–highest round)", "better in every round"],
+            *([NAMES.get(version, version), label, documents.ratio_text(ratio),
+               b if said.startswith("higher") == HIGHER_IS_BETTER[key] else a]
+              for version, key, label, ratio, said in judged(data) if said.endswith("in every round"))]
     if len(rows) == 1:
         rows.append(["every build", "every figure", "–", "neither: every figure level"])
     return rows
@@ -322,8 +319,8 @@ def versions(spec):
 def run(platform, spec, directory):
     """Each build's A/B in rounds: <variant>.json, .md and .html."""
     experiment = EXPERIMENTS[spec.variant]
-    if experiment is AGAINST_COMMIT:
-        other_commit()  # refused before anything starts where there is none
+    # read before anything starts, and refused there where there is none
+    other = other_commit() if experiment is AGAINST_COMMIT else None
     rounds = knobs.value("RUNS")
     runs_dir = directory / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
@@ -333,7 +330,7 @@ def run(platform, spec, directory):
         for version in platform.versions:
             measured[measured_as(version, size)] = measure_build(experiment, version, platform, runs_dir, rounds,
                                                                  spec.iterations, spec.warmup, size)
-            data = document(experiment, environment, measured)
+            data = document(experiment, environment, measured, other)
             (directory / f"{experiment.name}.json").write_text(json.dumps(data, indent=2))
     documents.write(directory, experiment.name, f"reactive-bench: {experiment.title}",
                     f"{environment['timestamp']}, commit {environment['git_commit']}",
