@@ -121,9 +121,14 @@ SERVICE_SOURCES := $(shell find services -name target -prune -o -type f -print)
 
 .PHONY: help
 help: ## Show this help.
+	@# The experiments' targets come from the catalogue (scripts/benchkit/catalogue.py), under "##> local" and
+	@# "##> kubernetes"
 	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make \033[36m<target>\033[0m\n"} \
 	  /^[a-zA-Z0-9_-]+:.*?##/ { printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2 } \
-	  /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+	  /^##> / { command = "cd scripts && python3 -m benchkit experiments help " substr($$0, 5); \
+	    while ((command | getline line) > 0) { split(line, part, "\t"); \
+	      printf "  \033[36m%-16s\033[0m  %s\n", part[1], part[2] }; close(command) } \
+	  /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' Makefile
 
 .PHONY: knobs
 knobs: benchkit ## Every knob of the harness (an environment variable), with its one default and what it means: the core's (scripts/benchkit/core/knobs.py) and each experiment's Spec.
@@ -132,27 +137,16 @@ knobs: benchkit ## Every knob of the harness (an environment variable), with its
 ##@ Run on this machine (no Docker, no Kubernetes)
 
 # Each experiment on a fresh local stack of its own (scripts/demo.sh: benchkit run NAME --platform local); its
-# settings from the environment, each with its one default (make knobs).
-LOCAL_EXPERIMENTS := demo chaos sweep tls reads latency-map proxy-cost tracing-cost tracing-sampled-cost tracing-absent against-commit bakeoff cpu-map
+# settings from the environment, each with its one default (make knobs). The experiments, their targets, help and
+# what each needs built are the catalogue's (scripts/benchkit/catalogue.py), made into make's rules here.
+EXPERIMENTS_MK := scripts/target/experiments.mk
+$(EXPERIMENTS_MK): scripts/benchkit/catalogue.py
+	@mkdir -p $(dir $@) && cd scripts && python3 -m benchkit experiments make > ../$@
+include $(EXPERIMENTS_MK)
+##> local
 .PHONY: $(LOCAL_EXPERIMENTS) wrk
-demo: ## Build, start the local stack, load each build in turn (loadgen), write results/<time>/report.html, stop.
-chaos: ## Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a fresh local stack, every build; writes results/chaos-<time>/chaos.html. CHAOS_FAULTS, VERSIONS, CHAOS_ROUNDS to choose; CHAOS_QUICK=1 for the short subset of make test.
-sweep: ## Each build at its best: its concurrency settings (threads, pools, event loops) one at a time on a fresh local stack; writes results/sweep-<time>/sweep.html (about an hour on two cores). SWEEP_LATENCY_AUTHORS_MS=50: what latency makes matter (look-ups in flight, connections to authors), behind the latency proxy. SWEEP_CPUS=0.5: every build tuned in pods of that size (as make cpu-map sizes them).
-tls: ## What TLS to PostgreSQL (required in the cluster, absent locally) costs each build: with and without on a fresh local stack; writes results/tls-<time>/tls.html.
-reads: ## How v1 and v3 read, A/B: in a transaction of their own or without one (autocommit, as shipped), in rounds on a fresh local stack; writes results/reads-<time>/reads.html (docs/tuning.md).
-latency-map: ## When the services wait: every build over a grid of latency added between them (Toxiproxy) × load, Little's law beside it, on a fresh local stack; writes results/latency-map-<time>/latency-map.html (about 2 hours on two cores with the default repeats; the grid and its repeats: docs/local.md, knobs.py). SWEEP=results/sweep-<time>: each build with what a sweep under latency chose.
-proxy-cost: ## What the latency proxy of make latency-map costs each build with no latency added, A/B: directly connected or through Toxiproxy, in rounds on a fresh local stack; writes results/proxy-cost-<time>/proxy.html.
-tracing-cost: ## What tracing every request costs each build, A/B: untraced (as every measured run) or traced into Jaeger (its CPU counted), in rounds on a fresh local stack; writes results/tracing-cost-<time>/tracing.html.
-tracing-sampled-cost: ## The same with 1 % of the requests traced (decided at web-api), as the chart's tracing.sampled=0.01; writes results/tracing-sampled-cost-<time>/tracing-sampled.html.
-tracing-absent: ## What the tracing extension costs disabled, as every build ships it, A/B: each build as shipped against the same build without it (make build-without-tracing), at the whole machine and at half a CPU, closed and open model, in rounds on a fresh local stack; writes results/tracing-absent-<time>/tracing-absent.html.
-against-commit: ## The checkout's builds against another commit's (make build-at-commit COMMIT=… first), A/B: each build from either, at the whole machine and at half a CPU (AB_SIZES), closed and open model, in rounds on a fresh local stack; writes results/against-commit-<time>/against-commit.html.
-bakeoff: ## The load generators' bake-off on a fresh local stack: loadgen, vegeta and wrk (the floor) against v2, CPU per request and coordinated omission; writes results/bakeoff-<time>/bakeoff.md (docs/load-generator.md).
-cpu-map: ## The comparison over CPU per service: every build with each service's JVM limited to 0.5, 1 and 2 CPUs and none, as a pod's limit is (a CFS quota in a cgroup of its own, root, and the processors the JVM derives from it), and one processor without a quota; closed model, open model at a fixed rate, capacity under a p99 bound, in rounds on a fresh local stack; writes results/cpu-map-<time>/cpu-map.html (the ladder: CPU_MAP_SIZES).
 $(LOCAL_EXPERIMENTS): doctor-demo build loadgen benchkit toxiproxy
 	@scripts/demo.sh $(if $(filter demo,$@),bench,$@)
-bakeoff: vegeta wrk
-tracing-cost tracing-sampled-cost: jaeger
-tracing-absent: build-without-tracing
 wrk:
 	@command -v wrk >/dev/null || { echo "make bakeoff needs wrk: apt-get install wrk"; exit 1; }
 
@@ -189,13 +183,8 @@ $(addprefix deploy-,$(BUILDS)): deploy-%:
 	@scripts/k8s.sh deploy $*
 
 # Each experiment against the deployed builds (scripts/k8s.sh run NAME: benchkit run NAME --platform kubernetes).
-CLUSTER_EXPERIMENTS := bench chaos-cluster sweep-cluster latency-map-cluster cpu-map-cluster
+##> kubernetes
 .PHONY: $(CLUSTER_EXPERIMENTS)
-bench: ## Load-generator Jobs in the cluster against each deployed build (LOAD_PODS=N splits each run over N pods), one after the other, then the report.
-chaos-cluster: ## make chaos against the deployed builds: pods deleted, a container killed, rolling updates, PostgreSQL's and Kafka's pods deleted, under load. Run it on the node (or beside minikube tunnel): the clients use ClusterIPs. CHAOS_FAULTS, VERSIONS to choose.
-sweep-cluster: ## make sweep in the deployed builds' pods, under their CPU limits (the load generator as Jobs); each Deployment rolled back to its chart's settings at the end. VERSIONS, SWEEP_ONLY as for make sweep.
-latency-map-cluster: ## make latency-map against the deployed builds, each deployed with LATENCY_PROXY=on (its release's own Toxiproxy in its hops); the grid as for make latency-map. Run it on the node (or beside minikube tunnel): the proxies' APIs are reached at their ClusterIPs.
-cpu-map-cluster: ## make cpu-map against the deployed builds: each service's pod limited to each size in turn (kubectl patch, then rolled), the load generator as Jobs; every Deployment's resources as deployed again at the end.
 $(CLUSTER_EXPERIMENTS):
 	@scripts/k8s.sh check
 	@$(MAKE) helm benchkit loadgen

@@ -3,9 +3,10 @@
 rendered as make deploy-<version> and make bench install them (helm template), and every NetworkPolicy is evaluated
 against every Job's pod labels and target, as an enforcing plugin (Calico on minikube) would.
 
-`check_reach.py [--scenarios LIST] [--set KEY=VALUE …]` (part of make test-k8s) prints a line per build and scenario and exits 1
+`check_reach.py [--set KEY=VALUE …]` (part of make test-k8s) prints a line per build and load Job (each load scenario
+against each target of load/scenarios.json) and exits 1
 when a Job could not reach its target; `--self-test` first proves that the check bites: with the chart's rule for
-the load generator switched off (networkPolicy.loadGeneratorLabels=null), the hop scenarios must be found unreachable,
+the load generator switched off (networkPolicy.loadGeneratorLabels=null), the Jobs against a hop alone must be found unreachable,
 and everything else reachable. Then the services' own connections (web-api to articles and authors, the data services
 to PostgreSQL, each straight or through the latency proxy of latencyProxy.enabled, and the proxy to authors; their
 spans to Jaeger with tracing.enabled) are
@@ -25,9 +26,9 @@ import urllib.parse
 
 from benchkit import VERSIONS
 from benchkit.core import knobs
-from benchkit.experiments.bench import Spec
-from benchkit.core.protocol import load_scenario_and_target
-from benchkit.core.kube import helm_template, load_job_values, service_url
+from benchkit.core import load
+from benchkit.core.kube import helm_template
+from benchkit.core.loadjobs import load_job_values, service_url
 
 NAMESPACE = knobs.value("BENCH_NAMESPACE")
 
@@ -115,23 +116,22 @@ def target_pod(manifests, base_url):
     raise SystemExit(f"Service {url.hostname} selects no pod with its target port in the rendered chart")
 
 
-def check(versions, scenarios, chart_values=()):
-    """[(version, scenario, target, reachable, why)] for every Job make bench would run."""
+def check(versions, jobs, chart_values=()):
+    """[(version, scenario, target, reachable, why)] for every load Job ((load scenario, target) of load.jobs())."""
     namespace_labels = {NAMESPACE: {"kubernetes.io/metadata.name": NAMESPACE}}
     found = []
     for version in versions:
         build = helm_template(f"bench-{version}", "reactive-bench", "--set", f"build={version}", *chart_values,
                               namespace=NAMESPACE)
         policies = [m for m in build if m["kind"] == "NetworkPolicy"]
-        for scenario in scenarios:
-            load_scenario, target = load_scenario_and_target(scenario)
+        for load_scenario, target in jobs:
             base_url = service_url(version, target)
             job = helm_template(f"load-{version}-{load_scenario}-{target}", "load-job",
                                 *load_job_values(version, load_scenario, {"TARGET": target}, base_url),
                                 namespace=NAMESPACE)
             pod = target_pod(build, base_url)
             reachable, why = admitted(policies, pod, pod["port"], job_pod(job), NAMESPACE, namespace_labels)
-            found.append((version, scenario, target, reachable, why))
+            found.append((version, load_scenario, target, reachable, why))
     return found
 
 
@@ -179,14 +179,14 @@ def print_lines(found):
         print(f"    {'reaches' if reachable else 'CANNOT REACH'} {version} {scenario} -> {target}: {why}")
 
 
-def self_test(versions, scenarios):
-    """Without the rule for the load generator, exactly the hop scenarios must be unreachable."""
-    found = check(versions, scenarios, ("--set", "networkPolicy.loadGeneratorLabels=null"))
+def self_test(versions, jobs):
+    """Without the rule for the load generator, exactly the Jobs against a hop alone must be unreachable."""
+    found = check(versions, jobs, ("--set", "networkPolicy.loadGeneratorLabels=null"))
     unreachable = {(version, scenario) for version, scenario, _, reachable, _ in found if not reachable}
     hops = {(version, scenario) for version, scenario, target, *_ in found if target != "web-api"}
     if not hops or unreachable != hops:
         print_lines(found)
-        raise SystemExit("self-test: the check did not find exactly the hop scenarios unreachable without the chart's "
+        raise SystemExit("self-test: the check did not find exactly the Jobs against a hop alone unreachable without the chart's "
                          "rule for the load generator")
     print(f"self-test: without networkPolicy.loadGeneratorLabels, {len(hops)} hop Jobs found unreachable, as they must")
     # and the latency proxy's hops admit the release's services only: a pod of no release is refused there
@@ -204,21 +204,20 @@ def self_test(versions, scenarios):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="check_reach.py", description=__doc__.splitlines()[0])
     parser.add_argument("--versions", default=",".join(VERSIONS))
-    parser.add_argument("--scenarios", default=",".join(Spec.scenarios))
     parser.add_argument("--self-test", action="store_true", help="first prove that the check bites")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a value of the build's chart")
     args = parser.parse_args(argv)
-    versions, scenarios = args.versions.split(","), args.scenarios.split(",")
+    versions, jobs = args.versions.split(","), load.jobs()
     if args.self_test:
-        self_test(versions, scenarios)
+        self_test(versions, jobs)
     values = [arg for value in args.set for arg in ("--set", value)]
-    found = check(versions, scenarios, values)
+    found = check(versions, jobs, values)
     print_lines(found)
     blocked = [f for f in found if not f[3]]
     if blocked:
         sys.exit(f"{len(blocked)} of make bench's load Jobs could not reach their target behind the charts' NetworkPolicies")
     print(f"every load Job of make bench reaches its target ({len(found)} Jobs: {len(versions)} builds x "
-          f"{len(scenarios)} scenarios)")
+          f"{len(jobs)} Jobs each: each load scenario against each target)")
     # the services' own hops, directly, and through the latency proxy with their spans to Jaeger (LATENCY_PROXY=on
     # TRACING=on make deploy-vN, as make test-cluster's last deploy)
     for proxy, traced in (("false", "false"), ("true", "true")):

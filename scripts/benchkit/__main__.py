@@ -3,7 +3,7 @@
   run NAME [--platform local|kubernetes] [--results DIR]   an experiment (experiments): its settings from the
                                                          environment (knobs), its document and report in DIR
   settings NAME          the settings a run of NAME would use, or why one is refused (before a stack starts)
-  experiments            every experiment, with the platforms it runs on
+  experiments [make | help local|kubernetes]   every experiment, with the platforms it runs on (or make's rules)
   knobs                  every setting, with its one default
   report RESULTS | results RESULTS | compare LOCAL NODE | latency-report RESULTS | latency-map-verdicts FILE
   figures publish|combine|render|check | check FILE EXPRESSION… | blocked LOG… | traces JAEGER WEB_API VERSION | builds … |
@@ -18,7 +18,7 @@ import sys
 from benchkit import ROOT, step
 
 # each tool's module, under benchkit (imported on demand: only the reports need matplotlib)
-TOOLS = {"report": "experiments.bench.report", "results": "core.results", "compare": "experiments.compare",
+TOOLS = {"report": "experiments.bench.report", "results": "experiments.bench.document", "compare": "experiments.compare",
          "latency-report": "experiments.latencymap.report", "latency-map-verdicts": "experiments.latencymap",
          "figures": "figures", "check": "checks.check", "blocked": "checks.blocked",
          "traces": "checks.traces",
@@ -60,6 +60,9 @@ def run(argv):
         sys.exit(f"{args.name} runs on {' and '.join(experiment.platforms)} only")
     versions = knobs.value("VERSIONS") or getattr(experiment.package, "versions", lambda spec: None)(spec)
     platform = platforms.select(args.platform, versions)
+    missing = [need.__name__ for need in getattr(experiment.package, "NEEDS", ()) if not isinstance(platform, need)]
+    if missing:
+        sys.exit(f"{args.name} needs what {platform.where} does not have: {', '.join(missing)}")
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     default = f"{'' if args.name == 'bench' else args.name + '-'}{stamp}{'-kubernetes' * (args.platform == 'kubernetes')}"
     directory = pathlib.Path(args.results or ROOT / "results" / default).resolve()
@@ -75,6 +78,9 @@ def main():
     elif command == "settings":
         experiment, spec = prepared(args[0] if args else "")
         print(described(experiment, spec))
+    elif command == "experiments" and args:  # for make: the standard library is enough
+        from benchkit import catalogue
+        catalogue.main(args)
     elif command == "experiments":
         from benchkit import registry
         for name, experiment in registry.EXPERIMENTS.items():

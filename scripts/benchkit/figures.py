@@ -17,7 +17,9 @@ summary whose ratios are not what its own rounds give).
 Markers (HTML comments, invisible on GitHub):
     <!-- figure NAME PATH FORMAT -->2.35×<!-- /figure -->       one figure: PATH into the summary, dots between keys
                                                                ("scenarios.closed.ratios.v2.median"), FORMAT as
-                                                               Python's format ("{:.2f}×")
+                                                               Python's format ("{:.2f}×"); in a PATH a number
+                                                               indexes a list, [build=v3,size=0.5] picks the one
+                                                               item of a list with those values
     <!-- figures NAME TABLE -->…<!-- /figures -->               a table of the summary (TABLES names them)
     <!-- chart NAME KIND -->…<!-- /chart -->                     a picture drawn from the summary (CHARTS names them)
                                                                into docs/figures/NAME-KIND.svg, which the text
@@ -52,14 +54,18 @@ PICTURES = "docs/figures"  # under the root of the docs
 
 
 def at(summary, path):
-    """The value at a path of keys; a number indexes a list, or a mapping in its order where no key is that number
-    (an A/B's builds at a size, "v3 at 0.5 CPU", whose name a path cannot spell: builds.3)."""
+    """The value at a path of keys; a number indexes a list; [key=value,…] is the one item of a list whose keys have
+    those values (a cell: [build=v3,mode=absent,size=0.5]; "_" stands for a space, which a marker cannot hold)."""
     value = summary
-    for key in path.split("."):
-        if isinstance(value, (list, tuple)):
+    for key in re.findall(r"\[[^\]]*\]|[^.\[]+", path):
+        if key.startswith("["):
+            wanted = dict(pair.split("=", 1) for pair in key[1:-1].split(","))
+            found = [item for item in value if all(str(item.get(k)) == v.replace("_", " ") for k, v in wanted.items())]
+            if len(found) != 1:
+                raise KeyError(f"{key}: {len(found)} items have those values, not one")
+            value = found[0]
+        elif isinstance(value, (list, tuple)):
             value = value[int(key)]
-        elif key not in value and key.isdigit():
-            value = list(value.values())[int(key)]
         else:
             value = value[key]
     return value

@@ -1,16 +1,18 @@
 """The registry: every experiment a user runs (`benchkit run NAME`, `make NAME`), every setting the harness reads
 with its one default (the core's and each experiment's Spec), and every kind of published result with what figures
 does with them all: publish a run by the schema of what it wrote, load every summary, check each by its kind, draw a
-doc's table or chart only from a summary of its kind. A new experiment is its package and one line here."""
+doc's table or chart only from a summary of its kind. The experiments are catalogue.py's."""
 import dataclasses
+import importlib
 import json
 import pathlib
 import sys
 
+from benchkit import catalogue
 from benchkit.checks import traces
-from benchkit.core import knobs
-from benchkit.core.kinds import SUMMARIES, loaded as loaded_schemas
-from benchkit.experiments import ab, bakeoff, bench, chaos, compare, cpumap, latencymap, sweep
+from benchkit.core import cells, knobs
+from benchkit.core.kinds import SUMMARIES, Kind, document_publisher, loaded as loaded_schemas
+from benchkit.experiments import chaos, compare
 
 
 def group_of(package):
@@ -20,35 +22,18 @@ def group_of(package):
 
 @dataclasses.dataclass(frozen=True)
 class Experiment:
-    name: str  # as make and benchkit run call it
-    package: object  # its Spec, run(platform, spec, directory), and PLATFORMS where not every platform
-    given: dict = dataclasses.field(default_factory=dict)  # the Spec's fields this entry fixes
+    entry: catalogue.Entry  # its name, package, the Spec's fields it fixes, platforms and make targets
+    package: object  # its Spec and run(platform, spec, directory)
 
-    @property
-    def group(self):
-        return group_of(self.package)
-
-    @property
-    def platforms(self):
-        return getattr(self.package, "PLATFORMS", ("local", "kubernetes"))
+    name = property(lambda self: self.entry.name)
+    given = property(lambda self: self.entry.given)
+    platforms = property(lambda self: self.entry.platforms)
+    group = property(lambda self: group_of(self.package))
 
 
-EXPERIMENTS = {experiment.name: experiment for experiment in (
-    Experiment("bench", bench),
-    Experiment("sweep", sweep),
-    Experiment("tls", ab, {"variant": "tls"}),
-    Experiment("reads", ab, {"variant": "reads"}),
-    Experiment("proxy-cost", ab, {"variant": "proxy"}),
-    Experiment("tracing-cost", ab, {"variant": "tracing"}),
-    Experiment("tracing-sampled-cost", ab, {"variant": "tracing-sampled"}),
-    Experiment("tracing-absent", ab, {"variant": "tracing-absent"}),
-    Experiment("against-commit", ab, {"variant": "against-commit"}),
-    Experiment("chaos", chaos),
-    Experiment("latency-map", latencymap),
-    Experiment("bakeoff", bakeoff),
-    Experiment("cpu-map", cpumap),
-)}
-PACKAGES = tuple(dict.fromkeys(e.package for e in EXPERIMENTS.values()))  # an A/B's three entries share one
+EXPERIMENTS = {entry.name: Experiment(entry, importlib.import_module(f"benchkit.experiments.{entry.package}"))
+               for entry in catalogue.EXPERIMENTS}
+PACKAGES = tuple(dict.fromkeys(e.package for e in EXPERIMENTS.values()))  # an A/B's entries share one
 # every knob: the core's, then each experiment's Spec
 KNOBS = knobs.CORE + tuple(knob for package in PACKAGES for knob in knobs.declared(package.Spec, group_of(package)))
 
@@ -56,8 +41,14 @@ KNOBS = knobs.CORE + tuple(knob for package in PACKAGES for knob in knobs.declar
 # benches, and the remainder of two CPU maps), and the traces make test's trace check keeps. In the order a results directory is looked into: a node's directory
 # holds its results.json and its compare.json (or cpu-map.json and remainder.json), and publishing the directory
 # publishes the run (a comparison is published by its own path).
-KINDS = (*(package.KIND for package in PACKAGES if hasattr(package, "KIND")), compare.KIND, compare.REMAINDER_KIND,
-         traces.KIND)
+# Every grid experiment writes the cell document (core.cells): one kind, whose tables and charts each design adds.
+CELLS = Kind("cells", cells.SCHEMA, cells.SCHEMA,
+             tuple(file for package in PACKAGES for file in getattr(package, "RUN_FILES", ())),
+             document_publisher(cells.SCHEMA, cells.consistency, ("environment", "explanation")), cells.consistency,
+             {name: table for package in PACKAGES for name, table in getattr(package, "TABLES", {}).items()},
+             {name: chart for package in PACKAGES for name, chart in getattr(package, "CHARTS", {}).items()})
+KINDS = (*(package.KIND for package in PACKAGES if hasattr(package, "KIND")), CELLS, compare.KIND,
+         compare.remainder.KIND, traces.KIND)
 BY_SUMMARY_SCHEMA = {kind.summary_schema: kind for kind in KINDS}
 BY_RUN_SCHEMA = {kind.run_schema: kind for kind in KINDS}
 TABLES = {name: table for kind in KINDS for name, table in kind.tables.items()}

@@ -300,8 +300,8 @@ expect "no pod restarted during the runs" \
 unreachable_target_stops_the_job() { # a Job whose target never answers stops at once, saying so, not at its deadline
   local started=$SECONDS output
   output=$(cd "$ROOT/scripts" && "${BENCHKIT_PYTHON:?}" -c 'import pathlib, sys
-from benchkit.core import kube
-kube.run_load_job(sys.argv[1], "v1", "smoke", pathlib.Path(sys.argv[2]), {"REACH_SECONDS": "5"}, "http://no-such-service:8080")' \
+from benchkit.core import loadjobs
+loadjobs.run_load_job(sys.argv[1], "v1", "smoke", pathlib.Path(sys.argv[2]), {"REACH_SECONDS": "5"}, "http://no-such-service:8080")' \
     "$NS" "$NODE_DIR/unreachable.json" 2>&1) && { echo "the Job passed: $output"; return 1; }
   echo "$output (after $((SECONDS - started)) s; the Job's deadline is 2400 s)"
   grep -q "cannot reach http://no-such-service:8080/q/health/ready" <<<"$output" && ((SECONDS - started < 300))
@@ -310,9 +310,9 @@ expect "a load Job that cannot reach its target stops at once and says so (exit 
   unreachable_target_stops_the_job
 
 split_over_two_pods() { # LOAD_PODS=2: an Indexed Job, each pod half the users or every other request due, the
-  # samples merged into one run; the pods' start skew bounded (kube.late_pods: run_load_job refuses a late pod)
+  # samples merged into one run; the pods' start skew bounded (loadjobs.late_pods: run_load_job refuses a late pod)
   (cd "$ROOT/scripts" && LOAD_START_SECONDS=10 "${BENCHKIT_PYTHON:?}" -c 'import json, os, pathlib, sys
-from benchkit.core import kube
+from benchkit.core import loadjobs
 namespace, work = sys.argv[1], pathlib.Path(sys.argv[2])
 models = {"closed": ({"USERS": "10", "ITERATIONS": "30"}, 300), "open": ({"RATE": "50", "DURATION": "6s"}, 300)}
 ok = True
@@ -320,15 +320,15 @@ for scenario, (settings, due) in models.items():
     runs = {}
     for pods in (1, 2):
         os.environ["LOAD_PODS"] = str(pods)
-        kube.run_load_job(namespace, "v2", scenario, work / f"split-{scenario}-{pods}.json", settings,
-                          kube.service_url("v2", "web-api"))
+        loadjobs.run_load_job(namespace, "v2", scenario, work / f"split-{scenario}-{pods}.json", settings,
+                              loadjobs.service_url("v2", "web-api"))
         runs[pods] = json.loads((work / f"split-{scenario}-{pods}.json").read_text())
     counts = {pods: (run["figures"]["requests"], run["figures"]["dropped"]) for pods, run in runs.items()}
     split = runs[2]["pods"]
     names, skews = [p["pod"] for p in split], [p["start_skew_ms"] for p in split]
     print(f"{scenario}: (sent, unsent) one pod {counts[1]}, two pods {counts[2]}; pods {names} "
           f"started {skews} ms after their agreed instant")
-    ok &= counts[1] == counts[2] == (due, 0) and len(split) == 2 and not kube.late_pods(split)
+    ok &= counts[1] == counts[2] == (due, 0) and len(split) == 2 and not loadjobs.late_pods(split)
 sys.exit(not ok)' "$NS" "$NODE_DIR")
 }
 expect "a run split over two pods (LOAD_PODS=2) sends what one pod sends, closed and open, each pod named, both started together" \
@@ -349,12 +349,12 @@ short_cpu_map_in_pods() {
 expect "make cpu-map-cluster rolls v2's pods under a limit of 0.5 CPU, warms and measures them" short_cpu_map_in_pods
 expect "cpu-map.json (pods): v2 measured at 0.5 CPU, each JVM under that limit counting one processor, one event loop" \
   benchkit check "$NODE_DIR/cpu-map/cpu-map.json" \
-  '[c["size"] for c in d["cells"]["v2"]] == ["0.5"] and d["cells"]["v2"][0]["complete_per_s"] > 0' \
+  '[(c["build"], c["size"]) for c in d["cells"]] == [("v2", "0.5")] and d["cells"][0]["rounds"][0]["complete_per_s"] > 0' \
   'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v2"].values())' \
   'all(s["event_loop_count"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v2"].values())' \
-  'any(t and t["throttled"] > 0 for t in d["cells"]["v2"][0]["throttling"].values())' \
-  'd["cells"]["v2"][0]["open_p99"] > 0 and len(d["cells"]["v2"][0]["capacity_steps"]) == 1' \
-  'all(d["cells"]["v2"][0]["scheduling"][s]["voluntary_switches"] > 0 and d["cells"]["v2"][0]["scheduling"][s]["packets"] > 0 for s in ("web-api", "articles", "authors"))'
+  'any(t and t["throttled"] > 0 for t in d["cells"][0]["rounds"][0]["throttling"].values())' \
+  'd["cells"][0]["rounds"][0]["open_p99"] > 0 and len(d["cells"][0]["rounds"][0]["capacity_steps"]) == 1' \
+  'all(d["cells"][0]["rounds"][0]["scheduling"][s]["voluntary_switches"] > 0 and d["cells"][0]["rounds"][0]["scheduling"][s]["packets"] > 0 for s in ("web-api", "articles", "authors"))'
 runs_as_deployed() { # every Deployment of v2 with the resources and variables it was deployed with
   local now
   now=$(as_deployed)

@@ -6,6 +6,7 @@ is read that is not declared, or declared and never read. The load's own setting
 load/scenarios.json's, with their defaults there (`load.setting`)."""
 import dataclasses
 import os
+import sys
 import types
 import typing
 
@@ -57,6 +58,8 @@ class Knob:
 
     @property
     def shown(self):
+        if self.group == TOOLS:
+            return "the Makefile's"
         default = self.default
         if default == ():
             return "none"
@@ -99,6 +102,7 @@ def spec_of(spec, group, environ=None, **given):
     return spec(**{**{name: knob.value(environ) for name, knob in fields(spec, group)}, **given})
 
 
+TOOLS = "tools"  # the group of the knobs whose one default the Makefile gives
 CORE = (
     # every experiment's
     Knob("VERSIONS", None, "the builds to measure, comma-separated (unset: those the experiment concerns, every "
@@ -137,13 +141,13 @@ CORE = (
          "several nodes: the generator on nodes of its own; unset: the load-job chart's preference for nodes without "
          "the build)", "kubernetes"),
     Knob("BENCH_NAMESPACE", "reactive-bench", "the namespace of the deployed builds", "kubernetes"),
-    # the tools the harness runs (the Makefile names its pinned ones)
-    Knob("LOADGEN", "loadgen", "the load generator's binary", "tools"),
-    Knob("HELM", "helm", "helm's binary", "tools"),
-    Knob("KUBE_VERSION", None, "the Kubernetes version the manifests are rendered for", "tools"),
-    Knob("VEGETA", "vegeta", "vegeta's binary, for the bake-off", "tools"),
-    Knob("VEGETA_VERSION", None, "vegeta's version, for the bake-off's report", "tools"),
-    Knob("JAVA_HOME", None, "the JDK whose jcmd records the profiles", "tools"),
+    # the tools the harness runs: their one default is the Makefile's, the pinned binary (tool() asks for it)
+    Knob("LOADGEN", None, "the load generator's binary", TOOLS),
+    Knob("HELM", None, "helm's binary", TOOLS),
+    Knob("KUBE_VERSION", None, "the Kubernetes version the manifests are rendered for", TOOLS),
+    Knob("VEGETA", None, "vegeta's binary, for the bake-off", TOOLS),
+    Knob("VEGETA_VERSION", None, "vegeta's version, for the bake-off's report", TOOLS),
+    Knob("JAVA_HOME", None, "the JDK whose jcmd records the profiles", TOOLS),
 )
 BY_NAME = {knob.name: knob for knob in CORE}
 
@@ -151,6 +155,12 @@ BY_NAME = {knob.name: knob for knob in CORE}
 def value(name, environ=None):
     """A core knob's value: the environment's, parsed, or its default."""
     return BY_NAME[name].value(os.environ if environ is None else environ)
+
+
+def tool(name):
+    """A tool's path or version, as the Makefile gives it (its one default); refused where it is not given."""
+    return value(name) or sys.exit(f"{name} is not set: make sets it to the pinned tool (run the experiment through "
+                                   f"make, or set {name})")
 
 
 def rows(knobs, group):

@@ -215,3 +215,13 @@ def check_hop(setting, proxied, direct, samples=60, proxy_own_ms=None):
         close_through()
         close_alone()
     return verdict
+
+
+# What each proxy fault adds: (Toxiproxy's toxic type, its attributes, the share of connections it applies to).
+TOXICS = {
+    "proxy-slow": ("latency", {"latency": 1500, "jitter": 0}, 1.0),
+    # every connection, so that cuts go on through the fault: on a share of them, a keep-alive pool soon holds only
+    # the connections spared (a run with half of them cut saw 0 to 4 cuts per build)
+    "proxy-cut": ("limit_data", {"bytes": 1000}, 1.0),
+    "proxy-throttle": ("bandwidth", {"rate": 1}, 1.0),
+}

@@ -1,5 +1,5 @@
 """The load generator as a plug: one runner for a local loadgen process (load/), whose per-request samples
-(samples.py) become the run's summary here, in the harness. The in-cluster runner (kube.run_load_job) reads the
+(samples.py) become the run's summary here, in the harness. The in-cluster runner (loadjobs.run_load_job) reads the
 same samples out of a Job's log."""
 import base64
 import gzip
@@ -25,6 +25,13 @@ THRESHOLDS_CROSSED = 99
 # loadgen's exit code when the target never answered (load/main.go).
 UNREACHABLE = 3
 OUTCOMES = samples.OUTCOMES
+
+
+def jobs():
+    """[(load scenario, target)]: every load a run can send, the closed and the open model against each target of
+    load/scenarios.json (web-api, and each hop alone)."""
+    targets = samples.SCENARIOS["targets"]
+    return [(scenario, target) for target in targets for scenario in ("closed", "open")]
 
 
 def setting(scenario, key, environ=None):

@@ -10,21 +10,6 @@ from benchkit.core import curve, knobs, load, platforms, results
 from benchkit import info, step
 
 
-# A hop alone: the closed model against one downstream service of the build, to tell data access from
-# the fan-out (load scenario, target service).
-HOPS = {"articles-alone": ("closed", "articles"), "authors-alone": ("closed", "authors")}
-
-
-def load_scenario_and_target(scenario):
-    """The load scenario (load/scenarios.json) a bench scenario runs, and the service of the build it loads. The profile
-    and the curve's steps load web-api too (closed, open)."""
-    if scenario in HOPS:
-        return HOPS[scenario]
-    if scenario == "profile":
-        return "closed", "web-api"
-    return ("open" if scenario == "curve" or curve.rate_of(scenario) else scenario), "web-api"
-
-
 def probe(build):
     """One request through web-api: what it must cost downstream (one articles call, one call per distinct
     author it shows), and those authors' names, for the authors-alone hop."""
@@ -34,17 +19,17 @@ def probe(build):
     return {"articles": 1, "authors": len(names)}, names
 
 
-def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, label=None):
-    """One measured run of a scenario (label: what the run is called in the results, if not the scenario)."""
+def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, label=None, target="web-api"):
+    """One measured run of a load scenario (load/scenarios.json) against a service of the build (label: what the run
+    is called in the results, if not the scenario)."""
     name = f"{build.version}-{label or scenario}-{run}"
-    load_scenario, target = load_scenario_and_target(scenario)
     expected, names = probe(build)
     settings = {**(settings or {}), **({"AUTHOR_NAMES": ",".join(names)} if target == "authors" else {})}
     time.sleep(1)  # the look-ups of that request are counted by authors a moment after web-api answered
     build.reset_peaks()
     build.reset_statements()
     before = build.snapshot()
-    code, load_cpu = build.run(load_scenario, runs_dir / f"{name}.json", settings, target)
+    code, load_cpu = build.run(scenario, runs_dir / f"{name}.json", settings, target)
     time.sleep(1)  # and so are the last look-ups of the run
     after = build.snapshot()
     statements = build.statements()

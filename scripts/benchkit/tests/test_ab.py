@@ -1,7 +1,9 @@
+import json
+
 import pytest
 
+from benchkit.core import cells, design, knobs, results, tunables
 from benchkit.experiments import ab
-from benchkit.core import results, tunables
 
 
 def figures(rate, cpu, statements=1.0):
@@ -10,48 +12,56 @@ def figures(rate, cpu, statements=1.0):
             "statements_per_request": statements, "data_statements_per_request": 1.0, "calibration_seconds": 2.0}
 
 
+def a_b(modes, build="v1", size="0"):
+    """The cell document of an A/B of one build: {mode: [its rounds]}, the first mode the reference."""
+    document = {"compared": cells.MODE, "reference": next(iter(modes)), "modes": list(modes),
+                "cells": [{"build": build, "mode": mode, "size": size, "rounds": rounds} for mode, rounds in modes.items()]}
+    document["cells"] = cells.with_ratios(document)
+    return document
+
+
 def test_b_over_a_is_the_median_of_each_rounds_own_ratio():
-    modes = {"transaction": [figures(400, 2.0), figures(500, 2.0), figures(300, 2.0)],
-             "autocommit": [figures(440, 1.8), figures(500, 1.6), figures(390, 1.5)]}
-    found = ab.ratios(ab.READS, modes)["complete_per_s"]
+    data = a_b({"transaction": [figures(400, 2.0), figures(500, 2.0), figures(300, 2.0)],
+                "autocommit": [figures(440, 1.8), figures(500, 1.6), figures(390, 1.5)]})
+    reference, b = data["cells"]
+    assert "ratios" not in reference
+    found = b["ratios"]["complete_per_s"]
     assert found["rounds"] == pytest.approx([1.1, 1.0, 1.3])
     assert (found["median"], found["low"], found["high"]) == pytest.approx((1.1, 1.0, 1.3))
     # not the ratio of the medians (440 / 400 = 1.1 here by chance; the CPU shows the difference)
-    cpu = ab.ratios(ab.READS, modes)["cpu_ms_per_complete_background_off"]
-    assert cpu["median"] == pytest.approx(0.8)
+    assert b["ratios"]["cpu_ms_per_complete_background_off"]["median"] == pytest.approx(0.8)
 
 
 def test_the_table_shows_every_round_and_a_ratio_only_where_one_is_meant():
-    data = {"modes": ["transaction", "autocommit"], "builds": {"v1": {
-        "rounds": {"transaction": [figures(400, 2.0, 4.0)], "autocommit": [figures(440, 1.8, 2.0)]},
-        "ratios": ab.ratios(ab.READS, {"transaction": [figures(400, 2.0, 4.0)],
-                                       "autocommit": [figures(440, 1.8, 2.0)]})}}}
-    rows = {row[1]: row for row in ab.table(data)[1:]}
+    data = a_b({"transaction": [figures(400, 2.0, 4.0)], "autocommit": [figures(440, 1.8, 2.0)]})
+    rows = {row[1]: row for row in cells.table(data)[1:]}
+    assert rows["complete answers/s"][0] == "v1 (imperative)"
     assert rows["complete answers/s"][2:] == ["400", "440", "1.10× (1.10–1.10)"]
     assert rows["statements sent per request, BEGIN and COMMIT included"][2:] == ["4.00", "2.00", "–"]
+    sized = a_b({"transaction": [figures(400, 2.0)], "autocommit": [figures(440, 1.8)]}, "v3", "0.5")
+    assert cells.table(sized)[1][0] == "v3 at 0.5 CPU"
 
 
 def test_a_tampered_ratio_is_found():
-    modes = {"transaction": [figures(400, 2.0)], "autocommit": [figures(440, 1.8)]}
-    data = {"experiment": "reads", "builds": {"v1": {"rounds": modes, "ratios": ab.ratios(ab.READS, modes)}}}
-    assert ab.consistency(data) == []
-    data["builds"]["v1"]["ratios"]["complete_per_s"]["median"] = 1.2
-    assert ab.consistency(data)
+    data = a_b({"transaction": [figures(400, 2.0)], "autocommit": [figures(440, 1.8)]})
+    assert cells.consistency(data) == []
+    data["cells"][1]["ratios"]["complete_per_s"]["median"] = 1.2
+    assert cells.consistency(data)
 
 
 def test_tls_tells_both_clients_and_only_the_data_services_restart():
-    env = tunables.environments(ab.TLS.settings, ab.TLS.values["require"])["authors"]
+    env = tunables.environments(ab.TLS.settings, ab.TLS.modes["require"])["authors"]
     assert env["QUARKUS_DATASOURCE_JDBC_ADDITIONAL_JDBC_PROPERTIES_SSLMODE"] == "require"
     assert env["QUARKUS_DATASOURCE_REACTIVE_POSTGRESQL_SSL_MODE"] == "require"
     assert env["QUARKUS_DATASOURCE_REACTIVE_TRUST_ALL"] == "true"
-    assert tunables.environments(ab.TLS.settings, ab.TLS.values["require"])["web-api"] == {}
+    assert tunables.environments(ab.TLS.settings, ab.TLS.modes["require"])["web-api"] == {}
 
 
 def test_reads_switch_the_jdbc_builds_data_services_only():
-    env = tunables.environments(ab.READS.settings, ab.READS.values["autocommit"])
+    env = tunables.environments(ab.READS.settings, ab.READS.modes["autocommit"])
     assert env["articles"] == {"JDBC_READS": "autocommit"} == env["authors"]
     assert env["web-api"] == {}
-    assert ab.READS.versions == ("v1", "v3")
+    assert ab.READS.builds == ("v1", "v3")
 
 
 def test_statements_per_request_count_begin_and_commit_apart(tmp_path):
@@ -65,95 +75,104 @@ def test_statements_per_request_count_begin_and_commit_apart(tmp_path):
     assert data == pytest.approx(5.0)
 
 
+class Platform:
+    """What a design's runner asks of a platform, each restart kept (the runner's own loop is what is tested)."""
+    where = "here"
+
+    def __init__(self, versions):
+        self.versions, self.started = versions, []
+
+    def environment(self, where, runs, warmup):
+        return {"git_commit": "abc1234", "timestamp": "t", "where": where}
+
+    def reconfigure(self, version, environments, fresh=False):
+        self.started.append((version, None, environments.get("web-api", {}).get("SERVICE_BUILD"), fresh))
+        return version
+
+    def size(self, version, cpus, processors=None, environments=None):
+        self.started.append((version, cpus, (environments or {}).get("web-api", {}).get("SERVICE_BUILD"), True))
+        return version
+
+    def calibrate(self):
+        return 2.0
+
+    def restore(self, version):
+        self.started.append((version, "restored"))
+
+    def close(self):
+        self.started.append("closed")
+
+
+def measured_by(monkeypatch, rates, rounds=1):
+    monkeypatch.setattr(design, "warm_up", lambda version, build, runs_dir, warmup: {"settled": True})
+    monkeypatch.setattr(design, "background", lambda builds: {v: {} for v in builds})
+    rates = iter(rates)
+    monkeypatch.setattr(design, "closed_round", lambda build, runs_dir, round_, iterations, label, *args: {
+        **figures(next(rates), 2.0), "label": label})
+    monkeypatch.setattr(design, "open_round", lambda build, runs_dir, run, label, rate: {
+        "open_p99": 10.0, "capacity_per_s": rate // 2})
+    monkeypatch.setattr(design.knobs, "value", lambda name: rounds)
+    monkeypatch.setattr(ab.documents, "write", lambda *args: None)
+
+
 def test_the_build_a_b_starts_each_mode_from_its_own_application_at_each_size(monkeypatch, tmp_path):
     # shipped and absent at no limit and at half a CPU: each mode restarted from a cold JVM with SERVICE_BUILD, sized
-    # where a size is given, the closed round then the open one; the document keyed by build and size
-    started = []
-
-    class Platform:
-        versions, where = ("v3",), "here"
-
-        def environment(self, where, runs, warmup):
-            return {"git_commit": "abc1234", "timestamp": "t", "where": where}
-
-        def reconfigure(self, version, environments, fresh=False):
-            started.append((version, None, environments["web-api"]["SERVICE_BUILD"], fresh))
-            return version
-
-        def size(self, version, cpus, processors=None, environments=None):
-            started.append((version, cpus, environments["web-api"]["SERVICE_BUILD"], True))
-            return version
-
-        def calibrate(self):
-            return 2.0
-
-        def restore(self, version):
-            started.append((version, "restored"))
-
-    monkeypatch.setattr(ab, "warm_up", lambda version, build, runs_dir, warmup: {"settled": True})
-    monkeypatch.setattr(ab, "background", lambda builds: {v: {} for v in builds})
-    rates = iter([400, 300, 440, 310])
-    monkeypatch.setattr(ab, "closed_round", lambda *args: figures(next(rates), 2.0))
-    monkeypatch.setattr(ab, "open_round", lambda build, runs_dir, run, label, rate: {
-        "open_p99": 10.0, "capacity_per_s": rate // 2, "label": label})
-    monkeypatch.setattr(ab.knobs, "value", lambda name: 1)  # one round
-    monkeypatch.setattr(ab.documents, "write", lambda *args: None)
-    path = ab.run(Platform(), ab.Spec(variant="tracing-absent"), tmp_path)
-    data = ab.json.loads(path.read_text())
-    assert list(data["builds"]) == ["v3", "v3 at 0.5 CPU"]
-    assert started == [("v3", None, "", True), ("v3", None, "without-tracing", True), ("v3", "restored"),
-                       ("v3", 0.5, "", True), ("v3", 0.5, "without-tracing", True), ("v3", "restored")]
-    half = data["builds"]["v3 at 0.5 CPU"]
-    assert half["rounds"]["absent"][0]["size"] == "0.5" and half["rounds"]["absent"][0]["label"] == \
-        "tracing-absent-0.5-absent"
+    # where a size is given, the closed round then the open one; a cell per build, mode and size
+    measured_by(monkeypatch, [400, 300, 440, 310])
+    platform = Platform(("v3",))
+    data = json.loads(ab.run(platform, ab.Spec(variant="tracing-absent"), tmp_path).read_text())
+    assert [(c["build"], c["mode"], c["size"]) for c in data["cells"]] == [
+        ("v3", "extension off", "0"), ("v3", "absent", "0"), ("v3", "extension off", "0.5"), ("v3", "absent", "0.5")]
+    assert platform.started == [("v3", None, "", True), ("v3", None, "without-tracing", True),
+                                ("v3", 0.5, "", True), ("v3", 0.5, "without-tracing", True), ("v3", "restored"),
+                                "closed"]
+    half = data["cells"][3]
+    assert half["rounds"][0]["size"] == "0.5" and half["rounds"][0]["label"] == "tracing-absent-0.5-absent"
     assert half["ratios"]["capacity_per_s"]["median"] == pytest.approx(155 / 220)  # 310 / 2 against 440 / 2
-    assert ab.consistency(data) == []
+    assert cells.consistency(data) == []
+
+
+def test_the_modes_order_turns_round_between_rounds(monkeypatch, tmp_path):
+    measured_by(monkeypatch, [400, 300, 440, 310], rounds=2)
+    platform = Platform(("v1",))
+    ab.run(platform, ab.Spec(variant="tracing-absent", sizes=("0",)), tmp_path)
+    assert [build for _, _, build, _ in platform.started[:-2]] == ["", "without-tracing", "without-tracing", ""]
 
 
 def test_the_sizes_of_an_a_b_can_be_chosen_and_an_unknown_one_is_refused():
-    spec = ab.knobs.spec_of(ab.Spec, "ab", {"AB_SIZES": "0.5"}, variant="against-commit")
+    spec = knobs.spec_of(ab.Spec, "ab", {"AB_SIZES": "0.5"}, variant="against-commit")
     assert spec.sizes == ("0.5",)
-    assert ab.knobs.spec_of(ab.Spec, "ab", {}, variant="tls").sizes == ()
+    assert knobs.spec_of(ab.Spec, "ab", {}, variant="tls").sizes == ()
     with pytest.raises(SystemExit):
-        ab.knobs.spec_of(ab.Spec, "ab", {"AB_SIZES": "half"}, variant="tls")
+        knobs.spec_of(ab.Spec, "ab", {"AB_SIZES": "half"}, variant="tls")
 
 
 def test_a_document_is_checked_by_the_modes_it_was_measured_with():
     # tracing-absent measured "shipped" against "absent" before the extension left the shipped builds
-    modes = {"shipped": [figures(400, 2.0)], "absent": [figures(440, 1.8)]}
-    data = {"experiment": "tracing-absent", "modes": ["shipped", "absent"],
-            "builds": {"v1": {"rounds": modes, "ratios": ab.ratios(("shipped", "absent"), modes)}}}
-    assert data["builds"]["v1"]["ratios"]["complete_per_s"]["median"] == pytest.approx(1.1)
-    assert ab.consistency(data) == []
+    data = a_b({"shipped": [figures(400, 2.0)], "absent": [figures(440, 1.8)]})
+    assert data["cells"][1]["ratios"]["complete_per_s"]["median"] == pytest.approx(1.1)
+    assert cells.consistency(data) == []
 
 
 def test_a_verdict_is_a_direction_only_where_every_round_agrees():
     def ratio(*rounds):
         found = sorted(r for r in rounds if r is not None)
         return {"rounds": list(rounds), "median": found[len(found) // 2], "low": found[0], "high": found[-1]}
-    assert ab.direction(ratio(1.05, 1.2, 1.3), 3) == "higher in every round"
-    assert ab.direction(ratio(0.7, 0.8, 0.95), 3) == "lower in every round"
-    assert ab.direction(ratio(0.98, 1.2, 1.3), 3) == "level (the rounds disagree)"
+    assert cells.direction(ratio(1.05, 1.2, 1.3), 3) == "higher in every round"
+    assert cells.direction(ratio(0.7, 0.8, 0.95), 3) == "lower in every round"
+    assert cells.direction(ratio(0.98, 1.2, 1.3), 3) == "level (the rounds disagree)"
     # a capacity only one round found under the bound is no verdict of every round
-    assert ab.direction(ratio(None, 1.5, None), 3) == "level (not every round has the figure)"
-    modes = {"extension off": [figures(400, 2.0), figures(420, 2.0)], "absent": [figures(440, 1.8), figures(430, 1.9)]}
-    data = {"modes": ["extension off", "absent"], "builds": {"v1": {"rounds": modes,
-                                                                     "ratios": ab.ratios(ab.TRACING_ABSENT, modes)}}}
-    rows = {row[1]: row[2:] for row in ab.verdicts(data)[1:]}
+    assert cells.direction(ratio(None, 1.5, None), 3) == "level (not every round has the figure)"
+    data = a_b({"extension off": [figures(400, 2.0), figures(420, 2.0)], "absent": [figures(440, 1.8), figures(430, 1.9)]})
+    rows = {row[1]: row[2:] for row in cells.verdicts(data)[1:]}
     assert rows["complete answers/s"][1] == "higher in every round"
     assert rows["CPU ms per complete answer, whole system, background off"][1] == "lower in every round"
 
 
 def test_the_better_mode_is_named_only_where_every_round_agrees_and_by_which_way_is_better():
-    modes = {"extension off": [figures(400, 2.0), figures(420, 2.0), figures(410, 2.0)],
-             "absent": [figures(440, 2.2), figures(430, 2.3), figures(380, 2.1)]}
-    data = {"modes": ["extension off", "absent"], "builds": {"v1": {"rounds": modes,
-                                                                     "ratios": ab.ratios(ab.TRACING_ABSENT, modes)}}}
-    rows = {row[1]: row[3] for row in ab.better(data)[1:]}
+    off = [figures(400, 2.0), figures(420, 2.0), figures(410, 2.0)]
+    data = a_b({"extension off": off, "absent": [figures(440, 2.2), figures(430, 2.3), figures(380, 2.1)]})
+    rows = {row[1]: row[3] for row in cells.better(data)[1:]}
     # answers/s disagree (higher, higher, lower): no verdict; CPU per answer higher in every round: worse for absent
     assert rows == {"CPU ms per complete answer, whole system, background off": "extension off"}
-    level = {**data, "builds": {"v1": {"rounds": {"extension off": modes["extension off"],
-                                                  "absent": modes["extension off"]},
-                                       "ratios": ab.ratios(ab.TRACING_ABSENT, {"extension off": modes["extension off"],
-                                                                              "absent": modes["extension off"]})}}}
-    assert ab.better(level)[1][3] == "neither: every figure level"
+    assert cells.better(a_b({"extension off": off, "absent": off}))[1][3] == "neither: every figure level"

@@ -4,7 +4,8 @@ import time
 import pytest
 
 from benchkit.experiments import chaos
-from benchkit.core import faults, kube, prometheus, samples
+from benchkit.core import kube, latency, prometheus, samples
+from benchkit.experiments.chaos import faults
 from benchkit.experiments.chaos import clients, verdicts
 from benchkit.experiments.chaos import report as chaos_report
 from benchkit.experiments.chaos import summary as chaos_summary
@@ -156,7 +157,7 @@ def test_an_authors_answering_past_the_time_out_must_open_the_circuit_whatever_t
 
 
 def test_every_fault_made_in_the_proxy_has_its_toxic_and_is_cleared_by_taking_every_toxic_off():
-    assert {f.inject for f in faults.PROXY_FAULTS} == set(faults.TOXICS)
+    assert {f.inject for f in faults.PROXY_FAULTS} == set(latency.TOXICS)
     assert {f.restore for f in faults.PROXY_FAULTS} == {"proxy-clear"}
     assert all(f.part == "authors" for f in faults.PROXY_FAULTS)  # the hop of latency.HOPS they are made on
 

@@ -3,6 +3,7 @@ import json
 import pytest
 
 from benchkit.experiments import compare
+from benchkit.experiments.compare import remainder
 from benchkit.tests.test_report import write_run
 
 
@@ -95,8 +96,8 @@ def cpu_map(directory, scales, background=0.0, settled=True):
     cells = []
     for rung, scale in scales.items():
         for run in (1, 2, 3):
-            write_run(runs, "v1", f"cpu-{rung}", run)
-            cost_file = runs / f"v1-cpu-{rung}-{run}.cost.json"
+            write_run(runs, "v1", f"cpu-map-{rung}", run)
+            cost_file = runs / f"v1-cpu-map-{rung}-{run}.cost.json"
             cost = json.loads(cost_file.read_text())
             cost["cpu_seconds"] = {k: v * scale for k, v in cost["cpu_seconds"].items()}
             cost["jvm"] = {"web-api": {"jit_cpu_seconds": 0.1, "gc_cpu_seconds": 0.05}}
@@ -105,16 +106,17 @@ def cpu_map(directory, scales, background=0.0, settled=True):
                           "background_cpu_per_s": {p: background for p in cost["cpu_seconds"]}})
     (directory / "cpu-map.json").write_text(json.dumps({
         "commit": "abc", "timestamp": "t", "where": "here", "environment": {"git_commit": "abc"},
-        "sizes": list(scales), "cells": {"v1": cells}}))
+        "sizes": list(scales), "cells": [{"build": "v1", "mode": "", "size": rung,
+                                          "rounds": [c for c in cells if c["size"] == rung]} for rung in scales]}))
     return directory
 
 
 def test_the_remainder_brings_a_pods_conditions_one_at_a_time_and_names_what_is_left(tmp_path):
     # settled: 2.25 × scale − 0.15 (JIT and GC) − background (0.005/s × 10 s × 5 processes = 0.25) ms per answer
-    _, local = compare.map_costs(cpu_map(tmp_path / "local", {"0": 1.0, "1p": 1.1, "1": 1.2}, background=0.005))
-    _, node = compare.map_costs(cpu_map(tmp_path / "node", {"1": 2.0, "0": 1.8}, background=0.005))
+    _, local = remainder.map_costs(cpu_map(tmp_path / "local", {"0": 1.0, "1p": 1.1, "1": 1.2}, background=0.005))
+    _, node = remainder.map_costs(cpu_map(tmp_path / "node", {"1": 2.0, "0": 1.8}, background=0.005))
     settled = {rung: 2.25 * scale - 0.15 - 0.25 for rung, scale in {"0": 1.0, "1p": 1.1, "1": 1.2, "node": 2.0}.items()}
-    found = compare.remainder(local, node, {"v1": (0.1, "rounds within 2%")})["v1"]
+    found = remainder.remainder(local, node, {"v1": (0.1, "rounds within 2%")})["v1"]
     assert found["settled_ms"]["local 1p"] == pytest.approx(settled["1p"])
     assert found["factors"]["local 1p"]["factor"] == pytest.approx(settled["1p"] / settled["0"])
     assert found["factors"]["local 1"]["ms"] == pytest.approx(settled["1"] - settled["1p"])
@@ -127,24 +129,24 @@ def test_the_remainder_brings_a_pods_conditions_one_at_a_time_and_names_what_is_
     # web-api's own settled figure: its JIT and GC off, its background off
     assert found["processes"]["web-api"]["settled_ms"]["node 1"] == pytest.approx(2.0 - 0.15 - 0.05)
     assert found["unlimited"]["median"] == pytest.approx((2.25 * 1.8 - 0.4) / settled["0"])
-    rows = compare.remainder_rows({"builds": {"v1": found}})
+    rows = remainder.remainder_rows({"builds": {"v1": found}})
     assert rows[4][0].startswith("and TLS") and rows[4][1].startswith(f"{settled['1'] + 0.1:.3f}")
     assert rows[-2][1] == "no"
 
 
 def test_a_remainder_needs_settled_cells_and_every_step(tmp_path):
     with pytest.raises(SystemExit, match="did not settle"):
-        compare.map_costs(cpu_map(tmp_path / "unsettled", {"0": 1.0}, settled=False))
-    _, local = compare.map_costs(cpu_map(tmp_path / "local", {"0": 1.0, "1": 1.2}))  # no rung 1p
-    _, node = compare.map_costs(cpu_map(tmp_path / "node", {"1": 2.0}))
-    assert compare.remainder(local, node, {}) == {}
+        remainder.map_costs(cpu_map(tmp_path / "unsettled", {"0": 1.0}, settled=False))
+    _, local = remainder.map_costs(cpu_map(tmp_path / "local", {"0": 1.0, "1": 1.2}))  # no rung 1p
+    _, node = remainder.map_costs(cpu_map(tmp_path / "node", {"1": 2.0}))
+    assert remainder.remainder(local, node, {}) == {}
 
 
 def test_a_published_remainder_is_checked_against_its_steps_rounds(tmp_path):
     from benchkit import registry
-    _, local = compare.map_costs(cpu_map(tmp_path / "local", {"0": 1.0, "1p": 1.1, "1": 1.2}))
-    _, node = compare.map_costs(cpu_map(tmp_path / "node", {"1": 2.0}))
-    document = {"schema": compare.REMAINDER_SCHEMA, "builds": compare.remainder(local, node, {}), "local": {},
+    _, local = remainder.map_costs(cpu_map(tmp_path / "local", {"0": 1.0, "1p": 1.1, "1": 1.2}))
+    _, node = remainder.map_costs(cpu_map(tmp_path / "node", {"1": 2.0}))
+    document = {"schema": remainder.REMAINDER_SCHEMA, "builds": remainder.remainder(local, node, {}), "local": {},
                 "node": {}, "tls": None}
     (tmp_path / "remainder.json").write_text(json.dumps(document))
     summary = json.loads(registry.publish(tmp_path / "remainder.json", "remainder", tmp_path / "docs").read_text())
@@ -155,4 +157,4 @@ def test_a_published_remainder_is_checked_against_its_steps_rounds(tmp_path):
     summary["builds"]["v1"]["factors"]["unexplained"]["factor"] /= 1.01
     summary["builds"]["v1"]["processes"]["authors"]["settled_ms"]["local 0"] += 0.001
     assert registry.consistency(summary) != []
-    assert compare.remainder_process_rows(summary)[1][0] == "web-api"
+    assert remainder.remainder_process_rows(summary)[1][0] == "web-api"

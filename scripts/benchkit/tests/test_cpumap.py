@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from benchkit.core import procfs, protocol, sizes
+from benchkit.core import cells as celldoc, design, procfs, protocol, sizes
 from benchkit.experiments import cpumap
 
 
@@ -44,50 +44,53 @@ def test_a_jvm_counts_the_processors_it_is_given():
         given.wait()
 
 
-def cells(version, rates):
+def rounds(size, per_round):
     return [{"size": size, "round": number, "complete_per_s": rate, "p50": 10.0, "p99": 50.0, "open_p50": 5.0,
              "open_p99": 20.0, "capacity_per_s": rate * 0.7, "cpu_ms_per_complete_background_off": 1000 / rate,
              "bound_by": {"by": "quota" if size != "0" else "machine",
                           "throttled_share": {"web-api": 0.4} if size != "0" else {},
                           "cores_busy_share": 0.9}}
-            for size, per_round in rates.items() for number, rate in enumerate(per_round, start=1)]
+            for number, rate in enumerate(per_round, start=1)]
+
+
+def a_map(rates):
+    """A CPU map's cell document of {version: {size: [closed rate of each round]}}."""
+    sizes_ = list(dict.fromkeys(size for by_size in rates.values() for size in by_size))
+    document = {"compared": celldoc.BUILD, "reference": "v1", "sizes": sizes_,
+                "cells": [{"build": v, "mode": "", "size": size, "rounds": rounds(size, rates[v][size])}
+                          for size in sizes_ for v in rates]}
+    document["cells"] = celldoc.with_ratios(document)
+    return document
 
 
 def test_each_size_s_ratio_is_the_median_of_its_rounds_own(tmp_path):
-    document = {"sizes": ["0.5", "0"], "cells": {"v1": cells("v1", {"0.5": [100, 110, 90], "0": [400, 400, 400]}),
-                                                 "v2": cells("v2", {"0.5": [200, 110, 180], "0": [600, 800, 400]})}}
-    found = cpumap.ratios(document)
-    assert found["0.5 CPU"]["v2"]["complete_per_s"]["median"] == 2.0
-    assert found["0.5 CPU"]["v2"]["complete_per_s"]["rounds"] == [2.0, 1.0, 2.0]
-    assert found["no limit"]["v2"]["complete_per_s"]["low"] == 1.0
-    assert found["no limit"]["v2"]["cpu_ms_per_complete_background_off"]["median"] == pytest.approx(400 / 600)
-    document["ratios"], document["against_no_limit"] = found, cpumap.against_no_limit(document)
-    assert document["against_no_limit"]["0.5 CPU"]["v2"]["complete_per_s"]["rounds"] == [200 / 600, 110 / 800, 180 / 400]
+    document = a_map({"v1": {"0.5": [100, 110, 90], "0": [400, 400, 400]},
+                      "v2": {"0.5": [200, 110, 180], "0": [600, 800, 400]}})
+    half, unlimited = cpumap.cells_of(document, "v2", "0.5"), cpumap.cells_of(document, "v2", "0")
+    assert half["ratios"]["complete_per_s"]["median"] == 2.0
+    assert half["ratios"]["complete_per_s"]["rounds"] == [2.0, 1.0, 2.0]
+    assert unlimited["ratios"]["complete_per_s"]["low"] == 1.0
+    assert unlimited["ratios"]["cpu_ms_per_complete_background_off"]["median"] == pytest.approx(400 / 600)
+    assert half["against_no_limit"]["complete_per_s"]["rounds"] == [200 / 600, 110 / 800, 180 / 400]
+    assert "ratios" not in cpumap.cells_of(document, "v1", "0.5") and "against_no_limit" not in unlimited
     assert cpumap.against_no_limit_rows(document)[1] == ["0.5 CPU", "closed model: complete answers/s",
                                                          "0.25× (0.23–0.28)", "0.33× (0.14–0.45)"]
-    assert cpumap.consistency(document) == []
-    assert found["0.5 CPU"]["v2"]["capacity_per_s"]["median"] == pytest.approx(2.0)
+    assert celldoc.consistency(document) == []
+    assert half["ratios"]["capacity_per_s"]["median"] == pytest.approx(2.0)
+    assert half["medians"]["complete_per_s"] == 180
     rows = cpumap.table(document)
     assert rows[1][:2] == ["0.5 CPU", "closed model: complete answers/s"] and rows[1][-1] == "2.00× (1.00–2.00)"
     held = {row[0]: row[2:4] for row in rows if row[1] == "held back by"}
     assert held == {"0.5 CPU": ["quota (web-api throttled in 40% of periods)"] * 2,
                     "no limit": ["not its quota (the processes used 90% of the cores)"] * 2}
     assert cpumap.headline_rows(document)[1] == ["0.5 CPU", "2.00× (1.00–2.00)", "2.00× (1.00–2.00)"]
-    document["schema"] = cpumap.SCHEMA
-    source = tmp_path / "cpu-map.json"
-    source.write_text(json.dumps(document))
-    published = json.loads(cpumap.KIND.publish(source, "cpu-map-test", tmp_path).read_text())
-    assert published["rungs"][0]["ratios"]["v2"]["complete_per_s"] == 2.0
-    assert published["rungs"][0]["medians"]["v1"]["complete_per_s"] == 100
-    assert published["rungs"][0]["against_no_limit"]["v1"]["complete_per_s"] == 0.25
-    assert cpumap.consistency(published) == []
-    published["rungs"][0]["medians"]["v1"]["complete_per_s"] = 101
-    assert cpumap.consistency(published) == ["rungs: not what its rounds give"]
-    svg = cpumap.KIND.charts["cpu-map-v2"](document)
+    svg = cpumap.CHARTS["cpu-map-v2"](document)
     assert "2.00×" in svg and "no limit" in svg
-    document["cells"]["v2"][0]["complete_per_s"] = 300
-    assert cpumap.consistency(document) == ["ratios: not what its rounds give",
-                                            "against_no_limit: not what its rounds give"]
+    half["rounds"][0]["complete_per_s"] = 300  # its median stays 180
+    assert celldoc.consistency(document) == ["v2, at 0.5 CPU: ratios not what its rounds give",
+                                             "v2, at 0.5 CPU: against_no_limit not what its rounds give"]
+    half["rounds"][1]["complete_per_s"] = 400
+    assert "v2, at 0.5 CPU: medians not what its rounds give" in celldoc.consistency(document)
 
 
 def test_the_kernel_s_counts_per_complete_answer_by_size():
@@ -102,10 +105,10 @@ def test_the_kernel_s_counts_per_complete_answer_by_size():
     assert per_answer["web-api"]["voluntary_switches"] == 6 and per_answer["web-api"]["run_delay_ms"] == 5
     assert per_answer["web-api"]["threads"] == 40  # a count, not per answer
     assert per_answer[results.ALL]["voluntary_switches"] == 7 and per_answer[results.ALL]["packets"] is None
-    document = {"cells": {v: [{"size": "1", "round": r, "scheduling": {
+    document = {"cells": [{"build": v, "mode": "", "size": "1", "rounds": [{"size": "1", "round": r, "scheduling": {
         p: {k: (x * (2 if v == "v1" else 1) if k in dict(results.SCHEDULING) and x is not None else x)
             for k, x in f.items()}
-        for p, f in per_answer.items()}} for r in (1, 2)] for v in ("v1", "v2")}}
+        for p, f in per_answer.items()}} for r in (1, 2)]} for v in ("v1", "v2")]}
     rows = results.scheduling_rows(cpumap.scheduling(document, "1"))
     by_name = {row[0]: row[1:] for row in rows}
     assert by_name["web-api: voluntary context switches"] == ["12.00", "6.00", "0.50×"]
@@ -145,19 +148,45 @@ def test_the_ladder_s_rungs():
 
 
 def test_a_map_that_stopped_half_way_is_continued_with_its_finished_rungs_kept():
-    import pytest
-    cell = lambda size, round_: {"size": size, "round": round_}  # noqa: E731
-    kept = {"rounds": 2, "iterations": 50, "commit": "a", "sizes": ["2", "0"],
+    cell = lambda v, size, count: {"build": v, "mode": "", "size": size,  # noqa: E731
+                                   "rounds": [{"size": size, "round": r} for r in range(1, count + 1)]}
+    same = {"design": "cpu-map", "rounds": 2, "compared": "build", "modes": [""], "iterations": 50,
+            "sizes": ["2", "0"]}
+    kept = {**same, "commit": "a", "timestamp": "s", "where": "node",
             "ergonomics": {"2 CPU": {"v1": {}}, "no limit": {"v1": {}}},
-            "cells": {"v1": [cell("2", 1), cell("2", 2), cell("0", 1)], "v2": [cell("2", 1), cell("2", 2)]}}
-    document = {"rounds": 2, "iterations": 50, "commit": "b", "timestamp": "t", "where": "node", "sizes": ["2", "0"],
-                "ergonomics": {}, "cells": {"v1": [], "v2": []}}
-    found = cpumap.continued(kept, document)
+            "cells": [cell("v1", "2", 2), cell("v2", "2", 2), cell("v1", "0", 1), cell("v2", "0", 0)]}
+    document = {**same, "commit": "b", "timestamp": "t", "where": "node", "ergonomics": {},
+                "cells": [cell(v, size, 0) for size in ("2", "0") for v in ("v1", "v2")]}
+    found = design.continued(kept, document)
     # rung 2 finished and kept; no limit begun by v1 alone: measured again, whole
-    assert found["cells"] == {"v1": [cell("2", 1), cell("2", 2)], "v2": [cell("2", 1), cell("2", 2)]}
+    assert [len(c["rounds"]) for c in found["cells"]] == [2, 2, 0, 0]
     assert list(found["ergonomics"]) == ["2 CPU"] and found["commit"] == "a"
     assert found["continued"] == {"commit": "b", "timestamp": "t", "where": "node"}
     with pytest.raises(SystemExit, match="rounds 2"):
-        cpumap.continued(kept, {**document, "rounds": 3})
-    with pytest.raises(SystemExit, match="not all on this ladder"):
-        cpumap.continued(kept, {**document, "sizes": ["0"]})
+        design.continued(kept, {**document, "rounds": 3})
+    with pytest.raises(SystemExit, match="cells this one does not"):
+        design.continued(kept, {**document, "cells": document["cells"][2:]})
+
+
+def test_a_map_starts_every_build_once_per_size_and_turns_the_builds_order_round(monkeypatch, tmp_path):
+    from benchkit.tests.test_ab import Platform, measured_by
+    measured_by(monkeypatch, [100, 200, 210, 110, 300, 600, 590, 310], rounds=2)
+    platform = Platform(("v1", "v2"))
+    platform.build = lambda version: version
+    monkeypatch.setattr(design, "celldoc", celldoc)
+    ergonomics = []
+    monkeypatch.setattr(platform, "size", lambda version, cpus, processors=None, environments=None: (
+        platform.started.append((version, cpus)), type("Running", (), {
+            "ergonomics": lambda self: ergonomics.append(version) or {"web-api": {"cpu_limit": cpus}}})())[1],
+        raising=False)
+    monkeypatch.setattr(cpumap.documents, "write", lambda *args: None)
+    spec = cpumap.Spec(sizes=("0.5", "1"), iterations=10, warmup=10, keep=None)
+    data = json.loads(cpumap.run(platform, spec, tmp_path).read_text())
+    assert platform.started[:4] == [("v1", 0.5), ("v2", 0.5), ("v1", 1.0), ("v2", 1.0)]
+    assert list(data["ergonomics"]) == ["0.5 CPU", "1 CPU"] and ergonomics == ["v1", "v2", "v1", "v2"]
+    # round 1 v1 then v2, round 2 v2 then v1; the next size starts the other way round
+    assert [r["complete_per_s"] for r in cpumap.cells_of(data, "v1", "0.5")["rounds"]] == [100, 110]
+    assert cpumap.cells_of(data, "v2", "0.5")["ratios"]["complete_per_s"]["rounds"] == [2.0, pytest.approx(210 / 110)]
+    assert [r["complete_per_s"] for r in cpumap.cells_of(data, "v2", "1")["rounds"]] == [300, 310]
+    assert all(r["bound_by"]["by"] in ("quota", "machine") for c in data["cells"] for r in c["rounds"])
+    assert celldoc.consistency(data) == []

@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from benchkit.experiments import ab
+from benchkit.core import cells
 from benchkit import figures, registry
-from benchkit.core import results
+from benchkit.experiments.bench import document as results
 from benchkit.experiments.bench import tables
 from benchkit.experiments.bench import summaries as summaries_module
 from benchkit.experiments.chaos import summary as chaos_summary
@@ -174,24 +174,39 @@ def test_a_chaos_summary_s_verdicts_and_counts_are_what_its_runs_give(tmp_path):
 
 
 def test_an_ab_summary_is_rendered_and_checked_against_its_rounds(tmp_path):
-    rounds = {"transaction": [{key: 2.0 for key, *_ in ab.FIGURES}], "autocommit": [{key: 3.0 for key, *_ in ab.FIGURES}]}
+    rounds = {"transaction": [{key: 2.0 for key, *_ in cells.FIGURES}],
+              "autocommit": [{key: 3.0 for key, *_ in cells.FIGURES}]}
     run = tmp_path / "reads-run"
     run.mkdir()
-    (run / "reads.json").write_text(json.dumps({
-        "schema": ab.SCHEMA, "experiment": "reads", "modes": ["transaction", "autocommit"], "commit": "abc1234",
-        "environment": {"a": 1}, "builds": {"v1": {"rounds": rounds, "ratios": ab.ratios(ab.READS, rounds)}}}))
+    document = {"schema": cells.SCHEMA, "design": "reads", "modes": list(rounds), "commit": "abc1234",
+                "compared": cells.MODE, "reference": "transaction", "environment": {"a": 1},
+                "cells": [{"build": "v1", "mode": mode, "size": "0", "rounds": found} for mode, found in rounds.items()]}
+    document["cells"] = cells.with_ratios(document)
+    (run / "reads.json").write_text(json.dumps(document))
     summaries = tmp_path / "docs" / "results"
     path = registry.publish(run, "reads", summaries)
     assert "environment" not in json.loads(path.read_text())
     readme = tmp_path / "README.md"
-    readme.write_text("<!-- figures reads ab -->\n<!-- /figures -->\n")
+    readme.write_text("<!-- figures reads ab -->\n<!-- /figures -->\n"
+                      "<!-- figure reads cells.[build=v1,mode=autocommit].ratios.complete_per_s.median {:.2f}× -->"
+                      "<!-- /figure -->\n")
     readme.write_text(figures.rendered(readme.read_text(), registry.loaded(summaries), "README.md"))
     assert "| v1 (imperative) | complete answers/s | 2 | 3 | 1.50× (1.50–1.50) |" in readme.read_text()
+    assert "-->1.50×<!-- /figure -->" in readme.read_text()
     assert figures.check(tmp_path, summaries) == []
     tampered = json.loads(path.read_text())
-    tampered["builds"]["v1"]["rounds"]["autocommit"][0]["complete_per_s"] = 4.0
+    tampered["cells"][1]["rounds"][0]["complete_per_s"] = 4.0
     path.write_text(json.dumps(tampered))
     assert figures.check(tmp_path, summaries)
+
+
+def test_a_path_picks_one_item_of_a_list_by_its_values_and_refuses_an_ambiguous_one():
+    summary = {"cells": [{"build": "v3", "mode": "extension off", "size": "0.5", "x": 1},
+                         {"build": "v3", "mode": "absent", "size": "0.5", "x": 2}]}
+    assert figures.at(summary, "cells.[build=v3,mode=absent,size=0.5].x") == 2
+    assert figures.at(summary, "cells.[mode=extension_off].x") == 1
+    with pytest.raises(KeyError):
+        figures.at(summary, "cells.[build=v3].x")
 
 
 def test_several_chaos_runs_make_one_summary_of_one_commit(tmp_path):
@@ -271,9 +286,3 @@ def test_every_kind_is_found_by_what_its_run_wrote_and_unknown_ones_are_refused(
     with pytest.raises(SystemExit, match="nothing to publish"):
         registry.publish(tmp_path, "x", tmp_path / "docs")
     assert registry.consistency({"schema": "something/1"}) == ["schema 'something/1': no kind publishes it"]
-
-
-def test_a_path_indexes_a_mapping_in_its_order_where_no_key_is_that_number():
-    summary = {"builds": {"v3": {"x": 1}, "v3 at 0.5 CPU": {"x": 2}}, "rungs": [{"x": 3}]}
-    assert figures.at(summary, "builds.1.x") == 2 and figures.at(summary, "builds.v3.x") == 1
-    assert figures.at(summary, "rungs.0.x") == 3

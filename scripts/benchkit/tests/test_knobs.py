@@ -19,7 +19,7 @@ ELSEWHERE = {"LOCAL_DIR", "NODE_DIR", "NODE_PROCESSES", "RATE"}
 
 def core_knobs_read():
     return {name for path in HARNESS
-            for name in re.findall(r"knobs\.value\(\s*[\"']([A-Z][A-Z0-9_]+)[\"']", path.read_text())}
+            for name in re.findall(r"knobs\.(?:value|tool)\(\s*[\"']([A-Z][A-Z0-9_]+)[\"']", path.read_text())}
 
 
 def test_every_core_knob_read_is_declared_and_every_declared_one_is_read():
@@ -83,3 +83,68 @@ def test_an_experiment_entry_gives_the_fields_no_user_sets():
     assert knobs.spec_of(ab.Spec, "ab", {}, **reads.given).variant == "reads"
     assert ab.versions(knobs.spec_of(ab.Spec, "ab", {}, **reads.given)) == ("v1", "v3")
     assert tls.platforms == ("local",) and registry.EXPERIMENTS["bench"].platforms == ("local", "kubernetes")
+
+
+def test_the_experiments_are_listed_once_in_the_catalogue_and_make_s_rules_come_from_it():
+    from benchkit import catalogue
+    makefile = (knobs.ROOT / "Makefile").read_text()
+    targets = [target for entry in catalogue.EXPERIMENTS for target in entry.targets().values()]
+    assert len(targets) == len(set(targets))
+    # no target of an experiment is written into the Makefile by hand: its rule and help are the catalogue's
+    assert not [t for t in targets if re.search(rf"^{re.escape(t)}:", makefile, re.M)]
+    rules = catalogue.make_rules()
+    assert "LOCAL_EXPERIMENTS := demo sweep tls" in rules and "\ntracing-absent: build-without-tracing\n" in rules
+    assert "CLUSTER_EXPERIMENTS := bench sweep-cluster" in rules and "tls-cluster" not in rules
+    assert set(registry.EXPERIMENTS) == set(catalogue.BY_NAME)
+    assert all(callable(e.package.run) and e.package.Spec for e in registry.EXPERIMENTS.values())
+
+
+def defaults_by_name():
+    """{name: [(where, default)]} of every environment name the harness, the load scenarios and the Makefile give a
+    default."""
+    import json
+    found = {}
+    for knob in registry.KNOBS:
+        if knob.default is not None and knob.default != ():
+            found.setdefault(knob.name, []).append(("knobs", knob.default))
+    scenarios = json.loads((knobs.ROOT / "load" / "scenarios.json").read_text())["scenarios"]
+    for name, scenario in scenarios.items():
+        for setting in scenario.values():
+            if isinstance(setting, dict) and "env" in setting:
+                found.setdefault(setting["env"], []).append((f"scenarios.json {name}", setting["default"]))
+    makefile = (knobs.ROOT / "Makefile").read_text()
+    for name, default in re.findall(r"^([A-Z][A-Z0-9_]*) *[?:]?= *(.*)$", makefile, re.M):
+        if name in found or name in {knob.name for knob in registry.KNOBS}:
+            found.setdefault(name, []).append(("Makefile", default))
+    return found
+
+
+def second_defaults(found):
+    """{name: [(where, default)]} of the names given two different defaults, or defaults in two places (the load
+    scenarios count as one place)."""
+    def place(where):
+        return "scenarios.json" if where.startswith("scenarios.json") else where
+    return {name: where for name, where in found.items()
+            if len({str(default) for _, default in where}) > 1 or len({place(p) for p, _ in where}) > 1}
+
+
+def test_every_name_has_one_default():
+    assert not second_defaults(defaults_by_name()), "names with more than one default"
+
+
+def test_a_second_default_is_found():
+    assert second_defaults({"RATE": [("scenarios.json open", 800), ("scenarios.json steady", 50)],
+                            "USERS": [("scenarios.json warmup", 100), ("scenarios.json closed", 100)],
+                            "LOADGEN": [("knobs", "loadgen"), ("Makefile", "$(LOCALBIN)/loadgen")]}) == {
+        "RATE": [("scenarios.json open", 800), ("scenarios.json steady", 50)],
+        "LOADGEN": [("knobs", "loadgen"), ("Makefile", "$(LOCALBIN)/loadgen")]}
+
+
+def test_what_an_experiment_needs_of_a_platform_beyond_the_base_is_a_capability_it_declares():
+    from benchkit.core import platforms
+    capabilities = {platforms.Faults, platforms.LatencyProxy}
+    for experiment in registry.EXPERIMENTS.values():
+        assert set(getattr(experiment.package, "NEEDS", ())) <= capabilities, experiment.name
+    assert registry.EXPERIMENTS["chaos"].package.NEEDS == (platforms.Faults, platforms.LatencyProxy)
+    # the base interface no longer holds a fault's or the proxy's methods
+    assert not {"act", "act_on_part", "replicas", "latency", "hop_addresses"} & set(vars(platforms.Platform))

@@ -1,6 +1,6 @@
 import pytest
 
-from benchkit.core import kube
+from benchkit.core import kube, loadjobs, podreadings
 
 V2 = """==> /sys/fs/cgroup/cpu.stat
 usage_usec 2500000
@@ -27,21 +27,21 @@ oom_kill 1
 
 
 def test_cgroup_v2():
-    reading = kube.parse_cgroup(V2)
+    reading = podreadings.parse_cgroup(V2)
     assert reading["cgroup"] == "v2" and reading["cpu_seconds"] == 2.5
     assert reading["peak_bytes"] == 400 * 2**20 and reading["anonymous_bytes"] == 300 * 2**20
     assert reading["oom_kills"] == 0
 
 
 def test_cgroup_v1_reads_the_hierarchy_totals():
-    reading = kube.parse_cgroup(V1)
+    reading = podreadings.parse_cgroup(V1)
     assert reading["cgroup"] == "v1" and reading["cpu_seconds"] == 7.5
     assert reading["peak_source"] == "memory.max_usage_in_bytes" and reading["anonymous_bytes"] == 360 * 2**20
     assert reading["oom_kills"] == 1
 
 
 def test_a_figure_not_there_is_none_never_zero():
-    reading = kube.parse_cgroup("==> /sys/fs/cgroup/cpu.stat\nuser_usec 5\n")
+    reading = podreadings.parse_cgroup("==> /sys/fs/cgroup/cpu.stat\nuser_usec 5\n")
     assert reading["cpu_seconds"] is None and reading["peak_bytes"] is None and reading["anonymous_bytes"] is None
 
 
@@ -53,28 +53,28 @@ def test_restarts_between():
 
 
 def test_cfs_throttling_v2_and_v1():
-    v2 = kube.parse_cgroup(V2 + "==> /sys/fs/cgroup/cpu.stat\n")  # the same file, read once
+    v2 = podreadings.parse_cgroup(V2 + "==> /sys/fs/cgroup/cpu.stat\n")  # the same file, read once
     assert v2["throttling"] is None  # no quota figures in it
     quota_v2 = V2.replace("user_usec 2000000\n", "user_usec 2000000\nnr_periods 100\nnr_throttled 40\nthrottled_usec 1500000\n")
-    assert kube.parse_cgroup(quota_v2)["throttling"] == {"periods": 100, "throttled": 40, "throttled_seconds": 1.5}
+    assert podreadings.parse_cgroup(quota_v2)["throttling"] == {"periods": 100, "throttled": 40, "throttled_seconds": 1.5}
     quota_v1 = V1 + "==> /sys/fs/cgroup/cpu,cpuacct/cpu.stat\nnr_periods 200\nnr_throttled 10\nthrottled_time 250000000\n"
-    assert kube.parse_cgroup(quota_v1)["throttling"] == {"periods": 200, "throttled": 10, "throttled_seconds": 0.25}
-    assert kube.parse_cgroup(V1)["throttling"] is None
+    assert podreadings.parse_cgroup(quota_v1)["throttling"] == {"periods": 200, "throttled": 10, "throttled_seconds": 0.25}
+    assert podreadings.parse_cgroup(V1)["throttling"] is None
 
 
 def test_the_cpu_limit_the_jvm_sizes_itself_by():
-    assert kube.parse_cgroup(V2 + "==> /sys/fs/cgroup/cpu.max\n100000 100000\n")["cpu_limit"] == 1.0
-    assert kube.parse_cgroup(V2 + "==> /sys/fs/cgroup/cpu.max\nmax 100000\n")["cpu_limit"] is None
+    assert podreadings.parse_cgroup(V2 + "==> /sys/fs/cgroup/cpu.max\n100000 100000\n")["cpu_limit"] == 1.0
+    assert podreadings.parse_cgroup(V2 + "==> /sys/fs/cgroup/cpu.max\nmax 100000\n")["cpu_limit"] is None
     v1 = V1 + "==> /sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us\n{}\n==> /sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us\n100000\n"
-    assert kube.parse_cgroup(v1.format(50000))["cpu_limit"] == 0.5
-    assert kube.parse_cgroup(v1.format(-1))["cpu_limit"] is None
+    assert podreadings.parse_cgroup(v1.format(50000))["cpu_limit"] == 0.5
+    assert podreadings.parse_cgroup(v1.format(-1))["cpu_limit"] is None
 
 
 def test_the_load_job_s_own_cpu_from_its_log():
-    log = (f"v1 closed: done\n{kube.CGROUP_BEGIN}\n==> /sys/fs/cgroup/cpu,cpuacct/cpuacct.usage\n3250000000\n"
-           f"{kube.CGROUP_END}\n")
-    assert kube.load_cpu_seconds(log) == 3.25
-    assert kube.load_cpu_seconds("v1 closed: done\n") is None
+    log = (f"v1 closed: done\n{loadjobs.CGROUP_BEGIN}\n==> /sys/fs/cgroup/cpu,cpuacct/cpuacct.usage\n3250000000\n"
+           f"{loadjobs.CGROUP_END}\n")
+    assert loadjobs.load_cpu_seconds(log) == 3.25
+    assert loadjobs.load_cpu_seconds("v1 closed: done\n") is None
 
 
 def fake_kubectl(tmp_path, monkeypatch, watched, pods):
@@ -92,14 +92,14 @@ def fake_kubectl(tmp_path, monkeypatch, watched, pods):
 
 def test_a_job_that_succeeds_is_seen_from_the_watch(tmp_path, monkeypatch):
     fake_kubectl(tmp_path, monkeypatch, ",\\n,\\n1,\\n", '{"items": []}')
-    assert kube.await_job("ns", "load-v1-closed", "v1 closed", every=30) == 0
+    assert loadjobs.await_job("ns", "load-v1-closed", "v1 closed", every=30) == 0
 
 
 def test_a_job_that_failed_gives_its_containers_exit_code(tmp_path, monkeypatch):
     pods = ('{"items": [{"metadata": {"name": "load-0"}, "status": {"containerStatuses": ['
             '{"state": {"terminated": {"exitCode": 3}}}]}}]}')
     fake_kubectl(tmp_path, monkeypatch, ",\\n,1\\n", pods)
-    assert kube.await_job("ns", "load-v1-closed", "v1 closed", every=30) == 3
+    assert loadjobs.await_job("ns", "load-v1-closed", "v1 closed", every=30) == 3
 
 
 def test_a_job_whose_pod_cannot_start_stops_the_wait(tmp_path, monkeypatch):
@@ -108,19 +108,19 @@ def test_a_job_whose_pod_cannot_start_stops_the_wait(tmp_path, monkeypatch):
             '"reason": "Unschedulable", "message": "0/1 nodes: Insufficient cpu"}]}}]}')
     fake_kubectl(tmp_path, monkeypatch, ",\\n", pods)
     with pytest.raises(SystemExit, match="cannot start: load-0 is unschedulable: 0/1 nodes: Insufficient cpu"):
-        kube.await_job("ns", "load-v1-closed", "v1 closed", every=30)
+        loadjobs.await_job("ns", "load-v1-closed", "v1 closed", every=30)
 
 
 def test_a_split_run_s_start_skew_from_each_pod_s_log():
-    assert kube.start_skew_ms("shard 1 of 2: started 12.5 ms after START_AT\n") == 12.5
-    assert kube.start_skew_ms("v1 closed: done\n") is None
+    assert loadjobs.start_skew_ms("shard 1 of 2: started 12.5 ms after START_AT\n") == 12.5
+    assert loadjobs.start_skew_ms("v1 closed: done\n") is None
 
 
 def test_a_split_run_s_pods_must_start_together():
     on_time = [{"pod": "load-0", "start_skew_ms": 0.4}, {"pod": "load-1", "start_skew_ms": 12.0}]
-    assert kube.late_pods(on_time) == []
-    late = [*on_time, {"pod": "load-2", "start_skew_ms": kube.SPLIT_SKEW_LIMIT_MS + 1}, {"pod": "load-3", "start_skew_ms": None}]
-    assert kube.late_pods(late) == [("load-2", kube.SPLIT_SKEW_LIMIT_MS + 1), ("load-3", None)]
+    assert loadjobs.late_pods(on_time) == []
+    late = [*on_time, {"pod": "load-2", "start_skew_ms": loadjobs.SPLIT_SKEW_LIMIT_MS + 1}, {"pod": "load-3", "start_skew_ms": None}]
+    assert loadjobs.late_pods(late) == [("load-2", loadjobs.SPLIT_SKEW_LIMIT_MS + 1), ("load-3", None)]
 
 
 def test_one_exec_reads_a_container_s_cgroup_and_what_the_kernel_counted_of_its_processes(monkeypatch):
@@ -131,42 +131,42 @@ def test_one_exec_reads_a_container_s_cgroup_and_what_the_kernel_counted_of_its_
         ran.append(command)
         return subprocess.CompletedProcess(command, 0, V2 + "==> scheduling\ntask 1 10 2 5000\nio 1 syscr: 7\n"
                                            "io 1 syscw: 3\nnet eth0: 1 4 0 0 0 0 0 0 1 6 0 0 0 0 0 0\n"
-                                           + kube.END_MARK + "\n")
+                                           + podreadings.END_MARK + "\n")
     monkeypatch.setattr(kube, "pod_exec", pod_exec)
-    reading = kube.cgroup_readings("bench", "deploy/x", scheduling=True)
+    reading = podreadings.cgroup_readings("bench", "deploy/x", scheduling=True)
     assert len(ran) == 1 and reading["cpu_seconds"] == 2.5
     assert reading["scheduling"] == {"tasks": {"1": [10, 2, 5000]}, "io": {"1": [7, 3]}, "packets": 10}
-    assert "scheduling" not in kube.cgroup_readings("bench", "deploy/x")
+    assert "scheduling" not in podreadings.cgroup_readings("bench", "deploy/x")
 
 
 def test_the_load_pods_node_selector_is_given_to_the_chart_with_its_labels_dots_escaped(monkeypatch):
     import pytest
     monkeypatch.setenv("LOAD_NODE_SELECTOR", "node-role.kubernetes.io/load=true, pool=generator")
-    args = kube.load_job_values("v2", "closed", {}, "http://bench-v2-web-api:8080")
+    args = loadjobs.load_job_values("v2", "closed", {}, "http://bench-v2-web-api:8080")
     assert [args[i + 1] for i, arg in enumerate(args) if arg == "--set-string" and "nodeSelector" in args[i + 1]] == [
         "nodeSelector.node-role\\.kubernetes\\.io/load=true", "nodeSelector.pool=generator"]
     monkeypatch.setenv("LOAD_NODE_SELECTOR", "pool")
     with pytest.raises(SystemExit, match="not key=value"):
-        kube.load_job_values("v2", "closed", {}, "http://bench-v2-web-api:8080")
+        loadjobs.load_job_values("v2", "closed", {}, "http://bench-v2-web-api:8080")
     monkeypatch.delenv("LOAD_NODE_SELECTOR")
-    assert not any("nodeSelector" in arg for arg in kube.load_job_values("v2", "closed", {}, "http://x:8080"))
+    assert not any("nodeSelector" in arg for arg in loadjobs.load_job_values("v2", "closed", {}, "http://x:8080"))
 
 
 def test_a_cgroup_exec_that_printed_nothing_or_part_is_tried_again_and_then_fails_loudly(monkeypatch):
     import subprocess
     import pytest
     # the end's mark follows the last file read: not a part of it (the limit read from it)
-    whole = V2 + "==> /sys/fs/cgroup/cpu.max\n50000 100000\n" + kube.END_MARK + "\n"
+    whole = V2 + "==> /sys/fs/cgroup/cpu.max\n50000 100000\n" + podreadings.END_MARK + "\n"
     # the cgroup's lines lost on the stream, the threads' there; then the end lost
-    outputs = ["", kube.SCHEDULING_MARK + "\ntask 101 2744 87 3865837256\n" + kube.END_MARK, V2, whole]
-    monkeypatch.setattr(kube.time, "sleep", lambda seconds: None)
+    outputs = ["", podreadings.SCHEDULING_MARK + "\ntask 101 2744 87 3865837256\n" + podreadings.END_MARK, V2, whole]
+    monkeypatch.setattr(podreadings.time, "sleep", lambda seconds: None)
     monkeypatch.setattr(kube, "pod_exec", lambda *args: subprocess.CompletedProcess(args, 0, outputs.pop(0), "eof"))
-    monkeypatch.setattr(kube, "EXEC_ATTEMPTS", 4)
-    reading = kube.cgroup_readings("bench", "deploy/bench-v1-web-api")
+    monkeypatch.setattr(podreadings, "EXEC_ATTEMPTS", 4)
+    reading = podreadings.cgroup_readings("bench", "deploy/bench-v1-web-api")
     assert (reading["cpu_seconds"], reading["cpu_limit"], outputs) == (2.5, 0.5, [])
-    outputs = [""] * kube.EXEC_ATTEMPTS
+    outputs = [""] * podreadings.EXEC_ATTEMPTS
     with pytest.raises(SystemExit, match="error stream: 'eof'"):
-        kube.cgroup_readings("bench", "deploy/bench-v1-web-api")
+        podreadings.cgroup_readings("bench", "deploy/bench-v1-web-api")
     assert outputs == []  # every attempt made
 
 

@@ -1,5 +1,6 @@
 import json
-from benchkit.core import documents, faults, platforms
+from benchkit.core import documents, platforms
+from benchkit.experiments.chaos import faults
 from benchkit.core.platforms.kubernetes import Kubernetes, KubernetesBuild
 from benchkit.core.platforms.local import Local, LocalBuild
 
@@ -51,7 +52,7 @@ def test_a_clusters_snapshot_makes_its_kubectl_calls_together(monkeypatch):
     """Each call waits at a barrier for the others of its kind: made one after the other, the first would wait
     alone until the barrier's time-out and the snapshot would fail."""
     import threading
-    from benchkit.core import kube, prometheus
+    from benchkit.core import kube, podreadings, prometheus
     build = object.__new__(KubernetesBuild)
     build.namespace, build.version = "ns", "v1"
     build.targets = {name: f"deploy/bench-v1-{name}" for name in ("web-api", "articles", "authors")}
@@ -70,9 +71,9 @@ def test_a_clusters_snapshot_makes_its_kubectl_calls_together(monkeypatch):
     def jvm_call(namespace, target):
         jvms.wait()
         return None
-    monkeypatch.setattr(kube, "cgroup_readings", cgroup)
-    monkeypatch.setattr(kube, "jvm_counters", jvm_call)
-    monkeypatch.setattr(kube, "task_stats", jvm_call)
+    monkeypatch.setattr(podreadings, "cgroup_readings", cgroup)
+    monkeypatch.setattr(podreadings, "jvm_counters", jvm_call)
+    monkeypatch.setattr(podreadings, "task_stats", jvm_call)
     monkeypatch.setattr(kube, "pod_states", lambda namespace: {})
     monkeypatch.setattr(prometheus, "scrape", lambda url: url)
     monkeypatch.setattr(prometheus, "requests_served", lambda scraped: {name: len(text) for name, text in scraped.items()})
@@ -92,10 +93,12 @@ def test_both_platforms_implement_the_whole_declared_interface():
     assert isinstance(cluster, Kubernetes) and cluster.namespace == "bench" and not cluster.reroutes
     for platform, build in ((local, LocalBuild), (cluster, KubernetesBuild)):
         assert isinstance(platform, platforms.Platform) and not type(platform).__abstractmethods__, platform
+        assert isinstance(platform, platforms.Faults) and isinstance(platform, platforms.LatencyProxy), platform
         assert issubclass(build, platforms.Build) and not build.__abstractmethods__, build
-        for attribute in ("where", "calibrated", "faults", "quick", "restores_itself"):
+        for attribute in ("kind", "where", "calibrated", "restores_itself"):
             assert getattr(platform, attribute) is not None, (platform, attribute)
-        assert set(platform.quick) <= {fault.name for fault in platform.faults}
+        injectable, quick = faults.of(platform)
+        assert set(quick) <= {fault.name for fault in injectable}
 
 
 def test_the_local_stack_restarts_only_what_changes_and_restores_what_it_changed(monkeypatch):

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from benchkit.experiments.bench import report
-from benchkit.core import results as results_module
+from benchkit.experiments.bench import document as results_module
 
 
 def summary(requests=1000, seconds=10):

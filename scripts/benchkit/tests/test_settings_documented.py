@@ -3,7 +3,7 @@ read: drift between the two shows here, not when a newcomer sets a variable that
 import re
 import sys
 
-from benchkit import ROOT, registry
+from benchkit import ROOT, catalogue, registry
 from benchkit.core import load
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -48,10 +48,12 @@ def code_reads():
 
 
 def documented():
-    """Every name README.md and docs/ mention, and those the Makefile's help or its pinned versions explain."""
+    """Every name README.md and docs/ mention, and those the Makefile's help (the catalogue's experiments' with it) or
+    its pinned versions explain."""
     text = "\n".join(path.read_text() for path in DOCS)
     makefile = (ROOT / "Makefile").read_text()
-    helps = "\n".join(line for line in makefile.splitlines() if "##" in line)
+    helps = "\n".join([*(line for line in makefile.splitlines() if "##" in line),
+                       *(f"{e.help} {e.cluster_help}" for e in catalogue.EXPERIMENTS)])
     pinned = set(re.findall(r"^([A-Z][A-Z0-9_]+) [?:]?=", makefile, re.M))  # the version block, the tool paths
     return set(re.findall(r"\b([A-Z][A-Z0-9_]{2,})\b", text + helps)) | pinned
 

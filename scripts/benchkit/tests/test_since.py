@@ -28,13 +28,14 @@ def repository(tmp_path):
     summaries = tmp_path / "docs" / "results"
     summaries.mkdir(parents=True)
     # a summary of a kind the registry knows, with a figure to quote (an A/B's)
-    modes = {"off": [{"complete_per_s": 400.0}], "on": [{"complete_per_s": 300.0}]}
-    summary = {"schema": "reactive-bench/ab/1", "experiment": "tracing", "modes": ["off", "on"], "commit": measured,
-               "builds": {"v3": {"rounds": modes, "ratios": {}}}}
-    from benchkit.experiments import ab
-    summary["builds"]["v3"]["ratios"] = ab.ratios(ab.TRACING, modes)
+    from benchkit.core import cells
+    summary = {"schema": cells.SCHEMA, "design": "tracing", "modes": ["off", "on"], "commit": measured,
+               "compared": cells.MODE, "reference": "off",
+               "cells": [{"build": "v3", "mode": "off", "size": "0", "rounds": [{"complete_per_s": 400.0}]},
+                         {"build": "v3", "mode": "on", "size": "0", "rounds": [{"complete_per_s": 300.0}]}]}
+    summary["cells"] = cells.with_ratios(summary)
     (summaries / "cost.json").write_text(json.dumps(summary))
-    (tmp_path / "README.md").write_text("v3 traced answers <!-- figure cost builds.v3.ratios.complete_per_s.median "
+    (tmp_path / "README.md").write_text("v3 traced answers <!-- figure cost cells.[build=v3,mode=on].ratios.complete_per_s.median "
                                         "{:.2f}× -->0.75×<!-- /figure --> as much.\n")
     git(tmp_path, "add", "-A")
     git(tmp_path, "commit", "-qm", "published")

@@ -1,4 +1,4 @@
-from benchkit.core import work
+from benchkit.experiments.bench import work
 
 
 def totals(**overrides):

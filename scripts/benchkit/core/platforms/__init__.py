@@ -12,7 +12,7 @@ import abc
 import math
 
 from benchkit import CHART_VALUES
-from benchkit.core import faults, hsperf, knobs, procfs, prometheus
+from benchkit.core import hsperf, knobs, latency, procfs, prometheus
 
 
 class Build(abc.ABC):
@@ -79,9 +79,16 @@ class Build(abc.ABC):
         """Let go of whatever reaches the build (port-forwards)."""
 
 
-class Platform(abc.ABC):
-    """Where the builds run: their Builds, the machine's speed, reconfiguration, and faults."""
+# The longest a part may take to come back after a restart or a fault: scripts/stack.sh waits this long for a
+# restarted service.
+RESTORE_LIMIT_SECONDS = 180
 
+
+class Platform(abc.ABC):
+    """Where the builds run: their Builds, the machine's speed, reconfiguration and CPU limits. What only some
+    experiments ask of it is a capability beside it (Faults, LatencyProxy): a platform has it by being one."""
+
+    kind: str  # "local" or "kubernetes", as select() names it
     where: str  # named in every report
     available: tuple  # the builds there (every build on the local stack, the deployed ones in a namespace)
     versions: tuple  # the builds a run measures (select)
@@ -89,9 +96,6 @@ class Platform(abc.ABC):
     # Whether the harness may restart a build with its hops behind the latency proxy (and with a sweep's values), or
     # the build runs as it was deployed, behind the proxy or not.
     reroutes = False
-    faults: list  # the faults.Fault it can inject
-    quick: tuple  # the names of make test's short subset of them
-    restores_itself: bool  # whether a part comes back by itself (a Deployment's new pod) or by restore
 
     @abc.abstractmethod
     def build(self, version):
@@ -128,6 +132,16 @@ class Platform(abc.ABC):
     def restore(self, version):
         """The build again as shipped (or deployed), after reconfigure."""
 
+    def close(self):
+        """Undo whatever a reconfiguration left and let go of the builds."""
+
+
+class Faults(abc.ABC):
+    """What make chaos asks of a platform: the builds' web-api reached live, faults made on a part or in the latency
+    proxy, and how long a part stays away."""
+
+    restores_itself: bool  # whether a part comes back by itself (a Deployment's new pod) or by restore
+
     @abc.abstractmethod
     def web_api_url(self, version):
         """Where web-api answers from this machine, for clients that read their answers live (chaos)."""
@@ -163,18 +177,28 @@ class Platform(abc.ABC):
         """{service-version: {"pid", "url"}} where the services are processes of this machine, else None."""
         return None
 
+    def part_cpu_seconds(self):
+        """{key: (part, CPU seconds so far)} of each part of the system whose CPU this machine can read apart (a pod
+        of a kubelet running here; the key changes when the part is replaced), {} where it reads none."""
+        return {}
+
+
+class LatencyProxy(abc.ABC):
+    """What make latency-map, make sweep under latency and chaos's proxy faults ask of a platform: the builds' hops
+    through Toxiproxy, its controls and the hops' addresses."""
+
     def latency(self):
         """The latency proxy's controls (latency.Toxiproxy) where the builds' hops can go through one, else None."""
         return None
 
     def act_in_proxy(self, action, fault, version):
-        """A fault made in the latency proxy in front of its part (faults.PROXY_FAULTS): its toxic on, or every toxic
+        """A fault made in the latency proxy in front of its part (chaos's proxy faults): its toxic on, or every toxic
         off (proxy-clear)."""
         proxy = self.latency()
         if action == "proxy-clear":
             proxy.clear(version)
         else:
-            proxy.toxic(version, fault.part, *faults.TOXICS[action])
+            proxy.toxic(version, fault.part, *latency.TOXICS[action])
 
     def through_proxy(self, version):
         """Whether every hop of the build goes through the latency proxy now."""
@@ -190,17 +214,9 @@ class Platform(abc.ABC):
 
     no_proxy = "no latency proxy"  # what to do to have one, in words
 
-    def part_cpu_seconds(self):
-        """{key: (part, CPU seconds so far)} of each part of the system whose CPU this machine can read apart (a pod
-        of a kubelet running here; the key changes when the part is replaced), {} where it reads none."""
-        return {}
-
     def hop_addresses(self, version, hop):
         """[(through the proxy, direct)] addresses of a hop of a build, as this machine reaches them (the check)."""
         raise NotImplementedError(f"{self.where}: no latency proxy")
-
-    def close(self):
-        """Undo whatever a reconfiguration left and let go of the builds."""
 
 
 def select(kind, versions=None):
@@ -213,7 +229,7 @@ def select(kind, versions=None):
         platform.where = f"Kubernetes ({kube.current_context()}), namespace {platform.namespace}"
     else:
         from benchkit.core.platforms.local import Local
-        platform = Local(knobs.value("LOADGEN"))
+        platform = Local(knobs.tool("LOADGEN"))
     missing = [version for version in versions or () if version not in platform.available]
     if missing or not platform.available:
         raise SystemExit(f"{platform.where}: {', '.join(missing) or 'no build'} not there (there: "

@@ -11,9 +11,9 @@ import sys
 import time
 
 from benchkit import CHART_VALUES, LOCAL_DIR, ROOT, SERVICES, VERSIONS, info
-from benchkit.core import faults, kube, latency, load, procfs, prometheus, provenance
-from benchkit.core.platforms import (Build, Platform, counted_processors, jvm_ergonomics, jvm_times, sized_environment,
-                                     with_settings)
+from benchkit.core import kube, latency, load, loadjobs, podreadings, procfs, prometheus, provenance
+from benchkit.core.platforms import (RESTORE_LIMIT_SECONDS, Build, Faults, LatencyProxy, Platform, counted_processors,
+                                     jvm_ergonomics, jvm_times, sized_environment, with_settings)
 
 # How many of a snapshot's kubectl calls run at once: enough for all of them with three builds deployed.
 SNAPSHOT_CALLS = 24
@@ -38,9 +38,9 @@ class KubernetesBuild(Build):
 
     def run(self, scenario, summary, settings=None, target="web-api"):
         # The generator's CPU: what its containers' cgroups counted, start-up of the binary included (a few ms).
-        return kube.run_load_job(self.namespace, self.version, scenario, summary,
+        return loadjobs.run_load_job(self.namespace, self.version, scenario, summary,
                                  {**load.settings_from_environment(), **(settings or {}), "TARGET": target},
-                                 kube.service_url(self.version, target))
+                                 loadjobs.service_url(self.version, target))
 
     def snapshot(self):
         # About twenty kubectl calls, each a round trip of 0.2 s or more through the API server and the container
@@ -48,12 +48,12 @@ class KubernetesBuild(Build):
         # are read closer to one moment).
         with concurrent.futures.ThreadPoolExecutor(max_workers=SNAPSHOT_CALLS) as pool:
             scrapes = {name: pool.submit(prometheus.scrape, forward.url) for name, forward in self.forwards.items()}
-            readings = {name: pool.submit(kube.cgroup_readings, self.namespace, target, True)
+            readings = {name: pool.submit(podreadings.cgroup_readings, self.namespace, target, True)
                         for name, target in {**self.targets, **self.PODS, **self.extra}.items()}
-            counters = {name: (pool.submit(kube.jvm_counters, self.namespace, target),
-                               pool.submit(kube.task_stats, self.namespace, target))
+            counters = {name: (pool.submit(podreadings.jvm_counters, self.namespace, target),
+                               pool.submit(podreadings.task_stats, self.namespace, target))
                         for name, target in self.targets.items()}
-            idle = [pool.submit(kube.cgroup_readings, self.namespace, target) for target in self.idle]
+            idle = [pool.submit(podreadings.cgroup_readings, self.namespace, target) for target in self.idle]
             pods = pool.submit(kube.pod_states, self.namespace)
             readings = {name: reading.result() for name, reading in readings.items()}
             counters = {name: (jvm.result(), tasks.result()) for name, (jvm, tasks) in counters.items()}
@@ -71,15 +71,15 @@ class KubernetesBuild(Build):
     def ergonomics(self):
         found = {}
         for name, target in self.targets.items():
-            limit = kube.cgroup_readings(self.namespace, target).get("cpu_limit")
+            limit = podreadings.cgroup_readings(self.namespace, target).get("cpu_limit")
             cores = int(kube.pod_exec(self.namespace, target, "nproc").stdout.strip() or 0) or None
             # The JVM takes the CPU limit, rounded up, for its processor count (JDK 19+ ignores CPU shares), unless
             # it is given one.
             given = procfs.processors_given(kube.pod_exec(self.namespace, target, "cat", "/proc/1/cmdline",
                                                           "/proc/1/environ", text=False).stdout)
             seen = given or (min(cores or math.inf, math.ceil(limit)) if limit else cores)
-            found[name] = jvm_ergonomics(seen, limit, kube.jvm_counters(self.namespace, target),
-                                         kube.thread_names(self.namespace, target),
+            found[name] = jvm_ergonomics(seen, limit, podreadings.jvm_counters(self.namespace, target),
+                                         podreadings.thread_names(self.namespace, target),
                                          prometheus.scrape(self.forwards[name].url))
         return found
 
@@ -111,9 +111,9 @@ class KubernetesBuild(Build):
         pass
 
     def profiled(self):
-        if not all(kube.has_jcmd(self.namespace, target) for target in self.targets.values()):
+        if not all(podreadings.has_jcmd(self.namespace, target) for target in self.targets.values()):
             return None  # a JRE-only image (eclipse-temurin's jre): BASE_IMAGE with jcmd profiles in pods
-        return {name: kube.PodRecording(self.namespace, target) for name, target in self.targets.items()}
+        return {name: podreadings.PodRecording(self.namespace, target) for name, target in self.targets.items()}
 
     def statements(self):
         return None  # SQL parity is read on the local stack, where one PostgreSQL serves every build
@@ -128,7 +128,7 @@ PROXY = "bench-{version}-latency-proxy"  # the chart's latency proxy of a releas
 
 def proxy_ports():
     """The proxy's API and hop ports (the chart's values: latencyProxy.ports)."""
-    return kube.chart_values()["latencyProxy"]["ports"]
+    return loadjobs.chart_values()["latencyProxy"]["ports"]
 
 
 def proxy_address(namespace, version):
@@ -160,14 +160,14 @@ def kill_container(namespace, pod):
     os.kill(json.loads(state.stdout)["pid"], 9)
 
 
-class Kubernetes(Platform):
+class Kubernetes(Platform, Faults, LatencyProxy):
     """The builds deployed in a namespace. Reconfiguration: kubectl set env, then the rollout, in the pods and under
     the CPU limits the chart gives them; the variables go again at restore. Faults: a part is the pods of a
     selector (a build's Deployment, all of a build's pods, or PostgreSQL's and Kafka's StatefulSet pods, by the
     labels the Zalando operator and Strimzi give them); web-api is reached through its Service's ClusterIP, so the
     fault clients must run where that routes (the test node, or beside minikube tunnel)."""
 
-    quick = faults.KUBERNETES_QUICK
+    kind = "kubernetes"
     calibrated = "the node's speed now, in a pod of its own"
     restores_itself = True  # a Deployment or StatefulSet brings a part back: restore only waits until it has
     SELECTORS = {"postgres": "cluster-name=bench-postgres", "kafka": "app.kubernetes.io/name=kafka"}
@@ -186,8 +186,7 @@ class Kubernetes(Platform):
         # per build, as the CPU map sizes every build before it measures any
         self.reconfigured = {}
         self.pod_parts = {}  # pod uid -> the part it runs, with its build
-        on_test_node = (self.NODE / "pids" / "kubelet.pid").exists()  # its kubelet is a process here
-        self.faults = faults.KUBERNETES_FAULTS + (faults.NODE_FAULTS if on_test_node else []) + faults.PROXY_FAULTS
+        self.on_test_node = (self.NODE / "pids" / "kubelet.pid").exists()  # its kubelet is a process here
 
     def build(self, version):
         return KubernetesBuild(self.namespace, version, self.deployed)
@@ -205,13 +204,13 @@ class Kubernetes(Platform):
             "node_allocatable_cpu": node["status"]["allocatable"]["cpu"],
             "node_allocatable_memory": node["status"]["allocatable"]["memory"],
             "kubernetes": node["status"]["nodeInfo"]["kubeletVersion"],
-            "load_job": kube.load_image(),
+            "load_job": loadjobs.load_image(),
             "load_job_resources": "see charts/load-job/values.yaml: the load generator shares the node with the services",
             "node_cpu": node["status"]["capacity"]["cpu"],
             "container_runtime": node["status"]["nodeInfo"]["containerRuntimeVersion"],
             "kernel": node["status"]["nodeInfo"]["kernelVersion"],
             "scheduler": procfs.scheduler(node["status"]["nodeInfo"]["kernelVersion"]),
-            "java_opts": kube.chart_values()["javaOpts"],
+            "java_opts": loadjobs.chart_values()["javaOpts"],
             "git_commit": provenance.git_commit(),
             "load_settings": load.settings_from_environment(),
             "runs": runs, "warmup": warmup,
@@ -222,11 +221,11 @@ class Kubernetes(Platform):
         }
 
     def calibrate(self):
-        return kube.calibrate(self.namespace)  # the node's speed, in a pod of its own
+        return loadjobs.calibrate(self.namespace)  # the node's speed, in a pod of its own
 
     def cores(self, version):
         # In a pod the JVM and Quarkus count the CPU limit, rounded up, as their cores.
-        limit = kube.cgroup_readings(self.namespace, f"deploy/bench-{version}-web-api")["cpu_limit"]
+        limit = podreadings.cgroup_readings(self.namespace, f"deploy/bench-{version}-web-api")["cpu_limit"]
         return math.ceil(limit) if limit else os.cpu_count() or 1
 
     @staticmethod
@@ -423,7 +422,7 @@ class Kubernetes(Platform):
         else:
             raise ValueError(f"no such action on Kubernetes: {action}")
 
-    def await_whole(self, selector, before, replaced, timeout=faults.RESTORE_LIMIT_SECONDS):
+    def await_whole(self, selector, before, replaced, timeout=RESTORE_LIMIT_SECONDS):
         """Until the part is whole again: as many pods as before, every one ready, none terminating; replaced: once
         the fault has happened (a pod of before gone, or a container restarted), else failing if it did."""
         deadline = time.time() + timeout

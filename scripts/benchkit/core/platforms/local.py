@@ -10,9 +10,9 @@ import urllib.parse
 import urllib.request
 
 from benchkit import LOCAL_DIR, ROOT, SERVICES, VERSIONS, info
-from benchkit.core import buildsconf, calibration, faults, latency, load, procfs, profile, prometheus, provenance
-from benchkit.core.platforms import (Build, Platform, counted_processors, jvm_ergonomics, jvm_times, sized_environment,
-                                     with_settings)
+from benchkit.core import buildsconf, calibration, latency, load, procfs, profile, prometheus, provenance
+from benchkit.core.platforms import (Build, Faults, LatencyProxy, Platform, counted_processors, jvm_ergonomics, jvm_times,
+                                     sized_environment, with_settings)
 
 
 def stack_inventory():
@@ -134,14 +134,14 @@ class LocalBuild(Build):
             return json.loads(answer.read())
 
 
-class Local(Platform):
+class Local(Platform, Faults, LatencyProxy):
     """The local stack: services restarted with other settings by scripts/stack.sh, its parts stopped, frozen and
     started again by it."""
 
     where = "local stack (one machine, loopback)"
     available = VERSIONS
     calibrated = "the machine's speed now"
-    faults, quick = faults.FAULTS + faults.PROXY_FAULTS, faults.QUICK
+    kind = "local"
     restores_itself = False  # a stopped part stays away until restore starts it
 
     def __init__(self, loadgen):

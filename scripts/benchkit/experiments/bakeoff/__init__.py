@@ -73,7 +73,7 @@ class Candidates:
             env = self.loadgen_env("closed", USERS=CLOSED_USERS, ITERATIONS=10**6, MAX_DURATION=f"{seconds}s")
         else:
             env = self.loadgen_env("open", RATE=rate, DURATION=f"{seconds}s", MAX_USERS=in_flight)
-        _, cpu, machine, elapsed = timed([knobs.value("LOADGEN")], env, during)
+        _, cpu, machine, elapsed = timed([knobs.tool("LOADGEN")], env, during)
         rows = samples.read(self.work / "loadgen.csv")
         return rows, cpu, machine, elapsed
 
@@ -82,10 +82,10 @@ class Candidates:
         pace = ["-rate=0", f"-workers={CLOSED_USERS}", f"-max-workers={CLOSED_USERS}"] if model == "closed" \
             else [f"-rate={rate}/s", *([f"-workers={in_flight}", f"-max-workers={in_flight}"] if in_flight else [])]
         (self.work / "targets.txt").write_text(f"GET {self.url}\n")
-        _, cpu, machine, elapsed = timed([knobs.value("VEGETA"), "attack", f"-targets={self.work / 'targets.txt'}",
+        _, cpu, machine, elapsed = timed([knobs.tool("VEGETA"), "attack", f"-targets={self.work / 'targets.txt'}",
                                           f"-duration={seconds}s", "-timeout=60s", *pace, f"-output={results}"],
                                          during=during)
-        encoded = subprocess.run([knobs.value("VEGETA"), "encode", "-to=csv", str(results)], capture_output=True,
+        encoded = subprocess.run([knobs.tool("VEGETA"), "encode", "-to=csv", str(results)], capture_output=True,
                                  text=True, check=True).stdout
         return vegeta_samples(encoded, rate if model == "open" else None), cpu, machine, elapsed
 
@@ -243,7 +243,6 @@ class Spec:
     wrk: str = knob("WRK", "wrk", "wrk's binary (the floor)")
 
 
-PLATFORMS = ("local",)  # CPU per request from /proc, the stall by SIGSTOP to a local process
 
 
 def run(platform, spec, directory):
@@ -253,7 +252,7 @@ def run(platform, spec, directory):
     url = f"{stack['url']}/{spec.version}/articles"
     candidates = Candidates(spec, url, directory)
     step(f"warm-up: {spec.version} through loadgen's warmup scenario (not measured)")
-    timed([knobs.value("LOADGEN")], candidates.loadgen_env("warmup", USERS=CLOSED_USERS, WARMUP_ITERATIONS=150))
+    timed([knobs.tool("LOADGEN")], candidates.loadgen_env("warmup", USERS=CLOSED_USERS, WARMUP_ITERATIONS=150))
     runs = []
     for round_ in range(1, spec.rounds + 1):
         for name, model in CANDIDATES:
@@ -269,7 +268,7 @@ def run(platform, spec, directory):
     summary = summarize(runs)
     document = {"schema": SCHEMA, "timestamp": provenance.now(), "git_commit": provenance.git_commit(),
                 "cores": os.cpu_count(), "generators": {
-                    "loadgen": first_line(provenance.command_output(knobs.value("LOADGEN"), "version")),
+                    "loadgen": first_line(provenance.command_output(knobs.tool("LOADGEN"), "version")),
                     "vegeta": f"vegeta {knobs.value('VEGETA_VERSION') or '(version not given)'}",
                     "wrk": first_line(provenance.command_output(spec.wrk, "-v"))},
                 "target": url, "rounds": spec.rounds, "seconds": spec.seconds, "runs": runs,

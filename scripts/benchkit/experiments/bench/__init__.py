@@ -48,8 +48,23 @@ def run_curve(spec, builds, versions, closed_rates, runs_dir, environment, resul
             for version in order(versions, index + repeat - 1):
                 step(f"{version}: curve step {index}/{len(rates)}, repeat {repeat}/{repeats}, {rate} requests/s "
                      f"for {duration}")
-                measure(builds[version], curve.label(rate), runs_dir, repeat,
-                        {"RATE": rate, "DURATION": duration, "MAX_USERS": max(200, rate)})
+                measure(builds[version], "open", runs_dir, repeat,
+                        {"RATE": rate, "DURATION": duration, "MAX_USERS": max(200, rate)}, label=curve.label(rate))
+
+
+# A hop alone: the closed model against one downstream service of the build, to tell data access from
+# the fan-out (load scenario, target service).
+HOPS = {"articles-alone": ("closed", "articles"), "authors-alone": ("closed", "authors")}
+
+
+def load_scenario_and_target(scenario):
+    """The load scenario (load/scenarios.json) a bench scenario runs, and the service of the build it loads. The profile
+    and the curve's steps load web-api too (closed, open)."""
+    if scenario in HOPS:
+        return HOPS[scenario]
+    if scenario == "profile":
+        return "closed", "web-api"
+    return ("open" if scenario == "curve" or curve.rate_of(scenario) else scenario), "web-api"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,8 +123,9 @@ def run(platform, spec, directory):
                 for position, version in enumerate(order(versions, round_)):
                     step(f"{version}: {scenario} run {round_}/{runs}" +
                          (f" at {settings['RATE']} requests/s" if "RATE" in settings else ""))
-                    figures = measure(builds[version], scenario, runs_dir, round_, settings,
-                                      {"calibration_seconds": seconds, "position": position + 1})
+                    load_scenario, target = load_scenario_and_target(scenario)
+                    figures = measure(builds[version], load_scenario, runs_dir, round_, settings,
+                                      {"calibration_seconds": seconds, "position": position + 1}, scenario, target)
                     if scenario == "closed":
                         closed_rates.setdefault(version, []).append(figures["ok_rps"])
     finally:

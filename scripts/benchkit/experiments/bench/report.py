@@ -9,7 +9,8 @@ import statistics
 import sys
 
 from benchkit import BASELINE, NAMES
-from benchkit.core import calibration, charts, curve, documents, profile, results, sql, work
+from benchkit.core import calibration, charts, curve, documents, profile, results, sql
+from benchkit.experiments.bench import document as rundoc, work
 from benchkit.experiments.bench import summaries
 from benchkit.experiments import sweep
 from benchkit.core.results import BACKGROUND_OFF, GENERATOR, PER_COMPLETE, PROCESSES, WHOLE
@@ -329,8 +330,8 @@ def median_of(values):
 
 def render(directory):
     """Writes results.json, then report.md and report.html from it; returns whether the builds did the same work."""
-    results.write(directory)
-    data = results.read(directory / "results.json")
+    rundoc.write(directory)
+    data = rundoc.read(directory / "results.json")
     environment = data["environment"]
     table = {name: scenario["builds"] for name, scenario in data["scenarios"].items()}
     ladder = curve_section(data["curve"])
@@ -364,7 +365,7 @@ def render(directory):
                  [(f"Scenario: {s}", results.scheduling_rows({v: b["scheduling"] for v, b in d.items()}))
                   for s, d in table.items() if any(b["scheduling"] for b in d.values())]),
                 *([("Warm-up", WARMUP, [("", warmed)])] if warmed else []),
-                *([("Where the pods ran", PLACEMENT, [("", results.placement_rows(data["placement"]))])]
+                *([("Where the pods ran", PLACEMENT, [("", rundoc.placement_rows(data["placement"]))])]
                   if data.get("placement") else []),
                 ("Environment", f"Measured on: {data['where']}.", [("", documents.key_value_rows(environment))])]
     links = [(f"flame graph: {service} {version}", f"profiles/{version}-{service}.svg")

@@ -10,6 +10,7 @@ import sys
 
 from benchkit import BASELINE, ROOT
 from benchkit.core import results
+from benchkit.experiments.bench import document as rundoc
 from benchkit.experiments.bench import tables
 from benchkit.core.kinds import SUMMARIES, Kind, loaded, within, written
 from benchkit.core.stats import close
@@ -24,7 +25,7 @@ RATIOS = (results.HEADLINE, "p50", "p99")
 def publish(results_json, name, directory=SUMMARIES):
     """A summary of a run's results.json (or of the results directory that holds it), as docs/results/<name>.json."""
     results_dir = within(results_json, "results.json").parent
-    data = results.read(results_dir / "results.json")
+    data = rundoc.read(results_dir / "results.json")
     summary = {
         "schema": SCHEMA, "name": name, "commit": data["commit"], "timestamp": data["timestamp"],
         "where": data["where"], "on_kubernetes": data["on_kubernetes"], "versions": data["versions"],
@@ -81,7 +82,7 @@ def bench_consistency(summary):
                 if ratio["drifted_rounds"] != drifted:
                     problems.append(f"{scenario_name} {v}/v1 {key}: drifted rounds {ratio['drifted_rounds']} are not "
                                     f"the rounds the machine drifted in, {drifted}")
-                again = results.Ratio.of(key, ratio["rounds"], drifted)
+                again = rundoc.Ratio.of(key, ratio["rounds"], drifted)
                 if not (close(ratio["low"], again.low) and close(ratio["high"], again.high)):
                     problems.append(f"{scenario_name} {v}/v1 {key}: lowest and highest {ratio['low']}, "
                                     f"{ratio['high']} are not its rounds' ratios' {again.low}, {again.high}")
@@ -142,7 +143,7 @@ def combined(named, name):
             for key in found:
                 per_round = [[numbers[(run, number)], value] for run, part in parts
                              for number, value in part["ratios"][v][key]["rounds"]]
-                ratios[v][key] = dataclasses.asdict(results.Ratio.of(key, per_round, drifted))
+                ratios[v][key] = dataclasses.asdict(rundoc.Ratio.of(key, per_round, drifted))
         scenarios[scenario] = {"builds": builds, "ratios": ratios, "rounds": rounds}
     summary = {"schema": SCHEMA, "name": name, "commit": ", ".join(dict.fromkeys(s["commit"] for _, s in runs)),
                "timestamp": runs[-1][1]["timestamp"], "where": first["where"], "on_kubernetes": first["on_kubernetes"],
@@ -189,6 +190,6 @@ def against_published(data, published):
     return rows
 
 
-KIND = Kind("bench", SCHEMA, results.SCHEMA, ("results.json",), publish, bench_consistency,
+KIND = Kind("bench", SCHEMA, rundoc.SCHEMA, ("results.json",), publish, bench_consistency,
             {"headline": tables.headline_table, "knees": tables.knees_table, "answer": tables.answer_table,
              "hops": tables.hops_table, "cpu": tables.cpu_table})

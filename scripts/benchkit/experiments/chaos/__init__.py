@@ -22,7 +22,9 @@ import time
 from benchkit import SERVICES, info, step
 from benchkit.core import buildsconf, knobs, samples
 from benchkit.core.knobs import knob, numbers
-from benchkit.core.faults import KUBERNETES_QUICK, PROXY_FAULT_SECONDS, QUICK, RESTORE_LIMIT_SECONDS
+from benchkit.core.platforms import RESTORE_LIMIT_SECONDS, Faults, LatencyProxy
+from benchkit.experiments.chaos import faults
+from benchkit.experiments.chaos.faults import KUBERNETES_QUICK, PROXY_FAULT_SECONDS, QUICK
 from benchkit.core.procfs import peak_rss_mib, reset_peak_rss
 from benchkit.core.prometheus import answered, calls_timed_out, circuit_openings, read_retries, scrape
 from benchkit.core.stats import percentile
@@ -32,6 +34,9 @@ from benchkit.experiments.chaos import summary as published
 from benchkit.experiments.chaos.verdicts import OUTCOMES, assess, counter_growth, described, replaces_web_api
 
 KIND = published.KIND  # what a chaos run publishes: the summary of one or several runs
+NEEDS = (Faults, LatencyProxy)  # what it asks of a platform beyond what every experiment does
+# the open model's requests in flight at most under a fault: the modest rate's answers held up to five seconds
+MAX_IN_FLIGHT = 200
 
 
 def run_fault(fault, version, platform, loadgen, timing, work):
@@ -52,7 +57,8 @@ def run_fault(fault, version, platform, loadgen, timing, work):
     duration = timing["before"] + timing["fault"] + RESTORE_LIMIT_SECONDS + timing["after"]
     load_result, enough = {}, threading.Event()
     loading = threading.Thread(target=lambda: load_result.update(zip(("samples", "summary"), run_load(
-        loadgen, version, web_api, "steady", {"RATE": timing["rate"], "DURATION": f"{duration}s"}, work, enough))))
+        loadgen, version, web_api, "open", {"RATE": timing["rate"], "DURATION": f"{duration}s",
+                                            "MAX_USERS": str(MAX_IN_FLIGHT)}, work, enough))))
     writer = Writer(f"{web_api}/{version}/articles", timing["writes"], tag)
     loading.start()
     writer.start()
@@ -170,7 +176,7 @@ def run(platform, spec, directory):
     failed."""
     if spec.rounds < 1:
         sys.exit("CHAOS_ROUNDS must be 1 or more")
-    loadgen, versions = knobs.value("LOADGEN"), platform.versions
+    loadgen, versions = knobs.tool("LOADGEN"), platform.versions
     # before: the generator needs a moment to start sending, which leaves a few seconds of normal service before the fault.
     # after: the longest the load goes on once the part is back (each platform says why); it ends sooner once the
     # last `settled` seconds of answers were all complete: two of web-api's breaker delays (5 s), so a circuit that
@@ -181,16 +187,17 @@ def run(platform, spec, directory):
               "warmup_users": 20, "warmup_iterations": 30 if spec.quick else 100,
               "probe_users": 50, "probe_iterations": 100, "overload": 20}
     # Overload needs the local processes (their peak RSS): on Kubernetes the faults are the platform's own.
-    known = [f.name for f in platform.faults] + ([] if platform.processes() is None else ["overload"])
+    injectable, quick = faults.of(platform)
+    known = [f.name for f in injectable] + ([] if platform.processes() is None else ["overload"])
     # by default, the faults made in the latency proxy only where every build can go through one
     proxied = platform.behind_proxy(versions) is None
-    names = list(spec.faults) if spec.faults else platform.quick if spec.quick else \
-        [name for name in known if proxied or not any(f.name == name and f.through_proxy for f in platform.faults)]
+    names = list(spec.faults) if spec.faults else quick if spec.quick else \
+        [name for name in known if proxied or not any(f.name == name and f.through_proxy for f in injectable)]
     unknown = set(names) - set(known)
     if unknown:
         sys.exit(f"unknown faults on {platform.where}: {', '.join(sorted(unknown))}; known: {', '.join(known)}")
     # the faults made in the latency proxy last: their builds are moved behind it (restarted, and warmed up again)
-    chosen = sorted((f for f in platform.faults if f.name in names), key=lambda f: f.through_proxy)
+    chosen = sorted((f for f in injectable if f.name in names), key=lambda f: f.through_proxy)
     directory.mkdir(parents=True, exist_ok=True)
     work = directory / "work"
     work.mkdir(exist_ok=True)

@@ -7,20 +7,18 @@ the closed model (what it carries at most), in the open model at one fixed rate 
 team sees at a given load), and up a ladder of open rates, shares of its own closed-model rate, until p99 of complete
 answers passes the bound (its capacity: the rate a team sizes pods by). Per size: each build's figures and their ratios
 to v1 round by round, what the kernel counted per complete answer, whether the quota or the machine bounded the cell,
-and what each JVM saw and chose there. Writes cpu-map.json (schema SCHEMA), cpu-map.md and cpu-map.html."""
+and what each JVM saw and chose there. Writes cpu-map.json (the cell document, core.cells), cpu-map.md and cpu-map.html."""
 import dataclasses
 import json
 import pathlib
 
 from benchkit import BASELINE, NAMES, SERVICES, step
-from benchkit.core import charts, documents, knobs, results
-from benchkit.core.kinds import SUMMARIES, Kind, checked, written
+from benchkit.core import cells as celldoc, charts, design, documents, results
+from benchkit.core.design import CLOSED, OPEN, Design
 from benchkit.core.knobs import knob, results_directory
-from benchkit.core.protocol import background, closed_round, open_round, order, warm_up
-from benchkit.core.sizes import given, label, rungs
+from benchkit.core.sizes import label, rungs
 
-SCHEMA = "reactive-bench/cpu-map/2"
-# what each round keeps of a build at a size, and which of them get a ratio to v1
+# what each round keeps of a build at a size that a table shows, with a ratio to v1
 FIGURES = (("complete_per_s", "closed model: complete answers/s", "{:.0f}"),
            ("p50", "closed model: latency p50 ms", "{:.1f}"), ("p99", "closed model: latency p99 ms", "{:.1f}"),
            ("open_p50", "open model at the fixed rate: latency p50 ms", "{:.1f}"),
@@ -44,77 +42,29 @@ class Spec:
                                      results_directory("cpu-map.json"))
 
 
+def cpu_map(spec, versions):
+    """The CPU map as a Design: every build at each size of the ladder, against v1 at the same size."""
+    return Design("cpu-map", "The comparison over CPU per service", EXPLANATION, versions, sizes=spec.sizes,
+                  compared=celldoc.BUILD, phases=(CLOSED, OPEN), restart=design.EACH_SIZE, ergonomics=True)
+
+
 def run(platform, spec, directory):
     """Every size of the ladder, every build: cpu-map.json, .md and .html."""
-    rounds, versions = knobs.value("RUNS"), platform.versions
-    runs_dir = directory / "runs"
-    runs_dir.mkdir(parents=True, exist_ok=True)
-    environment = platform.environment(platform.where, rounds, True)
-    document = {"schema": SCHEMA, "commit": environment["git_commit"], "timestamp": environment["timestamp"],
-                "where": environment["where"], "environment": environment, "sizes": list(spec.sizes),
-                "rounds": rounds, "iterations": spec.iterations, "ergonomics": {}, "cells": {v: [] for v in versions}}
-    if spec.keep:
-        document = continued(json.loads((spec.keep / "cpu-map.json").read_text()), document)
-    try:
-        for index, size in enumerate(spec.sizes):
-            if label(size) in document["ergonomics"]:
-                step(f"{label(size)} per service ({index + 1} of {len(spec.sizes)}): kept from {spec.keep}")
-                continue
-            step(f"{label(size)} per service ({index + 1} of {len(spec.sizes)}): {', '.join(versions)}")
-            builds = {version: platform.size(version, *given(size)) for version in versions}
-            warmed = {version: warm_up(version, build, runs_dir, spec.warmup) for version, build in builds.items()}
-            idle = background(builds)
-            # after the warm-up: the threads a JVM starts on demand exist by now
-            document["ergonomics"][label(size)] = {version: build.ergonomics() for version, build in builds.items()}
-            for round_ in range(1, rounds + 1):
-                speed = platform.calibrate()
-                for version in order(versions, round_ + index):
-                    step(f"{version}: {label(size)}, round {round_}/{rounds}")
-                    cell = {"size": size, "round": round_, **closed_round(
-                        builds[version], runs_dir, round_, spec.iterations, f"cpu-{size}", idle[version], speed,
-                        warmed[version])}
-                    cell.update(open_round(builds[version], runs_dir, round_, f"cpu-{size}", cell["complete_per_s"]))
-                    cell["bound_by"] = bound_by(cell, environment)
-                    document["cells"][version].append(cell)
-            document["ratios"], document["against_no_limit"] = ratios(document), against_no_limit(document)
-            (directory / "cpu-map.json").write_text(json.dumps(document, indent=2))
-    finally:
-        for version in versions:
-            platform.restore(version)
-        platform.close()
+    kept = json.loads((spec.keep / "cpu-map.json").read_text()) if spec.keep else None
+    data = design.run(platform, cpu_map(spec, platform.versions), directory, spec.iterations, spec.warmup,
+                      {"iterations": spec.iterations}, lambda cell, environment: {"bound_by": bound_by(cell, environment)},
+                      kept)
     documents.write(directory, "cpu-map", "reactive-bench: the comparison over CPU per service",
-                    f"{environment['timestamp']}, commit {environment['git_commit']}, {environment['where']}",
-                    [("Each build by CPU per service", EXPLANATION, [("", table(document))]),
-                     ("Each rung against no limit", AGAINST, [("", against_no_limit_rows(document))]),
+                    f"{data['timestamp']}, commit {data['commit']}, {data['where']}",
+                    [("Each build by CPU per service", EXPLANATION, [("", table(data))]),
+                     ("Each rung against no limit", AGAINST, [("", against_no_limit_rows(data))]),
                      ("What the kernel counted", results.SCHEDULING_TEXT,
-                      [(label(size), results.scheduling_rows(scheduling(document, size))) for size in spec.sizes]),
+                      [(label(size), results.scheduling_rows(scheduling(data, size))) for size in spec.sizes]),
                      ("What each JVM saw and chose", "", [(size, ergonomics_rows(found))
-                                                           for size, found in document["ergonomics"].items()]),
-                     ("Environment", "", [("", documents.key_value_rows(environment))])], {})
+                                                           for size, found in data["ergonomics"].items()]),
+                     ("Environment", "", [("", documents.key_value_rows(data["environment"]))])], {})
     step(f"The CPU map: {directory / 'cpu-map.md'} and .html")
     return directory / "cpu-map.json"
-
-
-def continued(kept, document):
-    """The document of a map that stopped half-way, to be continued by this run: refused unless it measured the same
-    builds the same way, its rungs a part of this ladder; where and when the rest was measured is added."""
-    same = ("rounds", "iterations")
-    if any(kept[key] != document[key] for key in same) or list(kept["cells"]) != list(document["cells"]):
-        raise SystemExit("CPU_MAP_KEEP: that map measured " + ", ".join(f"{key} {kept[key]}" for key in same)
-                         + f" of {', '.join(kept['cells'])}; this run " + ", ".join(f"{key} {document[key]}" for key in same)
-                         + f" of {', '.join(document['cells'])}")
-    measured = list(dict.fromkeys(c["size"] for cells in kept["cells"].values() for c in cells))
-    if not set(measured) <= set(document["sizes"]):
-        raise SystemExit(f"CPU_MAP_KEEP: its rungs {', '.join(measured)} are not all on this ladder "
-                         f"({', '.join(document['sizes'])})")
-    # a rung it began and did not finish is measured again, whole
-    finished = [size for size in measured if all(sum(c["size"] == size for c in cells) == kept["rounds"]
-                                                  for cells in kept["cells"].values())]
-    return {**kept, "sizes": document["sizes"],
-            "ergonomics": {name: found for name, found in kept["ergonomics"].items()
-                           if name in {label(size) for size in finished}},
-            "cells": {v: [c for c in cells if c["size"] in finished] for v, cells in kept["cells"].items()},
-            "continued": {key: document[key] for key in ("commit", "timestamp", "where")}}
 
 
 def bound_by(cell, environment):
@@ -145,33 +95,27 @@ AGAINST = ("What each rung does to a build against the same build with no limit,
            "paired by number (the rungs are measured one after the other, so a pair is minutes apart).")
 
 
-def by_round(base_cells, base_size, cells, size, keys):
-    """results.ratios_by_round of the cells at one size over the base cells at another, round against round."""
-    base = {c["round"]: c for c in base_cells if c["size"] == base_size}
-    return results.ratios_by_round([(base.get(c["round"]), c) for c in cells if c["size"] == size], keys)
+def cells_of(document, version, size):
+    """A build's cell at a size."""
+    return next(c for c in document["cells"] if c["build"] == version and c["size"] == size)
 
 
-def ratios(document):
-    """{size label: {version: {figure: the per-round ratios to v1}}}."""
-    base = document["cells"].get(BASELINE, [])
-    return {label(size): {version: by_round(base, size, cells, size, [key for key, _, _ in FIGURES])
-                          for version, cells in document["cells"].items() if version != BASELINE}
-            for size in document["sizes"]}
+def builds(document):
+    return list(dict.fromkeys(c["build"] for c in document["cells"]))
 
 
 def table(document):
-    versions = list(document["cells"])
+    versions = builds(document)
     rows = [["size", "figure", *(NAMES.get(v, v) for v in versions),
              *(f"{v} / {BASELINE}" for v in versions if v != BASELINE)]]
     for size in document["sizes"]:
+        found = {v: cells_of(document, v, size) for v in versions}
         for key, name, fmt in FIGURES:
-            cells = [results.Figure.of("", [c[key] for c in document["cells"][v] if c["size"] == size])
-                     for v in versions]
-            ratio = [document["ratios"][label(size)][v][key] for v in versions if v != BASELINE]
-            rows.append([label(size), name, *(documents.interval(dataclasses.asdict(c), fmt) for c in cells),
-                         *(documents.ratio_text(r) for r in ratio)])
-        rows.append([label(size), "held back by", *(bound_text([c for c in document["cells"][v] if c["size"] == size])
-                                                   for v in versions), *("–" for v in versions if v != BASELINE)])
+            figures = [results.Figure.of("", [r.get(key) for r in found[v]["rounds"]]) for v in versions]
+            rows.append([label(size), name, *(documents.interval(dataclasses.asdict(f), fmt) for f in figures),
+                         *(documents.ratio_text(found[v]["ratios"].get(key)) for v in versions if v != BASELINE)])
+        rows.append([label(size), "held back by", *(bound_text(found[v]["rounds"]) for v in versions),
+                     *("–" for v in versions if v != BASELINE)])
     return rows
 
 
@@ -194,8 +138,8 @@ def bound_text(cells):
 def scheduling(document, size):
     """{version: {process: {figure: Figure as data}}} of the kernel's counts over the rounds at one size."""
     found = {}
-    for version, cells in document["cells"].items():
-        readings = [c["scheduling"] for c in cells if c["size"] == size and c.get("scheduling")]
+    for version in builds(document):
+        readings = [r["scheduling"] for r in cells_of(document, version, size)["rounds"] if r.get("scheduling")]
         found[version] = {process: {key: dataclasses.asdict(results.Figure.of("", [r[process].get(key) for r in readings]))
                                     for key, _ in results.SCHEDULING + results.THREADS}
                           for process in (readings[0] if readings else {})}
@@ -216,70 +160,30 @@ def ergonomics_rows(found):
 UNLIMITED = ("complete_per_s", "cpu_ms_per_complete_background_off")
 
 
-def against_no_limit(document):
-    """{rung label: {version: {figure of UNLIMITED: the per-round ratios to the build's own no-limit rung}}} where the
-    ladder has a no-limit rung (round against round of the same number)."""
-    if "0" not in document["sizes"]:
-        return {}
-    return {label(size): {version: by_round(cells, "0", cells, size, UNLIMITED)
-                          for version, cells in document["cells"].items()}
-            for size in document["sizes"] if size != "0"}
-
-
 def headline_rows(document):
     """Per rung, each build over v1: what it carries at most (closed) and its capacity under the p99 bound."""
-    versions = [v for v in document["cells"] if v != BASELINE]
+    versions = [v for v in builds(document) if v != BASELINE]
     rows = [["CPU per service", *(f"{v} / {BASELINE}: {what}" for v in versions
                                   for what in ("answers/s, closed", "capacity at the p99 bound"))]]
     for size in document["sizes"]:
-        found = document["ratios"][label(size)]
-        rows.append([label(size), *(documents.ratio_text(found[v][key]) for v in versions
-                                    for key in ("complete_per_s", "capacity_per_s"))])
+        rows.append([label(size), *(documents.ratio_text(cells_of(document, v, size)["ratios"].get(key))
+                                    for v in versions for key in ("complete_per_s", "capacity_per_s"))])
     return rows
 
 
 def against_no_limit_rows(document):
-    versions = list(document["cells"])
+    versions = builds(document)
     rows = [["rung", "figure", *(f"{NAMES.get(v, v)}: rung / no limit" for v in versions)]]
-    for rung, found in document.get("against_no_limit", {}).items():
+    if "0" not in document["sizes"]:
+        return rows
+    for size in document["sizes"]:
+        if size == "0":
+            continue
         for key in UNLIMITED:
             name = next(name for k, name, _ in FIGURES if k == key)
-            rows.append([rung, name, *(documents.ratio_text(found[v][key]) for v in versions)])
+            rows.append([label(size), name, *(documents.ratio_text(cells_of(document, v, size)["against_no_limit"][key])
+                                              for v in versions)])
     return rows
-
-
-def by_rung(document):
-    """[{rung, label, medians: {version: {figure: median of its rounds}}, ratios: {version: {figure: median ratio to
-    v1}}, against_no_limit: {version: {figure: median ratio}}}] in the ladder's order: each figure a doc quotes, at a
-    path a marker can name (rungs.1.medians.v2.complete_per_s)."""
-    found = []
-    for size in document["sizes"]:
-        name = label(size)
-        found.append({
-            "rung": size, "label": name,
-            "medians": {v: {key: results.Figure.of("", [c[key] for c in cells if c["size"] == size]).median
-                            for key, _, _ in FIGURES} for v, cells in document["cells"].items()},
-            "ratios": {v: {key: r["median"] for key, r in figures.items()}
-                       for v, figures in document["ratios"][name].items()},
-            "against_no_limit": {v: {key: r["median"] for key, r in figures.items()}
-                                 for v, figures in document.get("against_no_limit", {}).get(name, {}).items()}})
-    return found
-
-
-def consistency(summary):
-    problems = [] if summary["ratios"] == ratios(summary) else ["ratios: not what its rounds give"]
-    if summary.get("against_no_limit", {}) != against_no_limit(summary):
-        problems.append("against_no_limit: not what its rounds give")
-    if "rungs" in summary and summary["rungs"] != by_rung(summary):
-        problems.append("rungs: not what its rounds give")
-    return problems
-
-
-def publish(document, name, directory=SUMMARIES):
-    """The run's document, checked, with each rung's figures where a doc can name them (by_rung)."""
-    data = checked(document, SCHEMA, consistency)
-    return written({"name": name, **{k: v for k, v in data.items() if k != "environment"}, "rungs": by_rung(data)},
-                   name, directory)
 
 
 # the figures a heat map shows: what a team sizes pods by, and what each answer costs
@@ -293,10 +197,12 @@ def heat_map(version):
     def draw(summary):
         return charts.ratio_heat_map(f"{version} / {BASELINE} by CPU per service", [label(r) for r in summary["sizes"]],
                                      [name for _, name in HEAT],
-                                     [[summary["ratios"][label(r)][version][key]["median"] for key, _ in HEAT]
+                                     [[cells_of(summary, version, r)["ratios"][key]["median"] for key, _ in HEAT]
                                       for r in summary["sizes"]])
     return draw
 
 
-KIND = Kind("cpu-map", SCHEMA, SCHEMA, ("cpu-map.json",), publish, consistency,
-            {"cpu-map": table, "cpu-map-headline": headline_rows, "cpu-map-against-no-limit": against_no_limit_rows}, {f"cpu-map-{version}": heat_map(version) for version in ("v2", "v3")})
+# what a doc may show of a CPU map's cell document (the registry's cell Kind)
+TABLES = {"cpu-map": table, "cpu-map-headline": headline_rows, "cpu-map-against-no-limit": against_no_limit_rows}
+CHARTS = {f"cpu-map-{version}": heat_map(version) for version in ("v2", "v3")}
+RUN_FILES = ("cpu-map.json",)

@@ -24,11 +24,13 @@ from benchkit.core import buildsconf, knobs, latency
 from benchkit.core.knobs import knob, numbers
 from benchkit.experiments.latencymap import report as latencyreport
 from benchkit.core.kinds import SUMMARIES, Kind, checked, written
+from benchkit.core.platforms import LatencyProxy
 from benchkit.experiments.latencymap.report import SPREAD_LIMIT
 from benchkit.core.protocol import background, measure, order, warm_up
 from benchkit.core.tunables import LATENCY_SETTINGS, SETTINGS, Setting, environments
 
 SCHEMA = "reactive-bench/latency-map/1"
+NEEDS = (LatencyProxy,)  # what it asks of a platform beyond what every experiment does
 LOOKUPS = 5  # author look-ups per request with the seed data (the equal-work check proves it every run)
 
 

@@ -16,7 +16,7 @@ from benchkit import info, step
 from benchkit.core import calibration, documents, knobs, latency
 from benchkit.core.kinds import Kind, document_publisher
 from benchkit.core.knobs import knob, numbers, results_directory
-from benchkit.core.platforms import counted_processors, sized_environment
+from benchkit.core.platforms import LatencyProxy, counted_processors, sized_environment
 from benchkit.core.protocol import measure, warm_up
 from benchkit.core.tunables import LATENCY_SETTINGS, SETTINGS, environments, settings_for
 
@@ -25,6 +25,7 @@ from benchkit.core.tunables import LATENCY_SETTINGS, SETTINGS, environments, set
 # smaller differences are noise, and the value the build ships with needs no defence.
 MARGIN = 0.05
 SCHEMA = "reactive-bench/sweep/1"
+NEEDS = (LatencyProxy,)  # under latency (SWEEP_LATENCY_AUTHORS_MS) its builds go through the latency proxy
 
 
 def choose(measured, current):

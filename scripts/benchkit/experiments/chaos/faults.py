@@ -54,14 +54,6 @@ PROXY_FAULTS = [
           "each connection to authors carries 1 KB/s of answers: a look-up takes a few hundred ms, under the time-out; "
           "reads still answer 200"),
 ]
-# What each proxy fault adds: (Toxiproxy's toxic type, its attributes, the share of connections it applies to).
-TOXICS = {
-    "proxy-slow": ("latency", {"latency": 1500, "jitter": 0}, 1.0),
-    # every connection, so that cuts go on through the fault: on a share of them, a keep-alive pool soon holds only
-    # the connections spared (a run with half of them cut saw 0 to 4 cuts per build)
-    "proxy-cut": ("limit_data", {"bytes": 1000}, 1.0),
-    "proxy-throttle": ("bandwidth", {"rate": 1}, 1.0),
-}
 PROXY_FAULT_SECONDS = 8  # how long a toxic stays (on Kubernetes too, where the platform restores nothing by itself)
 QUICK = ("authors stopped", "kafka stopped")
 # On Kubernetes the platform does the restoring (a Deployment replaces a pod, the kubelet restarts a container, a
@@ -100,5 +92,11 @@ NODE_FAULTS = [
           "nothing restarts", reads_complete=True, even_alone=True),
 ]
 KUBERNETES_QUICK = ("articles pod deleted", "web-api rolling update")
-# The longest a part may take to come back: scripts/stack.sh waits this long for a restarted service.
-RESTORE_LIMIT_SECONDS = 180
+
+
+def of(platform):
+    """(the faults a platform can inject, the names of make test's short subset of them): each platform's own, the
+    test node's on the node alone, and the latency proxy's everywhere."""
+    if platform.kind == "kubernetes":
+        return KUBERNETES_FAULTS + (NODE_FAULTS if platform.on_test_node else []) + PROXY_FAULTS, KUBERNETES_QUICK
+    return FAULTS + PROXY_FAULTS, QUICK

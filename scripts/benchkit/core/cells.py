@@ -1,0 +1,192 @@
+"""The cell document every grid experiment writes (core.design), and what is read off it, written once for every
+design: each cell's ratios to its reference cell round by round, the check that they are what its rounds give, its
+table of rounds, and its verdicts.
+
+A cell is a build in a mode at a size: {"build", "mode", "size", "rounds": [figures of each round], "ratios"}. Its
+reference cell differs on the compared axis alone: the same build in the design's first mode (MODE: an A/B), or the
+baseline build in the same mode at the same size (BUILD: the CPU map). A reference cell has no ratios."""
+from benchkit import NAMES
+from benchkit.core import documents, results, sizes
+
+SCHEMA = "reactive-bench/cells/1"
+MODE, BUILD = "mode", "build"  # the axes a design compares along
+COORDINATES = ("build", "mode", "size")
+
+# (key, label, format, whether a ratio is shown): the figures of a cell's round, in the order a table shows them
+FIGURES = (("complete_per_s", "complete answers/s", "{:.0f}", True),
+           ("p50", "latency p50 ms, complete answers", "{:.1f}", True),
+           ("p99", "latency p99 ms, complete answers", "{:.1f}", True),
+           ("open_p99", "open model at the fixed rate: latency p99 ms", "{:.1f}", True),
+           ("capacity_per_s", "capacity: the highest open rate with p99 under the bound, /s", "{:.0f}", True),
+           ("cpu_ms_per_complete_background_off", "CPU ms per complete answer, whole system, background off",
+            "{:.3f}", True),
+           ("data_services_cpu_ms", "CPU ms per request, articles + authors", "{:.3f}", True),
+           ("postgres_cpu_ms", "CPU ms per request, PostgreSQL", "{:.3f}", True),
+           ("proxy_cpu_ms", "CPU ms per request, the latency proxy (where in the path)", "{:.3f}", False),
+           ("jaeger_cpu_ms", "CPU ms per request, Jaeger (where traced)", "{:.3f}", False),
+           ("statements_per_request", "statements sent per request, BEGIN and COMMIT included", "{:.2f}", False),
+           ("data_statements_per_request", "statements that read data per request", "{:.2f}", False),
+           ("settled", "warm-up settled (the JIT under 3 % of the services' CPU)", "{}", False))
+# the figures a cell has a ratio of, and a median: those a table shows with a ratio, and p50 at the fixed rate
+RATIOS = (*(key for key, _, _, shown in FIGURES if shown), "open_p50")
+LABELS = {key: name for key, name, _, _ in FIGURES}
+
+
+def document(design, environment, rounds, extra, coordinates):
+    """A design's document before its first round: every cell, in the order measured, with no rounds yet."""
+    return {"schema": SCHEMA, "design": design.name, "title": design.title, "explanation": design.explanation,
+            **(extra or {}), "compared": design.compared, "reference": design.reference,
+            "modes": list(design.modes), "sizes": list(design.sizes), "rounds": rounds,
+            "commit": environment["git_commit"], "timestamp": environment["timestamp"],
+            "where": environment["where"], "environment": environment,
+            "cells": [dict(zip(COORDINATES, found), rounds=[]) for found in coordinates]}
+
+
+def variant_name(mode, size):
+    """"absent at 0.5 CPU", "at 1 CPU", "absent", "as shipped"."""
+    at = f"at {sizes.label(size)}" if size != sizes.NO_LIMIT else ""
+    return " ".join(part for part in (mode, at) if part) or "as shipped"
+
+
+def reference_of(cell, cells, compared, reference):
+    """The cell a cell is divided by (None for a reference cell, or where the document has none)."""
+    if cell[compared] == reference:
+        return None
+    wanted = {**{k: cell[k] for k in COORDINATES}, compared: reference}
+    return next((c for c in cells if all(c[k] == v for k, v in wanted.items())), None)
+
+
+def with_ratios(document):
+    """Its cells, each with the median of its rounds of every figure of RATIOS it has ("medians"), its ratios to its
+    reference cell, round against round of the same number (results.ratios_by_round), and where the same build in the
+    same mode was measured with no limit, its ratios to that cell ("against_no_limit": what a size costs it)."""
+    found = []
+    for cell in document["cells"]:
+        mine = {k: v for k, v in cell.items() if k not in ("medians", "ratios", "against_no_limit")}
+        mine["medians"] = {key: results.Figure.of("", [r.get(key) for r in cell["rounds"]]).median
+                           for key in RATIOS if any(key in r for r in cell["rounds"])}
+        for name, base in (("ratios", reference_of(cell, document["cells"], document["compared"],
+                                                   document["reference"])),
+                           ("against_no_limit", reference_of(cell, document["cells"], "size", sizes.NO_LIMIT))):
+            if base is not None:
+                keys = [k for k in RATIOS if any(k in r for r in base["rounds"] + cell["rounds"])]
+                mine[name] = results.ratios_by_round(zip(base["rounds"], cell["rounds"]), keys)
+        found.append(mine)
+    return found
+
+
+def consistency(document):
+    """Where a cell document's ratios are not what its rounds give ([] when none is)."""
+    return [f"{c['build']}, {variant_name(c['mode'], c['size'])}: {key} not what its rounds give"
+            for c, again in zip(document["cells"], with_ratios(document))
+            for key in ("medians", "ratios", "against_no_limit") if c.get(key) != again.get(key)]
+
+
+def compared(document):
+    """[(what a row names, reference cell, [other cells])]: the cells that differ on the compared axis alone, each
+    set with its reference first, in the order measured."""
+    axis, cells = document["compared"], document["cells"]
+    found = []
+    for cell in cells:
+        if cell[axis] != document["reference"]:
+            continue
+        others = [c for c in cells if c is not cell and reference_of(c, cells, axis, document["reference"]) is cell]
+        if axis == MODE:
+            name = NAMES.get(cell["build"], cell["build"]) if cell["size"] == sizes.NO_LIMIT else \
+                f"{cell['build']} {variant_name('', cell['size'])}"
+        else:
+            name = variant_name(cell["mode"], cell["size"])
+        found.append((name, cell, others))
+    return found
+
+
+def sides(document):
+    """The values of the compared axis, reference first."""
+    axis = document["compared"]
+    return list(dict.fromkeys([document["reference"], *(c[axis] for c in document["cells"])]))
+
+
+def shown(value, fmt):
+    if value is None:
+        return "–"
+    return ("yes" if value else "no") if isinstance(value, bool) else fmt.format(value)
+
+
+def table(document):
+    """Per set of compared cells and figure: each side's rounds, and each side over the reference as the median of
+    the rounds' own ratios."""
+    axis, names = document["compared"], sides(document)
+    reference, others = names[0], names[1:]
+    rows = [[axis if axis == BUILD else "build", "figure", *(f"{side} (each round)" for side in names),
+             *(f"{side} / {reference}: the median of the rounds' ratios (lowest–highest)" for side in others)]]
+    for name, base, cells in compared(document):
+        by_side = {base[axis]: base, **{c[axis]: c for c in cells}}
+        for key, figure, fmt, with_ratio in FIGURES:
+            if all(r.get(key) is None for c in by_side.values() for r in c["rounds"]):
+                continue  # a figure this design does not measure (the proxy's CPU where it is not in the path)
+            rounds = [", ".join(shown(r.get(key), fmt) for r in by_side[s]["rounds"]) if s in by_side else "–"
+                      for s in names]
+            ratios = [documents.ratio_text(by_side[s].get("ratios", {}).get(key)) if with_ratio and s in by_side
+                      else "–" for s in others]
+            rows.append([name, figure, *rounds, *ratios])
+    return rows
+
+
+# what a team reads off a comparison: what a build carries, the latency it gives at a load, what it costs; and which
+# way is better for each (True: higher)
+VERDICT_FIGURES = ("complete_per_s", "open_p99", "capacity_per_s", "cpu_ms_per_complete_background_off")
+HIGHER_IS_BETTER = {"complete_per_s": True, "open_p99": False, "capacity_per_s": True,
+                    "cpu_ms_per_complete_background_off": False}
+
+
+def direction(ratio, rounds):
+    """A side against the reference, in words from the rounds' own ratios: "higher" or "lower" where every one of
+    the rounds says so (the lowest and highest ratio on one side of 1), else "level": within the rounds' spread, no
+    verdict. With three rounds, one figure in four agrees by chance alone: a verdict, not a proof."""
+    if not ratio or ratio["median"] is None:
+        return "–"
+    if sum(r is not None for r in ratio["rounds"]) < rounds:
+        return "level (not every round has the figure)"
+    if ratio["low"] > 1:
+        return "higher in every round"
+    if ratio["high"] < 1:
+        return "lower in every round"
+    return "level (the rounds disagree)"
+
+
+def judged(document):
+    """[(what the row names, side, figure's key, its label, side / reference, its direction)] of every set of
+    compared cells and figure of VERDICT_FIGURES that has a ratio."""
+    axis = document["compared"]
+    return [(name, cell[axis], key, LABELS[key], cell["ratios"][key],
+             direction(cell["ratios"][key], len(base["rounds"])))
+            for name, base, cells in compared(document) for cell in cells for key in VERDICT_FIGURES
+            if cell.get("ratios", {}).get(key)]
+
+
+def named(document, name, side):
+    """What a row of verdicts names: the set alone where there are two sides, else the set and its side."""
+    return name if len(sides(document)) == 2 else f"{name}: {side}"
+
+
+def verdicts(document):
+    """Per set of compared cells and figure of VERDICT_FIGURES: side / reference and its verdict (direction)."""
+    names = sides(document)
+    a, b = names[0], (names[1] if len(names) == 2 else "each")
+    return [["build", "figure", f"{b} / {a} (lowest–highest round)", f"{b} against {a}"],
+            *([named(document, name, side), figure, documents.ratio_text(ratio), said]
+              for name, side, _, figure, ratio, said in judged(document))]
+
+
+def better(document):
+    """The figures of VERDICT_FIGURES in which one side was better in every round (direction), and which: the rows a
+    decision is read from; none where every figure is level."""
+    names = sides(document)
+    a, b = names[0], (names[1] if len(names) == 2 else "each")
+    rows = [["build", "figure", f"{b} / {a} (lowest–highest round)", "better in every round"],
+            *([named(document, name, side), figure, documents.ratio_text(ratio),
+               side if said.startswith("higher") == HIGHER_IS_BETTER[key] else a]
+              for name, side, key, figure, ratio, said in judged(document) if said.endswith("in every round"))]
+    if len(rows) == 1:
+        rows.append(["every build", "every figure", "–", "neither: every figure level"])
+    return rows

@@ -1,0 +1,177 @@
+"""A grid experiment as data, and the one runner that measures any of them.
+
+A Design declares its builds, its modes (each a set of settings' values: an A/B's sides), its sizes (CPU per
+service), the load phases each cell is measured in (the closed model, then the open model: the fixed rate and the
+capacity ladder), and which axis it compares: the modes of each build (an A/B) or the builds at each mode and size
+(the CPU map). `run` measures every cell (a build in a mode at a size) the same way on any platform: after the core's
+warm-up and its background, in rounds whose order turns round on the compared axis. It writes one cell document
+(core.cells), whatever the design."""
+import dataclasses
+import json
+
+from benchkit import BASELINE, step
+from benchkit.core import cells as celldoc, knobs, sizes
+from benchkit.core.protocol import background, closed_round, open_round, order, warm_up
+from benchkit.core.tunables import environments
+
+CLOSED, OPEN = "closed", "open"  # the phases: every cell has the closed one; the open one after it (rate and ladder)
+AS_SHIPPED = ""  # the mode of a design that compares builds as they ship
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    """What a cell's build runs with besides its code: a mode (its settings' values) at a size."""
+    mode: str = AS_SHIPPED
+    size: str = sizes.NO_LIMIT
+    values: tuple = ()  # ((setting's name, value), …): what the mode sets
+
+
+@dataclasses.dataclass(frozen=True)
+class Design:
+    name: str
+    title: str
+    explanation: str
+    builds: tuple
+    modes: dict = dataclasses.field(default_factory=lambda: {AS_SHIPPED: {}})  # {mode: {setting's name: value}}
+    sizes: tuple = (sizes.NO_LIMIT,)
+    compared: str = celldoc.MODE  # MODE: each build's modes against its first; BUILD: each build against BASELINE
+    phases: tuple = (CLOSED,)
+    settings: tuple = ()  # the tunables.Setting the modes' values set
+    # EACH_CELL: every cell from a cold JVM in every round (two modes of one build cannot run at once); EACH_SIZE: every
+    # build started once at a size, warmed once, then measured round after round
+    restart: str = "each cell"
+    ergonomics: bool = False  # whether what each JVM saw and chose is kept, per size, after its warm-up (EACH_SIZE)
+
+    @property
+    def reference(self):
+        return next(iter(self.modes)) if self.compared == celldoc.MODE else BASELINE
+
+    def groups(self):
+        """[[(build, Variant)]]: what is started together, in the order it is measured."""
+        found = []
+        for size in self.sizes:
+            variants = [Variant(mode, size, tuple(values.items())) for mode, values in self.modes.items()]
+            if self.restart == EACH_CELL:
+                found += [[(build, variant) for variant in variants] for build in self.builds]
+            else:
+                found.append([(build, variant) for variant in variants for build in self.builds])
+        return found
+
+
+EACH_CELL, EACH_SIZE = "each cell", "each size"
+
+
+def in_round(design, group, round_, position):
+    """A group's cells in one round: the compared axis as declared in odd rounds (counted from the group's position),
+    reversed in even ones, so that neither side always runs first (on a warmer or a quieter machine)."""
+    variants = list(dict.fromkeys(variant for _, variant in group))
+    if design.compared == celldoc.MODE:
+        return [(build, variant) for variant in order(variants, round_) for build, v in group if v == variant]
+    return [(build, variant) for variant in variants
+            for build in order([b for b, v in group if v == variant], round_ + position)]
+
+
+def started(platform, design, build, variant):
+    """The build's services restarted from a cold JVM in the variant's mode, at its size (as shipped at none)."""
+    environment = environments(design.settings, dict(variant.values)) if design.settings else {}
+    if variant.size == sizes.NO_LIMIT:
+        return platform.reconfigure(build, environment, fresh=True)
+    return platform.size(build, *sizes.given(variant.size), environments=environment or None)
+
+
+def warmed(build, running, runs_dir, warmup):
+    """(the core's warm-up, the build's background with no load right after it)."""
+    warm = warm_up(build, running, runs_dir, warmup)
+    return warm, background({build: running})[build]
+
+
+def label(design, variant):
+    """What a cell's runs are called in the results directory."""
+    return "-".join(part.replace(" ", "-") for part in (design.name, variant.size, variant.mode) if part)
+
+
+def measured(design, running, runs_dir, round_, variant, iterations, warm, idle, speed):
+    """One cell's figures in one round: the closed model, then the open model where the design has it."""
+    figures = closed_round(running, runs_dir, round_, iterations, label(design, variant), idle, speed, warm)
+    if OPEN in design.phases:
+        figures.update(open_round(running, runs_dir, round_, label(design, variant), figures["complete_per_s"]))
+    return {"size": variant.size, "round": round_, **figures}
+
+
+def run(platform, design, directory, iterations, warmup, extra=None, on_cell=None, kept=None):
+    """Every cell of the design in RUNS rounds: <design>.json (celldoc.SCHEMA) written after each group, its
+    document returned. extra: what the experiment adds to the document; on_cell(figures, environment): what it adds
+    to a cell's round; kept: the document of a run of the same design that stopped half-way, whose finished groups are
+    kept (continued). Every build is left as it ships, whatever happened."""
+    rounds = knobs.value("RUNS")
+    runs_dir = directory / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    environment = platform.environment(platform.where, rounds, True)
+    groups = design.groups()
+    document = celldoc.document(design, environment, rounds, extra,
+                                [(build, variant.mode, variant.size) for group in groups for build, variant in group])
+    if design.ergonomics:
+        document["ergonomics"] = {}
+    if kept:
+        document = continued(kept, document)
+    found = {(c["build"], c["mode"], c["size"]): c["rounds"] for c in document["cells"]}
+    try:
+        for position, group in enumerate(groups):
+            if all(len(found[(build, v.mode, v.size)]) == rounds for build, v in group):
+                step(f"{', '.join(dict.fromkeys(b for b, _ in group))} at {sizes.label(group[0][1].size)}: kept")
+                continue
+            measure_group(platform, design, group, position, rounds, runs_dir, iterations, warmup,
+                          lambda key, figures: found[key].append(
+                              {**figures, **(on_cell(figures, environment) if on_cell else {})}), document)
+            document["cells"] = celldoc.with_ratios(document)
+            (directory / f"{design.name}.json").write_text(json.dumps(document, indent=2))
+    finally:
+        for build in design.builds:
+            platform.restore(build)
+        platform.close()
+    return document
+
+
+def measure_group(platform, design, group, position, rounds, runs_dir, iterations, warmup, keep, document):
+    """A group's rounds, each cell's figures given to keep((build, mode, size), figures)."""
+    running = {}
+    if design.restart == EACH_SIZE:  # every build of the group started, then each warmed, once
+        running = {build: started(platform, design, build, variant) for build, variant in group}
+        running = {build: (it, *warmed(build, it, runs_dir, warmup)) for build, it in running.items()}
+        if design.ergonomics:  # after the warm-up: the threads a JVM starts on demand exist by now
+            document["ergonomics"][sizes.label(group[0][1].size)] = {
+                build: it.ergonomics() for build, (it, *_) in running.items()}
+    for round_ in range(1, rounds + 1):
+        speed = platform.calibrate()
+        for build, variant in in_round(design, group, round_, position):
+            step(f"{build}: {design.name}, {celldoc.variant_name(variant.mode, variant.size)}, "
+                 f"round {round_}/{rounds}")
+            if design.restart == EACH_CELL:
+                it = started(platform, design, build, variant)
+                running[build] = (it, *warmed(build, it, runs_dir, warmup))
+            it, warm, idle = running[build]
+            keep((build, variant.mode, variant.size),
+                 measured(design, it, runs_dir, round_, variant, iterations, warm, idle, speed))
+
+
+def continued(kept, document):
+    """The document of a run that stopped half-way, to be continued by this one: refused unless it measured the same
+    design the same way; a group it began and did not finish is measured again, whole; where and when the rest was
+    measured is added."""
+    same = ("design", "rounds", "compared", "modes")
+    if any(kept.get(key) != document.get(key) for key in same) or kept.get("iterations") != document.get("iterations"):
+        raise SystemExit("that run measured " + ", ".join(f"{key} {kept.get(key)}" for key in same)
+                         + "; this one " + ", ".join(f"{key} {document.get(key)}" for key in same))
+    cells = {(c["build"], c["mode"], c["size"]): c for c in kept["cells"]}
+    if not set(cells) <= {(c["build"], c["mode"], c["size"]) for c in document["cells"]}:
+        raise SystemExit(f"that run measured cells this one does not: {sorted(set(cells))}")
+    finished = {size for size in document["sizes"]
+                if all(len(c["rounds"]) == document["rounds"] for key, c in cells.items() if key[2] == size)
+                and any(key[2] == size for key in cells)}
+    return {**document, "cells": [
+        {**c, "rounds": cells[(c["build"], c["mode"], c["size"])]["rounds"]} if c["size"] in finished else c
+        for c in document["cells"]],
+        **({"ergonomics": {name: seen for name, seen in kept["ergonomics"].items()
+                           if name in {sizes.label(size) for size in finished}}} if "ergonomics" in kept else {}),
+        "continued": {key: document[key] for key in ("commit", "timestamp", "where")},
+        **{key: kept[key] for key in ("commit", "timestamp", "where")}}

@@ -1,0 +1,42 @@
+"""The one-off migration of the A/B and CPU-map summaries to the cell document (scripts/migrations/to_cells.py): every
+figure a page named by its old path is the same figure at its new one, and the migrated document is consistent."""
+from benchkit import figures
+from benchkit.core import cells
+from migrations import to_cells
+
+
+def rounds(*rates):
+    return [{"complete_per_s": rate, "capacity_per_s": rate / 2, "size": None} for rate in rates]
+
+
+def test_an_old_a_b_s_figures_are_where_its_markers_now_point():
+    old = {"name": "x", "schema": to_cells.OLD, "experiment": "tracing-absent", "modes": ["extension off", "absent"],
+           "commit": "abc1234", "builds": {
+               "v1": {"rounds": {"extension off": rounds(400, 410), "absent": rounds(440, 400)}},
+               "v3 at 0.5 CPU": {"rounds": {"extension off": [{**r, "size": "0.5"} for r in rounds(200, 220)],
+                                            "absent": [{**r, "size": "0.5"} for r in rounds(240, 200)]}}}}
+    for build in old["builds"].values():  # ratios as the old code kept them
+        build["ratios"] = cells.results.ratios_by_round(zip(*build["rounds"].values()), ["complete_per_s"])
+    new = to_cells.migrated(old)
+    assert cells.consistency(new) == []
+    for path in ("builds.v1.ratios.complete_per_s.median", "builds.1.ratios.complete_per_s.high",
+                 "builds.1.rounds.0.1.capacity_per_s", "builds.v1.rounds.absent.0.complete_per_s", "commit"):
+        assert to_cells.old_at(old, path) == figures.at(new, to_cells.new_path(old, path)), path
+    assert to_cells.new_path(old, "builds.1.rounds.0.1.capacity_per_s") == \
+        "cells.[build=v3,mode=extension_off,size=0.5].rounds.1.capacity_per_s"
+
+
+def test_an_old_cpu_map_s_figures_are_where_its_markers_now_point():
+    cell = lambda size, round_, rate: {"size": size, "round": round_, "complete_per_s": rate}  # noqa: E731
+    old = {"name": "m", "schema": to_cells.OLD_MAP, "commit": "abc1234", "sizes": ["0.5", "0"], "rounds": 2,
+           "cells": {"v1": [cell("0.5", 1, 100), cell("0.5", 2, 110), cell("0", 1, 400), cell("0", 2, 380)],
+                     "v2": [cell("0.5", 2, 180), cell("0.5", 1, 200), cell("0", 1, 600), cell("0", 2, 560)]}}
+    new = to_cells.migrated(old)
+    assert cells.consistency(new) == []
+    assert to_cells.new_path(old, "rungs.0.ratios.v2.complete_per_s") == \
+        "cells.[build=v2,size=0.5].ratios.complete_per_s.median"
+    assert figures.at(new, "cells.[build=v2,size=0.5].ratios.complete_per_s.median") == (2.0 + 180 / 110) / 2
+    # the second of v2's old cells is its first round at half a CPU
+    assert figures.at(new, to_cells.new_path(old, "cells.v2.1.complete_per_s")) == 200
+    assert figures.at(new, "cells.[build=v1,size=0.5].against_no_limit.complete_per_s.median") == \
+        (100 / 400 + 110 / 380) / 2

@@ -1,0 +1,136 @@
+"""One-off (issue 60): the summaries of the A/Bs (reactive-bench/ab/1) and of the CPU maps (reactive-bench/cpu-map/2)
+as cell documents (core.cells), and every marker of README.md and docs/*.md that named a figure of one by its old
+path, named by its cell. Refuses to write unless each figure a marker names is the same at its new path.
+
+    cd scripts && ../.tools/benchkit/bin/python -m migrations.to_cells"""
+import json
+import re
+
+from benchkit import ROOT, figures
+from benchkit.core import cells, sizes
+from benchkit.core.kinds import SUMMARIES
+
+OLD = "reactive-bench/ab/1"
+OLD_MAP = "reactive-bench/cpu-map/2"
+
+
+def size_of(key, build):
+    """The size an old document's build key names ("v3 at 0.5 CPU"), else its rounds' own, else none."""
+    sized = [r.get("size") for rounds in build["rounds"].values() for r in rounds if r.get("size")]
+    if sized:
+        return sized[0]
+    found = re.fullmatch(r"\S+ at ([\d.]+) CPU", key)
+    return f"{float(found.group(1)):g}" if found else sizes.NO_LIMIT
+
+
+def migrated(old):
+    return (migrated_ab if old["schema"] == OLD else migrated_map)(old)
+
+
+def migrated_map(old):
+    """A CPU map: each build at each size a cell of its rounds, in round order; compared along the builds."""
+    versions = list(old["cells"])
+    found = [{"build": v, "mode": "", "size": size,
+              "rounds": sorted((c for c in old["cells"][v] if c["size"] == size), key=lambda c: c["round"])}
+             for size in old["sizes"] for v in versions]
+    kept = {k: v for k, v in old.items() if k not in ("schema", "cells", "ratios", "against_no_limit", "rungs", "name")}
+    document = {"name": old["name"], "schema": cells.SCHEMA, "design": "cpu-map",
+                "title": "The comparison over CPU per service", **kept, "compared": cells.BUILD,
+                "reference": "v1", "modes": [""], "cells": found}
+    document["cells"] = cells.with_ratios(document)
+    return document
+
+
+def new_map_path(old, path):
+    """A marker's path into an old CPU map, as a path into its cell document."""
+    keys = path.split(".")
+    if keys[0] == "rungs":
+        size, part, build, rest = old["sizes"][int(keys[1])], keys[2], keys[3], keys[4:]
+        rest = rest if part == "medians" else [*rest, "median"]
+        return ".".join([f"cells.[build={build},size={size}]", part, *rest])
+    if keys[0] == "cells":
+        cell = old["cells"][keys[1]][int(keys[2])]
+        same = sorted((c for c in old["cells"][keys[1]] if c["size"] == cell["size"]), key=lambda c: c["round"])
+        return ".".join([f"cells.[build={keys[1]},size={cell['size']}]", "rounds", str(same.index(cell)), *keys[3:]])
+    return path
+
+
+def migrated_ab(old):
+    a, b = old["modes"]
+    found = []
+    for key, build in old["builds"].items():
+        name, size = key.split(" ")[0], size_of(key, build)
+        found += [{"build": name, "mode": mode, "size": size, "rounds": build["rounds"][mode]} for mode in (a, b)]
+    kept = {k: v for k, v in old.items() if k not in ("schema", "experiment", "modes", "builds")}
+    document = {"name": old["name"], "schema": cells.SCHEMA, "design": old["experiment"], **kept,
+                "compared": cells.MODE, "reference": a, "modes": [a, b],
+                "sizes": list(dict.fromkeys(c["size"] for c in found)),
+                "rounds": len(next(iter(old["builds"].values()))["rounds"][a]), "cells": found}
+    document["cells"] = cells.with_ratios(document)
+    return document
+
+
+def old_at(summary, path):
+    """The value at a path as the old figures.at read it: a number indexes a list, or a mapping in its order."""
+    value = summary
+    for key in path.split("."):
+        if isinstance(value, list):
+            value = value[int(key)]
+        elif key not in value and key.isdigit():
+            value = list(value.values())[int(key)]
+        else:
+            value = value[key]
+    return value
+
+
+def new_path(old, path):
+    """A marker's path into an old summary, as a path into its cell document."""
+    if old["schema"] == OLD_MAP:
+        return new_map_path(old, path)
+    keys = path.split(".")
+    if keys[0] != "builds":
+        return path
+    name = keys[1] if not keys[1].isdigit() else list(old["builds"])[int(keys[1])]
+    build, size = name.split(" ")[0], size_of(name, old["builds"][name])
+    a, b = old["modes"]
+    if keys[2] == "ratios":
+        mode, rest = b, keys[2:]
+    else:  # rounds.<mode, or its position>.<n>.<figure>
+        mode = old["modes"][int(keys[3])] if keys[3].isdigit() and keys[3] not in old["modes"] else keys[3]
+        rest = ["rounds", *keys[4:]]
+    where = f"build={build},mode={mode.replace(' ', '_')}" + (f",size={size}" if size != sizes.NO_LIMIT else "")
+    return ".".join([f"cells.[{where}]", *rest])
+
+
+def main():
+    """Every old A/B summary migrated and every marker renamed, once each figure a marker names is the same value at
+    its new path as at its old one. The tables are left as the old code rendered them: make test-docs renders them
+    again from the migrated summaries and fails where one is not the same."""
+    olds = {p.stem: json.loads(p.read_text()) for p in sorted(SUMMARIES.glob("*.json"))}
+    olds = {name: data for name, data in olds.items() if data.get("schema") in (OLD, OLD_MAP)}
+    news = {name: migrated(old) for name, old in olds.items()}
+    marker = re.compile(r"<!-- figure (\S+) (\S+) ")
+    moved = []
+
+    def renamed(match):
+        name, path = match.group(1), match.group(2)
+        if name not in olds:
+            return match.group(0)
+        path_now = new_path(olds[name], path)
+        if old_at(olds[name], path) != figures.at(news[name], path_now):
+            raise SystemExit(f"{name} {path}: {old_at(olds[name], path)} there, "
+                             f"{figures.at(news[name], path_now)} at {path_now}")
+        moved.append(path_now)
+        return f"<!-- figure {name} {path_now} "
+
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    texts = {page: marker.sub(renamed, page.read_text()) for page in pages}
+    for name, new in news.items():
+        (SUMMARIES / f"{name}.json").write_text(json.dumps(new, indent=2) + "\n")
+    for page, text in texts.items():
+        page.write_text(text)
+    print(f"{len(news)} summaries migrated; {len(moved)} markers renamed, each the same figure")
+
+
+if __name__ == "__main__":
+    main()
