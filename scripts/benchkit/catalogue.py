@@ -61,6 +61,9 @@ EXPERIMENTS = (
           "first), A/B: each build from either, at the whole machine and at half a CPU (AB_SIZES), closed and open "
           "model" + AB_HELP.format(name="against-commit", file="against-commit"), {"variant": "against-commit"},
           (LOCAL,)),
+    Entry("noise-floor", "ab", "The noise floor, A/A: each build against itself, restarted as shipped twice in turn, "
+          "at the whole machine and at half a CPU, closed and open model" + AB_HELP.format(name="noise-floor",
+          file="noise-floor"), {"variant": "noise-floor"}, (LOCAL,)),
     Entry("chaos", "chaos", "Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a "
           "fresh local stack, every build; writes results/chaos-<time>/chaos.html. CHAOS_FAULTS, VERSIONS, "
           "CHAOS_ROUNDS to choose; CHAOS_QUICK=1 for the short subset of make test.",

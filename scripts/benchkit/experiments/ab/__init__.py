@@ -96,7 +96,16 @@ AGAINST_COMMIT = Design(
               # the schema is the checkout's: a migration the other commit does not know is no reason to refuse to start
               Setting("schema check", "quarkus.flyway.validate-on-migrate", DATA, ("true", "false"), "true")))
 
-EXPERIMENTS = {d.name: d for d in (TLS, READS, PROXY, TRACING, TRACING_SAMPLED, TRACING_ABSENT, AGAINST_COMMIT)}
+NOISE_FLOOR = Design(
+    "noise-floor", "The noise floor: each build against itself",
+    "What an A/B here shows when nothing differs: each build's three services restarted as shipped twice in turn (A, "
+    "and A again), each time from a cold JVM, warmed and measured the same way, in rounds, at each size, in the closed "
+    "and then the open model. A ratio of one side over the other is chance alone: how far an A/B's rounds can lie "
+    "apart, and how often a figure agrees in every round, without a cause.",
+    VERSIONS, {"A": {}, "A again": {}}, sizes=(sizes.NO_LIMIT, "0.5"), phases=(CLOSED, OPEN))
+
+EXPERIMENTS = {d.name: d for d in (TLS, READS, PROXY, TRACING, TRACING_SAMPLED, TRACING_ABSENT, AGAINST_COMMIT,
+                                   NOISE_FLOOR)}
 
 
 def other_commit():
