@@ -182,12 +182,12 @@ def print_lines(found):
 def self_test(versions, jobs):
     """Without the rule for the load generator, exactly the Jobs against a hop alone must be unreachable."""
     found = check(versions, jobs, ("--set", "networkPolicy.loadGeneratorLabels=null"))
-    unreachable = {(version, scenario) for version, scenario, _, reachable, _ in found if not reachable}
-    hops = {(version, scenario) for version, scenario, target, *_ in found if target != "web-api"}
+    unreachable = {(version, scenario, target) for version, scenario, target, reachable, _ in found if not reachable}
+    hops = {(version, scenario, target) for version, scenario, target, *_ in found if target != "web-api"}
     if not hops or unreachable != hops:
         print_lines(found)
-        raise SystemExit("self-test: the check did not find exactly the Jobs against a hop alone unreachable without the chart's "
-                         "rule for the load generator")
+        raise SystemExit("self-test: the check did not find exactly the Jobs against a hop alone unreachable without "
+                         "the chart's rule for the load generator")
     print(f"self-test: without networkPolicy.loadGeneratorLabels, {len(hops)} hop Jobs found unreachable, as they must")
     # and the latency proxy's hops admit the release's services only: a pod of no release is refused there
     for version in versions:
