@@ -74,3 +74,10 @@ def test_every_module_of_the_harness_imports():
         if "tests" not in path.parts and path.name != "__main__.py":
             parts = path.relative_to(PACKAGE).with_suffix("").parts
             importlib.import_module(".".join(("benchkit", *(p for p in parts if p != "__init__"))))
+
+
+def test_no_module_of_the_harness_is_over_400_lines():
+    """A module past 400 lines holds more than one concern: split it by concern (as kube.py was)."""
+    long = {str(path.relative_to(PACKAGE)): lines for path in PACKAGE.rglob("*.py") if "tests" not in path.parts
+            and (lines := len(path.read_text().splitlines())) > 400}
+    assert not long, f"over 400 lines: {long}"

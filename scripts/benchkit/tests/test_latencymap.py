@@ -6,6 +6,7 @@ import pytest
 
 from benchkit.core import knobs, latency
 from benchkit.experiments import latencymap
+from benchkit.experiments.latencymap import ceilings
 from benchkit.experiments.latencymap import report as latencyreport
 
 
@@ -53,7 +54,7 @@ def test_a_sweep_s_choice_is_what_the_build_runs_with_and_what_little_s_law_coun
                                  "articles": {}, "authors": {}}
     at_50 = latency.Setting("authors", 50)
     shipped = latencymap.predicted_ceiling("v1", at_50)["ceiling"]
-    monkeypatch.setattr(latencymap, "TUNED", properties)
+    monkeypatch.setattr(ceilings, "TUNED", properties)
     assert latencymap.pools("v1")["web-api's look-up threads"] == 250
     assert latencymap.predicted_ceiling("v1", at_50)["ceiling"] > shipped
     assert latencymap.pools("v2") == {**latencymap.pools("v2"), "web-api's connections to authors": 100}  # as it ships
@@ -224,7 +225,7 @@ def test_a_prediction_revised_after_the_run_is_kept_beside_the_original_and_the_
     pools = {v: {**p, "web-api's connections to authors": 25} for v, p in revised["pools"].items()}
     rows = [latency.Setting(r["hop"], r["ms"], r["jitter_ms"]) for r in revised["rows"]]
     revision = {"commit": "def5678", "why": "a pool counted twice", "rule": revised["rule"], "pools": pools,
-                "predicted": {v: [latencymap.predict(pools[v], revised["rule"], dataclasses.asdict(r)) for r in rows]
+                "predicted": {v: [ceilings.predict(pools[v], revised["rule"], dataclasses.asdict(r)) for r in rows]
                               for v in pools}}
     revised["revisions"] = [revision]
     assert registry.consistency(revised) == []
