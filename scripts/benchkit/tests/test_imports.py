@@ -81,3 +81,12 @@ def test_no_module_of_the_harness_is_over_400_lines():
     long = {str(path.relative_to(PACKAGE)): lines for path in PACKAGE.rglob("*.py") if "tests" not in path.parts
             and (lines := len(path.read_text().splitlines())) > 400}
     assert not long, f"over 400 lines: {long}"
+
+
+def test_no_function_of_the_harness_is_over_60_lines():
+    """A function past 60 lines does more than one thing: name its parts (as the latency map's run did)."""
+    long = {f"{path.relative_to(PACKAGE)}:{node.name}": node.end_lineno - node.lineno + 1
+            for path in PACKAGE.rglob("*.py") if "tests" not in path.parts
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 60}
+    assert not long, f"over 60 lines: {long}"

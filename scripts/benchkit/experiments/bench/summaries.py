@@ -99,13 +99,9 @@ def bench_consistency(summary):
 COMBINED_APART_HOURS = 1.0
 
 
-def combined(named, name):
-    """One summary of several independent runs of the same builds on the same kind of platform ({name: summary} of
-    bench summaries, in time order): every round of every run, renumbered in turn and naming its run and its own
-    number, each figure and ratio again from all of them (so its interval covers every round of every run); a knee is
-    the lowest of the runs'. Refused when the runs are not comparable or not far enough apart."""
-    runs = sorted(named.items(), key=lambda item: item[1]["timestamp"])
-    first = runs[0][1]
+def refuse_incomparable(runs):
+    """Exits unless the runs ([(name, summary)] in time order) are two bench summaries or more of the same builds on
+    the same kind of platform, each at least COMBINED_APART_HOURS after the one before."""
     if len(runs) < 2 or any(s.get("schema") != SCHEMA for _, s in runs):
         sys.exit("combine: two bench summaries or more")
     for key in ("on_kubernetes", "versions"):
@@ -114,6 +110,16 @@ def combined(named, name):
     times = [datetime.datetime.fromisoformat(s["timestamp"]) for _, s in runs]
     if any((later - earlier).total_seconds() < 3600 * COMBINED_APART_HOURS for earlier, later in zip(times, times[1:])):
         sys.exit(f"combine: runs less than {COMBINED_APART_HOURS:g} h apart are not independent runs")
+
+
+def combined(named, name):
+    """One summary of several independent runs of the same builds on the same kind of platform ({name: summary} of
+    bench summaries, in time order): every round of every run, renumbered in turn and naming its run and its own
+    number, each figure and ratio again from all of them (so its interval covers every round of every run); a knee is
+    the lowest of the runs'. Refused when the runs are not comparable or not far enough apart."""
+    runs = sorted(named.items(), key=lambda item: item[1]["timestamp"])
+    first = runs[0][1]
+    refuse_incomparable(runs)
     scenarios = {}
     # The open model runs at a rate each run took from what its machine sustained: runs at different rates measured
     # different loads, and their latencies are not one figure. Left out, and said so.

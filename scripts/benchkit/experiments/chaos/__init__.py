@@ -171,6 +171,23 @@ class Spec:
                        "shorter: make test's subset")
 
 
+def chosen_faults(platform, spec, versions):
+    """(the faults to inject, in the order they are made, and the names chosen, overload's among them): CHAOS_FAULTS,
+    else the short subset with CHAOS_QUICK, else every fault the platform can inject; refused where one is unknown."""
+    # Overload needs the local processes (their peak RSS): on Kubernetes the faults are the platform's own.
+    injectable, quick = faults.of(platform)
+    known = [f.name for f in injectable] + ([] if platform.processes() is None else ["overload"])
+    # by default, the faults made in the latency proxy only where every build can go through one
+    proxied = platform.behind_proxy(versions) is None
+    names = list(spec.faults) if spec.faults else quick if spec.quick else \
+        [name for name in known if proxied or not any(f.name == name and f.through_proxy for f in injectable)]
+    unknown = set(names) - set(known)
+    if unknown:
+        sys.exit(f"unknown faults on {platform.where}: {', '.join(sorted(unknown))}; known: {', '.join(known)}")
+    # the faults made in the latency proxy last: their builds are moved behind it (restarted, and warmed up again)
+    return sorted((f for f in injectable if f.name in names), key=lambda f: f.through_proxy), names
+
+
 def run(platform, spec, directory):
     """Every chosen fault under load, every build: chaos.json, chaos.md and chaos.html; exits 1 when an expectation
     failed."""
@@ -186,18 +203,7 @@ def run(platform, spec, directory):
               # The short subset runs in make test after make bench has warmed every build: a third of it then.
               "warmup_users": 20, "warmup_iterations": 30 if spec.quick else 100,
               "probe_users": 50, "probe_iterations": 100, "overload": 20}
-    # Overload needs the local processes (their peak RSS): on Kubernetes the faults are the platform's own.
-    injectable, quick = faults.of(platform)
-    known = [f.name for f in injectable] + ([] if platform.processes() is None else ["overload"])
-    # by default, the faults made in the latency proxy only where every build can go through one
-    proxied = platform.behind_proxy(versions) is None
-    names = list(spec.faults) if spec.faults else quick if spec.quick else \
-        [name for name in known if proxied or not any(f.name == name and f.through_proxy for f in injectable)]
-    unknown = set(names) - set(known)
-    if unknown:
-        sys.exit(f"unknown faults on {platform.where}: {', '.join(sorted(unknown))}; known: {', '.join(known)}")
-    # the faults made in the latency proxy last: their builds are moved behind it (restarted, and warmed up again)
-    chosen = sorted((f for f in injectable if f.name in names), key=lambda f: f.through_proxy)
+    chosen, names = chosen_faults(platform, spec, versions)
     directory.mkdir(parents=True, exist_ok=True)
     work = directory / "work"
     work.mkdir(exist_ok=True)

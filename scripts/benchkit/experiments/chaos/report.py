@@ -26,6 +26,22 @@ def what_clean_runs_exclude(runs):
             f"(the rule of three: 3/{runs}); they do not exclude a rarer one.")
 
 
+def cpu_table(faults):
+    """How busy the machine was during each fault, and the cores each part used: a row per fault with the CPU
+    recorder's figures."""
+    percent = lambda share: "–" if share is None else f"{100 * share:.0f} %"  # noqa: E731
+    rows = [["fault", "build", "machine busy during fault", "max", "busy in seconds with an incomplete answer",
+             "busy in the other seconds", "cores per part during fault"]]
+    for r in (r for r in faults if r.get("cpu")):
+        c = r["cpu"]
+        busiest = sorted(c["cores_during_fault"].items(), key=lambda item: -item[1])[:5]
+        rows.append([r["fault"], r["version"], percent(c["machine_busy_during_fault"]),
+                     percent(c["machine_busy_max_during_fault"]), percent(c["machine_busy_when_not_complete"]),
+                     percent(c["machine_busy_when_complete"]),
+                     ", ".join(f"{part} {cores:.2f}" for part, cores in busiest) or "–"])
+    return rows
+
+
 def render(results, directory, where):
     """chaos.json, then chaos.md and .html: the tables of the summary a publish makes of it (summary.py), the CPU
     the recorder saw, every expectation, each fault's timeline."""
@@ -38,16 +54,7 @@ def render(results, directory, where):
     (directory / "chaos.json").write_text(document)
     found = summary.summarize(json.loads(document), "this run")  # as a publish reads chaos.json
     mark = lambda ok: "PASS" if ok else "FAIL"  # noqa: E731
-    percent = lambda share: "–" if share is None else f"{100 * share:.0f} %"  # noqa: E731
-    cpu_rows = [["fault", "build", "machine busy during fault", "max", "busy in seconds with an incomplete answer",
-                 "busy in the other seconds", "cores per part during fault"]]
-    for r in (r for r in faults if r.get("cpu")):
-        c = r["cpu"]
-        busiest = sorted(c["cores_during_fault"].items(), key=lambda item: -item[1])[:5]
-        cpu_rows.append([r["fault"], r["version"], percent(c["machine_busy_during_fault"]),
-                         percent(c["machine_busy_max_during_fault"]), percent(c["machine_busy_when_not_complete"]),
-                         percent(c["machine_busy_when_complete"]),
-                         ", ".join(f"{part} {cores:.2f}" for part, cores in busiest) or "–"])
+    cpu_rows = cpu_table(faults)
     check_rows = [["fault", "build", "expectation", "verdict"]]
     for r in results:
         check_rows += [[r["fault"], r["version"], described(name, r), mark(ok)] for name, ok in r["checks"].items()]

@@ -54,6 +54,33 @@ def described(check, result):
     return CHECKS[check].format(max_in_flight=buildsconf.max_in_flight(), **result)
 
 
+def fault_checks(fault, restores_itself, replicas, run, counts, writes, during):
+    """The checks that hold for some faults only: by how the part comes back, its replicas, and what it takes away."""
+    found = {}
+    if restores_itself:  # a part replaced by the platform stops gracefully: no write sees its connection dropped
+        found["writes_201_or_503"] = \
+            set(writes["statuses"]) <= {"201", "503"}
+    # A rolling update or a pod deleted gracefully must not show at all where another replica serves; with one,
+    # the new pod takes over alone and the reads need only stay answered (the counts show how many were degraded).
+    if fault.reads_complete and (replicas > 1 or fault.even_alone):
+        found["reads_all_complete"] = counts["complete"] == len(run["outcomes"]) > 0
+        if run["circuit_openings"] is not None:
+            found["no_circuit_opened"] = run["circuit_openings"] == 0
+    if fault.reads_stay_ok:
+        found["reads_all_200"] = \
+            counts["shed"] + counts["unavailable"] + counts["error"] + counts["rejected"] + counts["failed"] == 0
+    else:
+        found["errors_fast"] = (percentile(during, 99) or 0) < 3500
+    if fault.name == "kafka stopped":
+        found["writes_all_201"] = writes["created"] == writes["sent"] > 0
+    # authors gone (or, behind the proxy, every answer past the time-out, whatever the replicas) for a while: the
+    # breaker cut it off
+    if fault.part == "authors" and (fault.inject == "proxy-slow" or
+                                    fault.inject in ("stop", "pause", "delete-pod", "kill-container") and replicas == 1):
+        found["circuit_opened"] = run["circuit_openings"] > 0
+    return found
+
+
 def assess(fault, version, restores_itself, replicas, run):
     counts = {o: sum(1 for _, outcome in run["outcomes"] if outcome == o) for o in OUTCOMES}
     bad = [at for at, outcome in run["outcomes"] if outcome != "complete"]
@@ -85,27 +112,7 @@ def assess(fault, version, restores_itself, replicas, run):
         "no_event_lost": not lost,
         "no_event_twice": duplicates == 0,
     }
-    if restores_itself:  # a part replaced by the platform stops gracefully: no write sees its connection dropped
-        checks["writes_201_or_503"] = \
-            set(write_statuses) <= {"201", "503"}
-    # A rolling update or a pod deleted gracefully must not show at all where another replica serves; with one,
-    # the new pod takes over alone and the reads need only stay answered (the counts show how many were degraded).
-    if fault.reads_complete and (replicas > 1 or fault.even_alone):
-        checks["reads_all_complete"] = counts["complete"] == len(run["outcomes"]) > 0
-        if run["circuit_openings"] is not None:
-            checks["no_circuit_opened"] = run["circuit_openings"] == 0
-    if fault.reads_stay_ok:
-        checks["reads_all_200"] = \
-            counts["shed"] + counts["unavailable"] + counts["error"] + counts["rejected"] + counts["failed"] == 0
-    else:
-        checks["errors_fast"] = (percentile(during, 99) or 0) < 3500
-    if fault.name == "kafka stopped":
-        checks["writes_all_201"] = writes["created"] == writes["sent"] > 0
-    # authors gone (or, behind the proxy, every answer past the time-out, whatever the replicas) for a while: the
-    # breaker cut it off
-    if fault.part == "authors" and (fault.inject == "proxy-slow" or
-                                    fault.inject in ("stop", "pause", "delete-pod", "kill-container") and replicas == 1):
-        checks["circuit_opened"] = run["circuit_openings"] > 0
+    checks.update(fault_checks(fault, restores_itself, replicas, run, counts, writes, during))
 
     summary = {
         "fault": fault.name, "version": version, "replicas": replicas, "requests": len(run["outcomes"]), "outcomes": counts,

@@ -197,35 +197,33 @@ def run(platform, spec, directory):
     return directory / "latency-map.json"
 
 
-def run_map(platform, proxy, spec, versions, directory, chosen=None, sweep=None):
-    """chosen: {version: {service: {variable: value}}}, what a sweep chose (else each build as it ships); sweep: that
-    sweep's sweep.json, whose candidates the map keeps (the choice, as data beside the map it made)."""
-    chosen = chosen or {}
-    runs_dir = directory / "runs"
-    rows, loads = grid(spec)
-    duration, repeats = spec.duration, spec.repeats
+def behind_the_proxy(platform, versions, chosen):
+    """Every build's services restarted behind the latency proxy where they are not, or with what a sweep chose."""
     for version in versions:
         if not platform.through_proxy(version) or chosen.get(version):
             info(f"{version}: restarting its services behind the latency proxy"
                  + (" with the values its sweep chose" if chosen.get(version) else ""))
             platform.reconfigure(version, {service: {**chosen.get(version, {}).get(service, {}), "LATENCY_PROXY": "on"}
                                            for service in SERVICES})
-    builds = {version: platform.build(version) for version in versions}
-    environment = platform.environment(f"{platform.where}, behind the latency proxy", repeats, True)
-    for version in versions:
-        proxy.clear(version)
-    environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}
-    environment["background_cpu_per_s"] = background(builds)
-    document = {"schema": SCHEMA, "commit": environment["git_commit"], "timestamp": environment["timestamp"],
-                "where": environment["where"], "environment": environment, "duration": duration,
-                "rows": [dataclasses.asdict(row) for row in rows], "loads": [dataclasses.asdict(load) for load in loads],
-                "pools": {version: pools(version) for version in versions}, "rule": rule(),
-                "tuned": {version: TUNED.get(version, {}) for version in versions},
-                "sweep": sweep_kept(sweep) if sweep else None,
-                "predicted": {version: [predicted_ceiling(version, row) for row in rows] for version in versions},
-                "own": {}, "checks": {version: [] for version in versions}, "cells": {version: [] for version in versions}}
+
+
+def map_document(environment, duration, rows, loads, versions, sweep):
+    """The map's document before its first cell: its grid, the builds' pools, the rule and their predictions."""
+    return {"schema": SCHEMA, "commit": environment["git_commit"], "timestamp": environment["timestamp"],
+            "where": environment["where"], "environment": environment, "duration": duration,
+            "rows": [dataclasses.asdict(row) for row in rows], "loads": [dataclasses.asdict(load) for load in loads],
+            "pools": {version: pools(version) for version in versions}, "rule": rule(),
+            "tuned": {version: TUNED.get(version, {}) for version in versions},
+            "sweep": sweep_kept(sweep) if sweep else None,
+            "predicted": {version: [predicted_ceiling(version, row) for row in rows] for version in versions},
+            "own": {}, "checks": {version: [] for version in versions}, "cells": {version: [] for version in versions}}
+
+
+def proxy_own(platform, versions, document):
+    """{(hop, proxy address): ms} the proxy itself adds on each hop with no latency set, for the checks' tolerance;
+    each check kept in the document's "own"."""
     own = {}
-    for version in versions:  # what the proxy itself adds on each hop, for the checks' tolerance
+    for version in versions:
         document["own"][version] = []
         for hop in latency.HOPS:
             for (via, direct) in platform.hop_addresses(version, hop):
@@ -234,6 +232,24 @@ def run_map(platform, proxy, spec, versions, directory, chosen=None, sweep=None)
                 document["own"][version].append(found)
         info(f"{version}: the proxy itself adds " + ", ".join(f"{c['hop']} {c['added_ms']:+.2f} ms"
                                                              for c in document["own"][version]))
+    return own
+
+
+def run_map(platform, proxy, spec, versions, directory, chosen=None, sweep=None):
+    """chosen: {version: {service: {variable: value}}}, what a sweep chose (else each build as it ships); sweep: that
+    sweep's sweep.json, whose candidates the map keeps (the choice, as data beside the map it made)."""
+    chosen = chosen or {}
+    runs_dir = directory / "runs"
+    (rows, loads), duration, repeats = grid(spec), spec.duration, spec.repeats
+    behind_the_proxy(platform, versions, chosen)
+    builds = {version: platform.build(version) for version in versions}
+    environment = platform.environment(f"{platform.where}, behind the latency proxy", repeats, True)
+    for version in versions:
+        proxy.clear(version)
+    environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}
+    environment["background_cpu_per_s"] = background(builds)
+    document = map_document(environment, duration, rows, loads, versions, sweep)
+    own = proxy_own(platform, versions, document)
     started = time.monotonic()
     planned = {(index, position) for index in range(len(rows)) for position in range(len(loads))}
     total = repeats * len(planned) * len(versions)
