@@ -90,3 +90,35 @@ def test_no_function_of_the_harness_is_over_60_lines():
             for node in ast.walk(ast.parse(path.read_text()))
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 60}
     assert not long, f"over 60 lines: {long}"
+
+
+def importers():
+    """{core module: the layers that import it ("core", "experiments/<name>", "top")}."""
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        if "tests" in path.parts:
+            continue
+        parts = path.relative_to(PACKAGE).parts
+        who = "core" if parts[0] == "core" else f"experiments/{parts[1]}" if parts[0] == "experiments" else "top"
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("benchkit.core"):
+                for module in (node.module, *(f"{node.module}.{alias.name}" for alias in node.names)):
+                    found.setdefault(module, set()).add(who)
+    return found
+
+
+def alone(found, modules):
+    """{core module: its one importer} of the modules one experiment alone imports."""
+    return {module: users for module, users in found.items() if module in modules
+            and len(users) == 1 and next(iter(users)).startswith("experiments/")}
+
+
+def test_no_core_module_serves_one_experiment_alone():
+    """A module of core/ that only one experiment imports (and nothing of the core) is that experiment's."""
+    modules = {"benchkit.core." + ".".join(path.relative_to(PACKAGE / "core").with_suffix("").parts)
+               for path in (PACKAGE / "core").rglob("*.py") if path.stem != "__init__"}
+    assert not alone(importers(), modules), "core modules one experiment alone imports"
+    # the rule bites: the bench's run document, back in the core, would be one
+    assert alone({"benchkit.core.document": {"experiments/bench"}, "benchkit.core.design": {"experiments/ab",
+                  "experiments/cpumap"}}, {"benchkit.core.document", "benchkit.core.design"}) == {
+        "benchkit.core.document": {"experiments/bench"}}
