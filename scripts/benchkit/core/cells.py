@@ -42,6 +42,11 @@ def document(design, environment, rounds, extra, coordinates):
             "cells": [dict(zip(COORDINATES, found), rounds=[]) for found in coordinates]}
 
 
+def key(cell):
+    """(build, mode, size): what names a cell in its document."""
+    return tuple(cell[k] for k in COORDINATES)
+
+
 def variant_name(mode, size):
     """"absent at 0.5 CPU", "at 1 CPU", "absent", "as shipped"."""
     at = f"at {sizes.label(size)}" if size != sizes.NO_LIMIT else ""
@@ -117,7 +122,7 @@ def table(document):
     the rounds' own ratios."""
     axis, names = document["compared"], sides(document)
     reference, others = names[0], names[1:]
-    rows = [[axis if axis == BUILD else "build", "figure", *(f"{side} (each round)" for side in names),
+    rows = [["build" if axis == MODE else "mode and size", "figure", *(f"{side} (each round)" for side in names),
              *(f"{side} / {reference}: the median of the rounds' ratios (lowest–highest)" for side in others)]]
     for name, base, cells in compared(document):
         by_side = {base[axis]: base, **{c[axis]: c for c in cells}}

@@ -114,14 +114,18 @@ def run(platform, design, directory, iterations, warmup, extra=None, on_cell=Non
         document["ergonomics"] = {}
     if kept:
         document = continued(kept, document)
-    found = {(c["build"], c["mode"], c["size"]): c["rounds"] for c in document["cells"]}
+
+    def rounds_of(build, variant):
+        """The rounds kept so far of a build's cell in a variant (the document's own list, whatever rewrote it)."""
+        return next(c for c in document["cells"] if celldoc.key(c) == (build, variant.mode, variant.size))["rounds"]
+
     try:
         for position, group in enumerate(groups):
-            if all(len(found[(build, v.mode, v.size)]) == rounds for build, v in group):
+            if all(len(rounds_of(build, variant)) == rounds for build, variant in group):
                 step(f"{', '.join(dict.fromkeys(b for b, _ in group))} at {sizes.label(group[0][1].size)}: kept")
                 continue
             measure_group(platform, design, group, position, rounds, runs_dir, iterations, warmup,
-                          lambda key, figures: found[key].append(
+                          lambda build, variant, figures: rounds_of(build, variant).append(
                               {**figures, **(on_cell(figures, environment) if on_cell else {})}), document)
             document["cells"] = celldoc.with_ratios(document)
             (directory / f"{design.name}.json").write_text(json.dumps(document, indent=2))
@@ -133,7 +137,7 @@ def run(platform, design, directory, iterations, warmup, extra=None, on_cell=Non
 
 
 def measure_group(platform, design, group, position, rounds, runs_dir, iterations, warmup, keep, document):
-    """A group's rounds, each cell's figures given to keep((build, mode, size), figures)."""
+    """A group's rounds, each cell's figures given to keep(build, variant, figures)."""
     running = {}
     if design.restart == EACH_SIZE:  # every build of the group started, then each warmed, once
         running = {build: started(platform, design, build, variant) for build, variant in group}
@@ -150,26 +154,25 @@ def measure_group(platform, design, group, position, rounds, runs_dir, iteration
                 it = started(platform, design, build, variant)
                 running[build] = (it, *warmed(build, it, runs_dir, warmup))
             it, warm, idle = running[build]
-            keep((build, variant.mode, variant.size),
-                 measured(design, it, runs_dir, round_, variant, iterations, warm, idle, speed))
+            keep(build, variant, measured(design, it, runs_dir, round_, variant, iterations, warm, idle, speed))
 
 
 def continued(kept, document):
     """The document of a run that stopped half-way, to be continued by this one: refused unless it measured the same
     design the same way; a group it began and did not finish is measured again, whole; where and when the rest was
     measured is added."""
-    same = ("design", "rounds", "compared", "modes")
-    if any(kept.get(key) != document.get(key) for key in same) or kept.get("iterations") != document.get("iterations"):
+    same = ("design", "rounds", "compared", "modes", "iterations")
+    if any(kept.get(key) != document.get(key) for key in same):
         raise SystemExit("that run measured " + ", ".join(f"{key} {kept.get(key)}" for key in same)
                          + "; this one " + ", ".join(f"{key} {document.get(key)}" for key in same))
-    cells = {(c["build"], c["mode"], c["size"]): c for c in kept["cells"]}
-    if not set(cells) <= {(c["build"], c["mode"], c["size"]) for c in document["cells"]}:
+    cells = {celldoc.key(c): c for c in kept["cells"]}
+    if not set(cells) <= {celldoc.key(c) for c in document["cells"]}:
         raise SystemExit(f"that run measured cells this one does not: {sorted(set(cells))}")
     finished = {size for size in document["sizes"]
                 if all(len(c["rounds"]) == document["rounds"] for key, c in cells.items() if key[2] == size)
                 and any(key[2] == size for key in cells)}
     return {**document, "cells": [
-        {**c, "rounds": cells[(c["build"], c["mode"], c["size"])]["rounds"]} if c["size"] in finished else c
+        {**c, "rounds": cells[celldoc.key(c)]["rounds"]} if c["size"] in finished else c
         for c in document["cells"]],
         **({"ergonomics": {name: seen for name, seen in kept["ergonomics"].items()
                            if name in {sizes.label(size) for size in finished}}} if "ergonomics" in kept else {}),

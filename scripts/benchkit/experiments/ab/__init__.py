@@ -1,5 +1,5 @@
 """The A/Bs of one setting per build, each a Design (core.design) of two modes: make tls, reads, proxy-cost,
-tracing-cost, tracing-sampled-cost, tracing-absent, against-commit.
+tracing-cost, tracing-sampled-cost, tracing-absent, against-commit, and their control, noise-floor (A against A).
 
 On the local stack each build's services are restarted with mode A and with mode B in turn, every time from a cold
 JVM, warmed and measured by the core, the modes' order turned round between rounds. Writes <name>.json (the cell

@@ -16,7 +16,7 @@ from benchkit import BASELINE, NAMES, SERVICES, step
 from benchkit.core import cells as celldoc, charts, design, documents, results
 from benchkit.core.design import CLOSED, OPEN, Design
 from benchkit.core.knobs import knob, results_directory
-from benchkit.core.sizes import label, rungs
+from benchkit.core.sizes import NO_LIMIT, label, rungs
 
 # what each round keeps of a build at a size that a table shows, with a ratio to v1
 FIGURES = (("complete_per_s", "closed model: complete answers/s", "{:.0f}"),
@@ -174,10 +174,10 @@ def headline_rows(document):
 def against_no_limit_rows(document):
     versions = builds(document)
     rows = [["rung", "figure", *(f"{NAMES.get(v, v)}: rung / no limit" for v in versions)]]
-    if "0" not in document["sizes"]:
+    if NO_LIMIT not in document["sizes"]:
         return rows
     for size in document["sizes"]:
-        if size == "0":
+        if size == NO_LIMIT:
             continue
         for key in UNLIMITED:
             name = next(name for k, name, _ in FIGURES if k == key)
