@@ -80,6 +80,12 @@ def with_ratios(document):
     return found
 
 
+def ratio(cell, key):
+    """A cell's ratio of one figure to its reference cell (None where the document measured no reference: a map of
+    v2 alone has no v1 to divide by)."""
+    return cell.get("ratios", {}).get(key)
+
+
 def consistency(document):
     """Where a cell document's ratios are not what its rounds give ([] when none is)."""
     return [f"{c['build']}, {variant_name(c['mode'], c['size'])}: {key} not what its rounds give"

@@ -93,6 +93,18 @@ def test_each_size_s_ratio_is_the_median_of_its_rounds_own(tmp_path):
     assert "v2, at 0.5 CPU: medians not what its rounds give" in celldoc.consistency(document)
 
 
+def test_a_map_of_one_build_without_v1_still_renders_every_table():
+    """As the cluster test runs it: v2 alone at half a CPU; its ratios are "–", never a KeyError."""
+    document = a_map({"v2": {"0.5": [200, 110, 180]}})
+    assert "ratios" not in cpumap.cells_of(document, "v2", "0.5")
+    rows = cpumap.table(document)
+    assert rows[0] == ["size", "figure", cpumap.NAMES.get("v2", "v2"), "v2 / v1"]
+    assert rows[1][1:] == ["closed model: complete answers/s", "180 (110–200)", "–"]
+    assert cpumap.headline_rows(document)[1] == ["0.5 CPU", "–", "–"]
+    assert cpumap.against_no_limit_rows(document) == [["rung", "figure", "v2 (reactive): rung / no limit"]]
+    assert "–" in cpumap.CHARTS["cpu-map-v2"](document)
+
+
 def test_the_kernel_s_counts_per_complete_answer_by_size():
     from benchkit.core import results
     readings = {"web-api": {"voluntary_switches": 600, "involuntary_switches": 30, "run_delay_seconds": 0.5,

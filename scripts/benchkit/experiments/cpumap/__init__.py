@@ -113,7 +113,7 @@ def table(document):
         for key, name, fmt in FIGURES:
             figures = [results.Figure.of("", [r.get(key) for r in found[v]["rounds"]]) for v in versions]
             rows.append([label(size), name, *(documents.interval(dataclasses.asdict(f), fmt) for f in figures),
-                         *(documents.ratio_text(found[v]["ratios"].get(key)) for v in versions if v != BASELINE)])
+                         *(documents.ratio_text(celldoc.ratio(found[v], key)) for v in versions if v != BASELINE)])
         rows.append([label(size), "held back by", *(bound_text(found[v]["rounds"]) for v in versions),
                      *("–" for v in versions if v != BASELINE)])
     return rows
@@ -166,7 +166,7 @@ def headline_rows(document):
     rows = [["CPU per service", *(f"{v} / {BASELINE}: {what}" for v in versions
                                   for what in ("answers/s, closed", "capacity at the p99 bound"))]]
     for size in document["sizes"]:
-        rows.append([label(size), *(documents.ratio_text(cells_of(document, v, size)["ratios"].get(key))
+        rows.append([label(size), *(documents.ratio_text(celldoc.ratio(cells_of(document, v, size), key))
                                     for v in versions for key in ("complete_per_s", "capacity_per_s"))])
     return rows
 
@@ -197,7 +197,7 @@ def heat_map(version):
     def draw(summary):
         return charts.ratio_heat_map(f"{version} / {BASELINE} by CPU per service", [label(r) for r in summary["sizes"]],
                                      [name for _, name in HEAT],
-                                     [[cells_of(summary, version, r)["ratios"][key]["median"] for key, _ in HEAT]
+                                     [[(celldoc.ratio(cells_of(summary, version, r), key) or {}).get("median") for key, _ in HEAT]
                                       for r in summary["sizes"]])
     return draw
 
