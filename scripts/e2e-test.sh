@@ -75,7 +75,7 @@ export BACKGROUND_SECONDS=3
 # run EXPERIMENT RESULTS SETTING=VALUE…: one experiment on this stack, its settings for this call alone
 run() ( export "${@:3}"; benchkit run "$1" --platform local --results "$2" )
 expect "the smoke load passes its thresholds for ${BUILDS[*]}, and a short profiled run records every service" \
-  run bench "$WORK/results" RUNS=1 SCENARIOS=smoke,profile PROFILE_ITERATIONS=10
+  run bench "$WORK/results" RUNS=1 SCENARIOS=smoke,profile ITERATIONS=10
 unset WARMUP_ITERATIONS
 expect "every build's smoke run crossed no threshold of load/scenarios.json (judged on its samples)" python3 -c '
 import json, sys
@@ -172,7 +172,7 @@ expect "chaos.json has a verdict of every quick fault for every build" benchkit 
 step "The sweep, one setting of v2 in pods of half a CPU (make sweep varies each build's settings this way, at any size)"
 expect "v2's services restart with each pipelining limit under a quota of half a CPU each, and the sweep writes its table" \
   run sweep "$WORK/sweep" VERSIONS=v2 SWEEP_ONLY="pipelining limit" SWEEP_CPUS=0.5 SWEEP_REPEATS=1 \
-  SWEEP_ITERATIONS=30 SWEEP_WARMUP_ITERATIONS=30
+  ITERATIONS=30 WARMUP_ITERATIONS=30
 expect "sweep.json: both limits measured at half a CPU, one chosen" benchkit check "$WORK/sweep/sweep.json" \
   'sorted({r["value"] for r in d["builds"]["v2"]["runs"] if r["setting"] == "pipelining limit"}) == [1, 256]' \
   'd["builds"]["v2"]["chosen"]["pipelining limit"] in (1, 256) and d["builds"]["v2"]["cpus"] == 0.5'
@@ -188,8 +188,8 @@ step "Each build by CPU per service: a short CPU map of v1 and v2 at half a CPU 
 # Two builds at one size: a limit is set and taken off again (every service outside any quota after), each JVM counts
 # what it was given, the quota holds the loaded build back; no limit at all is how every other run here runs.
 expect "v1 and v2 restart with each service's JVM under a quota of half a CPU, and are measured" \
-  run cpu-map "$WORK/cpu-map" VERSIONS=v1,v2 CPU_MAP_SIZES=0.5 RUNS=1 CPU_MAP_ITERATIONS=10 \
-  CPU_MAP_WARMUP_ITERATIONS=10 WARMUP_MAX_WINDOWS=1 OPEN_RATE=40 CAPACITY_SHARES=0.3 OPEN_SECONDS=3
+  run cpu-map "$WORK/cpu-map" VERSIONS=v1,v2 CPU_MAP_SIZES=0.5 RUNS=1 ITERATIONS=10 \
+  WARMUP_ITERATIONS=10 WARMUP_MAX_WINDOWS=1 OPEN_RATE=40 CAPACITY_SHARES=0.3 OPEN_SECONDS=3
 expect "cpu-map.json: both measured at half a CPU, each JVM under that quota counting one processor (v2 its one event loop, as a pod of it), throttled when loaded" \
   benchkit check "$WORK/cpu-map/cpu-map.json" \
   '[(c["build"], c["size"]) for c in d["cells"]] == [("v1", "0.5"), ("v2", "0.5")] and all(c["rounds"][0]["complete_per_s"] > 0 for c in d["cells"])' \

@@ -253,7 +253,7 @@ step "make bench: its default scenarios (closed, open, curve, the hops alone, pr
 # repeats it); the open model for 6 s; a profiled run as long as a measured one (600 requests: 50-250 CPU samples per
 # service, enough to show each library); 3 s with no load for the background rate (here and in the runs below).
 export RESULTS="$NODE_DIR/results" RUNS=1 USERS=10 WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=3 ITERATIONS=60 DURATION=6s \
-  CURVE_SHARES=1.0 CURVE_STEP_DURATION=5s CURVE_REPEATS=1 PROFILE_ITERATIONS=60 BACKGROUND_SECONDS=3
+  CURVE_SHARES=1.0 CURVE_STEP_DURATION=5s CURVE_REPEATS=1 BACKGROUND_SECONDS=3
 unset SCENARIOS
 BENCHED=(v1 v2)
 bench_of_two() { VERSIONS="$(IFS=,; echo "${BENCHED[*]}")" make_target bench; }
@@ -343,7 +343,7 @@ variables_of() { kubectl -n "$NS" get deploy "bench-v2-$1" -o jsonpath='{range .
 as_deployed() { local service; for service in web-api articles authors; do echo "$service $(resources_of "$service") $(variables_of "$service")"; done; }
 deployed_v2=$(as_deployed)
 short_cpu_map_in_pods() {
-  RESULTS="$NODE_DIR/cpu-map" VERSIONS=v2 CPU_MAP_SIZES=0.5 CPU_MAP_ITERATIONS=20 CPU_MAP_WARMUP_ITERATIONS=30 \
+  RESULTS="$NODE_DIR/cpu-map" VERSIONS=v2 CPU_MAP_SIZES=0.5 ITERATIONS=20 WARMUP_ITERATIONS=30 \
     WARMUP_MAX_WINDOWS=1 OPEN_RATE=20 CAPACITY_SHARES=0.3 OPEN_SECONDS=3 make_target cpu-map-cluster
 }
 expect "make cpu-map-cluster rolls v2's pods under a limit of 0.5 CPU, warms and measures them" short_cpu_map_in_pods

@@ -10,12 +10,16 @@ import dataclasses
 import json
 
 from benchkit import BASELINE, step
-from benchkit.core import cells as celldoc, knobs, sizes
+from benchkit.core import cells as celldoc, knobs, load, sizes
 from benchkit.core.protocol import background, closed_round, open_round, order, warm_up
 from benchkit.core.tunables import environments
 
 CLOSED, OPEN = "closed", "open"  # the phases: every cell has the closed one; the open one after it (rate and ladder)
 AS_SHIPPED = ""  # the mode of a design that compares builds as they ship
+# a design's phases' own lengths, in requests per user, unless it gives its own: of the closed model's measured run
+# (ITERATIONS overrides it) and of the first warm-up window after each start (WARMUP_ITERATIONS); shorter than a
+# bench's, as a design measures many cells
+ITERATIONS, WARMUP = 150, 300
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,6 +45,11 @@ class Design:
     # build started once at a size, warmed once, then measured round after round
     restart: str = "each cell"
     ergonomics: bool = False  # whether what each JVM saw and chose is kept, per size, after its warm-up (EACH_SIZE)
+    iterations: int = ITERATIONS
+    warmup: int = WARMUP
+
+    def lengths(self):
+        return lengths(self.iterations, self.warmup)
 
     @property
     def reference(self):
@@ -59,6 +68,13 @@ class Design:
 
 
 EACH_CELL, EACH_SIZE = "each cell", "each size"
+
+
+def lengths(iterations, warmup):
+    """(iterations, warm-up iterations) of an experiment's phases: the environment's ITERATIONS and
+    WARMUP_ITERATIONS (one name each, whatever the experiment), else its own."""
+    return (int(load.setting("closed", "iterations", own=iterations)),
+            int(load.setting("warmup", "iterations", own=warmup)))
 
 
 def in_round(design, group, round_, position):
@@ -98,17 +114,17 @@ def measured(design, running, runs_dir, round_, variant, iterations, warm, idle,
     return {"size": variant.size, "round": round_, **figures}
 
 
-def run(platform, design, directory, iterations, warmup, extra=None, on_cell=None, kept=None):
+def run(platform, design, directory, extra=None, on_cell=None, kept=None):
     """Every cell of the design in RUNS rounds: <design>.json (celldoc.SCHEMA) written after each group, its
     document returned. extra: what the experiment adds to the document; on_cell(figures, environment): what it adds
     to a cell's round; kept: the document of a run of the same design that stopped half-way, whose finished groups are
     kept (continued). Every build is left as it ships, whatever happened."""
-    rounds = knobs.value("RUNS")
+    rounds, (iterations, warmup) = knobs.value("RUNS"), design.lengths()
     runs_dir = directory / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     environment = platform.environment(platform.where, rounds, True)
     groups = design.groups()
-    document = celldoc.document(design, environment, rounds, extra,
+    document = celldoc.document(design, environment, rounds, {"iterations": iterations, **(extra or {})},
                                 [(build, variant.mode, variant.size) for group in groups for build, variant in group])
     if design.ergonomics:
         document["ergonomics"] = {}

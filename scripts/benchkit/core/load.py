@@ -34,13 +34,13 @@ def jobs():
     return [(scenario, target) for target in targets for scenario in ("closed", "open")]
 
 
-def setting(scenario, key, environ=None):
+def setting(scenario, key, environ=None, own=None):
     """A scenario's setting as load/scenarios.json gives it: the environment's value of the variable it names, else
-    its default there (the one place of the load's defaults)."""
+    its default there (the one place of the load's defaults), or a design's own value for its phase (own)."""
     found = samples.SCENARIOS["scenarios"][scenario][key]
     if not isinstance(found, dict):
         return found
-    return (os.environ if environ is None else environ).get(found["env"]) or found["default"]
+    return (os.environ if environ is None else environ).get(found["env"]) or (found["default"] if own is None else own)
 
 
 def settings_from_environment():

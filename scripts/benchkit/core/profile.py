@@ -188,8 +188,8 @@ def flame_graph(folded, path, title, max_depth=48):
     plt.close(figure)
 
 
-def record(builds, versions, results, iterations):
-    """One profiled closed run per build (iterations: requests per virtual user):
+def record(builds, versions, results):
+    """One profiled closed run per build, as long as a measured one (the closed scenario's ITERATIONS):
     results/profiles/<version>-<service>.{jfr,folded,svg} and profile.json with each library's share."""
     directory = results / "profiles"
     directory.mkdir(exist_ok=True)
@@ -200,8 +200,7 @@ def record(builds, versions, results, iterations):
             return None
         for recording in recordings.values():
             recording.start()
-        builds[version].run("closed", directory / f"{version}-profile-run.json",
-                           {"ITERATIONS": str(iterations)})
+        builds[version].run("closed", directory / f"{version}-profile-run.json")
         summary[version] = {}
         files = {service: directory / f"{version}-{service}.jfr" for service in recordings}
         for service, jfr in recordings.items():

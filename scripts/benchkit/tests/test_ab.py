@@ -176,3 +176,15 @@ def test_the_better_mode_is_named_only_where_every_round_agrees_and_by_which_way
     # answers/s disagree (higher, higher, lower): no verdict; CPU per answer higher in every round: worse for absent
     assert rows == {"CPU ms per complete answer, whole system, background off": "extension off"}
     assert cells.better(a_b({"extension off": off, "absent": off}))[1][3] == "neither: every figure level"
+
+
+def test_a_design_s_phases_are_its_own_unless_iterations_or_warm_up_is_given_once_for_every_experiment(monkeypatch):
+    from benchkit.experiments import cpumap
+    monkeypatch.delenv("ITERATIONS", raising=False)
+    monkeypatch.delenv("WARMUP_ITERATIONS", raising=False)
+    the_map = cpumap.cpu_map(cpumap.Spec(sizes=("0.5",), keep=None), ("v1",))
+    assert ab.TLS.lengths() == (design.ITERATIONS, design.WARMUP) and the_map.lengths() == (cpumap.ITERATIONS,
+                                                                                           design.WARMUP)
+    monkeypatch.setenv("ITERATIONS", "20")
+    monkeypatch.setenv("WARMUP_ITERATIONS", "30")
+    assert ab.TLS.lengths() == the_map.lengths() == design.lengths(1, 2) == (20, 30)

@@ -192,7 +192,7 @@ def test_a_map_starts_every_build_once_per_size_and_turns_the_builds_order_round
             "ergonomics": lambda self: ergonomics.append(version) or {"web-api": {"cpu_limit": cpus}}})())[1],
         raising=False)
     monkeypatch.setattr(cpumap.documents, "write", lambda *args: None)
-    spec = cpumap.Spec(sizes=("0.5", "1"), iterations=10, warmup=10, keep=None)
+    spec = cpumap.Spec(sizes=("0.5", "1"), keep=None)
     data = json.loads(cpumap.run(platform, spec, tmp_path).read_text())
     assert platform.started[:4] == [("v1", 0.5), ("v2", 0.5), ("v1", 1.0), ("v2", 1.0)]
     assert list(data["ergonomics"]) == ["0.5 CPU", "1 CPU"] and ergonomics == ["v1", "v2", "v1", "v2"]

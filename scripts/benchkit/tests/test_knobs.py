@@ -55,7 +55,7 @@ def test_a_knob_is_its_default_unless_given_and_parsed_when_given():
     assert knobs.value("RUNS", {}) == 3 and knobs.value("RUNS", {"RUNS": "5"}) == 5
     assert knobs.value("LATENCY_JITTER", {"LATENCY_JITTER": ""}) == 0.1  # empty: not given
     assert knobs.value("LOAD_IMAGE", {}) is None
-    assert knobs.rows(registry.KNOBS, "ab")[1][:2] == ["`AB_ITERATIONS`", "150"]
+    assert knobs.rows(registry.KNOBS, "ab")[1][:2] == ["`AB_SIZES`", "none"]
 
 
 def test_a_spec_is_read_from_the_environment_typed_and_refused_by_name_when_wrong(tmp_path):

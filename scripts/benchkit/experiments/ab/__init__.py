@@ -119,8 +119,6 @@ def other_commit():
 @dataclasses.dataclass(frozen=True)
 class Spec:
     variant: str = "tls"  # which A/B (EXPERIMENTS): given by the registry's entry (make tls, reads, proxy-cost, …)
-    iterations: int = knob("AB_ITERATIONS", 150, "measured requests per user of each side of an A/B in each round")
-    warmup: int = knob("AB_WARMUP_ITERATIONS", 300, "the first warm-up window's requests per user after each restart")
     sizes: tuple = knob("AB_SIZES", (), "the sizes each build is measured at, as make cpu-map's ladder (0.5: each "
                         "service limited to half a CPU; 0: no limit); unset: the A/B's own (0, and 0.5 where it "
                         "measures the open model)", lambda text: sizes.rungs(text))
@@ -137,7 +135,7 @@ def run(platform, spec, directory):
     # read before anything starts, and refused there where there is none
     extra = {"other_commit": other_commit()} if chosen is AGAINST_COMMIT else None
     chosen = dataclasses.replace(chosen, builds=platform.versions, sizes=spec.sizes or chosen.sizes)
-    data = design.run(platform, chosen, directory, spec.iterations, spec.warmup, extra)
+    data = design.run(platform, chosen, directory, extra)
     documents.write(directory, chosen.name, f"reactive-bench: {chosen.title}",
                     f"{data['timestamp']}, commit {data['commit']}",
                     [(chosen.title, chosen.explanation + " The modes' order is turned round between rounds; "

@@ -71,8 +71,6 @@ def load_scenario_and_target(scenario):
 class Spec:
     scenarios: tuple = knob("SCENARIOS", ("closed", "open", "curve", "articles-alone", "authors-alone", "profile"),
                             "what to measure (also `smoke`); `curve` needs `closed` before it", numbers(str))
-    profile_iterations: int = knob("PROFILE_ITERATIONS", 150, "requests per user of the profiled run (scenario "
-                                   "`profile`: JFR during one more closed run)")
     curve_shares: tuple = knob("CURVE_SHARES", curve.SHARES, "the curve's ladder: its rates as shares of the fastest "
                                "build's closed-model maximum (e.g. `0.25,1.0` for a short test)", numbers(float))
     curve_step_duration: str = knob("CURVE_STEP_DURATION", "20s", "each step of the latency-versus-load curve")
@@ -107,7 +105,7 @@ def run(platform, spec, directory):
                 continue
             if scenario == "profile":
                 step("Profiles: JFR in every service during one more closed run per build (not measured)")
-                if profile.record(builds, versions, directory, spec.profile_iterations) is None:
+                if profile.record(builds, versions, directory) is None:
                     info("not profiled: this platform's JVMs are not reachable with jcmd")
                 continue
             settings = {}

@@ -20,7 +20,7 @@ import threading
 import time
 
 from benchkit import SERVICES, info, step
-from benchkit.core import buildsconf, knobs, samples
+from benchkit.core import buildsconf, design, knobs, protocol, samples
 from benchkit.core.knobs import knob, numbers
 from benchkit.core.platforms import RESTORE_LIMIT_SECONDS, Faults, LatencyProxy
 from benchkit.experiments.chaos import faults
@@ -39,6 +39,23 @@ NEEDS = (Faults, LatencyProxy)  # what it asks of a platform beyond what every e
 MAX_IN_FLIGHT = 200
 
 
+@dataclasses.dataclass(frozen=True)
+class Timing:
+    """How a fault's load runs, in seconds and requests; fault and after are each platform's (it says why)."""
+    fault: int  # how long the part stays broken
+    after: int  # the longest the load goes on once the part is back; it ends sooner once the last `settled` seconds
+    # of answers were all complete: two of web-api's breaker delays (5 s), so a circuit that closed and would open
+    # again shows within them
+    settled: int = 10
+    before: int = 6  # the generator needs a moment to start sending: a few seconds of normal service before the fault
+    rate: int = 40  # the open model's requests/s during a fault
+    writes: int = 4  # articles published per second meanwhile, each expected on the stream
+    drain: int = 60  # the longest the stream is waited for, after the load, to deliver every article published
+    probe_users: int = 50  # overload: what a build sustains, in the closed model …
+    probe_iterations: int = 100
+    overload: int = 20  # … then twice that, offered for so long
+
+
 def run_fault(fault, version, platform, loadgen, timing, work):
     web_api = platform.web_api_url(version)
     replicas = platform.replicas(fault, version)
@@ -54,24 +71,24 @@ def run_fault(fault, version, platform, loadgen, timing, work):
 
     # The load lasts until the answers have settled once the part is back (at most `after` seconds), however long
     # it took to come back: the generator is given room for the longest restart the stack waits for, and stopped then.
-    duration = timing["before"] + timing["fault"] + RESTORE_LIMIT_SECONDS + timing["after"]
+    duration = timing.before + timing.fault + RESTORE_LIMIT_SECONDS + timing.after
     load_result, enough = {}, threading.Event()
     loading = threading.Thread(target=lambda: load_result.update(zip(("samples", "summary"), run_load(
-        loadgen, version, web_api, "open", {"RATE": timing["rate"], "DURATION": f"{duration}s",
+        loadgen, version, web_api, "open", {"RATE": timing.rate, "DURATION": f"{duration}s",
                                             "MAX_USERS": str(MAX_IN_FLIGHT)}, work, enough))))
-    writer = Writer(f"{web_api}/{version}/articles", timing["writes"], tag)
+    writer = Writer(f"{web_api}/{version}/articles", timing.writes, tag)
     loading.start()
     writer.start()
     started = time.time()
 
-    time.sleep(timing["before"])
+    time.sleep(timing.before)
     injected = time.time()
     platform.act(fault.inject, fault, version)
-    time.sleep(max(0, injected + (PROXY_FAULT_SECONDS if fault.through_proxy else timing["fault"]) - time.time()))
+    time.sleep(max(0, injected + (PROXY_FAULT_SECONDS if fault.through_proxy else timing.fault) - time.time()))
     restoring = time.time()
     platform.act(fault.restore, fault, version)
     restored = time.time()  # a restarted service is ready; a restarted server accepts connections
-    await_settled(samples.Reader(work / "load.csv"), restored, timing["settled"], restored + timing["after"])
+    await_settled(samples.Reader(work / "load.csv"), restored, timing.settled, restored + timing.after)
     enough.set()
     loading.join()
     writer.done.set()
@@ -79,7 +96,7 @@ def run_fault(fault, version, platform, loadgen, timing, work):
     ended = time.time()
 
     created = {article_id: title for _, status, article_id, title in writer.sent if status == 201}
-    deadline = time.time() + timing["drain"]
+    deadline = time.time() + timing.drain
     while time.time() < deadline and not set(created) <= {e[1] for e in reader.events}:
         time.sleep(0.2)
     reader.stop()
@@ -105,18 +122,18 @@ def run_fault(fault, version, platform, loadgen, timing, work):
 
 def run_overload(version, services, loadgen, timing, work):
     web_api = services[f"web-api-{version}"]["url"]
-    step(f"overload {version}: measuring what it sustains (closed model, {timing['probe_users']} users, after the same warm-up)")
-    probe_settings = {"USERS": timing["probe_users"], "ITERATIONS": timing["probe_iterations"]}
+    step(f"overload {version}: measuring what it sustains (closed model, {timing.probe_users} users, after the same warm-up)")
+    probe_settings = {"USERS": timing.probe_users, "ITERATIONS": timing.probe_iterations}
     run_load(loadgen, version, web_api, "closed", probe_settings, work)  # warms the JIT; not measured
     _, probe = run_load(loadgen, version, web_api, "closed", probe_settings, work)
     capacity = probe["rps"]
     rate = int(2 * capacity)
-    info(f"{version} sustains {capacity:.0f} req/s; offering {rate}/s for {timing['overload']} s")
+    info(f"{version} sustains {capacity:.0f} req/s; offering {rate}/s for {timing.overload} s")
     pid = services[f"web-api-{version}"]["pid"]
     reset_peak_rss(pid)
     served_before = answered(scrape(web_api), "GET", "/articles", "200")
     (outcomes, durations), summary = run_load(loadgen, version, web_api, "open", {
-        "RATE": rate, "DURATION": f"{timing['overload']}s", "MAX_USERS": 600}, work)
+        "RATE": rate, "DURATION": f"{timing.overload}s", "MAX_USERS": 600}, work)
     served_after = answered(scrape(web_api), "GET", "/articles", "200")
     served, served_seconds = (after - before for after, before in zip(served_after, served_before))
     ready = answers_ready(web_api)
@@ -194,15 +211,7 @@ def run(platform, spec, directory):
     if spec.rounds < 1:
         sys.exit("CHAOS_ROUNDS must be 1 or more")
     loadgen, versions = knobs.tool("LOADGEN"), platform.versions
-    # before: the generator needs a moment to start sending, which leaves a few seconds of normal service before the fault.
-    # after: the longest the load goes on once the part is back (each platform says why); it ends sooner once the
-    # last `settled` seconds of answers were all complete: two of web-api's breaker delays (5 s), so a circuit that
-    # closed and would open again shows within them.
-    timing = {"rate": 40, "writes": 4, "before": 6, "fault": platform.fault_seconds(spec.quick),
-              "after": platform.after_seconds(spec.quick), "settled": 10, "drain": 60,
-              # The short subset runs in make test after make bench has warmed every build: a third of it then.
-              "warmup_users": 20, "warmup_iterations": 30 if spec.quick else 100,
-              "probe_users": 50, "probe_iterations": 100, "overload": 20}
+    timing = Timing(fault=platform.fault_seconds(spec.quick), after=platform.after_seconds(spec.quick))
     chosen, names = chosen_faults(platform, spec, versions)
     directory.mkdir(parents=True, exist_ok=True)
     work = directory / "work"
@@ -214,10 +223,12 @@ def run(platform, spec, directory):
             sys.exit(f"{platform.where}: {', '.join(f.name for f in chosen if f.through_proxy)} are made in the latency "
                      f"proxy: {missing}")
 
+    # the core's warm-up, as every experiment's: the short subset runs in make test after make bench has warmed every
+    # build, with windows of a third of the full one's
+    warmup = design.lengths(0, 30 if spec.quick else 100)[1]
+
     def warm_up(version):
-        step(f"warming up {version} (the same {timing['warmup_users']} × {timing['warmup_iterations']} requests for each build)")
-        run_load(loadgen, version, platform.web_api_url(version), "warmup",
-                 {"USERS": timing["warmup_users"], "WARMUP_ITERATIONS": timing["warmup_iterations"]}, work)
+        protocol.warm_up(version, platform.build(version), work, warmup)
 
     for version in versions:
         warm_up(version)

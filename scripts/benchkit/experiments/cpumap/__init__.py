@@ -25,6 +25,8 @@ FIGURES = (("complete_per_s", "closed model: complete answers/s", "{:.0f}"),
            ("open_p99", "open model at the fixed rate: latency p99 ms", "{:.1f}"),
            ("capacity_per_s", "capacity: the highest open rate with p99 under the bound, /s", "{:.0f}"),
            ("cpu_ms_per_complete_background_off", "CPU ms per complete answer, background off", "{:.3f}"))
+# the closed model's requests per user in each round: short rounds, as a map measures many cells
+ITERATIONS = 50
 # A cell's quota binds where a service was throttled in this share of its periods or more during the closed round.
 QUOTA_BINDS = 0.05
 
@@ -33,10 +35,6 @@ QUOTA_BINDS = 0.05
 class Spec:
     sizes: tuple = knob("CPU_MAP_SIZES", ("0.5", "1", "2", "0", "1p"), "the ladder: CPUs per service's JVM, each a limit "
                         "as a pod's (0: no limit; 1p: one processor counted, no quota)", lambda text: rungs(text))
-    iterations: int = knob("CPU_MAP_ITERATIONS", 50, "measured requests per user of each build at each size in each "
-                           "round (the closed model's users)")
-    warmup: int = knob("CPU_MAP_WARMUP_ITERATIONS", 300, "the first warm-up window's requests per user after each "
-                       "build is restarted at a size (100 left a third of a map's cells unsettled)")
     keep: pathlib.Path | None = knob("CPU_MAP_KEEP", None, "a map that stopped half-way (its results directory): "
                                      "its rungs of this ladder are kept, the others measured, in its document",
                                      results_directory("cpu-map.json"))
@@ -45,14 +43,14 @@ class Spec:
 def cpu_map(spec, versions):
     """The CPU map as a Design: every build at each size of the ladder, against v1 at the same size."""
     return Design("cpu-map", "The comparison over CPU per service", EXPLANATION, versions, sizes=spec.sizes,
-                  compared=celldoc.BUILD, phases=(CLOSED, OPEN), restart=design.EACH_SIZE, ergonomics=True)
+                  compared=celldoc.BUILD, phases=(CLOSED, OPEN), restart=design.EACH_SIZE, ergonomics=True,
+                  iterations=ITERATIONS)
 
 
 def run(platform, spec, directory):
     """Every size of the ladder, every build: cpu-map.json, .md and .html."""
     kept = json.loads((spec.keep / "cpu-map.json").read_text()) if spec.keep else None
-    data = design.run(platform, cpu_map(spec, platform.versions), directory, spec.iterations, spec.warmup,
-                      {"iterations": spec.iterations}, lambda cell, environment: {"bound_by": bound_by(cell, environment)},
+    data = design.run(platform, cpu_map(spec, platform.versions), directory, None, lambda cell, environment: {"bound_by": bound_by(cell, environment)},
                       kept)
     documents.write(directory, "cpu-map", "reactive-bench: the comparison over CPU per service",
                     f"{data['timestamp']}, commit {data['commit']}, {data['where']}",

@@ -13,7 +13,7 @@ import pathlib
 import statistics
 
 from benchkit import info, step
-from benchkit.core import calibration, documents, knobs, latency
+from benchkit.core import calibration, design, documents, knobs, latency
 from benchkit.core.kinds import Kind, document_publisher
 from benchkit.core.knobs import knob, numbers, results_directory
 from benchkit.core.platforms import LatencyProxy, counted_processors, sized_environment
@@ -24,6 +24,9 @@ from benchkit.core.tunables import LATENCY_SETTINGS, SETTINGS, environments, set
 # A candidate replaces the current value only when it answers this much more: on a shared machine
 # smaller differences are noise, and the value the build ships with needs no defence.
 MARGIN = 0.05
+# Each candidate restarts its services: its run and its warm-up as long as a design's cell's (ITERATIONS and
+# WARMUP_ITERATIONS override them)
+LENGTHS = (design.ITERATIONS, design.WARMUP)
 SCHEMA = "reactive-bench/sweep/1"
 NEEDS = (LatencyProxy,)  # under latency (SWEEP_LATENCY_AUTHORS_MS) its builds go through the latency proxy
 
@@ -181,10 +184,6 @@ def render(results, sweep):
 @dataclasses.dataclass(frozen=True)
 class Spec:
     repeats: int = knob("SWEEP_REPEATS", 2, "how many times each candidate value is measured")
-    # The closed model's fixed number of requests (per virtual user), as in the demo, only fewer.
-    iterations: int = knob("SWEEP_ITERATIONS", 150, "measured requests per user for each candidate")
-    # Each candidate restarts its services: a shorter warm-up than the demo's, the same for every candidate.
-    warmup: int = knob("SWEEP_WARMUP_ITERATIONS", 300, "warm-up requests per user after each candidate's restart")
     only: tuple | None = knob("SWEEP_ONLY", None, "sweep only these settings (their names, comma-separated), e.g. "
                               "`pipelining limit` for a quick check", numbers(str))
     keep: pathlib.Path | None = knob("SWEEP_KEEP", None, "an earlier sweep's results directory: the builds not swept "
@@ -227,9 +226,9 @@ def run(platform, spec, directory):
         sweep["builds"] = {version: result for version, result in kept["builds"].items() if version not in versions}
     try:
         for version in versions:
-            sweep["builds"][version] = sweep_build(version, platform, runs_dir, spec.repeats, spec.iterations,
-                                                   spec.warmup, environment.get("git_commit", ""), settings[version],
-                                                   delay, spec.cpus)
+            sweep["builds"][version] = sweep_build(version, platform, runs_dir, spec.repeats, *design.lengths(*LENGTHS),
+                                                   environment.get("git_commit", ""), settings[version], delay,
+                                                   spec.cpus)
             (directory / "sweep.json").write_text(json.dumps(sweep, indent=2))
     finally:
         platform.close()
