@@ -161,6 +161,7 @@ def round_figures(cost, figures, idle, speed, warmed):
     working = system_without_background(run)
     every, data = statement_counts(cost)
     return {"complete_per_s": figures["ok_rps"], "p50": figures["p50"], "p99": figures["p99"],
+            "failed_pct": figures["error_pct"], "degraded": figures["degraded"],
             "cpu_ms": cpu[WHOLE], "cpu_ms_per_complete": cpu[PER_COMPLETE],
             "cpu_ms_per_complete_background_off": 1000 * working / complete if complete and working else None,
             "background_cpu_per_s": idle, "postgres_cpu_ms": cpu["postgres"], "proxy_cpu_ms": cpu.get("proxy"),

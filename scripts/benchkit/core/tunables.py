@@ -54,6 +54,8 @@ class Setting:
 
 
 DATA = ("articles", "authors")
+# every service of a build directly connected (off, as every run) or through the latency proxy (on)
+LATENCY_PROXY = Setting("latency proxy", "latency.proxy", SERVICES, ("off", "on"), "off")
 CORES = os.cpu_count() or 1
 # v1 and v3 share their JDBC code, and so how its pool is swept
 JDBC_POOL = Setting("JDBC pool", "quarkus.datasource.jdbc.max-size", DATA, (5, 10, 20), 50)

@@ -9,7 +9,8 @@ from benchkit.experiments import ab
 def figures(rate, cpu, statements=1.0):
     return {"complete_per_s": rate, "p50": 10.0, "p99": 30.0, "cpu_ms": cpu,
             "cpu_ms_per_complete_background_off": cpu, "postgres_cpu_ms": cpu / 4, "data_services_cpu_ms": cpu / 2,
-            "statements_per_request": statements, "data_statements_per_request": 1.0, "calibration_seconds": 2.0}
+            "statements_per_request": statements, "data_statements_per_request": 1.0, "calibration_seconds": 2.0,
+            "failed_pct": 0.0, "degraded": 0}
 
 
 def a_b(modes, build="v1", size="0"):

@@ -1,7 +1,7 @@
 import json
 
+from benchkit.core import design, tunables
 from benchkit.experiments import sweep
-from benchkit.core import tunables
 
 
 def test_a_candidate_replaces_the_shipped_value_only_when_clearly_better():
@@ -163,11 +163,14 @@ def test_at_a_pod_s_size_every_candidate_runs_in_it_and_the_value_shipped_is_wha
         def restore(self, version):
             sized.append("restored")
 
-    monkeypatch.setattr(sweep, "warm_up", lambda *args: None)
-    monkeypatch.setattr(sweep, "measure", lambda build, model, runs_dir, repeat, settings, label: {
-        "ok_rps": rates[int(label.rsplit("-", 1)[1])], "p50": 5.0, "p99": 20.0, "error_pct": 0.0, "degraded": 0})
+    monkeypatch.setattr(design, "warm_up", lambda *args: {"settled": True})
+    monkeypatch.setattr(design, "background", lambda builds: {v: {} for v in builds})
+    monkeypatch.setattr(design.knobs, "value", lambda name: 2)
+    monkeypatch.setattr(design, "closed_round", lambda build, runs_dir, round_, iterations, label, *args: {
+        "complete_per_s": rates[int(label.rsplit("-", 1)[1])], "p50": 5.0, "p99": 20.0, "failed_pct": 0.0,
+        "degraded": 0, "calibration_seconds": 1.0})
     loops = tunables.settings_for(1)["v2"][:1]
-    result = sweep.sweep_build("v2", Pods(), None, 2, 10, 10, "abc", loops, cpus=0.5)
+    result = sweep.sweep_build("v2", Pods(), None, 2, "abc", loops, cpus=0.5)
     # v2's chart gives a pod one event loop per CPU: at half a CPU that is the value shipped, not the two of
     # application.properties
     assert result["shipped"] == {"event loops": 1} and result["cpus"] == 0.5
@@ -196,3 +199,31 @@ def test_a_candidate_s_jvm_options_come_after_the_size_s_so_that_its_system_prop
     local.Local("loadgen").size("v3", 0.5, environments=tunables.environments(carriers, {"carrier threads": 2}))
     assert calls[-1] == ("start", "authors-v3", "JDK_JAVA_OPTIONS=-Djdk.virtualThreadScheduler.parallelism=8 "
                          "-XX:ActiveProcessorCount=1 -Djdk.virtualThreadScheduler.parallelism=2")
+
+
+def test_a_setting_s_candidates_are_a_design_measured_by_the_core_and_the_choice_rule_picks_from_its_rounds(
+        monkeypatch, tmp_path):
+    """Each candidate of each setting a cold start at the sweep's size, warmed and measured by the core's runner, the
+    candidates' order turned round between repeats; the next setting swept from the value chosen."""
+    pipelining = tunables.Setting("pipelining limit", "quarkus.datasource.reactive.postgresql.pipelining-limit",
+                                  tunables.DATA, (1, 256), 256)
+    loops = tunables.Setting("event loops", "quarkus.vertx.event-loops-pool-size", tunables.SERVICES, (1, 2), 2)
+    # repeat 1: 1 then 256; repeat 2: 256 then 1 (1 answers far more: chosen); then the loops, 1 clearly ahead too
+    from benchkit.tests.test_ab import Platform, measured_by
+    measured_by(monkeypatch, [300, 200, 210, 310, 500, 400, 410, 505], rounds=2)
+    monkeypatch.setattr(tunables.Setting, "current",
+                        lambda self, version, sized=None: self.default)
+    platform = Platform(("v2",))
+    result = sweep.sweep_build("v2", platform, tmp_path, 2, "abc1234", (pipelining, loops), cpus=0.5)
+    assert [(r["setting"], r["value"], r["repeat"], r["complete_per_s"]) for r in result["runs"]] == [
+        ("pipelining limit", 1, 1, 300), ("pipelining limit", 256, 1, 200), ("pipelining limit", 256, 2, 210),
+        ("pipelining limit", 1, 2, 310), ("event loops", 1, 1, 500), ("event loops", 2, 1, 400),
+        ("event loops", 2, 2, 410), ("event loops", 1, 2, 505)]
+    assert result["shipped"] == {"pipelining limit": 256, "event loops": 2}
+    assert result["chosen"] == {"pipelining limit": 1, "event loops": 1}
+    # the loops swept with the pipelining limit chosen before them; every candidate a cold start at half a CPU
+    assert all(r["context"] == {"pipelining limit": 1} for r in result["runs"][4:])
+    assert [s[1] for s in platform.started[:8]] == [0.5] * 8 and platform.started[-1] == ("v2", "restored")
+    assert all(r["failed_pct"] == 0.0 and r["calibration_seconds"] == 2.0 for r in result["runs"])
+    assert sweep.candidates("v2", pipelining, {"pipelining limit": 256}, (pipelining,), None, None).sizes == (
+        design.sizes.NO_LIMIT,)

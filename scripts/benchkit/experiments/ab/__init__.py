@@ -10,7 +10,7 @@ from benchkit import ROOT, SERVICES, VERSIONS, info
 from benchkit.core import cells, design, documents, sizes
 from benchkit.core.design import CLOSED, OPEN, Design
 from benchkit.core.knobs import knob
-from benchkit.core.tunables import DATA, Setting
+from benchkit.core.tunables import DATA, LATENCY_PROXY, Setting
 
 TLS_MODES = ("disable", "require")
 TLS = Design(
@@ -39,7 +39,6 @@ READS = Design(
     ("v1", "v3"), {mode: {"reads": mode} for mode in READ_MODES},
     settings=(Setting("reads", "jdbc.reads", DATA, READ_MODES, "autocommit"),))
 
-PROXY_MODES = ("off", "on")
 PROXY = Design(
     "proxy", "What the latency proxy costs with no latency added",
     "make latency-map puts Toxiproxy between web-api and authors and between the data services and PostgreSQL, to "
@@ -47,8 +46,7 @@ PROXY = Design(
     "through a process of its own. Measured here with no latency added: each build's three services restarted "
     "directly connected (off, as every other run) and through the proxy (on) in turn; the proxy's CPU counts in "
     "the whole system's while the build goes through it.",
-    VERSIONS, {mode: {"latency proxy": mode} for mode in PROXY_MODES},
-    settings=(Setting("latency proxy", "latency.proxy", SERVICES, PROXY_MODES, "off"),))
+    VERSIONS, {mode: {LATENCY_PROXY.name: mode} for mode in LATENCY_PROXY.candidates}, settings=(LATENCY_PROXY,))
 
 TRACING_MODES = ("off", "on")
 TRACING_EXPLANATION = (

@@ -13,20 +13,19 @@ import pathlib
 import statistics
 
 from benchkit import info, step
-from benchkit.core import calibration, design, documents, knobs, latency
+from benchkit.core import calibration, design, documents, knobs, latency, sizes
 from benchkit.core.kinds import Kind, document_publisher
 from benchkit.core.knobs import knob, numbers, results_directory
 from benchkit.core.platforms import LatencyProxy, counted_processors, sized_environment
-from benchkit.core.protocol import measure, warm_up
-from benchkit.core.tunables import LATENCY_SETTINGS, SETTINGS, environments, settings_for
+from benchkit.core.design import Design
+from benchkit.core.tunables import LATENCY_PROXY, LATENCY_SETTINGS, SETTINGS, settings_for
 
 
 # A candidate replaces the current value only when it answers this much more: on a shared machine
 # smaller differences are noise, and the value the build ships with needs no defence.
 MARGIN = 0.05
-# Each candidate restarts its services: its run and its warm-up as long as a design's cell's (ITERATIONS and
-# WARMUP_ITERATIONS override them)
-LENGTHS = (design.ITERATIONS, design.WARMUP)
+# what a candidate's row keeps of its round's figures (core.results.round_figures)
+FIGURES = ("complete_per_s", "p50", "p99", "failed_pct", "degraded", "calibration_seconds")
 SCHEMA = "reactive-bench/sweep/1"
 NEEDS = (LatencyProxy,)  # under latency (SWEEP_LATENCY_AUTHORS_MS) its builds go through the latency proxy
 
@@ -56,47 +55,51 @@ def sized_at(version, cpus):
     return sized_environment(version, counted_processors(cpus, None, None)) if cpus else None
 
 
-def sweep_build(version, platform, runs_dir, repeats, iterations, warmup, commit, settings, delay=None, cpus=None):
+def candidates(version, setting, chosen, settings, cpus, delay):
+    """One setting's candidates as a Design (core.design): a mode per value, the settings chosen so far kept, each
+    a cold start of the build at the sweep's size, warmed and measured by the core in the closed model, their order
+    turned round between repeats; behind the latency proxy under a delay."""
+    values = sorted({*setting.candidates, chosen[setting.name]})
+    proxied = (LATENCY_PROXY,) if delay else ()
+    return Design(f"sweep-{setting.label}", setting.name, "", (version,),
+                  {str(value): {**chosen, setting.name: value, **({LATENCY_PROXY.name: "on"} if delay else {})}
+                   for value in values}, sizes=(str(cpus) if cpus else sizes.NO_LIMIT,), settings=(*settings, *proxied),
+                  iterations=design.ITERATIONS, warmup=design.WARMUP)
+
+
+def observed_latency(platform, version, delay):
+    """The delay set on its hop and checked there, on each of the hop's proxies."""
+    platform.latency().set(version, delay)
+    observed = [latency.check_hop(delay, via, direct) for via, direct in platform.hop_addresses(version, delay.hop)]
+    info(f"{delay.label}: observed " + ", ".join(f"+{c['added_ms']:.1f} ms" for c in observed)
+         + ("" if all(c["ok"] for c in observed) else " — NOT the setting"))
+    return observed
+
+
+def sweep_build(version, platform, runs_dir, repeats, commit, settings, delay=None, cpus=None):
     """delay (latency.Setting): every candidate warmed up and measured behind the latency proxy with this latency on
-    its hop, checked after each restart. With it, a candidate's warm-up is the load it is measured under: without
-    it, look-ups beyond authors' admission (its edge's requests in flight) are shed while the JVMs are cold, and
-    the warm-up never settles. cpus: every candidate in pods of that size; the value shipped is then what the build runs
-    with there (v2's event loops per CPU)."""
-    proxy = platform.latency() if delay else None
+    its hop, checked before each setting's candidates. With it, a candidate's warm-up is the load it is measured
+    under: without it, look-ups beyond authors' admission (its edge's requests in flight) are shed while the JVMs
+    are cold, and the warm-up never settles. cpus: every candidate in pods of that size; the value shipped is then
+    what the build runs with there (v2's event loops per CPU)."""
     sized = sized_at(version, cpus)
     chosen = {s.name: s.current(version, sized) for s in settings}
     shipped = dict(chosen)
     rows = []
     for setting in settings:
-        values = sorted({*setting.candidates, chosen[setting.name]})
-        for repeat in range(1, repeats + 1):
-            for value in (values if repeat % 2 else list(reversed(values))):
-                trial = {**chosen, setting.name: value}
-                step(f"{version}: {setting.name} = {value} (repeat {repeat}/{repeats}; "
-                     + ", ".join(f"{k} {v}" for k, v in trial.items() if k != setting.name) + ")")
-                wanted = environments(settings, trial)
-                observed = None
-                if delay:
-                    wanted = {service: {**variables, "LATENCY_PROXY": "on"} for service, variables in wanted.items()}
-                    proxy.set(version, delay)
-                build = platform.size(version, cpus, environments=wanted) if cpus else platform.reconfigure(version, wanted)
-                label = f"{setting.label}-{value}"
-                if delay:
-                    observed = [latency.check_hop(delay, via, direct)
-                                for via, direct in platform.hop_addresses(version, delay.hop)]
-                    info(f"{delay.label}: observed " + ", ".join(f"+{c['added_ms']:.1f} ms" for c in observed)
-                         + ("" if all(c["ok"] for c in observed) else " — NOT the setting"))
-                warm_up(version, build, runs_dir, warmup)
-                speed = platform.calibrate()
-                figures = measure(build, "closed", runs_dir, repeat, {"ITERATIONS": str(iterations)}, label=f"sweep-{label}")
-                rows.append({"version": version, "setting": setting.name, "property": setting.property,
-                             "value": value, "repeat": repeat, "context": {k: v for k, v in trial.items()
-                                                                            if k != setting.name},
-                             "complete_per_s": figures["ok_rps"], "p50": figures["p50"], "p99": figures["p99"],
-                             "failed_pct": figures["error_pct"], "degraded": figures["degraded"],
-                             "calibration_seconds": speed, **({"latency_observed": observed} if delay else {})})
-                if delay:
-                    proxy.clear(version)
+        found = candidates(version, setting, chosen, settings, cpus, delay)
+        observed = observed_latency(platform, version, delay) if delay else None
+        iterations, warmup = found.lengths()
+
+        def keep(build, variant, figures, setting=setting):
+            value = dict(variant.values)[setting.name]
+            rows.append({"version": version, "setting": setting.name, "property": setting.property, "value": value,
+                         "repeat": figures["round"], "context": {k: v for k, v in chosen.items() if k != setting.name},
+                         **{key: figures[key] for key in FIGURES}, **({"latency_observed": observed} if delay else {})})
+        for group in found.groups():
+            design.measure_group(platform, found, group, 0, repeats, runs_dir, iterations, warmup, keep, {})
+        if delay:
+            platform.latency().clear(version)
         measured = measured_of(rows, setting.name)
         chosen[setting.name] = choose(measured, chosen[setting.name])
         info(f"{version}: {setting.name} -> {chosen[setting.name]} "
@@ -144,7 +147,7 @@ EXPLANATION = ("Each build's few concurrency settings, one at a time: every cand
                "second (the median of its repeats); the next setting is swept with the values chosen before it. "
                "\"At its best\" means this: the highest throughput each build reaches on this machine by its own "
                "sizing, nothing else changed. The calibration job (the bench's measure of the machine's speed) runs "
-               "right before each candidate; \"drifted\" marks a candidate measured while the machine was more than "
+               "right before each repeat of a setting's candidates; \"drifted\" marks a candidate measured while the machine was more than "
                f"{calibration.DRIFT_LIMIT:.0%} faster or slower than the median: weigh its figure accordingly.")
 
 
@@ -226,7 +229,7 @@ def run(platform, spec, directory):
         sweep["builds"] = {version: result for version, result in kept["builds"].items() if version not in versions}
     try:
         for version in versions:
-            sweep["builds"][version] = sweep_build(version, platform, runs_dir, spec.repeats, *design.lengths(*LENGTHS),
+            sweep["builds"][version] = sweep_build(version, platform, runs_dir, spec.repeats,
                                                    environment.get("git_commit", ""), settings[version], delay,
                                                    spec.cpus)
             (directory / "sweep.json").write_text(json.dumps(sweep, indent=2))
