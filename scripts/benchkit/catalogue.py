@@ -19,6 +19,9 @@ class Entry:
     cluster_help: str = ""  # what make help says of its cluster target
     needs: str = ""  # make targets built before its local run, beyond every experiment's
     target: str = ""  # its make target here where not its name
+    # {platform: why make test does not run it there}; every other target of it has a step of make test (e2e's here,
+    # test-cluster's against the deployed builds), and a test holds the scripts to this list
+    untested: dict = dataclasses.field(default_factory=dict)
 
     def targets(self):
         """{platform: make target}."""
@@ -29,6 +32,9 @@ class Entry:
 # The A/Bs run on the local stack alone: TLS can be had or not there (in the cluster Spilo requires it), and a build's
 # services restart there from a cold JVM in seconds.
 AB_HELP = ", in rounds on a fresh local stack; writes results/{name}-<time>/{file}.html."
+# why make test runs no A/B: an A/B's runner is the CPU map's (core.design), which make test runs on both platforms;
+# what each A/B sets, and its document's ratios and verdicts, are unit tests'
+AB_UNTESTED = {LOCAL: "an A/B runs on the CPU map's runner, which make test runs; its settings are unit-tested"}
 EXPERIMENTS = (
     Entry("bench", "bench", "Build, start the local stack, load each build in turn (loadgen), write "
           "results/<time>/report.html, stop.", target="demo",
@@ -39,31 +45,34 @@ EXPERIMENTS = (
           "SWEEP_LATENCY_AUTHORS_MS=50: what latency makes matter (look-ups in flight, connections to authors), behind "
           "the latency proxy. SWEEP_CPUS=0.5: every build tuned in pods of that size (as make cpu-map sizes them).",
           cluster_help="make sweep in the deployed builds' pods, under their CPU limits (the load generator as Jobs); "
-          "each Deployment rolled back to its chart's settings at the end. VERSIONS, SWEEP_ONLY as for make sweep."),
+          "each Deployment rolled back to its chart's settings at the end. VERSIONS, SWEEP_ONLY as for make sweep.",
+          untested={CLUSTER: "a candidate in pods is a reconfiguration at a size, which make cpu-map-cluster runs on "
+                             "the node; the sweep's loop runs in make test-e2e"}),
     Entry("tls", "ab", "What TLS to PostgreSQL (required in the cluster, absent locally) costs each build: with and "
-          "without" + AB_HELP.format(name="tls", file="tls"), {"variant": "tls"}, (LOCAL,)),
+          "without" + AB_HELP.format(name="tls", file="tls"), {"variant": "tls"}, (LOCAL,), untested=AB_UNTESTED),
     Entry("reads", "ab", "How v1 and v3 read, A/B: in a transaction of their own or without one (autocommit, as "
-          "shipped)" + AB_HELP.format(name="reads", file="reads") + " (docs/tuning.md)", {"variant": "reads"}, (LOCAL,)),
+          "shipped)" + AB_HELP.format(name="reads", file="reads") + " (docs/tuning.md)", {"variant": "reads"}, (LOCAL,),
+          untested=AB_UNTESTED),
     Entry("proxy-cost", "ab", "What the latency proxy of make latency-map costs each build with no latency added, "
           "A/B: directly connected or through Toxiproxy" + AB_HELP.format(name="proxy-cost", file="proxy"),
-          {"variant": "proxy"}, (LOCAL,)),
+          {"variant": "proxy"}, (LOCAL,), untested=AB_UNTESTED),
     Entry("tracing-cost", "ab", "What tracing every request costs each build, A/B: untraced (as every measured run) "
           "or traced into Jaeger (its CPU counted)" + AB_HELP.format(name="tracing-cost", file="tracing"),
-          {"variant": "tracing"}, (LOCAL,), needs="jaeger"),
+          {"variant": "tracing"}, (LOCAL,), needs="jaeger", untested=AB_UNTESTED),
     Entry("tracing-sampled-cost", "ab", "The same with 1 % of the requests traced (decided at web-api), as the "
           "chart's tracing.sampled=0.01; writes results/tracing-sampled-cost-<time>/tracing-sampled.html.",
-          {"variant": "tracing-sampled"}, (LOCAL,), needs="jaeger"),
+          {"variant": "tracing-sampled"}, (LOCAL,), needs="jaeger", untested=AB_UNTESTED),
     Entry("tracing-absent", "ab", "What the tracing extension costs disabled, as every build ships it, A/B: each "
           "build as shipped against the same build without it (make build-without-tracing), at the whole machine "
           "and at half a CPU, closed and open model" + AB_HELP.format(name="tracing-absent", file="tracing-absent"),
-          {"variant": "tracing-absent"}, (LOCAL,), needs="build-without-tracing"),
+          {"variant": "tracing-absent"}, (LOCAL,), needs="build-without-tracing", untested=AB_UNTESTED),
     Entry("against-commit", "ab", "The checkout's builds against another commit's (make build-at-commit COMMIT=… "
           "first), A/B: each build from either, at the whole machine and at half a CPU (AB_SIZES), closed and open "
           "model" + AB_HELP.format(name="against-commit", file="against-commit"), {"variant": "against-commit"},
-          (LOCAL,)),
+          (LOCAL,), untested=AB_UNTESTED),
     Entry("noise-floor", "ab", "The noise floor, A/A: each build against itself, restarted as shipped twice in turn, "
           "at the whole machine and at half a CPU, closed and open model" + AB_HELP.format(name="noise-floor",
-          file="noise-floor"), {"variant": "noise-floor"}, (LOCAL,)),
+          file="noise-floor"), {"variant": "noise-floor"}, (LOCAL,), untested=AB_UNTESTED),
     Entry("chaos", "chaos", "Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a "
           "fresh local stack, every build; writes results/chaos-<time>/chaos.html. CHAOS_FAULTS, VERSIONS, "
           "CHAOS_ROUNDS to choose; CHAOS_QUICK=1 for the short subset of make test.",
@@ -82,7 +91,8 @@ EXPERIMENTS = (
           "floor) against v2, CPU per request and coordinated omission; writes results/bakeoff-<time>/bakeoff.md "
           "(docs/load-generator.md).",
           # CPU per request from /proc, the stall by SIGSTOP to a local process
-          platforms=(LOCAL,), needs="vegeta wrk"),
+          platforms=(LOCAL,), needs="vegeta wrk",
+          untested={LOCAL: "it measures the load generators, not the builds, and needs wrk from Debian"}),
     Entry("cpu-map", "cpumap", "The comparison over CPU per service: every build with each service's JVM limited to "
           "0.5, 1 and 2 CPUs and none, as a pod's limit is (a CFS quota in a cgroup of its own, root, and the "
           "processors the JVM derives from it), and one processor without a quota; closed model, open model at a "

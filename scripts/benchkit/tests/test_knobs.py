@@ -148,3 +148,18 @@ def test_what_an_experiment_needs_of_a_platform_beyond_the_base_is_a_capability_
     assert registry.EXPERIMENTS["chaos"].package.NEEDS == (platforms.Faults, platforms.LatencyProxy)
     # the base interface no longer holds a fault's or the proxy's methods
     assert not {"act", "act_on_part", "replicas", "latency", "hop_addresses"} & set(vars(platforms.Platform))
+
+
+def test_make_test_has_a_step_for_every_experiment_s_target_the_catalogue_does_not_say_why_it_has_none():
+    """The catalogue is the one list: e2e's steps (benchkit run NAME, here) and test-cluster's (make_target TARGET,
+    against the deployed builds) are held to it, both ways."""
+    import re
+    from benchkit import ROOT, catalogue
+    stepped = {catalogue.LOCAL: set(re.findall(r"\brun ([a-z-]+) \"", (ROOT / "scripts/e2e-test.sh").read_text())),
+               catalogue.CLUSTER: set(re.findall(r"\bmake_target ([a-z-]+)",
+                                                 (ROOT / "scripts/test-cluster/test.sh").read_text()))}
+    for entry in catalogue.EXPERIMENTS:
+        for platform, target in entry.targets().items():
+            name = entry.name if platform == catalogue.LOCAL else target
+            assert (name in stepped[platform]) != (platform in entry.untested), (entry.name, platform)
+    assert {"bench", "sweep", "chaos", "latency-map", "cpu-map"} <= stepped[catalogue.LOCAL]
