@@ -98,7 +98,7 @@ flame_graphs() {
 latency_map_holds() {
   local map=$1 status=0
   shift
-  benchkit check "$map" '[(v, d["rows"][c["row"]]["ms"], c["load"], c["fastest"], c["p50"]) for v, cells in d["cells"].items() for c in cells]' || true
+  benchkit check "$map" '[(c["build"], c["mode"], r["fastest"], r["p50"]) for c in d["cells"] for r in c["rounds"]]' || true
   (($# == 0)) || benchkit check "$map" "$@" || status=$?
   benchkit latency-map-verdicts "$map" || status=$?
   return "$status"

@@ -42,9 +42,17 @@ KNOBS = knobs.CORE + tuple(knob for package in PACKAGES for knob in knobs.declar
 # holds its results.json and its compare.json (or cpu-map.json and remainder.json), and publishing the directory
 # publishes the run (a comparison is published by its own path).
 # Every grid experiment writes the cell document (core.cells): one kind, whose tables and charts each design adds.
+# what a design's own check adds to the cell document's (the latency map's ratio grid and predictions)
+DESIGN_CONSISTENCY = {name: check for package in PACKAGES for name, check in getattr(package, "CONSISTENCY", {}).items()}
+
+
+def cell_consistency(summary):
+    return cells.consistency(summary) + DESIGN_CONSISTENCY.get(summary.get("design"), lambda _: [])(summary)
+
+
 CELLS = Kind("cells", cells.SCHEMA, cells.SCHEMA,
              tuple(file for package in PACKAGES for file in getattr(package, "RUN_FILES", ())),
-             document_publisher(cells.SCHEMA, cells.consistency, ("environment", "explanation")), cells.consistency,
+             document_publisher(cells.SCHEMA, cell_consistency, ("environment", "explanation")), cell_consistency,
              {name: table for package in PACKAGES for name, table in getattr(package, "TABLES", {}).items()},
              {name: chart for package in PACKAGES for name, chart in getattr(package, "CHARTS", {}).items()})
 KINDS = (*(package.KIND for package in PACKAGES if hasattr(package, "KIND")), CELLS, compare.KIND,

@@ -1,5 +1,5 @@
-"""One-off (issue 60): the summaries of the A/Bs (reactive-bench/ab/1) and of the CPU maps (reactive-bench/cpu-map/2)
-as cell documents (core.cells), and every marker of README.md and docs/*.md that named a figure of one by its old
+"""One-off (issue 60): the summaries of the A/Bs (reactive-bench/ab/1), of the CPU maps (reactive-bench/cpu-map/2) and
+of the latency map (reactive-bench/latency-map/1) as cell documents (core.cells), and every marker of README.md and docs/*.md that named a figure of one by its old
 path, named by its cell. Refuses to write unless each figure a marker names is the same at its new path.
 
     cd scripts && ../.tools/benchkit/bin/python -m migrations.to_cells"""
@@ -12,6 +12,7 @@ from benchkit.core.kinds import SUMMARIES
 
 OLD = "reactive-bench/ab/1"
 OLD_MAP = "reactive-bench/cpu-map/2"
+OLD_LATENCY = "reactive-bench/latency-map/1"
 
 
 def size_of(key, build):
@@ -24,7 +25,48 @@ def size_of(key, build):
 
 
 def migrated(old):
-    return (migrated_ab if old["schema"] == OLD else migrated_map)(old)
+    return {OLD: migrated_ab, OLD_MAP: migrated_map, OLD_LATENCY: migrated_latency}[old["schema"]](old)
+
+
+def latency_mode(old, row, load):
+    """The mode of an old latency map's cell at a row and load, as latencymap.mode_name names it."""
+    row, load = old["rows"][row], old["loads"][load]
+    return f"{row['hop']} +{row['ms']:g} ms · {load['model']} {load['value']}"
+
+
+def migrated_latency(old):
+    """A latency map: each build at each row and load a cell of its repeats (rounds), in the order measured; its
+    grid, checks and predictions kept; compared along the builds."""
+    grid = {latency_mode(old, r, l): [r, l] for r in range(len(old["rows"])) for l in range(len(old["loads"]))}
+    found = []
+    for mode, (r, l) in grid.items():
+        for build, cells_ in old["cells"].items():
+            mine = sorted((c for c in cells_ if (c["row"], c["load"]) == (r, l)), key=lambda c: c["repeat"])
+            found.append({"build": build, "mode": mode, "size": sizes.NO_LIMIT, "rounds": [
+                {"size": sizes.NO_LIMIT, "round": c["repeat"], "settled": old["settled"][build],
+                 **{k: v for k, v in c.items() if k not in ("row", "load", "repeat")}} for c in mine]})
+    kept = {k: v for k, v in old.items() if k not in ("schema", "cells", "repeats", "settled", "name", "ratios")}
+    document = {"name": old["name"], "schema": cells.SCHEMA, "design": "latency-map",
+                "title": "When the services wait", "duration": old["duration"], "rows": old["rows"],
+                "loads": old["loads"], "grid": grid, **kept, "compared": cells.BUILD, "reference": "v1",
+                "modes": list(grid), "sizes": [sizes.NO_LIMIT], "rounds": old["repeats"], "cells": found,
+                "ratios": old["ratios"]}
+    document["cells"] = cells.with_ratios(document)
+    return document
+
+
+def new_latency_path(old, path):
+    """A marker's path into an old latency map, as a path into its cell document."""
+    keys = path.split(".")
+    if keys[0] == "repeats":
+        return "rounds"
+    if keys[0] == "cells":
+        cell = old["cells"][keys[1]][int(keys[2])]
+        mode = latency_mode(old, cell["row"], cell["load"]).replace(" ", "_")
+        same = sorted((c for c in old["cells"][keys[1]] if (c["row"], c["load"]) == (cell["row"], cell["load"])),
+                      key=lambda c: c["repeat"])
+        return ".".join([f"cells.[build={keys[1]},mode={mode}]", "rounds", str(same.index(cell)), *keys[3:]])
+    return path
 
 
 def migrated_map(old):
@@ -87,6 +129,8 @@ def new_path(old, path):
     """A marker's path into an old summary, as a path into its cell document."""
     if old["schema"] == OLD_MAP:
         return new_map_path(old, path)
+    if old["schema"] == OLD_LATENCY:
+        return new_latency_path(old, path)
     keys = path.split(".")
     if keys[0] != "builds":
         return path
@@ -107,7 +151,7 @@ def main():
     its new path as at its old one. The tables are left as the old code rendered them: make test-docs renders them
     again from the migrated summaries and fails where one is not the same."""
     olds = {p.stem: json.loads(p.read_text()) for p in sorted(SUMMARIES.glob("*.json"))}
-    olds = {name: data for name, data in olds.items() if data.get("schema") in (OLD, OLD_MAP)}
+    olds = {name: data for name, data in olds.items() if data.get("schema") in (OLD, OLD_MAP, OLD_LATENCY)}
     news = {name: migrated(old) for name, old in olds.items()}
     marker = re.compile(r"<!-- figure (\S+) (\S+) ")
     moved = []

@@ -9,7 +9,7 @@ warm-up and its background, in rounds whose order turns round on the compared ax
 import dataclasses
 import json
 
-from benchkit import BASELINE, step
+from benchkit import BASELINE, info, step
 from benchkit.core import cells as celldoc, knobs, load, sizes
 from benchkit.core.protocol import background, closed_round, open_round, order, warm_up
 from benchkit.core.tunables import environments
@@ -42,9 +42,17 @@ class Design:
     phases: tuple = (CLOSED,)
     settings: tuple = ()  # the tunables.Setting the modes' values set
     # EACH_CELL: every cell from a cold JVM in every round (two modes of one build cannot run at once); EACH_SIZE: every
-    # build started once at a size, warmed once, then measured round after round
+    # build started once at a size, warmed once, then measured round after round; AS_RUNNING: every build as it runs
+    # (deployed, or as the experiment started it), warmed once
     restart: str = "each cell"
     ergonomics: bool = False  # whether what each JVM saw and chose is kept, per size, after its warm-up (EACH_SIZE)
+    # What a design may add to the runner, each None unless given: arrange(build, variant), called before each cell
+    # is measured (the latency map sets its row's latency on the proxy there); again(document), the modes whose cells
+    # are measured once more after the rounds, up to extra_rounds times (the latency map's cells whose repeats
+    # disagree)
+    arrange: object = None
+    again: object = None
+    extra_rounds: int = 0
     iterations: int = ITERATIONS
     warmup: int = WARMUP
 
@@ -67,7 +75,7 @@ class Design:
         return found
 
 
-EACH_CELL, EACH_SIZE = "each cell", "each size"
+EACH_CELL, EACH_SIZE, AS_RUNNING = "each cell", "each size", "as running"
 
 
 def lengths(iterations, warmup):
@@ -83,13 +91,15 @@ def in_round(design, group, round_, position):
     variants = list(dict.fromkeys(variant for _, variant in group))
     if design.compared == celldoc.MODE:
         return [(build, variant) for variant in order(variants, round_) for build, v in group if v == variant]
-    return [(build, variant) for variant in variants
-            for build in order([b for b, v in group if v == variant], round_ + position)]
+    return [(build, variant) for index, variant in enumerate(variants)
+            for build in order([b for b, v in group if v == variant], round_ + position + index)]
 
 
 def started(platform, design, build, variant):
     """The build's services restarted from a cold JVM in the variant's mode, at its size (as shipped at none)."""
     environment = environments(design.settings, dict(variant.values)) if design.settings else {}
+    if design.restart == AS_RUNNING:
+        return platform.build(build)
     if variant.size == sizes.NO_LIMIT:
         return platform.reconfigure(build, environment, fresh=True)
     return platform.size(build, *sizes.given(variant.size), environments=environment or None)
@@ -107,10 +117,17 @@ def label(design, variant):
 
 
 def measured(design, running, runs_dir, round_, variant, iterations, warm, idle, speed):
-    """One cell's figures in one round: the closed model, then the open model where the design has it."""
-    figures = closed_round(running, runs_dir, round_, iterations, label(design, variant), idle, speed, warm)
-    if OPEN in design.phases:
-        figures.update(open_round(running, runs_dir, round_, label(design, variant), figures["complete_per_s"]))
+    """One cell's figures in one round, phase after phase: the closed model, the open model after it (its rate and
+    ladder follow the closed one's), or a design's own phase(build, runs_dir, round, variant, label)."""
+    figures = {"settled": warm["settled"]}
+    for phase in design.phases:
+        if phase == CLOSED:
+            figures.update(closed_round(running, runs_dir, round_, iterations, label(design, variant), idle, speed,
+                                        warm))
+        elif phase == OPEN:
+            figures.update(open_round(running, runs_dir, round_, label(design, variant), figures["complete_per_s"]))
+        else:
+            figures.update(phase(running, runs_dir, round_, variant, label(design, variant)))
     return {"size": variant.size, "round": round_, **figures}
 
 
@@ -140,9 +157,10 @@ def run(platform, design, directory, extra=None, on_cell=None, kept=None):
             if all(len(rounds_of(build, variant)) == rounds for build, variant in group):
                 step(f"{', '.join(dict.fromkeys(b for b, _ in group))} at {sizes.label(group[0][1].size)}: kept")
                 continue
-            measure_group(platform, design, group, position, rounds, runs_dir, iterations, warmup,
-                          lambda build, variant, figures: rounds_of(build, variant).append(
-                              {**figures, **(on_cell(figures, environment) if on_cell else {})}), document)
+            def keep(build, variant, figures):  # each cell's round kept at once: a run stopped half-way shows it
+                rounds_of(build, variant).append({**figures, **(on_cell(figures, environment) if on_cell else {})})
+                (directory / f"{design.name}.json").write_text(json.dumps(document, indent=2))
+            measure_group(platform, design, group, position, rounds, runs_dir, iterations, warmup, keep, document)
             document["cells"] = celldoc.with_ratios(document)
             (directory / f"{design.name}.json").write_text(json.dumps(document, indent=2))
     finally:
@@ -155,22 +173,33 @@ def run(platform, design, directory, extra=None, on_cell=None, kept=None):
 def measure_group(platform, design, group, position, rounds, runs_dir, iterations, warmup, keep, document):
     """A group's rounds, each cell's figures given to keep(build, variant, figures)."""
     running = {}
-    if design.restart == EACH_SIZE:  # every build of the group started, then each warmed, once
+    if design.restart != EACH_CELL:  # every build of the group started, then each warmed, once
         running = {build: started(platform, design, build, variant) for build, variant in group}
         running = {build: (it, *warmed(build, it, runs_dir, warmup)) for build, it in running.items()}
         if design.ergonomics:  # after the warm-up: the threads a JVM starts on demand exist by now
             document["ergonomics"][sizes.label(group[0][1].size)] = {
                 build: it.ergonomics() for build, (it, *_) in running.items()}
-    for round_ in range(1, rounds + 1):
+    def measure_round(cells, round_):
         speed = platform.calibrate()
-        for build, variant in in_round(design, group, round_, position):
+        for build, variant in in_round(design, cells, round_, position):
             step(f"{build}: {design.name}, {celldoc.variant_name(variant.mode, variant.size)}, "
                  f"round {round_}/{rounds}")
             if design.restart == EACH_CELL:
                 it = started(platform, design, build, variant)
                 running[build] = (it, *warmed(build, it, runs_dir, warmup))
+            if design.arrange:
+                design.arrange(build, variant, round_)
             it, warm, idle = running[build]
             keep(build, variant, measured(design, it, runs_dir, round_, variant, iterations, warm, idle, speed))
+
+    for round_ in range(1, rounds + 1):
+        measure_round(group, round_)
+    for extra in range(1, design.extra_rounds + 1 if rounds > 1 else 1):
+        wanted = [(build, variant) for build, variant in group if variant.mode in design.again(document)]
+        if not wanted:
+            break
+        info(f"round {rounds + extra}: {len(wanted)} cell(s) measured again ({design.name}: their rounds disagree)")
+        measure_round(wanted, rounds + extra)
 
 
 def continued(kept, document):

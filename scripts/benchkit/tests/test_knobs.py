@@ -61,13 +61,13 @@ def test_a_knob_is_its_default_unless_given_and_parsed_when_given():
 def test_a_spec_is_read_from_the_environment_typed_and_refused_by_name_when_wrong(tmp_path):
     from benchkit.experiments import chaos, latencymap, sweep
     spec = knobs.spec_of(latencymap.Spec, "latencymap", {"MAP_RATES": "100,200", "LATENCY_DATABASE_MS": ""})
-    assert spec.rates == (100, 200) and spec.users == (100, 400, 1000) and spec.repeats == 3
+    assert spec.rates == (100, 200) and spec.users == (100, 400, 1000) and spec.duration == "10s"
     assert spec.database_ms == ()  # a list set empty is none: a map of the authors hop alone
     assert knobs.spec_of(chaos.Spec, "chaos", {"CHAOS_QUICK": "1", "CHAOS_FAULTS": "a,b"}) == \
         chaos.Spec(faults=("a", "b"), quick=True)
     assert knobs.spec_of(chaos.Spec, "chaos", {"CHAOS_QUICK": "0"}).quick is False
-    with pytest.raises(SystemExit, match="MAP_REPEATS=three"):
-        knobs.spec_of(latencymap.Spec, "latencymap", {"MAP_REPEATS": "three"})
+    with pytest.raises(SystemExit, match="MAP_RATES=three"):
+        knobs.spec_of(latencymap.Spec, "latencymap", {"MAP_RATES": "three"})
     with pytest.raises(SystemExit, match="no sweep.json there"):
         knobs.spec_of(sweep.Spec, "sweep", {"SWEEP_KEEP": str(tmp_path)})
     (tmp_path / "sweep.json").write_text("{}")

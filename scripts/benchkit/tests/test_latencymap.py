@@ -67,11 +67,30 @@ def cell(row, load, complete, p99, repeat=1):
             "peak_rss_mib": {"web-api": 300}, "cpu_seconds": {"web-api": 1.5, "proxy": 0.5}}
 
 
+def as_cells(data):
+    """A grid of made-up cells ({build: [cell of a row, a load and a repeat]}) as the cell document the map writes."""
+    from benchkit.core import cells as celldoc
+    grid = {latencymap.mode_name(latency.Setting(**row), latencymap.Load(**load)): [r, l]
+            for r, row in enumerate(data["rows"]) for l, load in enumerate(data["loads"])}
+    found = [{"build": build, "mode": mode, "size": "0", "rounds": [
+        {"size": "0", "round": c["repeat"], **{k: v for k, v in c.items() if k not in ("row", "load", "repeat")}}
+        for c in cells if [c["row"], c["load"]] == at]} for mode, at in grid.items() for build, cells in data["cells"].items()]
+    document = {**{k: v for k, v in data.items() if k != "cells"}, "schema": celldoc.SCHEMA, "design": "latency-map",
+                "grid": grid, "compared": celldoc.BUILD, "reference": "v1", "modes": list(grid), "sizes": ["0"],
+                "rounds": data["rounds"], "cells": found}
+    document["cells"] = celldoc.with_ratios(document)
+    return document
+
+
+def published(data):
+    return {**as_cells(data), "ratios": latencyreport.ratio_grid(data)}
+
+
 @pytest.fixture
 def made_up(tmp_path):
     rows = [latency.Setting("authors", 0), latency.Setting("authors", 50, 5)]
-    data = {"schema": latencymap.SCHEMA, "commit": "abc1234", "timestamp": "2026-11-26T00:00:00+00:00",
-            "where": "made up", "environment": {"runs": 2}, "duration": "10s",
+    data = {"commit": "abc1234", "timestamp": "2026-11-26T00:00:00+00:00",
+            "where": "made up", "environment": {"runs": 2}, "rounds": 2, "duration": "10s",
             "rows": [{"hop": r.hop, "ms": r.ms, "jitter_ms": r.jitter_ms} for r in rows],
             "loads": [{"model": "open", "value": 250}, {"model": "closed", "value": 400}],
             "pools": {v: latencymap.pools(v) for v in ("v1", "v2")}, "rule": latencymap.rule(),
@@ -81,7 +100,7 @@ def made_up(tmp_path):
             "cells": {"v1": [cell(0, 0, 250, 10), cell(0, 1, 900, 200), cell(1, 0, 250, 60), cell(1, 1, 380, 900),
                              cell(1, 1, 400, 1100, repeat=2)],
                       "v2": [cell(0, 0, 250, 8), cell(0, 1, 1400, 100), cell(1, 0, 250, 58), cell(1, 1, 1200, 300)]}}
-    (tmp_path / "latency-map.json").write_text(json.dumps(data))
+    (tmp_path / "latency-map.json").write_text(json.dumps(as_cells(data)))
     return tmp_path, data
 
 
@@ -114,13 +133,12 @@ def test_a_doc_s_heat_map_is_drawn_from_its_summary_and_a_changed_picture_fails_
     root, data = made_up
     summaries = root / "docs" / "results"
     summaries.mkdir(parents=True)
-    (summaries / "map-made-up.json").write_text(json.dumps({**data, "name": "map-made-up",
-                                                           "ratios": latencyreport.ratio_grid(data)}))
+    (summaries / "map-made-up.json").write_text(json.dumps({**published(data), "name": "map-made-up"}))
     doc = root / "docs" / "results.md"
     doc.write_text("<!-- chart map-made-up map-v2-throughput -->![v2/v1](figures/map-made-up-map-v2-throughput.svg)"
                    "<!-- /chart -->\n")
     assert any("is not what its summary draws" in p for p in figures.check(root, summaries))  # not drawn yet
-    drawn = figures.pictures(doc.read_text(), {"map-made-up": data}, "results.md", root)
+    drawn = figures.pictures(doc.read_text(), {"map-made-up": published(data)}, "results.md", root)
     (picture, svg), = drawn.items()
     assert picture == root / "docs/figures/map-made-up-map-v2-throughput.svg" and "3.08×" in svg  # 1200 / 390
     picture.parent.mkdir(parents=True)
@@ -149,7 +167,7 @@ def test_the_sweep_that_chose_the_map_s_settings_is_kept_and_tabled_with_its_cho
 def test_a_published_map_s_ratios_are_what_its_cells_give(made_up):
     from benchkit import registry
     _, data = made_up
-    good = {**data, "ratios": latencyreport.ratio_grid(data)}
+    good = published(data)
     assert good["ratios"]["throughput"]["v2"][1][1] == round(1200 / 390, 3)
     assert registry.consistency(good) == []
     changed = json.loads(json.dumps(good))
@@ -173,7 +191,7 @@ def a_short_map(fastest_at_20):
     hop = {"hop": "authors", "setting_ms": 0, "added_ms": 0.2, "direct_floor_ms": 0.3, "proxied_floor_ms": 0.5,
            "low_ms": -0.6, "high_ms": 2.1, "samples": 60, "ok": True}
     return {"rows": [{"hop": "authors", "ms": 0, "jitter_ms": 0}, {"hop": "authors", "ms": 20, "jitter_ms": 2}],
-            "loads": [{"model": "open", "value": 40}], "environment": {"runs": 1},
+            "loads": [{"model": "open", "value": 40}], "rounds": 1,
             "own": {"v1": [hop]}, "checks": {"v1": [{"repeat": 1, "row": 1, "hops": [hop]}]},
             "cells": {"v1": [{**cell(0, 0, 40, 20), "fastest": 4.0}, {**cell(1, 0, 40, 60), "fastest": fastest_at_20}]}}
 
@@ -205,7 +223,7 @@ def test_a_map_s_predictions_are_what_its_pools_give_by_its_rule(made_up):
     the map alone."""
     from benchkit import registry
     _, data = made_up
-    good = {**data, "ratios": latencyreport.ratio_grid(data)}
+    good = published(data)
     assert registry.consistency(good) == []
     changed = json.loads(json.dumps(good))
     changed["predicted"]["v1"][1]["ceiling"] += 1
@@ -221,7 +239,7 @@ def test_a_map_s_predictions_are_what_its_pools_give_by_its_rule(made_up):
 def test_a_prediction_revised_after_the_run_is_kept_beside_the_original_and_the_row_says_so(made_up):
     from benchkit import registry
     _, data = made_up
-    revised = json.loads(json.dumps({**data, "ratios": latencyreport.ratio_grid(data)}))
+    revised = json.loads(json.dumps(published(data)))
     pools = {v: {**p, "web-api's connections to authors": 25} for v, p in revised["pools"].items()}
     rows = [latency.Setting(r["hop"], r["ms"], r["jitter_ms"]) for r in revised["rows"]]
     revision = {"commit": "def5678", "why": "a pool counted twice", "rule": revised["rule"], "pools": pools,
@@ -229,7 +247,8 @@ def test_a_prediction_revised_after_the_run_is_kept_beside_the_original_and_the_
                               for v in pools}}
     revised["revisions"] = [revision]
     assert registry.consistency(revised) == []
-    row = next(r for r in latencyreport.prediction_rows(revised, latencyreport.medians(revised))
+    grid = latencyreport.as_grid(revised)
+    row = next(r for r in latencyreport.prediction_rows(grid, latencyreport.medians(grid))
                if r[0].startswith("v2") and "+50" in r[1])
     assert row[2] == "100" and "at def5678: a pool counted twice" in row[3] and "predicted 400/s" in row[3], row
     assert registry.consistency({**revised, "revisions": [{**revision, "why": ""}]}), "a revision says why"
@@ -243,48 +262,55 @@ def test_a_cell_s_spread_and_its_ratio_interval_come_from_its_repeats(made_up):
     assert latencyreport.spreads(data)["v1"][(0, 0)] is None  # one repeat: no spread to tell
     assert latencyreport.ratio_interval(data, "v2", 1, 1) == [round(1200 / 380, 3)] * 2  # v2 has repeat 1 only
     wide = {**data, "cells": {**data["cells"], "v1": [*data["cells"]["v1"], cell(0, 0, 300, 10, repeat=2)]}}
-    assert latencymap.unsettled(wide) == set()  # 250 and 300: 25 from 275, 9 %
+    assert latencymap.unsettled(as_cells(wide)) == set()  # 250 and 300: 25 from 275, 9 %
     wide["cells"]["v1"].append(cell(0, 0, 400, 10, repeat=3))
-    assert latencymap.unsettled(wide) == {(0, 0)}  # 250, 300, 400: 50 from 300 at the median, 17 %
+    assert latencymap.unsettled(as_cells(wide)) == {"authors +0 ms · open 250"}  # 250, 300, 400: 50 from 300, 17 %
     table = latencyreport.spread_rows(wide, latencymap.SPREAD_LIMIT)
     assert table[1][1].startswith("v1 16.7%! (3), v2 – (1)")  # the cell that never agreed is marked
     assert table[2][2].startswith("v1 2.6% (2)")  # 380 and 400
 
 
 def test_the_map_repeats_again_only_the_cells_whose_repeats_disagree(tmp_path, monkeypatch):
-    """Three repeats of a grid of one row and two loads; at the second load v1's repeats disagree (100, 200, 150),
-    so that load alone is measured again, up to EXTRA_REPEATS more, until they agree."""
+    """Three rounds of a grid of one row and two loads, on the core's runner; at the second load v1's rounds disagree
+    (100, 200, 150), so that load alone is measured again, for every build, up to EXTRA_REPEATS more, until they
+    agree; the row's latency is set and checked once per build and round, before its first cell."""
+    from benchkit.core import design
     rates = {0: iter([500, 500, 500, 500, 500]), 1: iter([100, 200, 150, 150, 150])}
+    set_on = []
 
     def fake_cell(build, row, load, runs_dir, repeat, duration):
         position = [l.value for l in loads].index(load.value)
         value = next(rates[position]) if build == "v1" else 600
-        return {**cell(0, position, value, 10, repeat), "repeat": repeat}
+        return {k: v for k, v in cell(0, position, value, 10, repeat).items() if k not in ("row", "load", "repeat")}
 
     class Proxy:
         def clear(self, version): pass
-        def set(self, version, row): pass
+        def set(self, version, row): set_on.append(version)
 
     class Platform:
         where = "here"
         def through_proxy(self, version): return True
         def build(self, version): return version
-        def environment(self, where, repeats, warmup): return {"git_commit": "abc", "timestamp": "t", "where": where,
-                                                               "runs": repeats}
+        def environment(self, where, repeats, warmup): return {"git_commit": "abc", "timestamp": "t", "where": where}
         def hop_addresses(self, version, hop): return []
+        def calibrate(self): return 1.0
+        def restore(self, version): pass
+        def close(self): pass
 
     rows, loads = [latency.Setting("authors", 20, 2)], [latencymap.Load("open", 100), latencymap.Load("closed", 10)]
     monkeypatch.setattr(latencymap, "grid", lambda spec: (rows, loads))
     monkeypatch.setattr(latencymap, "cell", fake_cell)
-    monkeypatch.setattr(latencymap, "warm_up", lambda *a: {"settled": True})
-    monkeypatch.setattr(latencymap, "background", lambda *a: {})
+    monkeypatch.setattr(design, "warm_up", lambda *a: {"settled": True})
+    monkeypatch.setattr(design, "background", lambda builds: {v: {} for v in builds})
+    monkeypatch.setattr(design.knobs, "value", lambda name: 3)
     shipped = latencymap.pools("v1")
     monkeypatch.setattr(latencymap, "pools", lambda version: shipped)
     monkeypatch.setattr(latencyreport, "render", lambda directory: directory / "latency-map.html")
-    (tmp_path / "runs").mkdir()
-    latencymap.run_map(Platform(), Proxy(), latencymap.Spec(repeats=3), ["v1", "v2"], tmp_path)
-    document = json.loads((tmp_path / "latency-map.json").read_text())
+    latencymap.run_map(Platform(), Proxy(), latencymap.Spec(), ["v1", "v2"], tmp_path)
+    document = latencyreport.as_grid(json.loads((tmp_path / "latency-map.json").read_text()))
     repeats = sorted(c["repeat"] for c in document["cells"]["v1"] if c["load"] == 1)
     assert sorted(c["repeat"] for c in document["cells"]["v1"] if c["load"] == 0) == [1, 2, 3]
     # 100, 200, 150: 50 from 150 at the median; with a fourth 150, 25; with a fifth, 0: settled after two more
     assert repeats == [1, 2, 3, 4, 5] and document["unsettled"] == []
+    assert sorted(c["repeat"] for c in document["cells"]["v2"] if c["load"] == 1) == [1, 2, 3, 4, 5]
+    assert sorted(set_on) == ["v1"] * 5 + ["v2"] * 5 and document["ratios"]["throughput"]["v2"][0] == [1.2, 4.0]

@@ -40,3 +40,24 @@ def test_an_old_cpu_map_s_figures_are_where_its_markers_now_point():
     assert figures.at(new, to_cells.new_path(old, "cells.v2.1.complete_per_s")) == 200
     assert figures.at(new, "cells.[build=v1,size=0.5].against_no_limit.complete_per_s.median") == \
         (100 / 400 + 110 / 380) / 2
+
+
+def test_an_old_latency_map_s_figures_are_where_its_markers_now_point_and_its_tables_are_the_same():
+    from benchkit.experiments.latencymap import report
+    from benchkit.tests.test_latencymap import cell
+    rows, loads = [{"hop": "authors", "ms": 0.0, "jitter_ms": 0}, {"hop": "database", "ms": 5.0, "jitter_ms": 0}], \
+        [{"model": "open", "value": 250}]
+    old = {"name": "map-x", "schema": to_cells.OLD_LATENCY, "commit": "abc1234", "duration": "10s", "rows": rows,
+           "loads": loads, "repeats": 2, "settled": {"v1": True, "v2": False}, "own": {}, "checks": {},
+           "cells": {"v1": [cell(0, 0, 500, 10), cell(1, 0, 300, 20), cell(0, 0, 520, 10, 2), cell(1, 0, 280, 20, 2)],
+                     "v2": [cell(0, 0, 700, 9), cell(1, 0, 90, 99), cell(0, 0, 690, 9, 2), cell(1, 0, 95, 98, 2)]}}
+    old["ratios"] = report.ratio_grid(old)
+    new = to_cells.migrated(old)
+    assert cells.consistency(new) == [] and new["rounds"] == 2
+    assert to_cells.new_path(old, "cells.v2.3.shed") == "cells.[build=v2,mode=database_+5_ms_·_open_250].rounds.1.shed"
+    for path in ("cells.v2.1.complete_per_s", "cells.v1.2.p99", "ratios.throughput.v2.1.0", "repeats"):
+        assert to_cells.old_at(old, path) == figures.at(new, to_cells.new_path(old, path)), path
+    # what the tables read of it is the old grid, in the order measured
+    assert report.as_grid(new)["cells"]["v1"] == [{**c, "size": "0", "round": c["repeat"], "settled": True}
+                                                  for c in old["cells"]["v1"]]
+    assert report.ratio_rows(report.as_grid(new), "v2") == report.ratio_rows(old, "v2")

@@ -10,27 +10,28 @@ Beside the measurement, each build's ceiling at each row as Little's law predict
 
 The local stack must be up with its latency proxy; a build whose services do not go through it yet is restarted
 behind it (LATENCY_PROXY=on) and restarted as it was at the end (make latency-map starts the stack behind it).
-Writes latency-map.json (schema reactive-bench/latency-map/1); latencymapreport renders it.
+Writes latency-map.json, the cell document (core.cells) every design writes, with the grid, the checks and the
+predictions beside its cells; latencymap.report renders it.
 
-Its grid (rows and columns), how long a cell is loaded and the repeats are its Spec; a cell whose repeats differ by more than SPREAD_LIMIT is repeated again, up to EXTRA_REPEATS more times."""
+Its grid (rows and columns) and how long a cell is loaded are its Spec, its rounds RUNS; a cell whose rounds differ by
+more than SPREAD_LIMIT is measured again, up to EXTRA_REPEATS more times."""
 import dataclasses
 import json
 import pathlib
 import threading
-import time
 
-from benchkit import BASELINE, SERVICES, VERSIONS, info, step
-from benchkit.core import knobs, latency
+from benchkit import BASELINE, SERVICES, VERSIONS, info
+from benchkit.core import design, knobs, latency
+from benchkit.core.cells import BUILD
+from benchkit.core.design import AS_RUNNING, Design
 from benchkit.core.knobs import knob, numbers
 from benchkit.experiments.latencymap import report as latencyreport
 from benchkit.experiments.latencymap.ceilings import (TUNED, predicted_ceiling, pools, predictions_problems, rule, sweep_kept,
                                                       tuned)
-from benchkit.core.kinds import SUMMARIES, Kind, checked, written
 from benchkit.core.platforms import LatencyProxy
 from benchkit.experiments.latencymap.report import SPREAD_LIMIT
-from benchkit.core.protocol import background, measure, order, warm_up
+from benchkit.core.protocol import measure
 
-SCHEMA = "reactive-bench/latency-map/1"
 NEEDS = (LatencyProxy,)  # what it asks of a platform beyond what every experiment does
 
 
@@ -40,9 +41,9 @@ EXTRA_REPEATS = 2
 
 
 def unsettled(document):
-    """{(row, load)} of the cells where some build's repeats disagree (latencyreport.spreads)."""
-    return {key for cells in latencyreport.spreads(document).values() for key, spread in cells.items()
-            if spread is not None and spread > SPREAD_LIMIT}
+    """The modes of the cells where some build's rounds disagree (latencyreport.spread beyond SPREAD_LIMIT)."""
+    return {c["mode"] for c in document["cells"]
+            if (latencyreport.spread([r["complete_per_s"] for r in c["rounds"]]) or 0) > SPREAD_LIMIT}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,19 +100,27 @@ class Peaks:
                 for service in SERVICES}
 
 
+def mode_name(row, load):
+    """A cell's mode: its row and its load ("authors +50 ms · open 1000"), as a marker selects it (_ for a space)."""
+    return f"{row.hop} +{row.ms:g} ms · {load.model} {load.value}"
+
+
 def cell(build, row, load, runs_dir, repeat, duration):
+    """One cell's figures in one round: its load on the build behind the row's latency, the build's peaks meanwhile,
+    and the CPU of the latency proxy and of the whole system."""
     scenario, settings = load.settings(duration)
     label = f"map-{row.hop}-{row.ms:g}ms-{load.model}-{load.value}"
     with Peaks(build) as peaks:
         figures = measure(build, scenario, runs_dir, repeat, settings, label=label)
     cost = json.loads((runs_dir / f"{build.version}-{label}-{repeat}.cost.json").read_text())
     memory = {service: next(iter(values.values()), None) for service, values in (cost["memory_mib"] or {}).items()}
-    return {"repeat": repeat, "complete_per_s": round(figures["ok_rps"], 1), "requests": figures["requests"],
+    return {"complete_per_s": round(figures["ok_rps"], 1), "requests": figures["requests"],
             "p50": figures["p50"] if figures["complete"] else None, "p99": figures["p99"] if figures["complete"] else None,
             "fastest": figures["fastest"] if figures["complete"] else None,
             "degraded": figures["degraded"], "shed": figures["shed"], "failed": figures["failed"],
             "unsent": figures["dropped"], "peaks": peaks.figures(), "peak_rss_mib": memory,
-            "cpu_seconds": cost["cpu_seconds"]}
+            "cpu_seconds": {"proxy": cost["cpu_seconds"].get("proxy"),
+                            "system": round(sum(cost["cpu_seconds"].values()), 3)}}
 
 
 def check(platform, version, row, own):
@@ -132,8 +141,9 @@ def verdicts(document):
     observed within their bounds, every cell measured with complete answers, and no complete answer faster than the
     latency of its row less the jitter (an answer waits for its look-ups and its queries, each through the proxy: a
     build that bypassed it answers faster, however fast or slow the machine)."""
+    document = latencyreport.as_grid(document)
     rows, loads = document["rows"], document["loads"]
-    repeats = document["environment"].get("runs", 1)
+    repeats = document["rounds"]
     too_fast = [(version, rows[c["row"]]["hop"], rows[c["row"]]["ms"], c["load"], c["fastest"])
                 for version, cells in document["cells"].items() for c in cells
                 if c["fastest"] is not None and c["fastest"] < rows[c["row"]]["ms"] - rows[c["row"]]["jitter_ms"]]
@@ -161,10 +171,9 @@ class Spec:
                               numbers(float))
     rates: tuple = knob("MAP_RATES", (250, 500, 1000), "the open model's columns, requests/s", numbers(int))
     users: tuple = knob("MAP_USERS", (100, 400, 1000), "the closed model's columns, users", numbers(int))
-    duration: str = knob("MAP_STEP_DURATION", "10s", "how long each cell is loaded")
-    repeats: int = knob("MAP_REPEATS", 3, "how many times the whole grid runs (at least 3 for a published map: each "
-                        "cell's spread shows); a cell whose repeats then differ by more than "
-                        "the map report's `SPREAD_LIMIT` of their median is repeated again")
+    duration: str = knob("MAP_STEP_DURATION", "10s", "how long each cell is loaded (the rounds: RUNS, at least 3 for "
+                         "a published map; a cell whose rounds then differ by more than the map report's "
+                         "`SPREAD_LIMIT` of their median is measured again)")
 
 
 def main(argv):
@@ -207,133 +216,106 @@ def behind_the_proxy(platform, versions, chosen):
                                            for service in SERVICES})
 
 
-def map_document(environment, duration, rows, loads, versions, sweep):
-    """The map's document before its first cell: its grid, the builds' pools, the rule and their predictions."""
-    return {"schema": SCHEMA, "commit": environment["git_commit"], "timestamp": environment["timestamp"],
-            "where": environment["where"], "environment": environment, "duration": duration,
-            "rows": [dataclasses.asdict(row) for row in rows], "loads": [dataclasses.asdict(load) for load in loads],
-            "pools": {version: pools(version) for version in versions}, "rule": rule(),
-            "tuned": {version: TUNED.get(version, {}) for version in versions},
-            "sweep": sweep_kept(sweep) if sweep else None,
-            "predicted": {version: [predicted_ceiling(version, row) for row in rows] for version in versions},
-            "own": {}, "checks": {version: [] for version in versions}, "cells": {version: [] for version in versions}}
-
-
-def proxy_own(platform, versions, document):
-    """{(hop, proxy address): ms} the proxy itself adds on each hop with no latency set, for the checks' tolerance;
-    each check kept in the document's "own"."""
-    own = {}
+def proxy_own(platform, versions):
+    """{(hop, proxy address): ms} the proxy itself adds on each hop with no latency set, for the checks' tolerance,
+    and {version: [each check]} for the map's document."""
+    own, kept = {}, {}
     for version in versions:
-        document["own"][version] = []
+        kept[version] = []
         for hop in latency.HOPS:
             for (via, direct) in platform.hop_addresses(version, hop):
                 found = latency.check_hop(latency.Setting(hop, 0), via, direct)
                 own[(hop, via)] = found["added_ms"]
-                document["own"][version].append(found)
+                kept[version].append(found)
         info(f"{version}: the proxy itself adds " + ", ".join(f"{c['hop']} {c['added_ms']:+.2f} ms"
-                                                             for c in document["own"][version]))
-    return own
+                                                             for c in kept[version]))
+    return own, kept
+
+
+EXPLANATION = ("Each build behind the same latency proxy, the latency of one hop at a time added (each row), each load "
+               "for the same duration (each column), the builds in turn; a cell is a build at a row and a load, "
+               "measured in rounds (the whole grid again), and a cell whose rounds disagree is measured again.")
 
 
 def run_map(platform, proxy, spec, versions, directory, chosen=None, sweep=None):
-    """chosen: {version: {service: {variable: value}}}, what a sweep chose (else each build as it ships); sweep: that
-    sweep's sweep.json, whose candidates the map keeps (the choice, as data beside the map it made)."""
+    """The map as a Design (core.design) on the builds as they run behind the proxy: a mode per row and load, its
+    phase a load of the row's latency for the step's duration; the row's latency set on each build's proxies and
+    checked before its first cell of the row. chosen: {version: {service: {variable: value}}}, what a sweep chose
+    (else each build as it ships); sweep: that sweep's sweep.json, whose candidates the map keeps."""
     chosen = chosen or {}
-    runs_dir = directory / "runs"
-    (rows, loads), duration, repeats = grid(spec), spec.duration, spec.repeats
+    (rows, loads), duration = grid(spec), spec.duration
     behind_the_proxy(platform, versions, chosen)
-    builds = {version: platform.build(version) for version in versions}
-    environment = platform.environment(f"{platform.where}, behind the latency proxy", repeats, True)
     for version in versions:
         proxy.clear(version)
-    environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}
-    environment["background_cpu_per_s"] = background(builds)
-    document = map_document(environment, duration, rows, loads, versions, sweep)
-    own = proxy_own(platform, versions, document)
-    started = time.monotonic()
-    planned = {(index, position) for index in range(len(rows)) for position in range(len(loads))}
-    total = repeats * len(planned) * len(versions)
-    progress = {"done": 0}
+    own, kept = proxy_own(platform, versions)
+    at = {mode_name(row, load): (index, position) for index, row in enumerate(rows)
+          for position, load in enumerate(loads)}
+    checks, current = {version: [] for version in versions}, {}
 
-    def measure_repeat(repeat, wanted):
-        """One repeat of the cells wanted ((row, load) pairs): each row's latency set and checked, then its loads,
-        every build in turn, their order turned round from one load to the next."""
-        for index, row in enumerate(rows):
-            positions = [position for position in range(len(loads)) if (index, position) in wanted]
-            if not positions:
-                continue
-            for version in versions:
-                proxy.clear(version)
-                proxy.set(version, row)
-                checks = check(platform, version, row, own)
-                document["checks"][version].append({"repeat": repeat, "row": index, "hops": checks})
-                info(f"{version}, {row.label}: observed +" + ", +".join(f"{c['added_ms']:.1f} ms" for c in checks)
-                     + ("" if all(c["ok"] for c in checks) else " — NOT the setting"))
-            for position in positions:
-                load = loads[position]
-                for version in order(versions, position + index + repeat):
-                    progress["done"] += 1
-                    step(f"{version}: {row.label}, {load.model} {load.label} for {duration}, repeat {repeat} "
-                         f"(cell {progress['done']}/{total}, {time.monotonic() - started:.0f} s so far)")
-                    document["cells"][version].append({"row": index, "load": position,
-                                                       **cell(builds[version], row, load, runs_dir, repeat, duration)})
-                    (directory / "latency-map.json").write_text(json.dumps(document, indent=2))
+    def arrange(build, variant, round_):
+        index = at[variant.mode][0]
+        if current.get(build) != (index, round_):  # each row set and checked again in every round
+            proxy.clear(build)
+            proxy.set(build, rows[index])
+            found = check(platform, build, rows[index], own)
+            checks[build].append({"repeat": round_, "row": index, "hops": found})
+            info(f"{build}, {rows[index].label}: observed +" + ", +".join(f"{c['added_ms']:.1f} ms" for c in found)
+                 + ("" if all(c["ok"] for c in found) else " — NOT the setting"))
+            current[build] = (index, round_)
 
-    for repeat in range(1, repeats + 1):
-        measure_repeat(repeat, planned)
-    # A cell whose repeats disagree by more than SPREAD_LIMIT is repeated again, up to EXTRA_REPEATS more times.
-    for extra in range(1, EXTRA_REPEATS + 1 if repeats > 1 else 1):
-        wide = unsettled(document)
-        if not wide:
-            break
-        total += len(wide) * len(versions)
-        info(f"repeat {repeats + extra}: {len(wide)} cell(s) whose repeats differ by more than {SPREAD_LIMIT:.0%}")
-        measure_repeat(repeats + extra, wide)
-    document["unsettled"] = sorted(unsettled(document))
-    for version in versions:
-        proxy.clear(version)
+    def loaded(build, runs_dir, round_, variant, label):
+        index, position = at[variant.mode]
+        return cell(build, rows[index], loads[position], runs_dir, round_, duration)
+
+    the_map = Design("latency-map", "When the services wait", EXPLANATION, tuple(versions), {mode: {} for mode in at},
+                     compared=BUILD, phases=(loaded,), restart=AS_RUNNING, arrange=arrange, again=unsettled,
+                     extra_rounds=EXTRA_REPEATS)
+    extra = {"duration": duration, "rows": [dataclasses.asdict(row) for row in rows],
+             "loads": [dataclasses.asdict(load) for load in loads], "grid": {mode: list(i) for mode, i in at.items()},
+             "pools": {version: pools(version) for version in versions}, "rule": rule(),
+             "tuned": {version: TUNED.get(version, {}) for version in versions},
+             "sweep": sweep_kept(sweep) if sweep else None,
+             "predicted": {version: [predicted_ceiling(version, row) for row in rows] for version in versions},
+             "own": kept, "checks": checks}
+    try:
+        document = design.run(platform, the_map, directory, extra)
+    finally:
+        for version in versions:
+            proxy.clear(version)
+    document["unsettled"] = sorted(at[mode] for mode in unsettled(document))
+    document["ratios"] = latencyreport.ratio_grid(latencyreport.as_grid(document))
     (directory / "latency-map.json").write_text(json.dumps(document, indent=2))
     info(f"the map: {latencyreport.render(directory)} (and .html)")
     return directory
 
 
-def publish_latency_map(document, name, directory=SUMMARIES):
-    """A latency map (latency-map.json) as docs/results/<name>.json: its grid, checks, predictions and cells, each
-    cell without its per-process CPU seconds; every figure the docs show of it is computed from its cells."""
-    data = checked(document, SCHEMA, predictions_problems)  # its ratios are computed here, from its cells
-    environment = data["environment"]
-    summary = {"name": name, **{k: v for k, v in data.items() if k not in ("environment", "cells")},
-               "repeats": environment["runs"], "settled": {v: w["settled"] for v, w in environment["warmup"].items()},
-               # each cell's CPU seconds: the latency proxy's and the whole system's (not per process)
-               "cells": {v: [{**{k: c[k] for k in c if k != "cpu_seconds"},
-                              "cpu_seconds": {"proxy": c["cpu_seconds"].get("proxy"),
-                                              "system": round(sum(c["cpu_seconds"].values()), 3)}} for c in cells]
-                         for v, cells in data["cells"].items()}}
-    summary["ratios"] = latencyreport.ratio_grid(summary)
-    return written(summary, name, directory)
-
-
 def map_consistency(summary):
     """Where a latency map's ratios are not what its cells give, or its predictions not what its pools give."""
-    return ([] if summary.get("ratios") == latencyreport.ratio_grid(summary) else
+    return ([] if summary.get("ratios") == latencyreport.ratio_grid(latencyreport.as_grid(summary)) else
             ["ratios: not what its cells give (the medians over the repeats, each build over v1)"]) \
         + predictions_problems(summary)
 
 
-
-
 def map_table(version):
-    return lambda summary: latencyreport.ratio_rows(summary, version)
+    return lambda summary: latencyreport.ratio_rows(latencyreport.as_grid(summary), version)
 
 
 def map_chart(version, kind):
-    return lambda summary: latencyreport.heat_map(summary, version, kind)
+    return lambda summary: latencyreport.heat_map(latencyreport.as_grid(summary), version, kind)
 
 
-KIND = Kind("latency-map", SCHEMA, SCHEMA, ("latency-map.json",), publish_latency_map, map_consistency,
-            {**{f"map-{version}": map_table(version) for version in VERSIONS if version != BASELINE},
-             "map-ceilings": lambda summary: latencyreport.prediction_rows(summary, latencyreport.medians(summary)),
-             "map-sweep": latencyreport.sweep_rows, "map-proxy": latencyreport.proxy_rows,
-             "map-spread": latencyreport.spread_rows},
-            {f"map-{version}-{kind}": map_chart(version, kind) for version in VERSIONS if version != BASELINE
-             for kind in latencyreport.HEAT_MAPS})
+def grid_table(table):
+    return lambda summary: table(latencyreport.as_grid(summary))
+
+
+# what a doc may show of a latency map's cell document (the registry's cell Kind), and what its check adds
+TABLES = {**{f"map-{version}": map_table(version) for version in VERSIONS if version != BASELINE},
+          "map-ceilings": lambda summary: latencyreport.prediction_rows(latencyreport.as_grid(summary),
+                                                                         latencyreport.medians(
+                                                                             latencyreport.as_grid(summary))),
+          "map-sweep": grid_table(latencyreport.sweep_rows), "map-proxy": grid_table(latencyreport.proxy_rows),
+          "map-spread": grid_table(latencyreport.spread_rows)}
+CHARTS = {f"map-{version}-{kind}": map_chart(version, kind) for version in VERSIONS if version != BASELINE
+          for kind in latencyreport.HEAT_MAPS}
+RUN_FILES = ("latency-map.json",)
+CONSISTENCY = {"latency-map": map_consistency}

@@ -16,6 +16,21 @@ BASE = BASELINE
 SPREAD_LIMIT = 0.10
 
 
+def as_grid(document):
+    """A map's cell document (core.cells) as the grid its tables read: {build: [a cell per round, with its row and
+    load (the document's grid of each mode) and its repeat (the round), in the order measured]}, the rest of the
+    document as it is."""
+    if isinstance(document["cells"], dict):
+        return document  # already a grid
+    cells = {}
+    for cell in document["cells"]:
+        row, load = document["grid"][cell["mode"]]
+        cells.setdefault(cell["build"], []).extend({"row": row, "load": load, "repeat": r["round"], **r}
+                                                    for r in cell["rounds"])
+    return {**document, "cells": {build: sorted(found, key=lambda c: (c["repeat"], c["row"], c["load"]))
+                                  for build, found in cells.items()}}
+
+
 def row_label(row):
     return f"{row['hop']} +{row['ms']:g} ms" + (f" ±{row['jitter_ms']:g}" if row["jitter_ms"] else "")
 
@@ -269,14 +284,14 @@ def heat_map(data, version, kind):
 
 
 def render(directory):
-    data = json.loads((directory / "latency-map.json").read_text())
+    data = as_grid(json.loads((directory / "latency-map.json").read_text()))
     found = medians(data)
     others = [v for v in data["cells"] if v != BASE and BASE in data["cells"]]
     maps = {f"map-{version}-{kind}": heat_map(data, version, kind) for version in others for kind in HEAT_MAPS}
     sections = [
         ("The map", "Each build behind the same latency proxy, the latency of one hop at a time added (each row), "
          f"each load for {data['duration']} (each column; builds in turn). Ratios above 1 (orange) mean more "
-         f"complete answers per second than {BASE}, or a higher p99. Medians over {data['environment']['runs']} "
+         f"complete answers per second than {BASE}, or a higher p99. Medians over {data['rounds']} "
          "repeat(s) of the whole grid." + tuned_text(data), []),
         ("How far the repeats agree", f"Each cell's spread for each build: how far its repeats' complete answers/s lie "
          f"from their median (the median distance, over the median); a cell beyond {SPREAD_LIMIT:.0%} was repeated "
