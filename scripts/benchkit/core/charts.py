@@ -13,7 +13,7 @@ OUTCOME_COLORS = {"complete": "#59a14f", "degraded": "#edc948", "shed": "#76b7b2
                   "error": "#e15759", "rejected": "#b07aa1", "failed": "#333333"}
 
 
-def _svg(figure):
+def svg(figure):
     buffer = io.StringIO()
     figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(figure)
@@ -35,7 +35,7 @@ def grouped_bars(title, unit, groups):
     axes.set_title(title, loc="left", fontweight="bold")
     axes.spines[["top", "right"]].set_visible(False)
     axes.legend(frameon=False)
-    return _svg(figure)
+    return svg(figure)
 
 
 def outcome_timeline(title, per_second, fault_from, fault_to, outcomes):
@@ -54,7 +54,7 @@ def outcome_timeline(title, per_second, fault_from, fault_to, outcomes):
     axes.set_title(title, loc="left", fontweight="bold")
     axes.spines[["top", "right"]].set_visible(False)
     axes.legend(frameon=False, ncol=4, fontsize=7, loc="upper right")
-    return _svg(figure)
+    return svg(figure)
 
 
 def latency_curve(title, series, knees):
@@ -77,7 +77,7 @@ def latency_curve(title, series, knees):
     axes.spines[["top", "right"]].set_visible(False)
     axes.grid(True, which="major", axis="y", color="#eeeeee")
     axes.legend(frameon=False, fontsize=7, ncol=2)
-    return _svg(figure)
+    return svg(figure)
 
 
 def ratio_heat_map(title, row_labels, column_labels, values):
@@ -98,25 +98,4 @@ def ratio_heat_map(title, row_labels, column_labels, values):
     colorbar = figure.colorbar(image, ax=axes, fraction=0.04)
     colorbar.set_ticks([t for t in (-2, -1, 0, 1, 2) if abs(t) <= extent])
     colorbar.set_ticklabels([f"{2 ** t:g}×" for t in (-2, -1, 0, 1, 2) if abs(t) <= extent])
-    return _svg(figure)
-
-
-SERVICE_COLORS = {"web-api": "#4e79a7", "articles": "#f28e2b", "authors": "#59a14f"}
-
-
-def waterfall(title, spans):
-    """A trace as Jaeger shows it: one bar per span, its label indented by depth, coloured by service (spans =
-    [{service, name, kind, depth, start_ms, duration_ms}])."""
-    figure, axes = plt.subplots(figsize=(6.4, 0.22 * len(spans) + 0.9))
-    for row, span in enumerate(spans):
-        service = span["service"].rsplit("-", 1)[0]
-        axes.barh(row, max(span["duration_ms"], 0.02), left=span["start_ms"], height=0.7,
-                  color=SERVICE_COLORS.get(service, "#999999"))
-        axes.text(-0.55 + 0.025 * span["depth"], row, f"{service}: {span['name']}", transform=axes.get_yaxis_transform(),
-                  ha="left", va="center", fontsize=7)
-    axes.set_yticks([])
-    axes.set_ylim(len(spans) - 0.5, -0.5)
-    axes.set_xlabel("ms since the request reached web-api")
-    axes.set_title(title, loc="left", fontweight="bold")
-    axes.spines[["top", "right", "left"]].set_visible(False)
-    return _svg(figure)
+    return svg(figure)

@@ -46,7 +46,7 @@ class Design:
     # (deployed, or as the experiment started it), warmed once
     restart: str = "each cell"
     ergonomics: bool = False  # whether what each JVM saw and chose is kept, per size, after its warm-up (EACH_SIZE)
-    # What a design may add to the runner, each None unless given: arrange(build, variant), called before each cell
+    # What a design may add to the runner, each None unless given: arrange(build, variant, round), called before each cell
     # is measured (the latency map sets its row's latency on the proxy there); again(document), the modes whose cells
     # are measured once more after the rounds, up to extra_rounds times (the latency map's cells whose repeats
     # disagree)

@@ -21,7 +21,8 @@ def probe(build):
 
 def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, label=None, target="web-api"):
     """One measured run of a load scenario (load/scenarios.json) against a service of the build (label: what the run
-    is called in the results, if not the scenario)."""
+    is called in the results, if not the scenario): its figures (load.metrics), and under "cost" what every process
+    used meanwhile, as <name>.cost.json keeps it for the report."""
     name = f"{build.version}-{label or scenario}-{run}"
     expected, names = probe(build)
     settings = {**(settings or {}), **({"AUTHOR_NAMES": ",".join(names)} if target == "authors" else {})}
@@ -59,15 +60,14 @@ def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, lab
         # Nothing the next runs measure could mean anything: stop here, saying where to look.
         raise SystemExit(f"every request of {name} against {target} failed ({figures['failed']:.0f}, "
                          f"{figures['shed']:.0f} of them shed); see {runs_dir / name}.log")
-    return figures
+    return {**figures, "cost": cost}
 
 
 def closed_round(build, runs_dir, round_, iterations, label, idle, speed, warmed):
     """One round of an experiment's variant in the closed model (an A/B's mode, a CPU map's size) on a build:
     results.round_figures of it."""
     figures = measure(build, "closed", runs_dir, round_, {"ITERATIONS": str(iterations)}, label=label)
-    cost = json.loads((runs_dir / f"{build.version}-{label}-{round_}.cost.json").read_text())
-    return results.round_figures(cost, figures, idle, speed, warmed)
+    return results.round_figures(figures.pop("cost"), figures, idle, speed, warmed)
 
 
 def open_run(build, runs_dir, round_, label, rate):

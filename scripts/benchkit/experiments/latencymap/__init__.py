@@ -112,7 +112,7 @@ def cell(build, row, load, runs_dir, repeat, duration):
     label = f"map-{row.hop}-{row.ms:g}ms-{load.model}-{load.value}"
     with Peaks(build) as peaks:
         figures = measure(build, scenario, runs_dir, repeat, settings, label=label)
-    cost = json.loads((runs_dir / f"{build.version}-{label}-{repeat}.cost.json").read_text())
+    cost = figures["cost"]
     memory = {service: next(iter(values.values()), None) for service, values in (cost["memory_mib"] or {}).items()}
     return {"complete_per_s": round(figures["ok_rps"], 1), "requests": figures["requests"],
             "p50": figures["p50"] if figures["complete"] else None, "p99": figures["p99"] if figures["complete"] else None,
