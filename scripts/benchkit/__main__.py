@@ -18,7 +18,7 @@ import sys
 from benchkit import ROOT, step
 
 # each tool's module, under benchkit (imported on demand: only the reports need matplotlib)
-TOOLS = {"report": "experiments.bench.report", "results": "experiments.bench.document", "compare": "experiments.compare",
+TOOLS = {"report": "experiments.bench.report", "results": "experiments.bench.document", "compare": "compare",
          "latency-report": "experiments.latencymap.report", "latency-map-verdicts": "experiments.latencymap",
          "figures": "figures", "check": "checks.check", "blocked": "checks.blocked",
          "traces": "checks.traces",

@@ -12,7 +12,8 @@ from benchkit import catalogue
 from benchkit.checks import traces
 from benchkit.core import cells, knobs
 from benchkit.core.kinds import SUMMARIES, Kind, document_publisher, loaded as loaded_schemas
-from benchkit.experiments import chaos, compare
+from benchkit import compare
+from benchkit.experiments import chaos
 
 
 def group_of(package):

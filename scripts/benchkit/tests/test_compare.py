@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from benchkit.experiments import compare
-from benchkit.experiments.compare import remainder
+from benchkit import compare
+from benchkit.compare import remainder
 from benchkit.tests.test_report import write_run
 
 

@@ -16,8 +16,8 @@ from benchkit import NAMES
 from benchkit.core import documents, results
 from benchkit.core.kinds import Kind, document_publisher
 from benchkit.core.stats import differences
-from benchkit.experiments.compare import remainder
-from benchkit.experiments.compare.costs import TLS_AGREEMENT, WITHIN, Cost, costs, tls_cost
+from benchkit.compare import remainder
+from benchkit.compare.costs import TLS_AGREEMENT, WITHIN, Cost, costs, tls_cost
 
 SCHEMA = "reactive-bench/compare/1"
 SCENARIO = "closed"

@@ -9,7 +9,7 @@ from benchkit import NAMES
 from benchkit.core import documents, results
 from benchkit.core.kinds import Kind, document_publisher
 from benchkit.core.stats import differences
-from benchkit.experiments.compare.costs import WITHIN, Cost, costs, tls_cost
+from benchkit.compare.costs import WITHIN, Cost, costs, tls_cost
 
 # The node's conditions brought to the local stack one at a time, from two CPU maps (make cpu-map, make
 # cpu-map-cluster: the same protocol on both platforms). Each step: (side, rung, what it adds); TLS, measured by
