@@ -19,8 +19,8 @@ import re
 import sys
 
 from benchkit import VERSIONS as BUILDS# services/builds.conf, read once by the harness (standard library only)
-from benchkit.core import kube
-from benchkit.core.kube import helm_template
+from benchkit.platforms import kube
+from benchkit.platforms.kube import helm_template
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

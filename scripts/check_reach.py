@@ -27,8 +27,8 @@ import urllib.parse
 from benchkit import VERSIONS
 from benchkit.core import knobs
 from benchkit.core import load
-from benchkit.core.kube import helm_template
-from benchkit.core.loadjobs import load_job_values, service_url
+from benchkit.platforms.kube import helm_template
+from benchkit.platforms.loadjobs import load_job_values, service_url
 
 NAMESPACE = knobs.value("BENCH_NAMESPACE")
 

@@ -54,7 +54,8 @@ def run(argv):
     parser.add_argument("--platform", choices=("local", "kubernetes"), default="local")
     parser.add_argument("--results", help="where its document and report go (default: results/NAME-<time>)")
     args = parser.parse_args(argv)
-    from benchkit.core import knobs, platforms
+    from benchkit.core import knobs
+    from benchkit import platforms
     experiment, spec = prepared(args.name)
     if args.platform not in experiment.platforms:
         sys.exit(f"{args.name} runs on {' and '.join(experiment.platforms)} only")
@@ -90,10 +91,10 @@ def main():
         from benchkit.core import knobs
         print(knobs.listing(registry.KNOBS))
     elif command == "unschedulable":  # for scripts/k8s.sh while helm waits; the standard library is enough
-        from benchkit.core.kube import unschedulable
+        from benchkit.platforms.kube import unschedulable
         print(unschedulable(args[0]))
     elif command == "architecture":  # for scripts/k8s.sh: what a program copied into an image was built for
-        from benchkit.core.kube import elf_architecture
+        from benchkit.platforms.kube import elf_architecture
         print(elf_architecture(args[0]))
     elif command in TOOLS:
         importlib.import_module(f"benchkit.{TOOLS[command]}").main(args)

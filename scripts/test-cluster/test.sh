@@ -300,7 +300,7 @@ expect "no pod restarted during the runs" \
 unreachable_target_stops_the_job() { # a Job whose target never answers stops at once, saying so, not at its deadline
   local started=$SECONDS output
   output=$(cd "$ROOT/scripts" && "${BENCHKIT_PYTHON:?}" -c 'import pathlib, sys
-from benchkit.core import loadjobs
+from benchkit.platforms import loadjobs
 loadjobs.run_load_job(sys.argv[1], "v1", "smoke", pathlib.Path(sys.argv[2]), {"REACH_SECONDS": "5"}, "http://no-such-service:8080")' \
     "$NS" "$NODE_DIR/unreachable.json" 2>&1) && { echo "the Job passed: $output"; return 1; }
   echo "$output (after $((SECONDS - started)) s; the Job's deadline is 2400 s)"
@@ -312,7 +312,7 @@ expect "a load Job that cannot reach its target stops at once and says so (exit 
 split_over_two_pods() { # LOAD_PODS=2: an Indexed Job, each pod half the users or every other request due, the
   # samples merged into one run; the pods' start skew bounded (loadjobs.late_pods: run_load_job refuses a late pod)
   (cd "$ROOT/scripts" && LOAD_START_SECONDS=10 "${BENCHKIT_PYTHON:?}" -c 'import json, os, pathlib, sys
-from benchkit.core import loadjobs
+from benchkit.platforms import loadjobs
 namespace, work = sys.argv[1], pathlib.Path(sys.argv[2])
 models = {"closed": ({"USERS": "10", "ITERATIONS": "30"}, 300), "open": ({"RATE": "50", "DURATION": "6s"}, 300)}
 ok = True

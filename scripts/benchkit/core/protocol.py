@@ -6,7 +6,8 @@ import json
 import time
 import urllib.request
 
-from benchkit.core import curve, knobs, load, platforms, results
+from benchkit.core import curve, knobs, load, results
+from benchkit.core.platform import deltas, scheduling_between
 from benchkit import info, step
 
 
@@ -45,9 +46,9 @@ def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, lab
         "memory_mib": build.memory(before, after),
         "restarts": build.restarts(before, after),
         "nodes": build.placement(after),
-        "jvm": platforms.deltas(before["jvm"], after["jvm"]),
-        "throttling": platforms.deltas(before["throttling"], after["throttling"]),
-        "scheduling": platforms.scheduling_between(before, after),
+        "jvm": deltas(before["jvm"], after["jvm"]),
+        "throttling": deltas(before["throttling"], after["throttling"]),
+        "scheduling": scheduling_between(before, after),
         "node_cpu_seconds": ({name: seconds - before["node_cpu_seconds"].get(name, 0)
                               for name, seconds in after["node_cpu_seconds"].items()}
                              if after.get("node_cpu_seconds") and before.get("node_cpu_seconds") else None),
@@ -115,7 +116,7 @@ BREAKER_DELAY_SECONDS = 6  # web-api's circuit breakers close again after 5 s (D
 def jit_share(before, after):
     """The share of the build's services' CPU that their JIT compiler threads used between two snapshots (CPU
     against CPU: a slower or busier machine stretches both alike); None where it cannot be read."""
-    jit = platforms.deltas(before["jvm"], after["jvm"])
+    jit = deltas(before["jvm"], after["jvm"])
     if not jit or any(figures is None or figures.get("jit_cpu_seconds") is None for figures in jit.values()):
         return None
     cpu = sum(after["cpu_seconds"][service] - before["cpu_seconds"][service] for service in jit)
@@ -172,8 +173,8 @@ def warm_up(version, build, runs_dir, iterations=None):
         info(f"{version}: the warm-up ended after {len(windows)} windows without the JIT settled"
              if windows[-1]["jit_share"] is not None else f"{version}: JIT time not readable; warmed until complete")
     return {"windows": windows, "settled": settled, "seconds": round(last["time"] - first["time"], 1),
-            "jvm": platforms.deltas(first["jvm"], last["jvm"]),
-            "throttling": platforms.deltas(first["throttling"], last["throttling"])}
+            "jvm": deltas(first["jvm"], last["jvm"]),
+            "throttling": deltas(first["throttling"], last["throttling"])}
 
 
 def background(builds, seconds=None):

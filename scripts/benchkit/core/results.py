@@ -24,7 +24,7 @@ WHOLE = "whole system"
 PER_COMPLETE = "whole system, per complete answer"
 BACKGROUND_OFF = "whole system, the background rate taken off"
 GENERATOR = "loadgen"
-# What the kernel counted of each process per complete answer (procfs.scheduling_between), and what it counts as is.
+# What the kernel counted of each process per complete answer (core.platform.process_between), and what it counts as is.
 SCHEDULING = (("voluntary_switches", "voluntary context switches"), ("involuntary_switches", "involuntary context switches"),
               ("run_delay_ms", "ms waiting for a core"), ("read_syscalls", "read system calls"),
               ("write_syscalls", "write system calls"), ("packets", "packets on the pod's network"))

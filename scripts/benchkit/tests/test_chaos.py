@@ -4,12 +4,13 @@ import time
 import pytest
 
 from benchkit.experiments import chaos
-from benchkit.core import kube, latency, prometheus, samples
+from benchkit.core import latency, prometheus, samples
+from benchkit.platforms import kube
 from benchkit.experiments.chaos import faults
 from benchkit.experiments.chaos import clients, verdicts
 from benchkit.experiments.chaos import report as chaos_report
 from benchkit.experiments.chaos import summary as chaos_summary
-from benchkit.core.platforms import kubernetes
+from benchkit.platforms import kubernetes
 
 
 def pod(uid, name, restarts=0, ready=True, terminating=False):
@@ -183,7 +184,7 @@ def test_the_cpu_summary_sets_the_busy_share_of_seconds_with_incomplete_answers_
 
 
 def test_the_machine_cpu_reading_is_real_and_moves_forward():
-    from benchkit.core import procfs
+    from benchkit.platforms import procfs
     busy, total = procfs.machine_cpu()
     sum(range(2_000_000))
     time.sleep(0.05)
@@ -272,7 +273,7 @@ def test_every_check_is_keyed_by_an_identifier_that_the_report_can_describe():
 
 @pytest.mark.parametrize("where", ["local", "kubernetes"])
 def test_on_either_platform_a_fault_made_in_the_proxy_goes_to_the_proxy_of_its_build(monkeypatch, where):
-    from benchkit.core.platforms import local
+    from benchkit.platforms import local
     platform = local.Local("loadgen") if where == "local" else kubernetes.Kubernetes("reactive-bench", ["v1"])
     calls = []
 

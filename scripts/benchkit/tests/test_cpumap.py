@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from benchkit.core import cells as celldoc, design, procfs, protocol, sizes
+from benchkit.core import cells as celldoc, design, protocol, sizes
+from benchkit.platforms import procfs
 from benchkit.experiments import cpumap
 
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from benchkit.core import hsperf
+from benchkit.platforms import hsperf
 
 
 def hsperf_file(counters, order="<"):

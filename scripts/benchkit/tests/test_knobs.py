@@ -141,7 +141,7 @@ def test_a_second_default_is_found():
 
 
 def test_what_an_experiment_needs_of_a_platform_beyond_the_base_is_a_capability_it_declares():
-    from benchkit.core import platforms
+    from benchkit.core import platform as platforms
     capabilities = {platforms.Faults, platforms.LatencyProxy}
     for experiment in registry.EXPERIMENTS.values():
         assert set(getattr(experiment.package, "NEEDS", ())) <= capabilities, experiment.name

@@ -1,6 +1,6 @@
 import pytest
 
-from benchkit.core import kube, loadjobs, podreadings
+from benchkit.platforms import kube, loadjobs, podreadings
 
 V2 = """==> /sys/fs/cgroup/cpu.stat
 usage_usec 2500000

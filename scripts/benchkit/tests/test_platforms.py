@@ -1,8 +1,10 @@
 import json
-from benchkit.core import documents, platforms
+from benchkit.core import documents
+from benchkit import platforms as adapters
+from benchkit.core import platform as platforms
 from benchkit.experiments.chaos import faults
-from benchkit.core.platforms.kubernetes import Kubernetes, KubernetesBuild
-from benchkit.core.platforms.local import Local, LocalBuild
+from benchkit.platforms.kubernetes import Kubernetes, KubernetesBuild
+from benchkit.platforms.local import Local, LocalBuild
 
 
 def test_deltas_of_nested_counters_never_invent_a_zero():
@@ -24,7 +26,7 @@ def test_jvm_ergonomics_by_thread_names_and_counters():
         'worker_pool_active{pool_name="vert.x-worker-thread",pool_type="worker"} 3.0',
         'netty_eventexecutor_workers{executor="eventLoop"} 2.0',
         'netty_eventexecutor_workers{executor="acceptor"} 1.0'])
-    jvm = platforms.jvm_ergonomics(1, 1.0, {"sun.gc.collector.0.name": "G1 young collection pauses", "sun.ci.threads": 2},
+    jvm = adapters.jvm_ergonomics(1, 1.0, {"sun.gc.collector.0.name": "G1 young collection pauses", "sun.ci.threads": 2},
                                    threads, metrics)
     assert jvm == {"processors": 1, "cpu_limit": 1.0, "gc": "G1", "compiler_threads": 2, "worker_pool_size": 200,
                    "event_loop_count": 2, "sql_pool_size": None,
@@ -38,7 +40,7 @@ def test_jvm_ergonomics_by_thread_names_and_counters():
 
 
 def test_the_jit_compiler_threads_cpu_from_proc():
-    from benchkit.core import procfs
+    from benchkit.platforms import procfs
     ticks = procfs.CLOCK_TICKS
     stats = "\n".join([
         f"101 (C2 CompilerThre) S 1 1 1 0 -1 4194368 0 0 0 0 {3 * ticks} {ticks} 0 0 20 0 1 0 5 0 0",
@@ -52,7 +54,8 @@ def test_a_clusters_snapshot_makes_its_kubectl_calls_together(monkeypatch):
     """Each call waits at a barrier for the others of its kind: made one after the other, the first would wait
     alone until the barrier's time-out and the snapshot would fail."""
     import threading
-    from benchkit.core import kube, podreadings, prometheus
+    from benchkit.core import prometheus
+    from benchkit.platforms import kube, podreadings
     build = object.__new__(KubernetesBuild)
     build.namespace, build.version = "ns", "v1"
     build.targets = {name: f"deploy/bench-v1-{name}" for name in ("web-api", "articles", "authors")}
@@ -102,7 +105,7 @@ def test_both_platforms_implement_the_whole_declared_interface():
 
 
 def test_the_local_stack_restarts_only_what_changes_and_restores_what_it_changed(monkeypatch):
-    from benchkit.core.platforms import local
+    from benchkit.platforms import local
     calls = []
     monkeypatch.setattr(local, "stack", lambda action, part, settings=None: calls.append((action, part, settings)))
     monkeypatch.setattr(local, "stack_inventory", lambda: {
@@ -139,7 +142,7 @@ def test_whether_builds_can_be_measured_behind_the_proxy_is_the_platforms_answer
 
 def test_the_parts_cpu_is_read_through_the_platform(monkeypatch):
     """The chaos recorder asks its platform; on a node each pod is named once, again when a new one appears."""
-    from benchkit.core import kube, procfs
+    from benchkit.platforms import kube, procfs
     cluster = Kubernetes("bench", ["v1"])
     listed = []
     pods = {"items": [{"metadata": {"uid": "u1", "name": "a", "labels": {"app.kubernetes.io/name": "web-api",
@@ -155,8 +158,8 @@ def test_the_parts_cpu_is_read_through_the_platform(monkeypatch):
 
 
 def test_the_local_stack_limits_a_build_s_services_and_lets_them_go_on_restore(monkeypatch):
-    from benchkit.core import procfs
-    from benchkit.core.platforms import local
+    from benchkit.platforms import procfs
+    from benchkit.platforms import local
     calls, limits = [], []
     monkeypatch.setattr(local, "stack", lambda action, part, settings=None: calls.append((action, part, settings)))
     monkeypatch.setattr(local, "stack_inventory", lambda: {
@@ -191,8 +194,8 @@ def test_the_local_stack_limits_a_build_s_services_and_lets_them_go_on_restore(m
 
 def test_a_cluster_rolls_what_a_run_changed_back_to_what_was_deployed(monkeypatch):
     """reconfigure sets variables, size patches resources; restore and close give both back, each Deployment once."""
-    from benchkit.core import kube
-    from benchkit.core.platforms import kubernetes
+    from benchkit.platforms import kube
+    from benchkit.platforms import kubernetes
     environments, resources = [], []
     monkeypatch.setattr(kube, "set_environment", lambda namespace, changes: environments.append(changes))
     monkeypatch.setattr(kube, "set_resources", lambda namespace, changes: resources.append(changes))
@@ -231,7 +234,7 @@ def test_a_cluster_rolls_what_a_run_changed_back_to_what_was_deployed(monkeypatc
 
 def test_every_build_sized_on_a_cluster_keeps_its_own_connections_until_it_is_restored(monkeypatch):
     # the CPU map sizes every build before it measures any: sizing v2 must not close v1's port-forwards
-    from benchkit.core import kube
+    from benchkit.platforms import kube
     cluster = Kubernetes("bench", ["v1", "v2"])
     closed = []
 

@@ -4,7 +4,8 @@ import socket
 import subprocess
 import threading
 
-from benchkit.core import procfs
+from benchkit.core import platform
+from benchkit.platforms import procfs
 
 
 def test_connections_to_a_port_are_counted_and_others_are_not():
@@ -75,7 +76,7 @@ def test_the_kernel_counts_a_process_blocking_and_its_system_calls():
     after = procfs.scheduling([os.getpid()])
     read.set()
     sleeper.join()
-    did = procfs.scheduling_between(before, after)
+    did = platform.process_between(before, after)
     assert did["voluntary_switches"] >= 5
     assert did["read_syscalls"] >= 20
     assert did["threads"] >= 1 and did["packets"] is None  # the machine's loopback is nobody's own
@@ -95,7 +96,7 @@ def test_what_the_script_prints_in_a_pod_is_read_back():
     later = {"tasks": {"1": [15, 2, 6000000], "14": [8, 1, 1000000]}, "io": {"1": [130, 50], "7": [5, 1]},
              "packets": 150, "threads_peak": 40}
     # thread 12 ended (its switches went with it), 14 is new: counted from its start
-    assert procfs.scheduling_between(reading, later) == {
+    assert platform.process_between(reading, later) == {
         "voluntary_switches": 13, "involuntary_switches": 1, "run_delay_seconds": 0.002, "read_syscalls": 30,
         "write_syscalls": 10, "packets": 40, "threads": 2, "threads_peak": 40}
 

@@ -114,8 +114,8 @@ def test_the_verdict_says_when_the_build_now_ships_other_values():
 
 
 def test_in_a_cluster_a_candidate_rolls_only_what_changes_and_every_deployment_goes_back(monkeypatch):
-    from benchkit.core import kube
-    from benchkit.core.platforms import kubernetes
+    from benchkit.platforms import kube
+    from benchkit.platforms import kubernetes
     rolled = []
     monkeypatch.setattr(kube, "set_environment", lambda namespace, rolling: rolled.append(dict(rolling)))
     # v2's chart sets its event loops from the pod's limit: a sweep's candidate changes the same variable
@@ -187,8 +187,8 @@ def test_at_a_pod_s_size_every_candidate_runs_in_it_and_the_value_shipped_is_wha
 
 
 def test_a_candidate_s_jvm_options_come_after_the_size_s_so_that_its_system_property_wins(monkeypatch):
-    from benchkit.core import procfs
-    from benchkit.core.platforms import local
+    from benchkit.platforms import procfs
+    from benchkit.platforms import local
     calls = []
     monkeypatch.setattr(local, "stack", lambda action, part, settings=None: calls.append((action, part, settings)))
     monkeypatch.setattr(local, "stack_inventory", lambda: {

@@ -22,10 +22,10 @@ import time
 from benchkit import SERVICES, info, step
 from benchkit.core import buildsconf, design, knobs, protocol, samples
 from benchkit.core.knobs import knob, numbers
-from benchkit.core.platforms import RESTORE_LIMIT_SECONDS, Faults, LatencyProxy
+from benchkit.core.platform import RESTORE_LIMIT_SECONDS, Faults, LatencyProxy
 from benchkit.experiments.chaos import faults
 from benchkit.experiments.chaos.faults import KUBERNETES_QUICK, PROXY_FAULT_SECONDS, QUICK
-from benchkit.core.procfs import peak_rss_mib, reset_peak_rss
+from benchkit.platforms.procfs import peak_rss_mib, reset_peak_rss
 from benchkit.core.prometheus import answered, calls_timed_out, circuit_openings, read_retries, scrape
 from benchkit.core.stats import percentile
 from benchkit.experiments.chaos.clients import (CpuRecorder, StreamReader, Writer, answers_ready, await_healthy, await_settled, run_load)

@@ -10,7 +10,7 @@ import urllib.error
 import urllib.request
 
 from benchkit.core import load, samples
-from benchkit.core.procfs import machine_cpu
+from benchkit.platforms.procfs import machine_cpu
 
 
 class CpuRecorder(threading.Thread):

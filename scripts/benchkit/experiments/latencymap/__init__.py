@@ -28,7 +28,7 @@ from benchkit.core.knobs import knob, numbers
 from benchkit.experiments.latencymap import report as latencyreport
 from benchkit.experiments.latencymap.ceilings import (TUNED, predicted_ceiling, pools, predictions_problems, rule, sweep_kept,
                                                       tuned)
-from benchkit.core.platforms import LatencyProxy
+from benchkit.core.platform import LatencyProxy
 from benchkit.experiments.latencymap.report import SPREAD_LIMIT
 from benchkit.core.protocol import measure
 

@@ -16,7 +16,7 @@ from benchkit import info, step
 from benchkit.core import calibration, design, documents, knobs, latency, sizes
 from benchkit.core.kinds import Kind, document_publisher
 from benchkit.core.knobs import knob, numbers, results_directory
-from benchkit.core.platforms import LatencyProxy, counted_processors, sized_environment
+from benchkit.core.platform import LatencyProxy, counted_processors, sized_environment
 from benchkit.core.design import Design
 from benchkit.core.tunables import LATENCY_PROXY, LATENCY_SETTINGS, SETTINGS, settings_for
 

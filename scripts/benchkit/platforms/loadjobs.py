@@ -10,7 +10,7 @@ import time
 
 from benchkit import ROOT, info
 from benchkit.core import knobs, load, samples
-from benchkit.core import kube, podreadings
+from benchkit.platforms import kube, podreadings
 
 
 def exit_code(namespace, release):

@@ -5,7 +5,7 @@ import pwd
 import re
 import subprocess
 
-from benchkit.core import hsperf
+from benchkit.platforms import hsperf
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -179,21 +179,6 @@ def scheduling(pids):
     """parse_scheduling of local processes."""
     script = scheduling_script(" ".join(str(pid) for pid in pids), False)
     return parse_scheduling(subprocess.run(["sh", "-c", script], capture_output=True, text=True).stdout)
-
-
-def scheduling_between(before, after):
-    """What a group of processes did between two readings: voluntary and involuntary context switches, run delay,
-    read and write system calls, packets; the threads of the fuller reading, and a JVM's peak (with_peak). A thread
-    or process new since the first reading counts from its start."""
-    def grown(old, new):
-        return [n - o if n >= o else n for o, n in zip(old, new)]  # smaller: the id was taken again
-    tasks = [grown(before["tasks"].get(tid, [0, 0, 0]), now) for tid, now in after["tasks"].items()]
-    io = [grown(before["io"].get(pid, [0, 0]), now) for pid, now in after["io"].items()]
-    packets = None if after["packets"] is None or before["packets"] is None else after["packets"] - before["packets"]
-    return {"voluntary_switches": sum(t[0] for t in tasks), "involuntary_switches": sum(t[1] for t in tasks),
-            "run_delay_seconds": sum(t[2] for t in tasks) / 1e9, "read_syscalls": sum(i[0] for i in io),
-            "write_syscalls": sum(i[1] for i in io), "packets": packets,
-            "threads": max(len(before["tasks"]), len(after["tasks"])), "threads_peak": after.get("threads_peak")}
 
 
 def with_peak(reading, counters):

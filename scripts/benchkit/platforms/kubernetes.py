@@ -10,10 +10,11 @@ import sys
 import time
 
 from benchkit import CHART_VALUES, LOCAL_DIR, ROOT, SERVICES, VERSIONS, info
-from benchkit.core import kube, latency, load, loadjobs, podreadings, procfs, provenance
-from benchkit.core.platforms import (RESTORE_LIMIT_SECONDS, Faults, LatencyProxy, Platform, counted_processors,
+from benchkit.core import latency, load, provenance
+from benchkit.platforms import kube, loadjobs, podreadings, procfs
+from benchkit.core.platform import (RESTORE_LIMIT_SECONDS, Faults, LatencyProxy, Platform, counted_processors,
                                      sized_environment, with_settings)
-from benchkit.core.platforms.deployed import KubernetesBuild, proxy_address, proxy_ports
+from benchkit.platforms.deployed import KubernetesBuild, proxy_address, proxy_ports
 
 def kill_container(namespace, pod):
     """SIGKILL to the container's main process, from the node it runs on (inside its own PID namespace a

@@ -3,8 +3,8 @@ processes' scheduling, its JVM's counters and threads, a JFR recording in it."""
 import re
 import time
 
-from benchkit.core import hsperf, procfs
-from benchkit.core import kube
+from benchkit.platforms import hsperf, procfs
+from benchkit.platforms import kube
 
 
 # The cgroup files a container sees, v2 (unified) first, then v1's per-controller hierarchies. Read with

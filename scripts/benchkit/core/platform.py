@@ -1,10 +1,9 @@
-"""Where the builds run, behind one declared interface: the local stack (platforms.local: processes on this machine,
-the load generator a child process) or a Kubernetes namespace (platforms.kubernetes: the releases of make deploy-vN,
-the load generator as Jobs, every figure from the pods' own cgroups). The measured runs (bench, the curve, the
-hops, the profile), the reconfigurations (sweep, tls) and the faults (chaos) go through it; none of them asks
-which platform it has.
-
-    platforms.select(namespace, loadgen, versions)   the local stack (namespace None) or that namespace
+"""Where the builds run, the interface the core measures through: a Platform and its Builds, and the capabilities
+some experiments ask of it beside (Faults, LatencyProxy). Its two implementations are the benchkit.platforms
+package's: the local stack (processes on this machine, the load generator a child process) and a Kubernetes
+namespace (the releases of make deploy-vN, the load generator as Jobs, every figure from the pods' own cgroups).
+The measured runs, the reconfigurations (sweep, the A/Bs, the CPU map) and the faults (chaos) go through it; none
+of them asks which platform it has.
 
 A Platform is where the builds run; a Build is one version on it, what a measured run needs. Their methods are
 declared below, each with what it returns."""
@@ -12,7 +11,7 @@ import abc
 import math
 
 from benchkit import CHART_VALUES
-from benchkit.core import hsperf, knobs, latency, procfs, prometheus
+from benchkit.core import latency
 
 
 class Build(abc.ABC):
@@ -219,26 +218,7 @@ class LatencyProxy(abc.ABC):
         raise NotImplementedError(f"{self.where}: no latency proxy")
 
 
-def select(kind, versions=None):
-    """The platform of a run: "local" (the local stack) or "kubernetes" (the builds deployed in BENCH_NAMESPACE); its
-    `versions` the builds the run measures: those given, else every build there."""
-    if kind == "kubernetes":
-        from benchkit.core import kube
-        from benchkit.core.platforms.kubernetes import Kubernetes
-        platform = Kubernetes(knobs.value("BENCH_NAMESPACE"))
-        platform.where = f"Kubernetes ({kube.current_context()}), namespace {platform.namespace}"
-    else:
-        from benchkit.core.platforms.local import Local
-        platform = Local(knobs.tool("LOADGEN"))
-    missing = [version for version in versions or () if version not in platform.available]
-    if missing or not platform.available:
-        raise SystemExit(f"{platform.where}: {', '.join(missing) or 'no build'} not there (there: "
-                         f"{', '.join(platform.available) or 'none'}; make deploy-vN deploys one)")
-    platform.versions = tuple(versions or platform.available)
-    return platform
-
-
-# ---------- what both platforms read of a JVM
+# ---------- a pod's size, and what a run reads between two snapshots
 
 # The chart's values that follow a pod's CPU (charts/reactive-bench), each as the variable it sets in the services
 PER_CPU_VALUES = {"eventLoopsPerCpu": "QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE"}
@@ -267,37 +247,28 @@ def with_settings(sized, settings):
     return {**sized, **settings, **({"JDK_JAVA_OPTIONS": options} if options else {})}
 
 
-def jvm_times(counters, task_stats):
-    """JIT (the compilations' elapsed time, and the compiler threads' CPU), compilations and GC of one JVM."""
-    if not counters:
-        return None
-    return {**hsperf.jvm_times(counters), "jit_cpu_seconds": procfs.compiler_cpu_seconds(task_stats)}
-
-
-# What a JVM's threads are, by the first characters of their names (the kernel keeps 15).
-THREAD_KINDS = (("event loops", "vert.x-eventloo"), ("Vert.x workers", "vert.x-worker-t"),
-                ("Quarkus workers", "executor-thread"), ("virtual-thread carriers", "ForkJoinPool-"),
-                ("GC workers", "GC Thread#"), ("JIT compilers", ("C1 CompilerThre", "C2 CompilerThre")))
-
-
-def jvm_ergonomics(processors, cpu_limit, counters, threads, metrics):
-    """How a JVM sized itself where it runs: the processors it sees (and the CPU limit it derives them from),
-    its GC, its compiler threads, its pools as its metrics report them (prometheus.pools), and its threads by kind
-    (how many exist at the end of the warm-up)."""
-    counters = counters or {}
-    kinds = {kind: sum(1 for name in threads if name.startswith(prefix)) for kind, prefix in THREAD_KINDS}
-    return {"processors": processors, "cpu_limit": cpu_limit,
-            "gc": counters.get("sun.gc.collector.0.name", "unknown").split(" ")[0],
-            "compiler_threads": counters.get("sun.ci.threads"), **prometheus.pools(metrics),
-            "threads": {**kinds, "all": len(threads)}}
-
-
 def scheduling_between(before, after):
-    """{process: procfs.scheduling_between} of two snapshots, None where either has no such readings."""
+    """{process: what it did between two snapshots (process_between)}, None where either has no such readings."""
     if not before.get("scheduling") or not after.get("scheduling"):
         return None
-    return {name: procfs.scheduling_between(before["scheduling"][name], reading)
+    return {name: process_between(before["scheduling"][name], reading)
             for name, reading in after["scheduling"].items() if name in before["scheduling"]}
+
+
+def process_between(before, after):
+    """What a group of processes did between two readings of the kernel's counts (a platform's: procfs.scheduling):
+    voluntary and involuntary context switches, run delay, read and write system calls, packets; the threads of the
+    fuller reading, and a JVM's peak (procfs.with_peak). A thread or process new since the first reading counts from
+    its start."""
+    def grown(old, new):
+        return [n - o if n >= o else n for o, n in zip(old, new)]  # smaller: the id was taken again
+    tasks = [grown(before["tasks"].get(tid, [0, 0, 0]), now) for tid, now in after["tasks"].items()]
+    io = [grown(before["io"].get(pid, [0, 0]), now) for pid, now in after["io"].items()]
+    packets = None if after["packets"] is None or before["packets"] is None else after["packets"] - before["packets"]
+    return {"voluntary_switches": sum(t[0] for t in tasks), "involuntary_switches": sum(t[1] for t in tasks),
+            "run_delay_seconds": sum(t[2] for t in tasks) / 1e9, "read_syscalls": sum(i[0] for i in io),
+            "write_syscalls": sum(i[1] for i in io), "packets": packets,
+            "threads": max(len(before["tasks"]), len(after["tasks"])), "threads_peak": after.get("threads_peak")}
 
 
 def deltas(before, after):

@@ -7,8 +7,10 @@ import pathlib
 import time
 
 from benchkit import SERVICES
-from benchkit.core import kube, load, loadjobs, podreadings, procfs, prometheus
-from benchkit.core.platforms import Build, jvm_ergonomics, jvm_times
+from benchkit.core import load, prometheus
+from benchkit.platforms import kube, loadjobs, podreadings, procfs
+from benchkit.core.platform import Build
+from benchkit.platforms import jvm_ergonomics, jvm_times
 
 
 PROXY = "bench-{version}-latency-proxy"  # the chart's latency proxy of a release (values: latencyProxy)

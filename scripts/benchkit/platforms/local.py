@@ -10,9 +10,10 @@ import urllib.parse
 import urllib.request
 
 from benchkit import LOCAL_DIR, ROOT, SERVICES, VERSIONS, info
-from benchkit.core import buildsconf, calibration, latency, load, procfs, profile, prometheus, provenance
-from benchkit.core.platforms import (Build, Faults, LatencyProxy, Platform, counted_processors, jvm_ergonomics, jvm_times,
-                                     sized_environment, with_settings)
+from benchkit.core import buildsconf, calibration, latency, load, profile, prometheus, provenance
+from benchkit.core.platform import (Build, Faults, LatencyProxy, Platform, counted_processors, sized_environment,
+                                    with_settings)
+from benchkit.platforms import jvm_ergonomics, jvm_times, procfs
 
 
 def stack_inventory():
