@@ -296,23 +296,22 @@ def map_consistency(summary):
         + predictions_problems(summary)
 
 
+def grid_table(table):
+    """A table (or chart) of the grid, as a doc draws it from the map's cell document."""
+    return lambda summary: table(latencyreport.as_grid(summary))
+
+
 def map_table(version):
-    return lambda summary: latencyreport.ratio_rows(latencyreport.as_grid(summary), version)
+    return grid_table(lambda grid: latencyreport.ratio_rows(grid, version))
 
 
 def map_chart(version, kind):
-    return lambda summary: latencyreport.heat_map(latencyreport.as_grid(summary), version, kind)
-
-
-def grid_table(table):
-    return lambda summary: table(latencyreport.as_grid(summary))
+    return grid_table(lambda grid: latencyreport.heat_map(grid, version, kind))
 
 
 # what a doc may show of a latency map's cell document (the registry's cell Kind), and what its check adds
 TABLES = {**{f"map-{version}": map_table(version) for version in VERSIONS if version != BASELINE},
-          "map-ceilings": lambda summary: latencyreport.prediction_rows(latencyreport.as_grid(summary),
-                                                                         latencyreport.medians(
-                                                                             latencyreport.as_grid(summary))),
+          "map-ceilings": grid_table(lambda grid: latencyreport.prediction_rows(grid, latencyreport.medians(grid))),
           "map-sweep": grid_table(latencyreport.sweep_rows), "map-proxy": grid_table(latencyreport.proxy_rows),
           "map-spread": grid_table(latencyreport.spread_rows)}
 CHARTS = {f"map-{version}-{kind}": map_chart(version, kind) for version in VERSIONS if version != BASELINE
