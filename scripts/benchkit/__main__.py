@@ -90,6 +90,7 @@ def main():
         from benchkit import registry
         from benchkit.core import knobs
         print(knobs.listing(registry.KNOBS))
+        print(registry.load_listing())
     elif command == "unschedulable":  # for scripts/k8s.sh while helm waits; the standard library is enough
         from benchkit.platforms.kube import unschedulable
         print(unschedulable(args[0]))

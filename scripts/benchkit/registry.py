@@ -102,3 +102,19 @@ def table(summary, name):
     """The rows of a doc's table of a summary; None when the table is not one of the summary's kind."""
     kind = of_summary(summary)
     return kind.tables[name](summary) if kind and name in kind.tables else None
+
+
+def load_listing():
+    """The load's own settings (load/scenarios.json), each with its default there and the scenarios that read it; a
+    design's phases have their own lengths unless ITERATIONS or WARMUP_ITERATIONS is set."""
+    from benchkit.core import design, samples
+    found = {}
+    for name, scenario in samples.SCENARIOS["scenarios"].items():
+        for setting in scenario.values():
+            if isinstance(setting, dict) and "env" in setting:
+                found.setdefault(setting["env"], (setting["default"], []))[1].append(name)
+    cpu_map = EXPERIMENTS["cpu-map"].package.ITERATIONS
+    own = f"; a design's own: {design.ITERATIONS} (the CPU map's {cpu_map}) and {design.WARMUP}, unless set"
+    return "\n".join(["load (load/scenarios.json; ITERATIONS and WARMUP_ITERATIONS there are make bench's" + own + "):",
+                      *(f"  {name:<26} {str(default):<22} scenarios: {', '.join(used)}"
+                        for name, (default, used) in found.items())])

@@ -163,3 +163,11 @@ def test_make_test_has_a_step_for_every_experiment_s_target_the_catalogue_does_n
             name = entry.name if platform == catalogue.LOCAL else target
             assert (name in stepped[platform]) != (platform in entry.untested), (entry.name, platform)
     assert {"bench", "sweep", "chaos", "latency-map", "cpu-map"} <= stepped[catalogue.LOCAL]
+
+
+def test_make_knobs_lists_the_load_s_own_settings_and_whose_lengths_a_design_keeps():
+    from benchkit.core import design
+    lines = registry.load_listing().splitlines()
+    assert f"a design's own: {design.ITERATIONS}" in lines[0]
+    listed = {line.split()[0]: line.split()[1] for line in lines[1:]}
+    assert listed["ITERATIONS"] == "300" and listed["WARMUP_ITERATIONS"] == "900" and "RATE" in listed
