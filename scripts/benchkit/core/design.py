@@ -46,8 +46,8 @@ class Design:
     # (deployed, or as the experiment started it), warmed once
     restart: str = "each cell"
     ergonomics: bool = False  # whether what each JVM saw and chose is kept, per size, after its warm-up (EACH_SIZE)
-    # What a design may add to the runner, each None unless given: arrange(build, variant, round), called before each cell
-    # is measured (the latency map sets its row's latency on the proxy there); again(document), the modes whose cells
+    # What a design may add to the runner, each None unless given: arrange(build, variant, round), called before each
+    # cell is measured (the latency map sets its row's latency on the proxy there); again(document), the modes whose cells
     # are measured once more after the rounds, up to extra_rounds times (the latency map's cells whose repeats
     # disagree)
     arrange: object = None
@@ -97,9 +97,9 @@ def in_round(design, group, round_, position):
 
 def started(platform, design, build, variant):
     """The build's services restarted from a cold JVM in the variant's mode, at its size (as shipped at none)."""
-    environment = environments(design.settings, dict(variant.values)) if design.settings else {}
     if design.restart == AS_RUNNING:
         return platform.build(build)
+    environment = environments(design.settings, dict(variant.values)) if design.settings else {}
     if variant.size == sizes.NO_LIMIT:
         return platform.reconfigure(build, environment, fresh=True)
     return platform.size(build, *sizes.given(variant.size), environments=environment or None)
@@ -195,7 +195,8 @@ def measure_group(platform, design, group, position, rounds, runs_dir, iteration
     for round_ in range(1, rounds + 1):
         measure_round(group, round_)
     for extra in range(1, design.extra_rounds + 1 if rounds > 1 else 1):
-        wanted = [(build, variant) for build, variant in group if variant.mode in design.again(document)]
+        disagree = design.again(document)
+        wanted = [(build, variant) for build, variant in group if variant.mode in disagree]
         if not wanted:
             break
         info(f"round {rounds + extra}: {len(wanted)} cell(s) measured again ({design.name}: their rounds disagree)")

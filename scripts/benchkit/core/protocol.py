@@ -131,8 +131,10 @@ class WarmUpFailed(SystemExit):
 def warm_up(version, build, runs_dir, iterations=None):
     """The same warm-up rule for every build (see above). Returns its windows (requests per user, seconds, share of
     incomplete answers, JIT share), whether it settled, how long it took, and what the JIT, the GC and CFS
-    throttling took meanwhile. The last window's answers are always complete: else it raises WarmUpFailed."""
-    iterations = int(iterations or load.setting("warmup", "iterations"))
+    throttling took meanwhile. The last window's answers are always complete: else it raises WarmUpFailed. Its first
+    window: WARMUP_ITERATIONS requests per user where set, else the caller's own (iterations), else the warmup
+    scenario's."""
+    iterations = int(load.setting("warmup", "iterations", own=iterations))
     windows, settled, complete_windows, incomplete_since = [], False, 0, None
     first = before = build.snapshot()
     while complete_windows < knobs.value("WARMUP_MAX_WINDOWS"):

@@ -197,13 +197,13 @@ def a_short_map(fastest_at_20):
 
 
 def test_a_map_holds_where_every_answer_waited_its_row_s_latency():
-    assert all(holds for _, holds in latencymap.verdicts(a_short_map(18.5)))
+    assert all(holds for _, holds in latencymap.verdicts(as_cells(a_short_map(18.5))))
 
 
 def test_a_build_that_bypassed_its_proxy_fails_the_map_however_spread_its_answers():
     """Its answers at +20 ms: a p50 of 15 and a p99 of 60 on a busy machine (a p50 floor of 18 ms, or above the row
     with nothing added, could pass), but its fastest in 4 ms: faster than any answer that waited 18 ms."""
-    found = dict(latencymap.verdicts(a_short_map(4.0)))
+    found = dict(latencymap.verdicts(as_cells(a_short_map(4.0))))
     assert [sentence for sentence, holds in found.items() if not holds] == [
         "no complete answer faster than its row's latency less the jitter (faster: [('v1', 'authors', 20, 0, 4.0)])"]
 
@@ -212,7 +212,7 @@ def test_a_map_with_a_missing_cell_or_a_proxy_that_costs_too_much_fails():
     short = a_short_map(19.0)
     short["cells"]["v1"].pop()
     short["own"]["v1"][0] = {**short["own"]["v1"][0], "added_ms": 2.5, "proxied_floor_ms": 2.8, "ok": False}
-    found = latencymap.verdicts(short)
+    found = latencymap.verdicts(as_cells(short))
     assert [holds for _, holds in found] == [True, False, False, True]
     # the failing check named in its figures, where a failure's excerpt shows it
     assert "v1 authors 0 ms: added 2.5 (floors 0.3 -> 2.8), bounds -0.6..2.1, 60 round trips" in found[1][0]

@@ -8,6 +8,12 @@ def test_the_order_turns_round_every_other_round():
     assert protocol.order(["v1", "v2", "v3"], 2) == ["v3", "v2", "v1"]
 
 
+@pytest.fixture(autouse=True)
+def no_warm_up_length_given(monkeypatch):
+    """The warm-up's length as each test gives it, whatever the shell running the tests has set."""
+    monkeypatch.delenv("WARMUP_ITERATIONS", raising=False)
+
+
 class FakeBuild:
     """A build whose warm-up windows compile less and less: the compiler threads' CPU seconds per window out of 10
     CPU seconds each (HotSpot's elapsed compile time, twice as much, is not what the rule reads)."""
@@ -38,6 +44,15 @@ def test_the_warm_up_goes_on_until_the_jit_has_settled(tmp_path):
     assert [w["jit_share"] for w in warmed["windows"]] == [0.4, 0.1, 0.02]
     assert [w["iterations"] for w in warmed["windows"]] == [30, 10, 10]
     assert warmed["settled"] and warmed["seconds"] == 15
+
+
+def test_warmup_iterations_set_give_every_experiment_s_first_window_whatever_its_own(tmp_path, monkeypatch):
+    monkeypatch.setenv("WARMUP_ITERATIONS", "60")
+    warmed = protocol.warm_up("v1", FakeBuild([4.0, 0.1]), tmp_path, 30)
+    assert [w["iterations"] for w in warmed["windows"]] == [60, 20]
+    monkeypatch.delenv("WARMUP_ITERATIONS")
+    assert protocol.warm_up("v1", FakeBuild([0.1]), tmp_path)["windows"][0]["iterations"] == int(
+        load.setting("warmup", "iterations"))  # nobody's own: the warmup scenario's
 
 
 def test_a_window_with_degraded_answers_does_not_count_as_settled(tmp_path, monkeypatch):

@@ -21,7 +21,7 @@ import threading
 import time
 
 from benchkit import LOCAL_DIR, step
-from benchkit.core import design, documents, knobs, protocol, provenance, samples
+from benchkit.core import documents, knobs, protocol, provenance, samples
 from benchkit.core.knobs import knob
 from benchkit.core.kinds import Kind, document_publisher
 from benchkit.core.stats import close
@@ -251,7 +251,7 @@ def run(platform, spec, directory):
     stack = json.loads((LOCAL_DIR / "stack.json").read_text())["services"][f"web-api-{spec.version}"]
     url = f"{stack['url']}/{spec.version}/articles"
     candidates = Candidates(spec, url, directory)
-    protocol.warm_up(spec.version, platform.build(spec.version), directory, design.lengths(0, 150)[1])
+    protocol.warm_up(spec.version, platform.build(spec.version), directory, 150)
     runs = []
     for round_ in range(1, spec.rounds + 1):
         for name, model in CANDIDATES:

@@ -20,7 +20,7 @@ import threading
 import time
 
 from benchkit import SERVICES, info, step
-from benchkit.core import buildsconf, design, knobs, protocol, samples
+from benchkit.core import buildsconf, knobs, protocol, samples
 from benchkit.core.knobs import knob, numbers
 from benchkit.core.platform import RESTORE_LIMIT_SECONDS, Faults, LatencyProxy
 from benchkit.experiments.chaos import faults
@@ -225,7 +225,7 @@ def run(platform, spec, directory):
 
     # the core's warm-up, as every experiment's: the short subset runs in make test after make bench has warmed every
     # build, with windows of a third of the full one's
-    warmup = design.lengths(0, 30 if spec.quick else 100)[1]
+    warmup = 30 if spec.quick else 100
 
     def warm_up(version):
         protocol.warm_up(version, platform.build(version), work, warmup)

@@ -50,8 +50,8 @@ def cpu_map(spec, versions):
 def run(platform, spec, directory):
     """Every size of the ladder, every build: cpu-map.json, .md and .html."""
     kept = json.loads((spec.keep / "cpu-map.json").read_text()) if spec.keep else None
-    data = design.run(platform, cpu_map(spec, platform.versions), directory, None, lambda cell, environment: {"bound_by": bound_by(cell, environment)},
-                      kept)
+    data = design.run(platform, cpu_map(spec, platform.versions), directory,
+                      on_cell=lambda cell, environment: {"bound_by": bound_by(cell, environment)}, kept=kept)
     documents.write(directory, "cpu-map", "reactive-bench: the comparison over CPU per service",
                     f"{data['timestamp']}, commit {data['commit']}, {data['where']}",
                     [("Each build by CPU per service", EXPLANATION, [("", table(data))]),

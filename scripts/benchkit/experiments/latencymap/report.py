@@ -20,8 +20,6 @@ def as_grid(document):
     """A map's cell document (core.cells) as the grid its tables read: {build: [a cell per round, with its row and
     load (the document's grid of each mode) and its repeat (the round), in the order measured]}, the rest of the
     document as it is."""
-    if isinstance(document["cells"], dict):
-        return document  # already a grid
     cells = {}
     for cell in document["cells"]:
         row, load = document["grid"][cell["mode"]]

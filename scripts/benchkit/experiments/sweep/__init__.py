@@ -63,8 +63,7 @@ def candidates(version, setting, chosen, settings, cpus, delay):
     proxied = (LATENCY_PROXY,) if delay else ()
     return Design(f"sweep-{setting.label}", setting.name, "", (version,),
                   {str(value): {**chosen, setting.name: value, **({LATENCY_PROXY.name: "on"} if delay else {})}
-                   for value in values}, sizes=(str(cpus) if cpus else sizes.NO_LIMIT,), settings=(*settings, *proxied),
-                  iterations=design.ITERATIONS, warmup=design.WARMUP)
+                   for value in values}, sizes=(str(cpus) if cpus else sizes.NO_LIMIT,), settings=(*settings, *proxied))
 
 
 def observed_latency(platform, version, delay):
@@ -147,7 +146,8 @@ EXPLANATION = ("Each build's few concurrency settings, one at a time: every cand
                "second (the median of its repeats); the next setting is swept with the values chosen before it. "
                "\"At its best\" means this: the highest throughput each build reaches on this machine by its own "
                "sizing, nothing else changed. The calibration job (the bench's measure of the machine's speed) runs "
-               "right before each repeat of a setting's candidates; \"drifted\" marks a candidate measured while the machine was more than "
+               "right before each repeat of a setting's candidates; \"drifted\" marks a candidate measured while the "
+               "machine was more than "
                f"{calibration.DRIFT_LIMIT:.0%} faster or slower than the median: weigh its figure accordingly.")
 
 
