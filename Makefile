@@ -274,7 +274,7 @@ test-docs: benchkit ## Every figure marked in README.md and docs/ is its summary
 	@cd scripts && $(BENCHKIT_PYTHON) -m benchkit figures check
 
 .PHONY: docs-figures
-docs-figures: benchkit ## Render every marked figure of README.md and docs/ from its summary (docs/results/*.json); PUBLISH=RESULTS NAME=name first writes docs/results/NAME.json from a run's results (a bench's, a chaos run's or an A/B's); COMBINE="run1 run2" NAME=name one summary of independent runs' summaries (hours apart), every round of each.
+docs-figures: benchkit ## Render every marked figure of README.md and docs/ from its summary (docs/results/*.json); PUBLISH=RESULTS NAME=name first writes docs/results/NAME.json from a run's results (a bench's, a chaos run's or an A/B's); COMBINE="run1 run2" NAME=name one summary of independent sessions of one experiment (hours apart), every round of each.
 	@cd scripts && if [ -n "$(PUBLISH)" ]; then $(BENCHKIT_PYTHON) -m benchkit figures publish "$(abspath $(PUBLISH))" "$(NAME)"; fi
 	@cd scripts && if [ -n "$(COMBINE)" ]; then $(BENCHKIT_PYTHON) -m benchkit figures combine "$(NAME)" $(COMBINE); fi
 	@cd scripts && $(BENCHKIT_PYTHON) -m benchkit figures render

@@ -8,9 +8,9 @@ summary whose ratios are not what its own rounds give).
                                                       A/B's <experiment>.json, compare.json, latency-map.json,
                                                       bakeoff.json; registry.py knows each); several chaos runs'
                                                       directories, comma-separated: one summary
-    python -m benchkit figures combine NAME SUMMARY…  docs/results/NAME.json of two or more independent runs' summaries
-                                                      (separate starts, hours apart): every round of each, the headline
-                                                      and its interval from all of them
+    python -m benchkit figures combine NAME SUMMARY…  docs/results/NAME.json of two or more independent sessions'
+                                                      summaries of one design (separate starts, hours apart): every
+                                                      round of each, every ratio and its interval from all of them
     python -m benchkit figures render                 fills in every marked figure of README.md and docs/*.md
     python -m benchkit figures check                  fails where a marked figure or a summary is not what it should be
 
@@ -41,7 +41,6 @@ import sys
 from benchkit import ROOT, registry, since, unmarked
 from benchkit.core import knobs
 from benchkit.core.kinds import SUMMARIES, written
-from benchkit.experiments.bench.summaries import combined
 from benchkit.core.documents import formatted, markdown_table
 
 DOCUMENTS = ("README.md", "docs/*.md")
@@ -194,7 +193,7 @@ def main(argv=None):
         missing = [n for n in argv[2:] if n not in found]
         if missing:
             sys.exit(f"no summary docs/results/{missing[0]}.json")
-        print(f"Summary: {written(combined({n: found[n] for n in argv[2:]}, argv[1]), argv[1], SUMMARIES)}")
+        print(f"Summary: {written(registry.pooled({n: found[n] for n in argv[2:]}, argv[1]), argv[1], SUMMARIES)}")
     elif command == "render":
         found = registry.loaded()
         for path in documents():

@@ -47,19 +47,38 @@ KNOBS = knobs.CORE + tuple(knob for package in PACKAGES for knob in knobs.declar
 DESIGN_CONSISTENCY = {name: check for package in PACKAGES for name, check in getattr(package, "CONSISTENCY", {}).items()}
 
 
+# what a design adds when sessions are pooled (the bench's knees, and the open model left out at different rates)
+DESIGN_POOL = {name: extra for package in PACKAGES for name, extra in getattr(package, "POOL", {}).items()}
+
+
 def cell_consistency(summary):
     return cells.consistency(summary) + DESIGN_CONSISTENCY.get(summary.get("design"), lambda _: [])(summary)
 
 
+def pooled(named, name):
+    """One cell document of several sessions' summaries of one design (cells.pooled, with what the design adds)."""
+    designs = {summary.get("design") for summary in named.values()}
+    return cells.pooled(named, name, DESIGN_POOL.get(designs.pop()) if len(designs) == 1 else None)
+
+
+# A cell document is what a design's run wrote, or made of another run document (the bench's results.json)
+CELL_PUBLISHERS = {cells.SCHEMA: document_publisher(cells.SCHEMA, cell_consistency, ("environment", "explanation")),
+                   **{schema: publish for package in PACKAGES for schema, publish in getattr(package, "PUBLISH", {}).items()}}
+
+
+def publish_cells(found, name, directory=SUMMARIES):
+    return CELL_PUBLISHERS[json.loads(pathlib.Path(found).read_text()).get("schema")](found, name, directory)
+
+
 CELLS = Kind("cells", cells.SCHEMA, cells.SCHEMA,
              tuple(file for package in PACKAGES for file in getattr(package, "RUN_FILES", ())),
-             document_publisher(cells.SCHEMA, cell_consistency, ("environment", "explanation")), cell_consistency,
+             publish_cells, cell_consistency,
              {name: table for package in PACKAGES for name, table in getattr(package, "TABLES", {}).items()},
              {name: chart for package in PACKAGES for name, chart in getattr(package, "CHARTS", {}).items()})
 KINDS = (*(package.KIND for package in PACKAGES if hasattr(package, "KIND")), CELLS, compare.KIND,
          compare.remainder.KIND, traces.KIND)
 BY_SUMMARY_SCHEMA = {kind.summary_schema: kind for kind in KINDS}
-BY_RUN_SCHEMA = {kind.run_schema: kind for kind in KINDS}
+BY_RUN_SCHEMA = {kind.run_schema: kind for kind in KINDS} | {schema: CELLS for schema in CELL_PUBLISHERS}
 TABLES = {name: table for kind in KINDS for name, table in kind.tables.items()}
 CHARTS = {name: chart for kind in KINDS for name, chart in kind.charts.items()}
 

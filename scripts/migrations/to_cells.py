@@ -1,18 +1,20 @@
-"""One-off (issue 60): the summaries of the A/Bs (reactive-bench/ab/1), of the CPU maps (reactive-bench/cpu-map/2) and
-of the latency map (reactive-bench/latency-map/1) as cell documents (core.cells), and every marker of README.md and docs/*.md that named a figure of one by its old
+"""One-off (issue 60): the summaries of the A/Bs (reactive-bench/ab/1), of the CPU maps (reactive-bench/cpu-map/2), of
+the latency map (reactive-bench/latency-map/1) and of the bench (reactive-bench/summary/1) as cell documents (core.cells), and every marker of README.md and docs/*.md that named a figure of one by its old
 path, named by its cell. Refuses to write unless each figure a marker names is the same at its new path.
 
     cd scripts && ../.tools/benchkit/bin/python -m migrations.to_cells"""
 import json
 import re
 
-from benchkit import ROOT, figures
+from benchkit import ROOT, figures, registry
 from benchkit.core import cells, sizes
 from benchkit.core.kinds import SUMMARIES
+from benchkit.experiments.bench import summaries
 
 OLD = "reactive-bench/ab/1"
 OLD_MAP = "reactive-bench/cpu-map/2"
 OLD_LATENCY = "reactive-bench/latency-map/1"
+OLD_BENCH = "reactive-bench/summary/1"
 
 
 def size_of(key, build):
@@ -25,7 +27,34 @@ def size_of(key, build):
 
 
 def migrated(old):
-    return {OLD: migrated_ab, OLD_MAP: migrated_map, OLD_LATENCY: migrated_latency}[old["schema"]](old)
+    return {OLD: migrated_ab, OLD_MAP: migrated_map, OLD_LATENCY: migrated_latency,
+            OLD_BENCH: migrated_bench}[old["schema"]](old)
+
+
+def migrated_bench(old):
+    """A bench's summary of one session: a cell per build and scenario, its rounds the runs' figures (a summary
+    combined of several sessions is pooled again from theirs: main)."""
+    head = {k: old[k] for k in ("name", "commit", "timestamp", "where", "on_kubernetes", "versions", "settled",
+                                "equal_work", "load_settings", "open_rate", "curve")}
+    return summaries.document_of(head, old["scenarios"])
+
+
+def new_bench_path(old, path):
+    """A marker's path into an old bench summary, as a path into its cell document."""
+    keys = path.split(".")
+    if keys[0] == "runs":
+        return ".".join(["sessions", *keys[1:]])
+    if keys[0] != "scenarios":
+        return path
+    mode, part, build, rest = keys[1], keys[2], keys[3], keys[4:]
+    where = f"cells.[build={build},mode={mode}]"
+    if part == "ratios":
+        return ".".join([where, "ratios", summaries.FIGURES[rest[0]], *rest[1:]])
+    if rest == ["runs"]:
+        return "rounds"
+    names = summaries.FIGURES if rest[0] == "figures" else summaries.CPU
+    assert rest[2] == "median", path
+    return ".".join([where, "medians", names[rest[1]]])
 
 
 def latency_mode(old, row, load):
@@ -131,6 +160,8 @@ def new_path(old, path):
         return new_map_path(old, path)
     if old["schema"] == OLD_LATENCY:
         return new_latency_path(old, path)
+    if old["schema"] == OLD_BENCH:
+        return new_bench_path(old, path)
     keys = path.split(".")
     if keys[0] != "builds":
         return path
@@ -151,8 +182,10 @@ def main():
     its new path as at its old one. The tables are left as the old code rendered them: make test-docs renders them
     again from the migrated summaries and fails where one is not the same."""
     olds = {p.stem: json.loads(p.read_text()) for p in sorted(SUMMARIES.glob("*.json"))}
-    olds = {name: data for name, data in olds.items() if data.get("schema") in (OLD, OLD_MAP, OLD_LATENCY)}
-    news = {name: migrated(old) for name, old in olds.items()}
+    olds = {name: data for name, data in olds.items() if data.get("schema") in (OLD, OLD_MAP, OLD_LATENCY, OLD_BENCH)}
+    news = {name: migrated(old) for name, old in olds.items() if "runs" not in old}
+    news |= {name: registry.pooled({run["name"]: news[run["name"]] for run in old["runs"]}, name)
+             for name, old in olds.items() if "runs" in old}
     marker = re.compile(r"<!-- figure (\S+) (\S+) ")
     moved = []
 

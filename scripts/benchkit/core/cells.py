@@ -5,6 +5,10 @@ table of rounds, and its verdicts.
 A cell is a build in a mode at a size: {"build", "mode", "size", "rounds": [figures of each round], "ratios"}. Its
 reference cell differs on the compared axis alone: the same build in the design's first mode (MODE: an A/B), or the
 baseline build in the same mode at the same size (BUILD: the CPU map). A reference cell has no ratios."""
+import datetime
+import json
+import sys
+
 from benchkit import NAMES
 from benchkit.core import documents, results, sizes
 
@@ -29,6 +33,7 @@ FIGURES = (("complete_per_s", "complete answers/s", "{:.0f}", True),
            ("settled", "warm-up settled (the JIT under 3 % of the services' CPU)", "{}", False))
 # the figures a cell has a ratio of, and a median: those a table shows with a ratio, and p50 at the fixed rate
 RATIOS = (*(key for key, _, _, shown in FIGURES if shown), "open_p50")
+MEDIANS = (*RATIOS, "generator_cpu_ms")  # and a median alone: the load generator's CPU per request (the bench's)
 LABELS = {key: name for key, name, _, _ in FIGURES}
 
 
@@ -69,7 +74,7 @@ def with_ratios(document):
     for cell in document["cells"]:
         mine = {k: v for k, v in cell.items() if k not in ("medians", "ratios", "against_no_limit")}
         mine["medians"] = {key: results.Figure.of("", [r.get(key) for r in cell["rounds"]]).median
-                           for key in RATIOS if any(key in r for r in cell["rounds"])}
+                           for key in MEDIANS if any(key in r for r in cell["rounds"])}
         for name, base in (("ratios", reference_of(cell, document["cells"], document["compared"],
                                                    document["reference"])),
                            ("against_no_limit", reference_of(cell, document["cells"], "size", sizes.NO_LIMIT))):
@@ -78,6 +83,65 @@ def with_ratios(document):
                 mine[name] = results.ratios_by_round(zip(base["rounds"], cell["rounds"]), keys)
         found.append(mine)
     return found
+
+
+def cell_of(document, build, mode=None, size=None):
+    """The one cell of a build (in a mode, at a size, where the document has several)."""
+    return next(c for c in document["cells"] if c["build"] == build and mode in (None, c["mode"])
+                and size in (None, c["size"]))
+
+
+def figure(cell, key):
+    """{unit, median, low, high, rounds} of one figure over a cell's rounds."""
+    return vars(results.Figure.of("", [r.get(key) for r in cell["rounds"]]))
+
+
+# Sessions pooled into one document must be independent: separate starts of everything, at least this far apart.
+POOLED_APART_HOURS = 1.0
+SAME = ("design", "compared", "reference", "sizes", "on_kubernetes")  # what sessions pooled into one share
+
+
+def refuse_unpoolable(sessions):
+    """Exits unless the sessions ([(name, document)] in time order) are two cell documents or more of one design,
+    none itself pooled, each at least POOLED_APART_HOURS after the one before."""
+    if len(sessions) < 2 or any(d.get("schema") != SCHEMA or "sessions" in d for _, d in sessions):
+        sys.exit("pool: two cell documents or more, none of them pooled already")
+    for name in SAME:
+        if len({json.dumps(d.get(name)) for _, d in sessions}) != 1:
+            sys.exit(f"pool: the sessions differ in {name}: not one comparison")
+    times = [datetime.datetime.fromisoformat(d["timestamp"]) for _, d in sessions]
+    if any((later - earlier).total_seconds() < 3600 * POOLED_APART_HOURS for earlier, later in zip(times, times[1:])):
+        sys.exit(f"pool: sessions less than {POOLED_APART_HOURS:g} h apart are not independent")
+
+
+def pooled(named, name, extra=None):
+    """One document of several sessions of one design ({name: document}): every round of every session, renumbered
+    in turn, each naming its session and its round there; every median and ratio again from all of them, so that an
+    interval covers every round of every session. extra(sessions) gives what the design adds of its own and the modes
+    it leaves out, with why ({mode: why}). Refused unless the sessions are independent runs of one design."""
+    sessions = sorted(named.items(), key=lambda item: item[1]["timestamp"])
+    refuse_unpoolable(sessions)
+    added, left_out = extra(sessions) if extra else ({}, {})
+    first = sessions[0][1]
+    every = [{key(c) for c in d["cells"]} for _, d in sessions]
+    cells = [{k: v for k, v in c.items() if k in COORDINATES} | {"rounds": []} for c in first["cells"]
+             if c["mode"] not in left_out and all(key(c) in keys for keys in every)]
+    offset = 0
+    for session, document in sessions:
+        mine = {key(c): c for c in document["cells"]}
+        for cell in cells:
+            cell["rounds"] += [{**r, "round": offset + index, "session": session,
+                                "session_round": r.get("round", index)}
+                               for index, r in enumerate(mine[key(cell)]["rounds"], start=1)]
+        offset += document["rounds"]
+    whole = {**{k: v for k, v in first.items() if k not in ("name", "cells")},
+             "name": name, "commit": ", ".join(dict.fromkeys(d["commit"] for _, d in sessions)),
+             "timestamp": sessions[-1][1]["timestamp"], "rounds": offset,
+             "modes": [mode for mode in first["modes"] if mode not in left_out],
+             "sessions": [{"name": session, "commit": d["commit"], "timestamp": d["timestamp"], "rounds": d["rounds"]}
+                          for session, d in sessions], "left_out": left_out, **added, "cells": cells}
+    whole["cells"] = with_ratios(whole)
+    return whole
 
 
 def ratio(cell, key):

@@ -25,7 +25,7 @@ def published(tmp_path):
     summaries = tmp_path / "docs" / "results"
     path = summaries_module.publish(bench, "demo", summaries)
     readme = tmp_path / "README.md"
-    readme.write_text("v2 answers <!-- figure demo scenarios.closed.ratios.v2.ok_rps.median {:.2f}× -->?"
+    readme.write_text("v2 answers <!-- figure demo cells.[build=v2,mode=closed].ratios.complete_per_s.median {:.2f}× -->?"
                       "<!-- /figure --> as much as v1.\n\n<!-- figures demo headline -->\n<!-- /figures -->\n"
                       "\n<!-- figures demo answer -->\n<!-- /figures -->\n")
     readme.write_text(figures.rendered(readme.read_text(), registry.loaded(summaries), "README.md"))
@@ -35,7 +35,7 @@ def published(tmp_path):
 def test_a_summary_is_rendered_into_the_docs_and_checked_against_them(tmp_path):
     path, readme, summaries = published(tmp_path)
     summary = json.loads(path.read_text())
-    assert summary["scenarios"]["closed"]["ratios"]["v2"]["ok_rps"]["median"] == 1.6
+    assert cells.cell_of(summary, "v2", "closed")["ratios"]["complete_per_s"]["median"] == 1.6
     text = readme.read_text()
     assert "-->1.60×<!--" in text
     assert "| complete answers / s (lowest–highest round) | 100 | 160 (150–300) |" in text
@@ -56,14 +56,15 @@ def test_a_changed_digit_in_a_doc_fails_the_check(tmp_path):
 def test_a_summary_whose_ratio_is_not_what_its_rounds_give_fails(tmp_path):
     path, _, summaries = published(tmp_path)
     summary = json.loads(path.read_text())
-    summary["scenarios"]["closed"]["ratios"]["v2"]["ok_rps"]["median"] = 1.55  # the kept rounds' median, unsaid
+    closed = cells.cell_of(summary, "v2", "closed")
+    closed["ratios"]["complete_per_s"]["median"] = 1.55  # the kept rounds' median, unsaid
     path.write_text(json.dumps(summary))
-    assert any("median 1.55 is not the median of its rounds' ratios" in p for p in figures.check(tmp_path, summaries))
-    summary["scenarios"]["closed"]["ratios"]["v2"]["ok_rps"]["median"] = 1.6
-    summary["scenarios"]["closed"]["builds"]["v2"]["figures"]["ok_rps"]["rounds"][0] = 140.0
+    assert any("v2, closed: ratios not what its rounds give" in p for p in figures.check(tmp_path, summaries))
+    closed["ratios"]["complete_per_s"]["median"] = 1.6
+    closed["rounds"][1]["complete_per_s"] = 158.0
     path.write_text(json.dumps(summary))
     problems = figures.check(tmp_path, summaries)
-    assert any("round 1 says 1.5, its figures give 1.4" in p for p in problems), problems
+    assert any("v2, closed: medians not what its rounds give" in p for p in problems), problems
 
 
 def test_a_changed_interval_a_dropped_round_or_cleared_drift_flags_fail(tmp_path):
@@ -74,30 +75,25 @@ def test_a_changed_interval_a_dropped_round_or_cleared_drift_flags_fail(tmp_path
 
     def problems_after(edit):
         summary = json.loads(json.dumps(original))
-        edit(summary["scenarios"]["closed"])
+        edit(cells.cell_of(summary, "v2", "closed"))
         path.write_text(json.dumps(summary))
         return figures.check(tmp_path, summaries)
 
-    def narrower(scenario):
-        scenario["ratios"]["v2"]["ok_rps"]["low"] = 1.55
-    assert any("lowest and highest 1.55, 3.0" in p for p in problems_after(narrower))
+    def narrower(cell):
+        cell["ratios"]["complete_per_s"]["low"] = 1.55
+    assert any("v2, closed: ratios not what its rounds give" in p for p in problems_after(narrower))
 
-    def dropped(scenario):  # the last round dropped from the ratio, its median taken again: still 1.55, not the 1.6
-        ratio = scenario["ratios"]["v2"]["ok_rps"]
-        ratio["rounds"] = ratio["rounds"][:-1]
-        ratio["median"] = ratio["median_without_drifted"] = 1.55
-        ratio["high"] = 1.6
-    assert any("its rounds are not the scenario's [1, 2, 3]" in p for p in problems_after(dropped))
+    def dropped(cell):  # the last round dropped, its ratio and median taken again: still 1.55, not the 1.6
+        cell["rounds"] = cell["rounds"][:-1]
+        cell["ratios"] = cells.with_ratios({**original, "cells": [
+            c if c["build"] == "v1" else cell for c in original["cells"]]})[1]["ratios"]
+    assert any("closed: not one round of each build per round of the scenario" in p for p in problems_after(dropped))
 
-    def cleared(scenario):
-        for ratio in scenario["ratios"]["v2"].values():
-            ratio["drifted_rounds"] = []
-            ratio["median_without_drifted"] = ratio["median"]
-    assert any("drifted rounds [] are not the rounds the machine drifted in, [3]" in p for p in problems_after(cleared))
-
-    def fewer_runs(scenario):
-        scenario["builds"]["v2"]["runs"] = 2
-    assert any("closed v2: not one run and one figure per round of the 3" in p for p in problems_after(fewer_runs))
+    def cleared(cell):
+        for r in cell["rounds"]:
+            r["drift"] = None
+    assert any("closed: drifted rounds [] are not the rounds the machine drifted in, [3]" in p
+               for p in problems_after(cleared))
     path.write_text(json.dumps(original))
     assert figures.check(tmp_path, summaries) == []
 
@@ -234,26 +230,30 @@ def run_summary(tmp_path, name, timestamp, v2_requests, seconds=(2.0, 2.1, 2.05)
 def test_a_headline_of_two_independent_runs_covers_every_round_of_both(tmp_path):
     morning = run_summary(tmp_path, "aaa1111", "2026-11-26T08:00:00+00:00", (1500, 1600, 1550))
     evening = run_summary(tmp_path, "bbb2222", "2026-11-26T14:00:00+00:00", (1300, 1400, 1700))
-    both = summaries_module.combined({"aaa1111": morning, "bbb2222": evening}, "demo-both")
-    ratio = both["scenarios"]["closed"]["ratios"]["v2"]["ok_rps"]
+    both = registry.pooled({"aaa1111": morning, "bbb2222": evening}, "demo-both")
+    closed = cells.cell_of(both, "v2", "closed")
+    ratio = closed["ratios"]["complete_per_s"]
     assert (ratio["low"], ratio["high"], len(ratio["rounds"])) == (1.3, 1.7, 6)
     assert ratio["median"] == 1.525  # of all six rounds' ratios, not a median of the runs' medians
-    assert [r["run"] for r in both["scenarios"]["closed"]["rounds"]] == ["aaa1111"] * 3 + ["bbb2222"] * 3
-    assert both["scenarios"]["closed"]["builds"]["v2"]["runs"] == 6 and registry.consistency(both) == []
-    assert [r["rounds"] for r in both["runs"]] == [3, 3]
+    assert [r["session"] for r in closed["rounds"]] == ["aaa1111"] * 3 + ["bbb2222"] * 3
+    assert [r["round"] for r in closed["rounds"]] == [1, 2, 3, 4, 5, 6] and registry.consistency(both) == []
+    assert [r["rounds"] for r in both["sessions"]] == [3, 3] and both["rounds"] == 6
 
 
 def test_runs_at_different_open_rates_leave_the_open_model_out_of_their_headline(tmp_path):
     morning = run_summary(tmp_path, "aaa1111", "2026-11-26T08:00:00+00:00", (1500, 1600, 1550))
     evening = run_summary(tmp_path, "bbb2222", "2026-11-26T14:00:00+00:00", (1300, 1400, 1700))
     for summary, rate in ((morning, "820/s: 80 %"), (evening, "530/s: 80 %")):
-        summary["scenarios"]["open"], summary["open_rate"] = summary["scenarios"]["closed"], rate
-    both = summaries_module.combined({"aaa1111": morning, "bbb2222": evening}, "demo-both")
-    assert "open" not in both["scenarios"] and both["left_out"] == {"open": "each run at its own rate: 820/s: 80 %; 530/s: 80 %"}
+        summary["cells"] += [{**c, "mode": "open"} for c in summary["cells"]]
+        summary["modes"], summary["open_rate"] = ["closed", "open"], rate
+    both = registry.pooled({"aaa1111": morning, "bbb2222": evening}, "demo-both")
+    assert "open" not in both["modes"] and {c["mode"] for c in both["cells"]} == {"closed"}
+    assert both["left_out"] == {"open": "each run at its own rate: 820/s: 80 %; 530/s: 80 %"}
     assert not any(row[0].startswith("latency at") for row in tables.answer_table(both))
     evening["open_rate"] = morning["open_rate"]
-    both = summaries_module.combined({"aaa1111": morning, "bbb2222": evening}, "demo-both")
-    assert "open" in both["scenarios"] and both["left_out"] == {} and both["open_rate"] == "820/s: 80 %"
+    both = registry.pooled({"aaa1111": morning, "bbb2222": evening}, "demo-both")
+    assert "open" in both["modes"] and both["left_out"] == {} and both["open_rate"] == "820/s: 80 %"
+    assert any(row[0].startswith("latency at 820 requests/s") for row in tables.answer_table(both))
 
 
 def test_runs_too_close_together_or_not_comparable_are_not_combined(tmp_path):
@@ -261,10 +261,14 @@ def test_runs_too_close_together_or_not_comparable_are_not_combined(tmp_path):
     morning = run_summary(tmp_path, "aaa1111", "2026-11-26T08:00:00+00:00", (1500, 1600, 1550))
     soon = run_summary(tmp_path, "bbb2222", "2026-11-26T08:20:00+00:00", (1300, 1400, 1700))
     with pytest.raises(SystemExit, match="not independent"):
-        summaries_module.combined({"aaa1111": morning, "bbb2222": soon}, "x")
+        registry.pooled({"aaa1111": morning, "bbb2222": soon}, "x")
     elsewhere = {**soon, "timestamp": "2026-11-26T14:00:00+00:00", "on_kubernetes": True}
     with pytest.raises(SystemExit, match="differ in on_kubernetes"):
-        summaries_module.combined({"aaa1111": morning, "bbb2222": elsewhere}, "x")
+        registry.pooled({"aaa1111": morning, "bbb2222": elsewhere}, "x")
+    with pytest.raises(SystemExit, match="differ in design"):
+        registry.pooled({"aaa1111": morning, "bbb2222": {**elsewhere, "on_kubernetes": False, "design": "cpu-map"}}, "x")
+    with pytest.raises(SystemExit, match="differ in versions"):
+        registry.pooled({"aaa1111": morning, "bbb2222": {**elsewhere, "on_kubernetes": False, "versions": ["v1"]}}, "x")
 
 
 def test_a_table_is_drawn_only_from_a_summary_of_its_kind(tmp_path):

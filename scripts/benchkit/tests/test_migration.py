@@ -1,6 +1,6 @@
-"""The one-off migration of the A/B and CPU-map summaries to the cell document (scripts/migrations/to_cells.py): every
+"""The one-off migration of the A/B, CPU-map, latency-map and bench summaries to the cell document (scripts/migrations/to_cells.py): every
 figure a page named by its old path is the same figure at its new one, and the migrated document is consistent."""
-from benchkit import figures
+from benchkit import figures, registry
 from benchkit.core import cells
 from migrations import to_cells
 
@@ -61,3 +61,32 @@ def test_an_old_latency_map_s_figures_are_where_its_markers_now_point_and_its_ta
     assert report.as_grid(new)["cells"]["v1"] == [{**c, "size": "0", "round": c["repeat"], "settled": True}
                                                   for c in old["cells"]["v1"]]
     assert report.ratio_rows(report.as_grid(new), "v2") == report.ratio_rows(old, "v2")
+
+
+def test_an_old_bench_summary_s_figures_are_where_its_markers_now_point_and_two_sessions_pool_again():
+    def figure(*values):
+        return {"unit": "", "median": sorted(values)[len(values) // 2], "low": min(values), "high": max(values),
+                "rounds": list(values)}
+
+    def old(name, timestamp, v2):
+        build = lambda rates: {"runs": 3, "figures": {"ok_rps": figure(*rates), "p99": figure(9.0, 8.0, 10.0)},  # noqa: E731
+                               "cpu_ms": {"loadgen": figure(0.2, 0.3, 0.25)}}
+        return {"schema": to_cells.OLD_BENCH, "name": name, "commit": name, "timestamp": timestamp, "where": "here",
+                "on_kubernetes": False, "versions": ["v1", "v2"], "settled": {"v1": True, "v2": True},
+                "equal_work": True, "load_settings": {}, "open_rate": None, "curve": {"knees": {}, "repeats": 0},
+                "scenarios": {"closed": {"builds": {"v1": build((100, 100, 100)), "v2": build(v2)},
+                                         "rounds": [{"number": n, "calibration_seconds": 2.0, "drift": None}
+                                                    for n in (1, 2, 3)]}}}
+    morning = old("aaa1111", "2026-11-26T08:00:00+00:00", (150, 160, 155))
+    new = to_cells.migrated(morning)
+    assert registry.consistency(new) == []
+    for path in ("scenarios.closed.builds.v2.figures.ok_rps.median", "scenarios.closed.builds.v1.cpu_ms.loadgen.median",
+                 "scenarios.closed.builds.v1.runs", "commit"):
+        assert to_cells.old_at(morning, path) == figures.at(new, to_cells.new_path(morning, path)), path
+    assert to_cells.new_path(morning, "scenarios.closed.ratios.v2.ok_rps.low") == \
+        "cells.[build=v2,mode=closed].ratios.complete_per_s.low"
+    assert figures.at(new, "cells.[build=v2,mode=closed].ratios.complete_per_s.low") == 1.5
+    evening = to_cells.migrated(old("bbb2222", "2026-11-26T14:00:00+00:00", (130, 140, 170)))
+    both = registry.pooled({"aaa1111": new, "bbb2222": evening}, "both")
+    assert figures.at(both, "sessions.1.commit") == "bbb2222" and registry.consistency(both) == []
+    assert figures.at(both, "cells.[build=v2,mode=closed].ratios.complete_per_s.median") == 1.525

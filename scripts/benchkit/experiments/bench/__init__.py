@@ -15,9 +15,15 @@ from benchkit import info, step
 from benchkit.core import curve, knobs, profile
 from benchkit.core.knobs import knob, numbers
 from benchkit.core.protocol import background, measure, order, warm_up
-from benchkit.experiments.bench import report, summaries
+from benchkit.experiments.bench import document as rundoc, report, summaries, tables
 
-KIND = summaries.KIND  # what a bench run publishes
+# What a bench publishes: its results.json as a cell document (summaries.publish), with its own tables, its own check
+# beside the cells', and what it adds when sessions are pooled.
+RUN_FILES = ("results.json",)
+PUBLISH = {rundoc.SCHEMA: summaries.publish}
+TABLES = tables.TABLES
+CONSISTENCY = {summaries.DESIGN: summaries.consistency}
+POOL = {summaries.DESIGN: summaries.pooled_extra}
 
 
 def open_rate(closed_rates):
