@@ -35,6 +35,16 @@ AB_HELP = ", in rounds on a fresh local stack; writes results/{name}-<time>/{fil
 # why make test runs no A/B: an A/B's runner is the CPU map's (core.design), which make test runs on both platforms;
 # what each A/B sets, and its document's ratios and verdicts, are unit tests'
 AB_UNTESTED = {LOCAL: "an A/B runs on the CPU map's runner, which make test runs; its settings are unit-tested"}
+
+
+def ab(name, what, design="", needs=""):
+    """An A/B's entry: its make target, the Design of experiments/ab it runs (design, where not its name), what make
+    help says of it."""
+    design = design or name
+    return Entry(name, "ab", what + AB_HELP.format(name=name, file=design), {"variant": design}, (LOCAL,),
+                 needs=needs, untested=AB_UNTESTED)
+
+
 EXPERIMENTS = (
     Entry("bench", "bench", "Build, start the local stack, load each build in turn (loadgen), write "
           "results/<time>/report.html, stop.", target="demo",
@@ -48,31 +58,22 @@ EXPERIMENTS = (
           "each Deployment rolled back to its chart's settings at the end. VERSIONS, SWEEP_ONLY as for make sweep.",
           untested={CLUSTER: "a candidate in pods is a reconfiguration at a size, which make cpu-map-cluster runs on "
                              "the node; the sweep's loop runs in make test-e2e"}),
-    Entry("tls", "ab", "What TLS to PostgreSQL (required in the cluster, absent locally) costs each build: with and "
-          "without" + AB_HELP.format(name="tls", file="tls"), {"variant": "tls"}, (LOCAL,), untested=AB_UNTESTED),
-    Entry("reads", "ab", "How v1 and v3 read, A/B: in a transaction of their own or without one (autocommit, as "
-          "shipped)" + AB_HELP.format(name="reads", file="reads") + " (docs/tuning.md)", {"variant": "reads"}, (LOCAL,),
-          untested=AB_UNTESTED),
-    Entry("proxy-cost", "ab", "What the latency proxy of make latency-map costs each build with no latency added, "
-          "A/B: directly connected or through Toxiproxy" + AB_HELP.format(name="proxy-cost", file="proxy"),
-          {"variant": "proxy"}, (LOCAL,), untested=AB_UNTESTED),
-    Entry("tracing-cost", "ab", "What tracing every request costs each build, A/B: untraced (as every measured run) "
-          "or traced into Jaeger (its CPU counted)" + AB_HELP.format(name="tracing-cost", file="tracing"),
-          {"variant": "tracing"}, (LOCAL,), needs="jaeger", untested=AB_UNTESTED),
-    Entry("tracing-sampled-cost", "ab", "The same with 1 % of the requests traced (decided at web-api), as the "
-          "chart's tracing.sampled=0.01; writes results/tracing-sampled-cost-<time>/tracing-sampled.html.",
-          {"variant": "tracing-sampled"}, (LOCAL,), needs="jaeger", untested=AB_UNTESTED),
-    Entry("tracing-absent", "ab", "What the tracing extension costs disabled, as every build ships it, A/B: each "
-          "build as shipped against the same build without it (make build-without-tracing), at the whole machine "
-          "and at half a CPU, closed and open model" + AB_HELP.format(name="tracing-absent", file="tracing-absent"),
-          {"variant": "tracing-absent"}, (LOCAL,), needs="build-without-tracing", untested=AB_UNTESTED),
-    Entry("against-commit", "ab", "The checkout's builds against another commit's (make build-at-commit COMMIT=… "
-          "first), A/B: each build from either, at the whole machine and at half a CPU (AB_SIZES), closed and open "
-          "model" + AB_HELP.format(name="against-commit", file="against-commit"), {"variant": "against-commit"},
-          (LOCAL,), untested=AB_UNTESTED),
-    Entry("noise-floor", "ab", "The noise floor, A/A: each build against itself, restarted as shipped twice in turn, "
-          "at the whole machine and at half a CPU, closed and open model" + AB_HELP.format(name="noise-floor",
-          file="noise-floor"), {"variant": "noise-floor"}, (LOCAL,), untested=AB_UNTESTED),
+    ab("tls", "What TLS to PostgreSQL (required in the cluster, absent locally) costs each build: with and without"),
+    ab("reads", "How v1 and v3 read, A/B: in a transaction of their own or without one (autocommit, as shipped; "
+       "docs/tuning.md)"),
+    ab("proxy-cost", "What the latency proxy of make latency-map costs each build with no latency added, A/B: directly "
+       "connected or through Toxiproxy", "proxy"),
+    ab("tracing-cost", "What tracing every request costs each build, A/B: untraced (as every measured run) or traced "
+       "into Jaeger (its CPU counted)", "tracing", needs="jaeger"),
+    ab("tracing-sampled-cost", "The same with 1 % of the requests traced (decided at web-api), as the chart's "
+       "tracing.sampled=0.01", "tracing-sampled", needs="jaeger"),
+    ab("tracing-absent", "What the tracing extension costs disabled, as every build ships it, A/B: each build as "
+       "shipped against the same build without it (make build-without-tracing), at the whole machine and at half a "
+       "CPU, closed and open model", needs="build-without-tracing"),
+    ab("against-commit", "The checkout's builds against another commit's (make build-at-commit COMMIT=… first), A/B: "
+       "each build from either, at the whole machine and at half a CPU (AB_SIZES), closed and open model"),
+    ab("noise-floor", "The noise floor, A/A: each build against itself, restarted as shipped twice in turn, at the "
+       "whole machine and at half a CPU, closed and open model"),
     Entry("chaos", "chaos", "Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a "
           "fresh local stack, every build; writes results/chaos-<time>/chaos.html. CHAOS_FAULTS, VERSIONS, "
           "CHAOS_ROUNDS to choose; CHAOS_QUICK=1 for the short subset of make test.",
