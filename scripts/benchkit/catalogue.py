@@ -72,6 +72,7 @@ EXPERIMENTS = (
        "CPU, closed and open model", needs="build-without-tracing"),
     ab("against-commit", "The checkout's builds against another commit's (make build-at-commit COMMIT=… first), A/B: "
        "each build from either, at the whole machine and at half a CPU (AB_SIZES), closed and open model"),
+    ab("access-log", "What an HTTP access log costs each build, A/B: without (as shipped) and with Quarkus' own"),
     ab("noise-floor", "The noise floor, A/A: each build against itself, restarted as shipped twice in turn, at the "
        "whole machine and at half a CPU, closed and open model"),
     Entry("chaos", "chaos", "Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a "

@@ -102,6 +102,16 @@ NOISE_FLOOR = Design(
     "apart, and how often a figure agrees in every round, without a cause.",
     VERSIONS, {"A": {}, "A again": {}}, sizes=(sizes.NO_LIMIT, "0.5"), phases=(CLOSED, OPEN))
 
+ACCESS_LOG_MODES = ("off", "on")
+ACCESS_LOG = Design(
+    "access-log", "What an HTTP access log costs",
+    "Operators often switch on an access log: a line per request each service serves, in the Quarkus log. An answer "
+    "is seven requests served (one at web-api, one at articles, five at authors), so seven lines. Each build's three "
+    "services restarted without an access log (off, as shipped) and with Quarkus' own (on: "
+    "quarkus.http.access-log.enabled, its common format, to the services' log files) in turn, in the closed model.",
+    VERSIONS, {mode: {"access log": str(mode == "on").lower()} for mode in ACCESS_LOG_MODES},
+    settings=(Setting("access log", "quarkus.http.access-log.enabled", SERVICES, ("false", "true"), "false"),))
+
 # every Design of this module, by name: a new A/B is one Design here and its line in the catalogue
 EXPERIMENTS = {d.name: d for d in list(globals().values()) if isinstance(d, Design)}
 
