@@ -116,9 +116,10 @@ def label(design, variant):
     return "-".join(part.replace(" ", "-") for part in (design.name, variant.size, variant.mode) if part)
 
 
-def measured(design, running, runs_dir, round_, variant, iterations, warm, idle, speed):
+def measured(design, running, runs_dir, round_, variant, iterations, warm, idle, speed, position=1):
     """One cell's figures in one round, phase after phase: the closed model, the open model after it (its rate and
-    ladder follow the closed one's), or a design's own phase(build, runs_dir, round, variant, label)."""
+    ladder follow the closed one's), or a design's own phase(build, runs_dir, round, variant, label, facts), facts
+    being what a measured run keeps of its round (the machine's speed, the build's position in the round)."""
     figures = {"settled": warm["settled"]}
     for phase in design.phases:
         if phase == CLOSED:
@@ -127,7 +128,8 @@ def measured(design, running, runs_dir, round_, variant, iterations, warm, idle,
         elif phase == OPEN:
             figures.update(open_round(running, runs_dir, round_, label(design, variant), figures["complete_per_s"]))
         else:
-            figures.update(phase(running, runs_dir, round_, variant, label(design, variant)))
+            figures.update(phase(running, runs_dir, round_, variant, label(design, variant),
+                                 {"calibration_seconds": speed, "position": position}))
     return {"size": variant.size, "round": round_, **figures}
 
 
@@ -179,28 +181,35 @@ def measure_group(platform, design, group, position, rounds, runs_dir, iteration
         if design.ergonomics:  # after the warm-up: the threads a JVM starts on demand exist by now
             document["ergonomics"][sizes.label(group[0][1].size)] = {
                 build: it.ergonomics() for build, (it, *_) in running.items()}
-    def measure_round(cells, round_):
-        speed = platform.calibrate()
-        for build, variant in in_round(design, cells, round_, position):
-            step(f"{build}: {design.name}, {celldoc.variant_name(variant.mode, variant.size)}, "
-                 f"round {round_}/{rounds}")
-            if design.restart == EACH_CELL:
-                it = started(platform, design, build, variant)
-                running[build] = (it, *warmed(build, it, runs_dir, warmup))
-            if design.arrange:
-                design.arrange(build, variant, round_)
-            it, warm, idle = running[build]
-            keep(build, variant, measured(design, it, runs_dir, round_, variant, iterations, warm, idle, speed))
-
-    for round_ in range(1, rounds + 1):
-        measure_round(group, round_)
+    measure_rounds(platform, design, group, position, range(1, rounds + 1), runs_dir, iterations, warmup, keep,
+                   running)
     for extra in range(1, design.extra_rounds + 1 if rounds > 1 else 1):
         disagree = design.again(document)
         wanted = [(build, variant) for build, variant in group if variant.mode in disagree]
         if not wanted:
             break
         info(f"round {rounds + extra}: {len(wanted)} cell(s) measured again ({design.name}: their rounds disagree)")
-        measure_round(wanted, rounds + extra)
+        measure_rounds(platform, design, wanted, position, (rounds + extra,), runs_dir, iterations, warmup, keep,
+                       running)
+
+
+def measure_rounds(platform, design, cells, position, numbers, runs_dir, iterations, warmup, keep, running):
+    """The cells' rounds of these numbers, the machine's speed measured before each; running: {build: (the build,
+    its warm-up, its background)} of the builds already warmed (a build measured from a cold JVM in every cell is
+    started and warmed here, cell by cell)."""
+    for round_ in numbers:
+        speed = platform.calibrate()
+        info(f"round {round_}: the calibration job took {speed:.2f} s")
+        for place, (build, variant) in enumerate(in_round(design, cells, round_, position), start=1):
+            step(f"{build}: {design.name}, {celldoc.variant_name(variant.mode, variant.size)}, "
+                 f"round {round_}/{max(numbers)}")
+            if design.restart == EACH_CELL:
+                it = started(platform, design, build, variant)
+                running[build] = (it, *warmed(build, it, runs_dir, warmup))
+            if design.arrange:
+                design.arrange(build, variant, round_)
+            it, warm, idle = running[build]
+            keep(build, variant, measured(design, it, runs_dir, round_, variant, iterations, warm, idle, speed, place))
 
 
 def continued(kept, document):

@@ -91,7 +91,6 @@ class Platform(abc.ABC):
     where: str  # named in every report
     available: tuple  # the builds there (every build on the local stack, the deployed ones in a namespace)
     versions: tuple  # the builds a run measures (select)
-    calibrated: str  # what calibrate measures, in words
     # Whether the harness may restart a build with its hops behind the latency proxy (and with a sweep's values), or
     # the build runs as it was deployed, behind the proxy or not.
     reroutes = False

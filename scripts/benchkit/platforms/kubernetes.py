@@ -35,7 +35,6 @@ class Kubernetes(Platform, Faults, LatencyProxy):
     fault clients must run where that routes (the test node, or beside minikube tunnel)."""
 
     kind = "kubernetes"
-    calibrated = "the node's speed now, in a pod of its own"
     restores_itself = True  # a Deployment or StatefulSet brings a part back: restore only waits until it has
     SELECTORS = {"postgres": "cluster-name=bench-postgres", "kafka": "app.kubernetes.io/name=kafka"}
     NODE = pathlib.Path(os.environ.get("NODE_DIR", LOCAL_DIR / "test-cluster"))

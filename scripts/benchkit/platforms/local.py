@@ -141,7 +141,6 @@ class Local(Platform, Faults, LatencyProxy):
 
     where = "local stack (one machine, loopback)"
     available = VERSIONS
-    calibrated = "the machine's speed now"
     kind = "local"
     restores_itself = False  # a stopped part stays away until restore starts it
 

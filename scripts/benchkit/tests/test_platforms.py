@@ -98,7 +98,7 @@ def test_both_platforms_implement_the_whole_declared_interface():
         assert isinstance(platform, platforms.Platform) and not type(platform).__abstractmethods__, platform
         assert isinstance(platform, platforms.Faults) and isinstance(platform, platforms.LatencyProxy), platform
         assert issubclass(build, platforms.Build) and not build.__abstractmethods__, build
-        for attribute in ("kind", "where", "calibrated", "restores_itself"):
+        for attribute in ("kind", "where", "restores_itself"):
             assert getattr(platform, attribute) is not None, (platform, attribute)
         injectable, quick = faults.of(platform)
         assert set(quick) <= {fault.name for fault in injectable}

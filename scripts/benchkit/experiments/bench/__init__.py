@@ -12,7 +12,8 @@ import statistics
 import sys
 
 from benchkit import info, step
-from benchkit.core import curve, knobs, profile
+from benchkit.core import cells, curve, design, knobs, profile
+from benchkit.core.design import Design
 from benchkit.core.knobs import knob, numbers
 from benchkit.core.protocol import background, measure, order, warm_up
 from benchkit.experiments.bench import document as rundoc, report, summaries, tables
@@ -86,9 +87,24 @@ class Spec:
                            "JIT's)")
 
 
+def scenario_phase(closed_rates, settings):
+    """A bench scenario's run of a build in a round, as the scenarios' design measures it: the scenario's own load at
+    its target (its settings: the open model's rate), the closed model's rates kept for the open model and the
+    curve."""
+    def measured(build, runs_dir, round_, variant, label, facts):
+        load_scenario, target = load_scenario_and_target(variant.mode)
+        figures = measure(build, load_scenario, runs_dir, round_, settings.get(variant.mode), facts, variant.mode,
+                          target)
+        if variant.mode == "closed":
+            closed_rates.setdefault(build.version, []).append(figures["ok_rps"])
+        return {key: figures[key] for key in ("ok_rps", "p50", "p99")}
+    return measured
+
+
 def run(platform, spec, directory):
     """Every scenario of the spec, each RUNS times, then the report (results.json, report.md, report.html); exits 1
-    when the builds did not do the same work."""
+    when the builds did not do the same work. The scenarios are one design's modes, measured one after the other
+    by the core's rounds, every build warmed once before the first."""
     runs = knobs.value("RUNS")
     versions = platform.versions
     runs_dir = directory / "runs"
@@ -96,8 +112,10 @@ def run(platform, spec, directory):
     builds = {version: platform.build(version) for version in versions}
     environment = platform.environment(platform.where, runs, not spec.no_warmup)
     (directory / "environment.json").write_text(json.dumps(environment, indent=2))
-
-    closed_rates = {}
+    closed_rates, settings = {}, {}
+    scenarios = Design(summaries.DESIGN, summaries.TITLE, __doc__, tuple(versions),
+                       {s: {} for s in spec.scenarios if s not in ("curve", "profile")}, compared=cells.BUILD,
+                       restart=design.AS_RUNNING, phases=(scenario_phase(closed_rates, settings),))
     try:
         if not spec.no_warmup:
             environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}
@@ -105,6 +123,8 @@ def run(platform, spec, directory):
         environment["ergonomics"] = {version: build.ergonomics() for version, build in builds.items()}
         environment["background_cpu_per_s"] = background(builds)
         (directory / "environment.json").write_text(json.dumps(environment, indent=2))
+        running = {version: (build, environment.get("warmup", {}).get(version, {"settled": None}),
+                             environment["background_cpu_per_s"][version]) for version, build in builds.items()}
         for scenario in spec.scenarios:
             if scenario == "curve":
                 run_curve(spec, builds, versions, closed_rates, runs_dir, environment, directory)
@@ -114,24 +134,13 @@ def run(platform, spec, directory):
                 if profile.record(builds, versions, directory) is None:
                     info("not profiled: this platform's JVMs are not reachable with jcmd")
                 continue
-            settings = {}
-            if scenario == "open" and "RATE" not in os.environ:
-                rate = open_rate(closed_rates)
-                if rate:
-                    settings["RATE"] = rate
-                    environment["open_rate"] = f"{rate}/s: 80 % of the slowest build's closed-model complete answers/s"
-                    (directory / "environment.json").write_text(json.dumps(environment, indent=2))
-            for round_ in range(1, runs + 1):
-                seconds = platform.calibrate()
-                info(f"round {round_}: the calibration job took {seconds:.2f} s ({platform.calibrated})")
-                for position, version in enumerate(order(versions, round_)):
-                    step(f"{version}: {scenario} run {round_}/{runs}" +
-                         (f" at {settings['RATE']} requests/s" if "RATE" in settings else ""))
-                    load_scenario, target = load_scenario_and_target(scenario)
-                    figures = measure(builds[version], load_scenario, runs_dir, round_, settings,
-                                      {"calibration_seconds": seconds, "position": position + 1}, scenario, target)
-                    if scenario == "closed":
-                        closed_rates.setdefault(version, []).append(figures["ok_rps"])
+            if scenario == "open" and "RATE" not in os.environ and open_rate(closed_rates):
+                settings["open"] = {"RATE": open_rate(closed_rates)}
+                environment["open_rate"] = f"{settings['open']['RATE']}/s: 80 % of the slowest build's closed-model " \
+                                           "complete answers/s"
+                (directory / "environment.json").write_text(json.dumps(environment, indent=2))
+            design.measure_rounds(platform, scenarios, [(v, design.Variant(scenario)) for v in versions], 0,
+                                  range(1, runs + 1), runs_dir, None, None, lambda *_: None, running)
     finally:
         for build in builds.values():
             build.close()

@@ -263,7 +263,7 @@ def run_map(platform, proxy, spec, versions, directory, chosen=None, sweep=None)
                  + ("" if all(c["ok"] for c in found) else " — NOT the setting"))
             current[build] = (index, round_)
 
-    def loaded(build, runs_dir, round_, variant, label):
+    def loaded(build, runs_dir, round_, variant, label, facts):
         index, position = at[variant.mode]
         return cell(build, rows[index], loads[position], runs_dir, round_, duration)
 
