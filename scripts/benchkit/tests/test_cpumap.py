@@ -67,13 +67,13 @@ def a_map(rates):
 def test_each_size_s_ratio_is_the_median_of_its_rounds_own(tmp_path):
     document = a_map({"v1": {"0.5": [100, 110, 90], "0": [400, 400, 400]},
                       "v2": {"0.5": [200, 110, 180], "0": [600, 800, 400]}})
-    half, unlimited = cpumap.cells_of(document, "v2", "0.5"), cpumap.cells_of(document, "v2", "0")
+    half, unlimited = celldoc.cell_of(document, "v2", size="0.5"), celldoc.cell_of(document, "v2", size="0")
     assert half["ratios"]["complete_per_s"]["median"] == 2.0
     assert half["ratios"]["complete_per_s"]["rounds"] == [2.0, 1.0, 2.0]
     assert unlimited["ratios"]["complete_per_s"]["low"] == 1.0
     assert unlimited["ratios"]["cpu_ms_per_complete_background_off"]["median"] == pytest.approx(400 / 600)
     assert half["against_no_limit"]["complete_per_s"]["rounds"] == [200 / 600, 110 / 800, 180 / 400]
-    assert "ratios" not in cpumap.cells_of(document, "v1", "0.5") and "against_no_limit" not in unlimited
+    assert "ratios" not in celldoc.cell_of(document, "v1", size="0.5") and "against_no_limit" not in unlimited
     assert cpumap.against_no_limit_rows(document)[1] == ["0.5 CPU", "closed model: complete answers/s",
                                                          "0.25× (0.23–0.28)", "0.33× (0.14–0.45)"]
     assert celldoc.consistency(document) == []
@@ -97,7 +97,7 @@ def test_each_size_s_ratio_is_the_median_of_its_rounds_own(tmp_path):
 def test_a_map_of_one_build_without_v1_still_renders_every_table():
     """As the cluster test runs it: v2 alone at half a CPU; its ratios are "–", never a KeyError."""
     document = a_map({"v2": {"0.5": [200, 110, 180]}})
-    assert "ratios" not in cpumap.cells_of(document, "v2", "0.5")
+    assert "ratios" not in celldoc.cell_of(document, "v2", size="0.5")
     rows = cpumap.table(document)
     assert rows[0] == ["size", "figure", cpumap.NAMES.get("v2", "v2"), "v2 / v1"]
     assert rows[1][1:] == ["closed model: complete answers/s", "180 (110–200)", "–"]
@@ -198,8 +198,8 @@ def test_a_map_starts_every_build_once_per_size_and_turns_the_builds_order_round
     assert platform.started[:4] == [("v1", 0.5), ("v2", 0.5), ("v1", 1.0), ("v2", 1.0)]
     assert list(data["ergonomics"]) == ["0.5 CPU", "1 CPU"] and ergonomics == ["v1", "v2", "v1", "v2"]
     # round 1 v1 then v2, round 2 v2 then v1; the next size starts the other way round
-    assert [r["complete_per_s"] for r in cpumap.cells_of(data, "v1", "0.5")["rounds"]] == [100, 110]
-    assert cpumap.cells_of(data, "v2", "0.5")["ratios"]["complete_per_s"]["rounds"] == [2.0, pytest.approx(210 / 110)]
-    assert [r["complete_per_s"] for r in cpumap.cells_of(data, "v2", "1")["rounds"]] == [300, 310]
+    assert [r["complete_per_s"] for r in celldoc.cell_of(data, "v1", size="0.5")["rounds"]] == [100, 110]
+    assert celldoc.cell_of(data, "v2", size="0.5")["ratios"]["complete_per_s"]["rounds"] == [2.0, pytest.approx(210 / 110)]
+    assert [r["complete_per_s"] for r in celldoc.cell_of(data, "v2", size="1")["rounds"]] == [300, 310]
     assert all(r["bound_by"]["by"] in ("quota", "machine") for c in data["cells"] for r in c["rounds"])
     assert celldoc.consistency(data) == []

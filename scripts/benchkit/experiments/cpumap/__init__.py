@@ -93,11 +93,6 @@ AGAINST = ("What each rung does to a build against the same build with no limit,
            "paired by number (the rungs are measured one after the other, so a pair is minutes apart).")
 
 
-def cells_of(document, version, size):
-    """A build's cell at a size."""
-    return next(c for c in document["cells"] if c["build"] == version and c["size"] == size)
-
-
 def builds(document):
     return list(dict.fromkeys(c["build"] for c in document["cells"]))
 
@@ -107,10 +102,9 @@ def table(document):
     rows = [["size", "figure", *(NAMES.get(v, v) for v in versions),
              *(f"{v} / {BASELINE}" for v in versions if v != BASELINE)]]
     for size in document["sizes"]:
-        found = {v: cells_of(document, v, size) for v in versions}
+        found = {v: celldoc.cell_of(document, v, size=size) for v in versions}
         for key, name, fmt in FIGURES:
-            figures = [results.Figure.of("", [r.get(key) for r in found[v]["rounds"]]) for v in versions]
-            rows.append([label(size), name, *(documents.interval(dataclasses.asdict(f), fmt) for f in figures),
+            rows.append([label(size), name, *(documents.interval(celldoc.figure(found[v], key), fmt) for v in versions),
                          *(documents.ratio_text(celldoc.ratio(found[v], key)) for v in versions if v != BASELINE)])
         rows.append([label(size), "held back by", *(bound_text(found[v]["rounds"]) for v in versions),
                      *("–" for v in versions if v != BASELINE)])
@@ -137,7 +131,8 @@ def scheduling(document, size):
     """{version: {process: {figure: Figure as data}}} of the kernel's counts over the rounds at one size."""
     found = {}
     for version in builds(document):
-        readings = [r["scheduling"] for r in cells_of(document, version, size)["rounds"] if r.get("scheduling")]
+        rounds = celldoc.cell_of(document, version, size=size)["rounds"]
+        readings = [r["scheduling"] for r in rounds if r.get("scheduling")]
         found[version] = {process: {key: dataclasses.asdict(results.Figure.of("", [r[process].get(key) for r in readings]))
                                     for key, _ in results.SCHEDULING + results.THREADS}
                           for process in (readings[0] if readings else {})}
@@ -164,7 +159,7 @@ def headline_rows(document):
     rows = [["CPU per service", *(f"{v} / {BASELINE}: {what}" for v in versions
                                   for what in ("answers/s, closed", "capacity at the p99 bound"))]]
     for size in document["sizes"]:
-        rows.append([label(size), *(documents.ratio_text(celldoc.ratio(cells_of(document, v, size), key))
+        rows.append([label(size), *(documents.ratio_text(celldoc.ratio(celldoc.cell_of(document, v, size=size), key))
                                     for v in versions for key in ("complete_per_s", "capacity_per_s"))])
     return rows
 
@@ -179,8 +174,8 @@ def against_no_limit_rows(document):
             continue
         for key in UNLIMITED:
             name = next(name for k, name, _ in FIGURES if k == key)
-            rows.append([label(size), name, *(documents.ratio_text(cells_of(document, v, size)["against_no_limit"][key])
-                                              for v in versions)])
+            rows.append([label(size), name, *(documents.ratio_text(
+                celldoc.cell_of(document, v, size=size)["against_no_limit"][key]) for v in versions)])
     return rows
 
 
@@ -195,8 +190,8 @@ def heat_map(version):
     def draw(summary):
         return charts.ratio_heat_map(f"{version} / {BASELINE} by CPU per service", [label(r) for r in summary["sizes"]],
                                      [name for _, name in HEAT],
-                                     [[(celldoc.ratio(cells_of(summary, version, r), key) or {}).get("median") for key, _ in HEAT]
-                                      for r in summary["sizes"]])
+                                     [[(celldoc.ratio(celldoc.cell_of(summary, version, size=r), key) or {}).get("median")
+                                       for key, _ in HEAT] for r in summary["sizes"]])
     return draw
 
 
