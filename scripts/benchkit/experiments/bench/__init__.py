@@ -134,11 +134,12 @@ def run(platform, spec, directory):
                 if profile.record(builds, versions, directory) is None:
                     info("not profiled: this platform's JVMs are not reachable with jcmd")
                 continue
-            if scenario == "open" and "RATE" not in os.environ and open_rate(closed_rates):
-                settings["open"] = {"RATE": open_rate(closed_rates)}
-                environment["open_rate"] = f"{settings['open']['RATE']}/s: 80 % of the slowest build's closed-model " \
-                                           "complete answers/s"
+            rate = open_rate(closed_rates) if scenario == "open" and "RATE" not in os.environ else None
+            if rate:
+                settings["open"] = {"RATE": rate}
+                environment["open_rate"] = f"{rate}/s: 80 % of the slowest build's closed-model complete answers/s"
                 (directory / "environment.json").write_text(json.dumps(environment, indent=2))
+                info(f"the open model at {rate} requests/s")
             design.measure_rounds(platform, scenarios, [(v, design.Variant(scenario)) for v in versions], 0,
                                   range(1, runs + 1), runs_dir, None, None, lambda *_: None, running)
     finally:
