@@ -8,9 +8,12 @@ summary whose ratios are not what its own rounds give).
                                                       A/B's <experiment>.json, compare.json, latency-map.json,
                                                       bakeoff.json; registry.py knows each); several chaos runs'
                                                       directories, comma-separated: one summary
-    python -m benchkit figures combine NAME SUMMARY…  docs/results/NAME.json of two or more independent sessions'
+    python -m benchkit figures combine NAME SUMMARY… [--floor SUMMARY…]
+                                                      docs/results/NAME.json of two or more independent sessions'
                                                       summaries of one design (separate starts, hours apart): every
-                                                      round of each, every ratio and its interval from all of them
+                                                      round of each, every ratio and its interval from all of them;
+                                                      --floor: the noise floor's summaries of the same sessions,
+                                                      pooled alike, which its verdicts are judged against
     python -m benchkit figures render                 fills in every marked figure of README.md and docs/*.md
     python -m benchkit figures check                  fails where a marked figure or a summary is not what it should be
 
@@ -35,6 +38,8 @@ Markers (HTML comments, invisible on GitHub):
                                                                (since.py); a page that quotes a summary measured on
                                                                older services must have one"""
 import importlib
+import json
+import pathlib
 import re
 import sys
 
@@ -166,6 +171,9 @@ def check(root=ROOT, directory=SUMMARIES):
     found = registry.loaded(directory)
     problems = [f"docs/results/{name}.json: {problem}" for name, summary in found.items()
                 for problem in registry.consistency(summary)]
+    problems += [f"docs/results/{path.name}: schema {json.loads(path.read_text()).get('schema')!r}: no kind publishes "
+                 "it, so nothing checks it" for path in sorted(pathlib.Path(directory).glob("*.json"))
+                 if path.stem not in found]
     problems += unmarked.problems(documents(root), root) + dead_links(root)
     for path in documents(root):
         text = path.read_text()
@@ -190,10 +198,13 @@ def main(argv=None):
         print(f"Summary: {registry.publish(argv[1], argv[2])}")
     elif command == "combine" and len(argv) >= 4:
         found = registry.loaded()
-        missing = [n for n in argv[2:] if n not in found]
+        names, _, floors = " ".join(argv[2:]).partition(" --floor ")
+        missing = [n for n in (*names.split(), *floors.split()) if n not in found]
         if missing:
             sys.exit(f"no summary docs/results/{missing[0]}.json")
-        print(f"Summary: {written(registry.pooled({n: found[n] for n in argv[2:]}, argv[1]), argv[1], SUMMARIES)}")
+        document = registry.pooled({n: found[n] for n in names.split()}, argv[1],
+                                   {n: found[n] for n in floors.split()} or None)
+        print(f"Summary: {written(document, argv[1], SUMMARIES)}")
     elif command == "render":
         found = registry.loaded()
         for path in documents():

@@ -55,10 +55,11 @@ def cell_consistency(summary):
     return cells.consistency(summary) + DESIGN_CONSISTENCY.get(summary.get("design"), lambda _: [])(summary)
 
 
-def pooled(named, name):
-    """One cell document of several sessions' summaries of one design (cells.pooled, with what the design adds)."""
+def pooled(named, name, floors=None):
+    """One cell document of several sessions' summaries of one design (cells.pooled, with what the design adds, and
+    the noise floor of the same sessions where given)."""
     designs = {summary.get("design") for summary in named.values()}
-    return cells.pooled(named, name, DESIGN_POOL.get(designs.pop()) if len(designs) == 1 else None)
+    return cells.pooled(named, name, DESIGN_POOL.get(designs.pop()) if len(designs) == 1 else None, floors)
 
 
 # A cell document is what a design's run wrote, or made of another run document (the bench's results.json)

@@ -12,7 +12,8 @@ SETTINGS = {
         "latency the map or a fault adds on a hop (LATENCY_AUTHORS_MS, LATENCY_DATABASE_MS, the proxy's toxics)",
     r"\bopen\s+(?:load\s+of\s+)?\d[\d,]*/s": "the open model's arrival rate, a load's setting (RATE, MAP_RATES)",
 }
-UNIT = r"(?:×(?!\s*[\d(])|/s\b|ms\b|s\b|%|MiB\b|GiB\b|requests\b|answers\b)"
+UNIT = (r"(?:×(?!\s*[\d(])|x\b|times\b|/s\b|ms\b|s\b|%|per\s+cent\b|minutes?\b|hours?\b|MiB\b|GiB\b|MB\b|GB\b"
+        r"|rps\b|req/s\b|requests\b|answers\b|runs\b)")
 NUMBER = re.compile(r"(?<![\w.\-/+])\d[\d,]*(?:\.\d+)?(?:\s?[–-]\s?\d[\d,]*(?:\.\d+)?)?\s?" + UNIT)
 MARKED = re.compile(r"<!-- (figure|figures|chart|setting) \S+ .*?<!-- /\1 -->", re.DOTALL)
 FENCED = re.compile(r"```.*?```", re.DOTALL)

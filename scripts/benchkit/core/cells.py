@@ -26,6 +26,7 @@ FIGURES = (("complete_per_s", "complete answers/s", "{:.0f}", True),
             "{:.3f}", True),
            ("data_services_cpu_ms", "CPU ms per request, articles + authors", "{:.3f}", True),
            ("postgres_cpu_ms", "CPU ms per request, PostgreSQL", "{:.3f}", True),
+           ("peak_memory_mib", "peak memory MiB, the three services' added up", "{:.0f}", True),
            ("proxy_cpu_ms", "CPU ms per request, the latency proxy (where in the path)", "{:.3f}", False),
            ("jaeger_cpu_ms", "CPU ms per request, Jaeger (where traced)", "{:.3f}", False),
            ("statements_per_request", "statements sent per request, BEGIN and COMMIT included", "{:.2f}", False),
@@ -114,11 +115,34 @@ def refuse_unpoolable(sessions):
         sys.exit(f"pool: sessions less than {POOLED_APART_HOURS:g} h apart are not independent")
 
 
-def pooled(named, name, extra=None):
+# The noise floor: the reference build measured again as if it were another build (the noise-floor A/B's second
+# side), in the same sessions as the comparison it is the floor of, each within this many hours of its session.
+FLOOR_DESIGN, FLOOR_SIDE, FLOOR_WITHIN_HOURS = "noise-floor", "A again", 3.0
+
+
+def refuse_unmatched_floor(document, floor):
+    """Exits unless the floor is the noise floor of the document's reference build at each of its sizes, measured
+    in each of its sessions (within FLOOR_WITHIN_HOURS of it)."""
+    if floor.get("design") != FLOOR_DESIGN:
+        sys.exit(f"pool: a floor is the {FLOOR_DESIGN} design's, not {floor.get('design')}")
+    missing = [size for size in document["sizes"] if not any(
+        c["build"] == document["reference"] and c["mode"] == FLOOR_SIDE and c["size"] == size for c in floor["cells"])]
+    if missing:
+        sys.exit(f"pool: the floor has no {document['reference']} at {', '.join(map(sizes.label, missing))}")
+    times = [[datetime.datetime.fromisoformat(s["timestamp"]) for s in d["sessions"]] for d in (document, floor)]
+    if len(times[0]) != len(times[1]) or any(abs((a - b).total_seconds()) > 3600 * FLOOR_WITHIN_HOURS
+                                             for a, b in zip(*times)):
+        sys.exit(f"pool: the floor is measured in every session, within {FLOOR_WITHIN_HOURS:g} h of it: "
+                 f"sessions {[str(t) for t in times[0]]}, floors {[str(t) for t in times[1]]}")
+
+
+def pooled(named, name, extra=None, floors=None):
     """One document of several sessions of one design ({name: document}): every round of every session, renumbered
     in turn, each naming its session and its round there; every median and ratio again from all of them, so that an
     interval covers every round of every session. extra(sessions) gives what the design adds of its own and the modes
-    it leaves out, with why ({mode: why}). Refused unless the sessions are independent runs of one design."""
+    it leaves out, with why ({mode: why}). floors: {name: noise-floor document} of the same sessions, pooled alike
+    into the document's "floor" (what its verdicts are judged against). Refused unless the sessions are independent
+    runs of one design."""
     sessions = sorted(named.items(), key=lambda item: item[1]["timestamp"])
     refuse_unpoolable(sessions)
     added, left_out = extra(sessions) if extra else ({}, {})
@@ -141,6 +165,10 @@ def pooled(named, name, extra=None):
              "sessions": [{"name": session, "commit": d["commit"], "timestamp": d["timestamp"], "rounds": d["rounds"]}
                           for session, d in sessions], "left_out": left_out, **added, "cells": cells}
     whole["cells"] = with_ratios(whole)
+    if floors:
+        floor = pooled(floors, f"{name}: the floor")
+        refuse_unmatched_floor(whole, floor)
+        whole["floor"] = {k: v for k, v in floor.items() if k not in ("environment", "explanation")}
     return whole
 
 
@@ -151,10 +179,11 @@ def ratio(cell, key):
 
 
 def consistency(document):
-    """Where a cell document's ratios are not what its rounds give ([] when none is)."""
+    """Where a cell document's ratios (and its floor's) are not what its rounds give ([] when none is)."""
     return [f"{c['build']}, {variant_name(c['mode'], c['size'])}: {key} not what its rounds give"
             for c, again in zip(document["cells"], with_ratios(document))
-            for key in ("medians", "ratios", "against_no_limit") if c.get(key) != again.get(key)]
+            for key in ("medians", "ratios", "against_no_limit") if c.get(key) != again.get(key)] \
+        + [f"floor: {problem}" for problem in (consistency(document["floor"]) if "floor" in document else [])]
 
 
 def compared(document):
@@ -211,7 +240,7 @@ def table(document):
 # way is better for each (True: higher)
 VERDICT_FIGURES = ("complete_per_s", "open_p99", "capacity_per_s", "cpu_ms_per_complete_background_off")
 HIGHER_IS_BETTER = {"complete_per_s": True, "open_p99": False, "capacity_per_s": True,
-                    "cpu_ms_per_complete_background_off": False}
+                    "cpu_ms_per_complete_background_off": False, "peak_memory_mib": False}
 
 
 def direction(ratio, rounds):
@@ -265,3 +294,50 @@ def better(document):
     if len(rows) == 1:
         rows.append(["every build", "every figure", "–", "neither: every figure level"])
     return rows
+
+
+# A cell's verdict rests on at least this much: rounds of two sessions or more (separate starts, hours apart)
+QUOTED_SESSIONS, QUOTED_ROUNDS = 2, 6
+AHEAD, LEVEL, BEHIND = "ahead", "level", "behind"
+
+
+def floor_of(document, cell):
+    """The noise floor's cell at the cell's size (the reference build again over itself), or None."""
+    return next((c for c in document.get("floor", {}).get("cells", ())
+                 if c["mode"] == FLOOR_SIDE and c["size"] == cell["size"]), None)
+
+
+def by_session(cell, ratio):
+    """{session: [the ratio of each of its rounds that has one]} of a pooled cell (one session "" where unpooled)."""
+    found = {}
+    for measured, value in zip(cell["rounds"], ratio["rounds"]):
+        if value is not None:
+            found.setdefault(measured.get("session", ""), []).append(value)
+    return found
+
+
+def verdict(document, cell, key):
+    """A compared cell's word on one figure of VERDICT_FIGURES, from every round's ratio to the reference against the
+    noise floor's: "ahead" where every round's ratio lies beyond every round of the floor on the better side (as
+    HIGHER_IS_BETTER says), "behind" on the worse side, else "level". No word but why where the cell rests on fewer
+    than QUOTED_SESSIONS sessions or QUOTED_ROUNDS rounds, where its sessions' intervals do not overlap (they
+    disagree: not averaged away), or where there is no floor."""
+    ratio = cell.get("ratios", {}).get(key)
+    if not ratio or ratio["median"] is None:
+        return "–"
+    sessions = by_session(cell, ratio)
+    rounds = sum(len(values) for values in sessions.values())
+    if len(sessions) < QUOTED_SESSIONS or rounds < QUOTED_ROUNDS:
+        return f"no verdict: {rounds} rounds over {len(sessions)} session(s)"
+    if max(min(values) for values in sessions.values()) > min(max(values) for values in sessions.values()):
+        return "sessions disagree"  # two sessions' intervals do not overlap
+    floor = floor_of(document, cell)
+    noise = floor and floor.get("ratios", {}).get(key)
+    if not noise or noise["median"] is None:
+        return "no verdict: no floor"
+    higher = HIGHER_IS_BETTER[key]
+    if ratio["low"] > noise["high"]:
+        return AHEAD if higher else BEHIND
+    if ratio["high"] < noise["low"]:
+        return BEHIND if higher else AHEAD
+    return LEVEL

@@ -4,14 +4,14 @@ A Design declares its builds, its modes (each a set of settings' values: an A/B'
 service), the load phases each cell is measured in (the closed model, then the open model: the fixed rate and the
 capacity ladder), and which axis it compares: the modes of each build (an A/B) or the builds at each mode and size
 (the CPU map). `run` measures every cell (a build in a mode at a size) the same way on any platform: after the core's
-warm-up and its background, in rounds whose order turns round on the compared axis. It writes one cell document
-(core.cells), whatever the design."""
+warm-up and its background, in rounds whose order on the compared axis is drawn at random (reversed in the
+round after). It writes one cell document (core.cells), whatever the design."""
 import dataclasses
 import json
 
 from benchkit import BASELINE, info, step
 from benchkit.core import cells as celldoc, knobs, load, sizes
-from benchkit.core.protocol import background, closed_round, open_round, order, warm_up
+from benchkit.core.protocol import background, closed_round, open_round, order, seed, warm_up
 from benchkit.core.tunables import environments
 
 CLOSED, OPEN = "closed", "open"  # the phases: every cell has the closed one; the open one after it (rate and ladder)
@@ -130,7 +130,7 @@ def measured(design, running, runs_dir, round_, variant, iterations, warm, idle,
         else:
             figures.update(phase(running, runs_dir, round_, variant, label(design, variant),
                                  {"calibration_seconds": speed, "position": position}))
-    return {"size": variant.size, "round": round_, **figures}
+    return {"size": variant.size, "round": round_, "place": position, **figures}
 
 
 def run(platform, design, directory, extra=None, on_cell=None, kept=None):
@@ -143,7 +143,8 @@ def run(platform, design, directory, extra=None, on_cell=None, kept=None):
     runs_dir.mkdir(parents=True, exist_ok=True)
     environment = platform.environment(platform.where, rounds, True)
     groups = design.groups()
-    document = celldoc.document(design, environment, rounds, {"iterations": iterations, **(extra or {})},
+    document = celldoc.document(design, environment, rounds,
+                                {"iterations": iterations, "order_seed": seed(), **(extra or {})},
                                 [(build, variant.mode, variant.size) for group in groups for build, variant in group])
     if design.ergonomics:
         document["ergonomics"] = {}

@@ -107,8 +107,10 @@ CORE = (
     # every experiment's
     Knob("VERSIONS", None, "the builds to measure, comma-separated (unset: those the experiment concerns, every "
          "build on the local stack, every deployed build in a cluster)", "run", numbers(str)),
-    Knob("RUNS", 3, "rounds: every build's measured run is repeated, the builds' order turned round every other "
-         "round; the report shows the median and the spread (`RUNS=1` for a quicker first look)", "run", int),
+    Knob("RUNS", 3, "rounds: every build's measured run is repeated, the builds in an order drawn afresh every "
+         "other round; the report shows the median and the spread (`RUNS=1` for a quicker first look)", "run", int),
+    Knob("ORDER_SEED", None, "the seed of the builds' order in each round (drawn at random in odd rounds, reversed in "
+         "the even round after); unset: the time the run began, which its document states", "run", str),
     Knob("WARMUP_MAX_WINDOWS", 6, "the most windows of complete answers a warm-up spends waiting for the JIT; the "
          "report says whether it settled within them. A window of degraded or failed answers never ends a warm-up: "
          "it waits for the circuit and warms again, and fails the run, naming what the answers were, past "

@@ -1,8 +1,10 @@
 """The measuring protocol every experiment shares: one measured run of a scenario on a build (its samples, what
 every process used, what the services counted), the same warm-up rule for every build (until its answers are
-complete and its JIT has settled), the background rate of every process with no load, and the builds' order turned
-round between rounds. Experiments measure through it and never through each other."""
+complete and its JIT has settled), the background rate of every process with no load, and the builds' order in each
+round, drawn at random. Experiments measure through it and never through each other."""
+import functools
 import json
+import random
 import time
 import urllib.request
 
@@ -196,7 +198,18 @@ def background(builds, seconds=None):
     return rates
 
 
+@functools.cache
+def seed():
+    """The run's seed of the builds' orders: ORDER_SEED where given (to draw a run's orders again), else the time it
+    was first asked for; a run's document states it."""
+    return knobs.value("ORDER_SEED") or str(time.time_ns())
+
+
 def order(versions, run):
-    """The builds' order in one round: as given in odd rounds, reversed in even ones, so that neither
-    always runs first (on a warmer or a quieter machine)."""
-    return list(versions) if run % 2 else list(reversed(versions))
+    """The builds' order in one round (randomised interleaved trials): drawn at random from the run's seed in odd
+    rounds, and that order reversed in the even round after it. No build keeps its place round after round (on a
+    warmer or a quieter machine, or beside the same neighbour), and each pair of rounds puts every build once before
+    and once after every other."""
+    drawn = list(versions)
+    random.Random(f"{seed()}/{(run + 1) // 2}/{'/'.join(map(str, drawn))}").shuffle(drawn)
+    return drawn if run % 2 else drawn[::-1]

@@ -152,9 +152,18 @@ def statement_counts(cost):
                  for with_control in (True, False))
 
 
+def peak_memory_mib(cost):
+    """The build's services' memory at its peak during the run, added up over them, MiB (each platform's peak: a
+    local process's VmHWM, reset before the run; a pod's cgroup peak); None where one service's is unknown."""
+    peaks = [next((mib for name, mib in figures.items() if "peak" in name), None)
+             for figures in (cost.get("memory_mib") or {}).values()]
+    return sum(peaks) if peaks and None not in peaks else None
+
+
 def round_figures(cost, figures, idle, speed, warmed):
     """One measured run in rounds of an experiment (an A/B's mode, a size of the CPU map): its answers, its CPU per
-    request and per complete answer (background off), its statements, the machine's speed, whether it settled."""
+    request and per complete answer (background off), its statements, its services' peak memory, the machine's speed,
+    whether it settled."""
     run = {**cost, "metrics": figures, "background_cpu_per_s": idle}
     cpu = per_request_cpu(run)  # per web-api request, as every report counts it
     complete = figures["complete"]
@@ -168,7 +177,7 @@ def round_figures(cost, figures, idle, speed, warmed):
             "jaeger_cpu_ms": cpu.get("jaeger"),
             "data_services_cpu_ms": sum(cpu[s] for s in ("articles", "authors")) if cpu["articles"] is not None else None,
             "statements_per_request": every, "data_statements_per_request": data,
-            "scheduling": scheduling_per_complete(run), "throttling": cost.get("throttling"),
+            "peak_memory_mib": peak_memory_mib(cost), "scheduling": scheduling_per_complete(run), "throttling": cost.get("throttling"),
             "cores_used": (sum(cost["cpu_seconds"].values()) + (cost.get("load_cpu_seconds") or 0)) / cost["seconds"],
             "calibration_seconds": speed, "settled": warmed["settled"]}
 

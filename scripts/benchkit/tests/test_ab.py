@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from benchkit.core import cells, design, knobs, results, tunables
+from benchkit.core import cells, design, knobs, protocol, results, tunables
 from benchkit.experiments import ab
 
 
@@ -107,9 +107,10 @@ class Platform:
 def measured_by(monkeypatch, rates, rounds=1):
     monkeypatch.setattr(design, "warm_up", lambda version, build, runs_dir, warmup: {"settled": True})
     monkeypatch.setattr(design, "background", lambda builds: {v: {} for v in builds})
-    rates = iter(rates)
+    # a rate per cell's label (the modes' order in a round is drawn), else the rates in the order measured
+    given = rates.get if isinstance(rates, dict) else (lambda label, rates=iter(rates): next(rates))
     monkeypatch.setattr(design, "closed_round", lambda build, runs_dir, round_, iterations, label, *args: {
-        **figures(next(rates), 2.0), "label": label})
+        **figures(given(label), 2.0), "label": label})
     monkeypatch.setattr(design, "open_round", lambda build, runs_dir, run, label, rate: {
         "open_p99": 10.0, "capacity_per_s": rate // 2})
     monkeypatch.setattr(design.knobs, "value", lambda name: rounds)
@@ -119,25 +120,31 @@ def measured_by(monkeypatch, rates, rounds=1):
 def test_the_build_a_b_starts_each_mode_from_its_own_application_at_each_size(monkeypatch, tmp_path):
     # shipped and absent at no limit and at half a CPU: each mode restarted from a cold JVM with SERVICE_BUILD, sized
     # where a size is given, the closed round then the open one; a cell per build, mode and size
-    measured_by(monkeypatch, [400, 300, 440, 310])
+    measured_by(monkeypatch, {"tracing-absent-0-extension-off": 400, "tracing-absent-0-absent": 300,
+                              "tracing-absent-0.5-extension-off": 440, "tracing-absent-0.5-absent": 310})
     platform = Platform(("v3",))
     data = json.loads(ab.run(platform, ab.Spec(variant="tracing-absent"), tmp_path).read_text())
     assert [(c["build"], c["mode"], c["size"]) for c in data["cells"]] == [
         ("v3", "extension off", "0"), ("v3", "absent", "0"), ("v3", "extension off", "0.5"), ("v3", "absent", "0.5")]
-    assert platform.started == [("v3", None, "", True), ("v3", None, "without-tracing", True),
-                                ("v3", 0.5, "", True), ("v3", 0.5, "without-tracing", True), ("v3", "restored"),
-                                "closed"]
+    # each size's two modes in the round's drawn order, the sizes one after the other
+    assert [set(platform.started[:2]), set(platform.started[2:4]), *platform.started[4:]] == [
+        {("v3", None, "", True), ("v3", None, "without-tracing", True)},
+        {("v3", 0.5, "", True), ("v3", 0.5, "without-tracing", True)}, ("v3", "restored"), "closed"]
     half = data["cells"][3]
     assert half["rounds"][0]["size"] == "0.5" and half["rounds"][0]["label"] == "tracing-absent-0.5-absent"
     assert half["ratios"]["capacity_per_s"]["median"] == pytest.approx(155 / 220)  # 310 / 2 against 440 / 2
     assert cells.consistency(data) == []
 
 
-def test_the_modes_order_turns_round_between_rounds(monkeypatch, tmp_path):
+def test_the_modes_order_is_drawn_and_reversed_in_the_round_after(monkeypatch, tmp_path):
     measured_by(monkeypatch, [400, 300, 440, 310], rounds=2)
     platform = Platform(("v1",))
-    ab.run(platform, ab.Spec(variant="tracing-absent", sizes=("0",)), tmp_path)
-    assert [build for _, _, build, _ in platform.started[:-2]] == ["", "without-tracing", "without-tracing", ""]
+    data = json.loads(ab.run(platform, ab.Spec(variant="tracing-absent", sizes=("0",)), tmp_path).read_text())
+    started = [build for _, _, build, _ in platform.started[:-2]]
+    assert sorted(started[:2]) == ["", "without-tracing"] and started[2:] == started[1::-1]
+    # every round says where in it each cell was measured, and the document the seed its orders were drawn from
+    assert {(r["round"], r["place"]) for c in data["cells"] for r in c["rounds"]} == {(1, 1), (1, 2), (2, 1), (2, 2)}
+    assert data["order_seed"] == protocol.seed()
 
 
 def test_the_sizes_of_an_a_b_can_be_chosen_and_an_unknown_one_is_refused():

@@ -54,7 +54,11 @@ def test_a_killed_container_counts_as_replaced_once_it_restarted_and_is_ready(mo
 def test_a_part_that_must_stay_unchanged_waits_until_its_pods_are_ready_again(monkeypatch):
     before = {"same": ("web-api-a", 0, True, False)}
     cluster = cluster_seeing(monkeypatch, [pod("same", "web-api-a", ready=False)], [pod("same", "web-api-a")])
+    calls = []
+    real_pods = cluster.pods
+    cluster.pods = lambda selector: calls.append(selector) or real_pods(selector)
     cluster.await_whole("app.kubernetes.io/instance=bench-v1", before, replaced=False)
+    assert calls == ["app.kubernetes.io/instance=bench-v1"] * 2  # not ready, then ready: no sooner, no later
 
 
 def run(outcomes, writes, events=None):
@@ -304,3 +308,4 @@ def test_a_run_s_report_shows_the_tables_its_summary_publishes(tmp_path, monkeyp
     for table in (chaos_summary.faults_table, chaos_summary.overload_runs_table, chaos_summary.overload_table):
         assert all(" | ".join(row) in report for row in table(found))
     assert "web-api 0.80" in report
+

@@ -105,6 +105,13 @@ def test_an_unknown_summary_or_path_fails_loudly(tmp_path):
         figures.check(tmp_path, summaries)
 
 
+def test_a_summary_of_no_known_schema_fails_the_check_instead_of_being_skipped(tmp_path):
+    _, _, summaries = published(tmp_path)
+    (summaries / "stray.json").write_text(json.dumps({"schema": "reactive-bench/results/9", "ratio": 2.0}))
+    assert figures.check(tmp_path, summaries) == [
+        "docs/results/stray.json: schema 'reactive-bench/results/9': no kind publishes it, so nothing checks it"]
+
+
 def chaos_run(tmp_path):
     tmp_path.mkdir(parents=True, exist_ok=True)
     overload = lambda stalled, passed, rps: {  # noqa: E731

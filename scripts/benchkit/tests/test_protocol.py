@@ -1,11 +1,29 @@
+import itertools
+
 import pytest
 
 from benchkit.core import load, protocol, samples
 
 
-def test_the_order_turns_round_every_other_round():
-    assert [protocol.order(["v1", "v2"], run) for run in (1, 2, 3)] == [["v1", "v2"], ["v2", "v1"], ["v1", "v2"]]
-    assert protocol.order(["v1", "v2", "v3"], 2) == ["v3", "v2", "v1"]
+@pytest.fixture
+def seeded(monkeypatch):
+    def given(value):
+        monkeypatch.setenv("ORDER_SEED", value)
+        protocol.seed.cache_clear()
+    yield given
+    protocol.seed.cache_clear()
+
+
+def test_the_order_is_drawn_at_random_and_reversed_in_the_round_after(seeded):
+    seeded("7")
+    builds = ["v1", "v2", "v3"]
+    drawn = [protocol.order(builds, run) for run in range(1, 41)]
+    assert all(sorted(found) == builds for found in drawn)
+    assert all(drawn[i + 1] == drawn[i][::-1] for i in range(0, 40, 2))  # each pair of rounds: every build before and after
+    assert {tuple(found) for found in drawn[::2]} == {tuple(p) for p in itertools.permutations(builds)}  # every order drawn
+    assert [protocol.order(builds, run) for run in range(1, 41)] == drawn  # the seed draws the same orders again
+    seeded("8")
+    assert [protocol.order(builds, run) for run in range(1, 41)] != drawn
 
 
 @pytest.fixture(autouse=True)

@@ -18,5 +18,7 @@ def test_a_combined_summary_is_its_runs_combined_again_byte_for_byte():
     combined = {name: summary for name, summary in found.items() if isinstance(summary.get("sessions"), list)}
     assert combined, "no pooled summary to hold"
     for name, summary in combined.items():
-        again = registry.pooled({session["name"]: found[session["name"]] for session in summary["sessions"]}, name)
+        floors = {session["name"]: found[session["name"]] for session in summary.get("floor", {}).get("sessions", ())}
+        again = registry.pooled({session["name"]: found[session["name"]] for session in summary["sessions"]}, name,
+                                floors or None)
         assert json.dumps(again, indent=2) + "\n" == (SUMMARIES / f"{name}.json").read_text(), name

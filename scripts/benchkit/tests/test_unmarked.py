@@ -8,6 +8,14 @@ def test_a_number_typed_by_hand_is_found_with_its_line():
     assert unmarked.found(text) == [(3, "1,554/s"), (3, "1.47×"), (3, "12.5 ms"), (3, "3 %")]
 
 
+def test_counts_timings_and_sizes_in_words_are_found_too():
+    text = ("v2 was 2.1x v1, 3 times as fast, 5 per cent cheaper, in 45 minutes or 2 hours; 5 GB and 512 MB;\n"
+            "800 rps, 900 req/s; 30 runs without a stall.\n")
+    assert [number for _, number in unmarked.found(text)] == [
+        "2.1x", "3 times", "5 per cent", "45 minutes", "2 hours", "5 GB", "512 MB", "800 rps", "900 req/s", "30 runs"]
+    assert unmarked.found("CI runs within `90 minutes`; a stall in more than `3` runs; v2 is 2x86 or 0x1f") == []
+
+
 def test_a_marker_replaced_by_plain_text_is_found():
     marked = "v2 carried **<!-- figure demo scenarios.closed.ratios.v2.ok_rps.median {:.2f}× -->1.47×<!-- /figure -->**"
     assert unmarked.found(marked) == []

@@ -2,7 +2,7 @@
 tracing-cost, tracing-sampled-cost, tracing-absent, against-commit, and their control, noise-floor (A against A).
 
 On the local stack each build's services are restarted with mode A and with mode B in turn, every time from a cold
-JVM, warmed and measured by the core, the modes' order turned round between rounds. Writes <name>.json (the cell
+JVM, warmed and measured by the core, the modes in an order drawn at random (reversed in the round after). Writes <name>.json (the cell
 document, core.cells: every round's figures, and B / A round by round), <name>.md and <name>.html."""
 import dataclasses
 
@@ -146,7 +146,7 @@ def run(platform, spec, directory):
     data = design.run(platform, chosen, directory, extra)
     documents.write(directory, chosen.name, f"reactive-bench: {chosen.title}",
                     f"{data['timestamp']}, commit {data['commit']}",
-                    [(chosen.title, chosen.explanation + " The modes' order is turned round between rounds; "
+                    [(chosen.title, chosen.explanation + " The modes' order is drawn at random, and reversed in the round after; "
                       "B / A is the median of each round's own ratio.", [("", cells.table(data))]),
                      ("Environment", "", [("", documents.key_value_rows(data["environment"]))])], {})
     info(f"{chosen.title}: {directory / chosen.name}.md and .html")

@@ -1,6 +1,6 @@
 """The measured runs (make demo, make bench): every scenario in rounds, then the report.
 
-The same warm-up for every build, then each scenario RUNS times, one build at a time, the builds' order turned round every other round; the open model's rate follows what the closed
+The same warm-up for every build, then each scenario RUNS times, one build at a time, in an order drawn at random and reversed in the round after; the open model's rate follows what the closed
 runs measured here unless RATE is given. Each run records its per-request samples and their summary, what every process of the build used, and the downstream calls the
 services themselves counted: results/<time>/runs/<version>-<scenario>-<run>.json and .cost.json, which
 the report renders (report.py). On the local stack (make demo) or the deployed builds (make bench)."""
@@ -39,7 +39,7 @@ def open_rate(closed_rates):
 
 def run_curve(spec, builds, versions, closed_rates, runs_dir, environment, results):
     """The open model at each rate of the ladder (CURVE_SHARES of the fastest build's closed-model maximum, default
-    curve.SHARES), every build at each step (their order turned round every other step), each step
+    curve.SHARES), every build at each step (in an order drawn at random, reversed at the next step), each step
     CURVE_STEP_DURATION long; the whole ladder CURVE_REPEATS times (knobs.py), so that a knee rests on
     every repeat of its step, not on one."""
     if not closed_rates:

@@ -47,8 +47,8 @@ that sheds fast does not look faster. Every measured run was preceded by the sam
 figure is the median, ± half the spread between runs, and each ratio column is the ratio of the two medians in
 its row. The headline ratio is another figure: the median of the per-round ratios (Rounds)."""
 
-ROUNDS = ("The builds take turns, round by round, their order turned round every other round, so that drift of "
-          "the machine hits each alike. Before each round a fixed CPU-bound job (the calibration) measures the "
+ROUNDS = ("The builds take turns, round by round, in an order drawn at random and reversed in the round after, so "
+          "that drift of the machine hits each alike. Before each round a fixed CPU-bound job (the calibration) measures the "
           f"machine's speed; a round where it moved more than {calibration.DRIFT_LIMIT:.0%} from the median is "
           "flagged. The ratio below is the median of every round's ratio, with the lowest and highest round; the "
           "same median without the flagged rounds is given beside it, to show how much they weigh.")

@@ -2,7 +2,7 @@
 
 Every build with each service under a limit of each size of the ladder, given as a pod gets it (a CPU quota and the
 processor count the JVM derives from it; locally a cgroup of its own per service), then warmed, its background
-measured, and measured in rounds, the builds' order turned round between rounds. In each round a build is measured in
+measured, and measured in rounds, the builds in an order drawn at random (reversed in the round after). In each round a build is measured in
 the closed model (what it carries at most), in the open model at one fixed rate for every build and size (the latency a
 team sees at a given load), and up a ladder of open rates, shares of its own closed-model rate, until p99 of complete
 answers passes the bound (its capacity: the rate a team sizes pods by). Per size: each build's figures and their ratios
@@ -16,7 +16,7 @@ from benchkit import BASELINE, NAMES, SERVICES, step
 from benchkit.core import cells as celldoc, charts, design, documents, results
 from benchkit.core.design import CLOSED, OPEN, Design
 from benchkit.core.knobs import knob, results_directory
-from benchkit.core.sizes import NO_LIMIT, label, rungs
+from benchkit.core.sizes import NO_LIMIT, given, label, rungs
 
 # what each round keeps of a build at a size that a table shows, with a ratio to v1
 FIGURES = (("complete_per_s", "closed model: complete answers/s", "{:.0f}"),
@@ -24,7 +24,8 @@ FIGURES = (("complete_per_s", "closed model: complete answers/s", "{:.0f}"),
            ("open_p50", "open model at the fixed rate: latency p50 ms", "{:.1f}"),
            ("open_p99", "open model at the fixed rate: latency p99 ms", "{:.1f}"),
            ("capacity_per_s", "capacity: the highest open rate with p99 under the bound, /s", "{:.0f}"),
-           ("cpu_ms_per_complete_background_off", "CPU ms per complete answer, background off", "{:.3f}"))
+           ("cpu_ms_per_complete_background_off", "CPU ms per complete answer, background off", "{:.3f}"),
+           ("peak_memory_mib", "peak memory MiB, the three services' added up", "{:.0f}"))
 # the closed model's requests per user in each round: short rounds, as a map measures many cells
 ITERATIONS = 50
 # A cell's quota binds where a service was throttled in this share of its periods or more during the closed round.
@@ -54,7 +55,8 @@ def run(platform, spec, directory):
                       on_cell=lambda cell, environment: {"bound_by": bound_by(cell, environment)}, kept=kept)
     documents.write(directory, "cpu-map", "reactive-bench: the comparison over CPU per service",
                     f"{data['timestamp']}, commit {data['commit']}, {data['where']}",
-                    [("Each build by CPU per service", EXPLANATION, [("", table(data))]),
+                    [("The answer", ANSWER_TEXT, [("", answer_rows(data))]),
+                     ("Each build by CPU per service", EXPLANATION, [("", table(data))]),
                      ("Each rung against no limit", AGAINST, [("", against_no_limit_rows(data))]),
                      ("What the kernel counted", results.SCHEDULING_TEXT,
                       [(label(size), results.scheduling_rows(scheduling(data, size))) for size in spec.sizes]),
@@ -65,13 +67,18 @@ def run(platform, spec, directory):
     return directory / "cpu-map.json"
 
 
+def machine_cores(environment):
+    """The cores of the machine (or node) that measured: what every service, PostgreSQL, Kafka and the load share."""
+    return environment.get("cores") or int(float(environment.get("node_cpu") or 0)) or None
+
+
 def bound_by(cell, environment):
     """What held the build back in its closed round: "quota" where a service was throttled in QUOTA_BINDS of its
     periods or more, else "machine" (the cores shared with PostgreSQL, Kafka and the load generator); with the
     share of the cores the measured processes and the generator used."""
     throttled = {name: t["throttled"] / t["periods"] for name, t in (cell.get("throttling") or {}).items()
                  if name in SERVICES and t and t.get("periods")}
-    cores = environment.get("cores") or int(float(environment.get("node_cpu") or 0)) or None
+    cores = machine_cores(environment)
     return {"by": "quota" if any(share >= QUOTA_BINDS for share in throttled.values()) else "machine",
             "throttled_share": throttled, "cores_busy_share": cell["cores_used"] / cores if cores else None}
 
@@ -104,6 +111,8 @@ def table(document):
     for size in document["sizes"]:
         found = {v: celldoc.cell_of(document, v, size=size) for v in versions}
         for key, name, fmt in FIGURES:
+            if all(r.get(key) is None for v in versions for r in found[v]["rounds"]):
+                continue  # a figure not measured then (peak memory, before its rounds kept it)
             rows.append([label(size), name, *(documents.interval(celldoc.figure(found[v], key), fmt) for v in versions),
                          *(documents.ratio_text(celldoc.ratio(found[v], key)) for v in versions if v != BASELINE)])
         rows.append([label(size), "held back by", *(bound_text(found[v]["rounds"]) for v in versions),
@@ -179,6 +188,61 @@ def against_no_limit_rows(document):
     return rows
 
 
+# what a team sizes pods by, each build over v1: the answer's columns
+ANSWER = (("complete_per_s", "complete answers/s, closed"), ("capacity_per_s", "capacity under the p99 bound"),
+          ("cpu_ms_per_complete_background_off", "CPU per complete answer"), ("open_p99", "p99 at the fixed rate"),
+          ("peak_memory_mib", "peak memory"))
+
+
+ANSWER_TEXT = ("Each build over v1 at the sizes a pod's quota binds on this machine, and at the whole machine: the "
+               "median of the rounds' ratios (lowest–highest), and its verdict against the noise floor (make "
+               "noise-floor: v1 measured again as if it were another build): ahead or behind where every round lies "
+               "beyond every round of the floor, else level. A verdict needs rounds of two sessions or more, hours "
+               "apart (make docs-figures COMBINE=… FLOOR=… pools them), whose intervals overlap.")
+
+
+def quota_binds(document, size):
+    """Whether a pod's quota, not the machine, binds at this size where it was measured: the three services' quotas
+    add up to less than the machine's cores (beyond that, they contend for the cores before the quota stops them)."""
+    cpus, processors = given(size)
+    cores = machine_cores(document["environment"])
+    return cpus is not None and processors is None and cores is not None and len(SERVICES) * cpus < cores
+
+
+def measured_in(cell):
+    """"6 (2)": a cell's rounds and the sessions they come from."""
+    return f"{len(cell['rounds'])} ({len({r.get('session', '') for r in cell['rounds']})})"
+
+
+def answer_rows(document):
+    """The answer a team sizes pods by: at each size whose quota binds here, and at the whole machine, each build over
+    v1 on every ANSWER figure (the median of the rounds' ratios, the lowest and highest) with its verdict against the
+    noise floor (cells.verdict), and the floor itself (v1 again over v1); the ladder's other sizes, which the machine
+    cannot give three services, named with what measures them on a cluster."""
+    versions = [v for v in builds(document) if v != BASELINE]
+    cores = machine_cores(document["environment"])
+    rows = [["CPU per service", "build", *(name for _, name in ANSWER), "rounds (sessions)"]]
+    for size in [*(r for r in Spec.sizes if not r.endswith("p") and r != NO_LIMIT), NO_LIMIT]:
+        if size != NO_LIMIT and not (size in document["sizes"] and quota_binds(document, size)):
+            rows.append([label(size), f"not measured here: {len(SERVICES)} services × {label(size)} reach the "
+                         f"{cores} cores, which bind before the quota; `CPU_MAP_SIZES={size} make cpu-map-cluster` "
+                         "measures it on a cluster that can give it", *("" for _ in ANSWER), ""])
+            continue
+        if size not in document["sizes"]:
+            continue
+        where = f"{label(size)}" + (" (the whole machine)" if size == NO_LIMIT else " (the quota binds)")
+        for version in versions:
+            cell = celldoc.cell_of(document, version, size=size)
+            rows.append([where, f"{version} / {BASELINE}",
+                         *(f"{documents.ratio_text(celldoc.ratio(cell, key))} {celldoc.verdict(document, cell, key)}"
+                           for key, _ in ANSWER), measured_in(cell)])
+        floor = celldoc.floor_of(document, {"size": size})
+        if floor:
+            rows.append([where, f"{BASELINE} again / {BASELINE}: the noise floor",
+                         *(documents.ratio_text(celldoc.ratio(floor, key)) for key, _ in ANSWER), measured_in(floor)])
+    return rows
+
+
 # the figures a heat map shows: what a team sizes pods by, and what each answer costs
 HEAT = (("complete_per_s", "closed: answers/s"), ("capacity_per_s", "capacity at p99"), ("open_p99", "p99 at fixed rate"),
         ("cpu_ms_per_complete_background_off", "CPU per answer"))
@@ -196,6 +260,7 @@ def heat_map(version):
 
 
 # what a doc may show of a CPU map's cell document (the registry's cell Kind)
-TABLES = {"cpu-map": table, "cpu-map-headline": headline_rows, "cpu-map-against-no-limit": against_no_limit_rows}
+TABLES = {"cpu-map": table, "cpu-map-headline": headline_rows, "cpu-map-against-no-limit": against_no_limit_rows,
+          "cpu-map-answer": answer_rows}
 CHARTS = {f"cpu-map-{version}": heat_map(version) for version in ("v2", "v3")}
 RUN_FILES = ("cpu-map.json",)

@@ -3,7 +3,7 @@
 Every build over a grid of latency added to a downstream hop (latency.py: Toxiproxy, the same for every build, outside the code under test) × load (the open
 model at a ladder of rates, the closed model at several numbers of users). Each row of the grid is one latency
 setting on one hop; at each row, the latency is checked where it is set (the hop's round trip rises by the
-setting), then every load runs against every build in turn, their order turned round from one load to the next.
+setting), then every load runs against every build in turn, in an order drawn at random, reversed for the next.
 Each cell keeps complete answers/s, the latency of complete answers, degraded, shed, failed and unsent answers,
 and what the build held meanwhile (platform threads and connections to its downstream at their peak, peak RSS).
 Beside the measurement, each build's ceiling at each row as Little's law predicts it from its pool sizes.

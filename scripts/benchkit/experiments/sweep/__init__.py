@@ -1,7 +1,7 @@
 """Each build at its best (make sweep, make sweep-cluster): its concurrency settings, one at a time.
 
 The few settings that size a build's concurrency, varied one at a time on the local stack or in the cluster's pods, each candidate measured in the
-closed model after the same warm-up, the candidates' order turned round between repeats. A setting keeps its current value unless
+closed model after the same warm-up, the candidates in an order drawn at random (reversed in the repeat after). A setting keeps its current value unless
 another one answers clearly more (MARGIN); the next setting is swept from what was chosen. SWEEP_CPUS: every
 candidate in a pod's size (platforms.Platform.size: a quota per service, the processors the JVM derives, what the
 chart sizes by them), so that a build is tuned at the size the CPU map measures it. Each build
@@ -58,7 +58,7 @@ def sized_at(version, cpus):
 def candidates(version, setting, chosen, settings, cpus, delay):
     """One setting's candidates as a Design (core.design): a mode per value, the settings chosen so far kept, each
     a cold start of the build at the sweep's size, warmed and measured by the core in the closed model, their order
-    turned round between repeats; behind the latency proxy under a delay."""
+    drawn at random for each pair of repeats; behind the latency proxy under a delay."""
     values = sorted({*setting.candidates, chosen[setting.name]})
     proxied = (LATENCY_PROXY,) if delay else ()
     return Design(f"sweep-{setting.label}", setting.name, "", (version,),
@@ -119,7 +119,10 @@ def rows_of(result):
     speeds = {index: run["calibration_seconds"] for index, run in enumerate(result["runs"])
               if "calibration_seconds" in run}
     drifted_runs = {id(result["runs"][index]) for index in calibration.drifted(speeds)}
-    for (setting, value), runs in by_candidate.items():
+    settings = list(dict.fromkeys(setting for setting, _ in by_candidate))  # in the order swept
+    # each setting's candidates by value, whatever order the rounds drew
+    for (setting, value), runs in sorted(by_candidate.items(), key=lambda item: (
+            settings.index(item[0][0]), not isinstance(item[0][1], (int, float)), item[0][1])):
         rates = [run["complete_per_s"] for run in runs]
         verdict = []
         if value == result["chosen"][setting]:
@@ -141,7 +144,7 @@ def rows_of(result):
 EXPLANATION = ("Each build's few concurrency settings, one at a time: every candidate runs in the same place (the "
                "local stack, or the build's pods under their CPU limits: the environment says where), "
                "after the same warm-up, in the closed model (USERS users, each sending its next request "
-               "when the last one answered), the candidates' order turned round between repeats. A setting keeps the "
+               "when the last one answered), the candidates in an order drawn at random (reversed in the repeat after). A setting keeps the "
                f"value the build ships with unless another answers more than {MARGIN:.0%} more complete answers per "
                "second (the median of its repeats); the next setting is swept with the values chosen before it. "
                "\"At its best\" means this: the highest throughput each build reaches on this machine by its own "
