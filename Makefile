@@ -274,9 +274,9 @@ test-docs: benchkit ## Every figure marked in README.md and docs/ is its summary
 	@cd scripts && $(BENCHKIT_PYTHON) -m benchkit figures check
 
 .PHONY: docs-figures
-docs-figures: benchkit ## Render every marked figure of README.md and docs/ from its summary (docs/results/*.json); PUBLISH=RESULTS NAME=name first writes docs/results/NAME.json from a run's results (a bench's, a chaos run's or an A/B's); COMBINE="run1 run2" NAME=name one summary of independent sessions of one experiment (hours apart), every round of each; FLOOR="floor1 floor2" with it: the noise floor of the same sessions, which its verdicts are judged against.
+docs-figures: benchkit ## Render every marked figure of README.md and docs/ from its summary (docs/results/*.json); PUBLISH=RESULTS NAME=name first writes docs/results/NAME.json from a run's results (a bench's, a chaos run's or an A/B's); COMBINE="run1 run2" NAME=name one summary of independent sessions of one experiment (hours apart), every round of each; FLOOR="floor1 floor2" with it: the noise floor of the same sessions, which its verdicts are judged against; AGAIN="run3": another session kept apart, set beside the pooled intervals.
 	@cd scripts && if [ -n "$(PUBLISH)" ]; then $(BENCHKIT_PYTHON) -m benchkit figures publish "$(abspath $(PUBLISH))" "$(NAME)"; fi
-	@cd scripts && if [ -n "$(COMBINE)" ]; then $(BENCHKIT_PYTHON) -m benchkit figures combine "$(NAME)" $(COMBINE) $(if $(FLOOR),--floor $(FLOOR)); fi
+	@cd scripts && if [ -n "$(COMBINE)" ]; then $(BENCHKIT_PYTHON) -m benchkit figures combine "$(NAME)" $(COMBINE) $(if $(FLOOR),--floor $(FLOOR)) $(if $(AGAIN),--again $(AGAIN)); fi
 	@cd scripts && $(BENCHKIT_PYTHON) -m benchkit figures render
 
 .PHONY: test-services

@@ -8,12 +8,13 @@ summary whose ratios are not what its own rounds give).
                                                       A/B's <experiment>.json, compare.json, latency-map.json,
                                                       bakeoff.json; registry.py knows each); several chaos runs'
                                                       directories, comma-separated: one summary
-    python -m benchkit figures combine NAME SUMMARY… [--floor SUMMARY…]
+    python -m benchkit figures combine NAME SUMMARY… [--floor SUMMARY…] [--again SUMMARY…]
                                                       docs/results/NAME.json of two or more independent sessions'
                                                       summaries of one design (separate starts, hours apart): every
                                                       round of each, every ratio and its interval from all of them;
                                                       --floor: the noise floor's summaries of the same sessions,
-                                                      pooled alike, which its verdicts are judged against
+                                                      pooled alike, which its verdicts are judged against; --again:
+                                                      other sessions, kept apart, set beside the pooled intervals
     python -m benchkit figures render                 fills in every marked figure of README.md and docs/*.md
     python -m benchkit figures check                  fails where a marked figure or a summary is not what it should be
 
@@ -198,12 +199,15 @@ def main(argv=None):
         print(f"Summary: {registry.publish(argv[1], argv[2])}")
     elif command == "combine" and len(argv) >= 4:
         found = registry.loaded()
-        names, _, floors = " ".join(argv[2:]).partition(" --floor ")
-        missing = [n for n in (*names.split(), *floors.split()) if n not in found]
+        given = {"": []}  # the sessions, then each flag's summaries
+        for word in argv[2:]:
+            given.setdefault(word, []) if word in ("--floor", "--again") else given[list(given)[-1]].append(word)
+        missing = [n for names in given.values() for n in names if n not in found]
         if missing:
             sys.exit(f"no summary docs/results/{missing[0]}.json")
-        document = registry.pooled({n: found[n] for n in names.split()}, argv[1],
-                                   {n: found[n] for n in floors.split()} or None)
+        sessions, floors, again = ({n: found[n] for n in given.get(flag, ())} or None
+                                   for flag in ("", "--floor", "--again"))
+        document = registry.pooled(sessions, argv[1], floors, again)
         print(f"Summary: {written(document, argv[1], SUMMARIES)}")
     elif command == "render":
         found = registry.loaded()

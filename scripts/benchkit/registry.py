@@ -55,15 +55,16 @@ def cell_consistency(summary):
     return cells.consistency(summary) + DESIGN_CONSISTENCY.get(summary.get("design"), lambda _: [])(summary)
 
 
-def pooled(named, name, floors=None):
-    """One cell document of several sessions' summaries of one design (cells.pooled, with what the design adds, and
-    the noise floor of the same sessions where given)."""
+def pooled(named, name, floors=None, again=None):
+    """One cell document of several sessions' summaries of one design (cells.pooled, with what the design adds, the
+    noise floor of the same sessions and other sessions kept apart where given)."""
     designs = {summary.get("design") for summary in named.values()}
-    return cells.pooled(named, name, DESIGN_POOL.get(designs.pop()) if len(designs) == 1 else None, floors)
+    return cells.pooled(named, name, DESIGN_POOL.get(designs.pop()) if len(designs) == 1 else None, floors, again)
 
 
 # A cell document is what a design's run wrote, or made of another run document (the bench's results.json)
-CELL_PUBLISHERS = {cells.SCHEMA: document_publisher(cells.SCHEMA, cell_consistency, ("environment", "explanation")),
+CELL_PUBLISHERS = {cells.SCHEMA: document_publisher(cells.SCHEMA, cell_consistency, ("environment", "explanation"),
+                                                    kept=cells.kept),
                    **{schema: publish for package in PACKAGES for schema, publish in getattr(package, "PUBLISH", {}).items()}}
 
 

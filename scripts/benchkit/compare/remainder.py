@@ -45,13 +45,20 @@ def map_costs(directory):
     return document, {rung: costs(runs, True, f"cpu-map-{rung}") for rung in document["sizes"]}
 
 
-def ratio_of(there, here, add=0.0):
-    """there / (here + add) of two Costs' settled medians, with the interval of their rounds (there's lowest over
-    here's highest, and the other way round)."""
-    low_here, high_here = here.bounds("settled")
-    low_there, high_there = there.bounds("settled")
-    return {"median": there.median("settled") / (here.median("settled") + add),
-            "low": low_there / (high_here + add), "high": high_there / (low_here + add)}
+def by_round(there, here, add=0.0):
+    """there / (here + add), round against round of the same number (the estimator every ratio uses), of two Costs'
+    settled rounds: {rounds, median, low, high}."""
+    found = results.Figure.of("×", [b / (a + add) if a is not None and b is not None else None
+                                    for a, b in zip(here.settled, there.settled)])
+    return {"rounds": found.rounds, "median": found.median, "low": found.low, "high": found.high}
+
+
+def against_bound(ratio):
+    """The node over the local stack against WITHIN, in a word from every round: "within" where every round's ratio
+    is at most WITHIN, "beyond" where every one is above it, else "undecided" (its rounds lie on both sides)."""
+    if ratio["high"] <= WITHIN:
+        return "within"
+    return "beyond" if ratio["low"] > WITHIN else "undecided"
 
 
 def remainder(local, node, tls):
@@ -90,9 +97,10 @@ def what_steps_add(steps, unlimited, tls_ms):
         factors[name] = {"factor": settled[name] / settled[before], "ms": settled[name] - settled[before]}
     if tls_ms is not None:
         factors["tls"] = {"factor": (settled[names[-2]] + added) / settled[names[-2]], "ms": added}
-    left = ratio_of(node_pod, local_pod, added)
+    left = by_round(node_pod, local_pod, added)
     factors["unexplained"] = {"factor": left["median"], "ms": settled[names[-1]] - settled[names[-2]] - added,
-                              "low": left["low"], "high": left["high"]}
+                              "low": left["low"], "high": left["high"], "rounds": left["rounds"],
+                              "against_bound": against_bound(left)}
     processes = {}
     for process in node_pod.settled_processes:
         medians = {name: statistics.median(rounds) if (rounds := [r for r in cost.settled_processes.get(process, [])
@@ -104,8 +112,8 @@ def what_steps_add(steps, unlimited, tls_ms):
                                   if min(medians[names[-1]], medians[names[-2]]) > 0 else None}
     return {"settled_ms": settled, "factors": factors,
             "node_over_local": settled[names[-1]] / settled[names[0]],
-            "within": left["median"] <= WITHIN, "processes": processes,
-            "unlimited": ratio_of(unlimited[1], unlimited[0]) if len(unlimited) == 2 else None}
+            "processes": processes,
+            "unlimited": by_round(unlimited[1], unlimited[0]) if len(unlimited) == 2 else None}
 
 
 def remainder_consistency(document):
@@ -144,10 +152,11 @@ def remainder_rows(document):
                     if builds[v]["tls_ms"] is not None else f"– ({builds[v]['tls']})" for v in versions)])
     table.append([STEPS[-1][2], *(f"{builds[v]['settled_ms'][names[-1]]:.3f} ({builds[v]['node_over_local']:.2f}× the "
                                   "local stack with no limit)" for v in versions)])
-    table.append(["left unexplained: the node over the local stack in the same conditions (lowest–highest)",
+    table.append(["left unexplained: the node over the local stack in the same conditions, the median of the rounds' "
+                  "ratios (lowest–highest)",
                   *(unexplained_text(builds[v]["factors"]["unexplained"]) for v in versions)])
-    table.append([f"the local stack within {WITHIN}× of the node", *("yes" if builds[v]["within"] else "no"
-                                                                    for v in versions)])
+    table.append([f"the node against {WITHIN}× the local stack in the same conditions, every round",
+                  *(builds[v]["factors"]["unexplained"]["against_bound"] for v in versions)])
     table.append(["the platform alone: pods without a limit over the local stack without one",
                   *(documents.ratio_text(builds[v]["unlimited"]) if builds[v]["unlimited"] else "–" for v in versions)])
     return table
@@ -181,9 +190,10 @@ REMAINDER_EXPLANATION = (
     "each JVM counting one processor with no quota (rung 1p); a quota of one CPU per service on top (rung 1, what a "
     "1-CPU pod gives a JVM); TLS to PostgreSQL, which the cluster requires (make tls, where its rounds agree); the "
     "node's pods of one CPU; each step's factor and ms are over the step before. What is left unexplained is the node "
-    "over the local stack in the same conditions: the pod "
+    "over the local stack in the same conditions, round against round of the same number: the pod "
     f"network path (veth pairs, the bridge, kube-proxy's rules, conntrack), nested cgroups, the container runtime. "
-    f"{WITHIN}× is the bound the project holds.")
+    f"{WITHIN}× is the bound the project holds: within it where every round is, beyond it where every round is, "
+    "else undecided.")
 
 
 def main(args):

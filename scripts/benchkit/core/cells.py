@@ -48,6 +48,15 @@ def document(design, environment, rounds, extra, coordinates):
             "cells": [dict(zip(COORDINATES, found), rounds=[]) for found in coordinates]}
 
 
+def cores(environment):  # of the machine (or node) that measured: shared by every service, PostgreSQL, Kafka, the load
+    return environment.get("cores") or int(float(environment.get("node_cpu") or 0)) or None
+
+
+def kept(document):
+    """What a published cell document keeps of the environment it leaves out: the machine's cores."""
+    return {"cores": document.get("cores") or cores(document.get("environment", {}))}
+
+
 def key(cell):
     """(build, mode, size): what names a cell in its document."""
     return tuple(cell[k] for k in COORDINATES)
@@ -136,13 +145,14 @@ def refuse_unmatched_floor(document, floor):
                  f"sessions {[str(t) for t in times[0]]}, floors {[str(t) for t in times[1]]}")
 
 
-def pooled(named, name, extra=None, floors=None):
+def pooled(named, name, extra=None, floors=None, again=None):
     """One document of several sessions of one design ({name: document}): every round of every session, renumbered
     in turn, each naming its session and its round there; every median and ratio again from all of them, so that an
     interval covers every round of every session. extra(sessions) gives what the design adds of its own and the modes
     it leaves out, with why ({mode: why}). floors: {name: noise-floor document} of the same sessions, pooled alike
-    into the document's "floor" (what its verdicts are judged against). Refused unless the sessions are independent
-    runs of one design."""
+    into the document's "floor" (what its verdicts are judged against); again: {name: document} of other sessions,
+    kept apart ("again": does a session outside the pool land inside its intervals?). Refused unless the sessions are
+    independent runs of one design."""
     sessions = sorted(named.items(), key=lambda item: item[1]["timestamp"])
     refuse_unpoolable(sessions)
     added, left_out = extra(sessions) if extra else ({}, {})
@@ -169,7 +179,32 @@ def pooled(named, name, extra=None, floors=None):
         floor = pooled(floors, f"{name}: the floor")
         refuse_unmatched_floor(whole, floor)
         whole["floor"] = {k: v for k, v in floor.items() if k not in ("environment", "explanation")}
+    if again:
+        whole["again"] = [held_out(whole, session, document) for session, document in sorted(
+            again.items(), key=lambda item: item[1]["timestamp"])]
     return whole
+
+
+def held_out(whole, name, document):
+    """Another session of the design, kept apart from the pool (its cells that the pool has): what it gave, to be
+    set beside the pooled intervals."""
+    if document.get("design") != whole["design"] or name in {s["name"] for s in whole["sessions"]}:
+        sys.exit(f"pool: {name} is not another session of {whole['design']}")
+    keys = {key(c) for c in whole["cells"]}
+    return {"name": name, "commit": document["commit"], "timestamp": document["timestamp"],
+            "compared": document["compared"], "reference": document["reference"],
+            "cells": [c for c in document["cells"] if key(c) in keys]}
+
+
+def landed(document, session, cell, key_):
+    """Whether another session's ratio of a figure (its median) lies inside the pooled cell's interval: "inside",
+    "above", "below", or None where either has none."""
+    pooled_ratio, mine = ratio(cell, key_), ratio(cell_of(session, cell["build"], cell["mode"], cell["size"]), key_)
+    if not pooled_ratio or not mine or mine["median"] is None or pooled_ratio["median"] is None:
+        return None
+    if mine["median"] > pooled_ratio["high"]:
+        return "above"
+    return "below" if mine["median"] < pooled_ratio["low"] else "inside"
 
 
 def ratio(cell, key):
@@ -179,11 +214,13 @@ def ratio(cell, key):
 
 
 def consistency(document):
-    """Where a cell document's ratios (and its floor's) are not what its rounds give ([] when none is)."""
+    """Where a cell document's ratios (and its floor's, and those of each session kept apart) are not what its rounds
+    give ([] when none is)."""
     return [f"{c['build']}, {variant_name(c['mode'], c['size'])}: {key} not what its rounds give"
             for c, again in zip(document["cells"], with_ratios(document))
             for key in ("medians", "ratios", "against_no_limit") if c.get(key) != again.get(key)] \
-        + [f"floor: {problem}" for problem in (consistency(document["floor"]) if "floor" in document else [])]
+        + [f"floor: {problem}" for problem in (consistency(document["floor"]) if "floor" in document else [])] \
+        + [f"{session['name']}: {problem}" for session in document.get("again", ()) for problem in consistency(session)]
 
 
 def compared(document):
@@ -296,8 +333,7 @@ def better(document):
     return rows
 
 
-# A cell's verdict rests on at least this much: rounds of two sessions or more (separate starts, hours apart)
-QUOTED_SESSIONS, QUOTED_ROUNDS = 2, 6
+QUOTED_SESSIONS, QUOTED_ROUNDS = 2, 6  # what a cell's verdict rests on at least: sessions (hours apart), rounds
 AHEAD, LEVEL, BEHIND = "ahead", "level", "behind"
 
 
@@ -316,10 +352,21 @@ def by_session(cell, ratio):
     return found
 
 
+def sessions_of(document):  # the names of its sessions in time order ([""] for one not pooled)
+    return [session["name"] for session in document.get("sessions", ())] or [""]
+
+
+def in_session(cell, key, session, ratio=False):
+    """{median, low, high} of one figure (or of its ratio to the reference) over a session's rounds of a cell."""
+    values = cell["ratios"][key]["rounds"] if ratio else [r.get(key) for r in cell["rounds"]]
+    return vars(results.Figure.of("", [value for r, value in zip(cell["rounds"], values)
+                                       if r.get("session", "") == session]))
+
+
 def verdict(document, cell, key):
     """A compared cell's word on one figure of VERDICT_FIGURES, from every round's ratio to the reference against the
-    noise floor's: "ahead" where every round's ratio lies beyond every round of the floor on the better side (as
-    HIGHER_IS_BETTER says), "behind" on the worse side, else "level". No word but why where the cell rests on fewer
+    noise floor's band: "ahead" where every round's ratio lies beyond it on the better side (as HIGHER_IS_BETTER
+    says), "behind" on the worse side, else "level". No word but why where the cell rests on fewer
     than QUOTED_SESSIONS sessions or QUOTED_ROUNDS rounds, where its sessions' intervals do not overlap (they
     disagree: not averaged away), or where there is no floor."""
     ratio = cell.get("ratios", {}).get(key)
@@ -328,16 +375,26 @@ def verdict(document, cell, key):
     sessions = by_session(cell, ratio)
     rounds = sum(len(values) for values in sessions.values())
     if len(sessions) < QUOTED_SESSIONS or rounds < QUOTED_ROUNDS:
-        return f"no verdict: {rounds} rounds over {len(sessions)} session(s)"
+        return "no verdict (too few sessions)" if len(sessions) < QUOTED_SESSIONS else "no verdict (too few rounds)"
     if max(min(values) for values in sessions.values()) > min(max(values) for values in sessions.values()):
         return "sessions disagree"  # two sessions' intervals do not overlap
-    floor = floor_of(document, cell)
-    noise = floor and floor.get("ratios", {}).get(key)
-    if not noise or noise["median"] is None:
-        return "no verdict: no floor"
+    noise = band(floor_of(document, cell), key)
+    if noise is None:
+        return "no verdict (no floor)"
     higher = HIGHER_IS_BETTER[key]
-    if ratio["low"] > noise["high"]:
+    if ratio["low"] > noise[1]:
         return AHEAD if higher else BEHIND
-    if ratio["high"] < noise["low"]:
+    if ratio["high"] < noise[0]:
         return BEHIND if higher else AHEAD
     return LEVEL
+
+
+def band(floor, key):
+    """(low, high): how far the noise floor's rounds lie from 1 on one figure, either way: which side of an A/A is A
+    is chance, so a round's A again / A of 1.2 says that 1 / 1.2 could have been measured as well. None without one."""
+    ratio = floor and floor.get("ratios", {}).get(key)
+    rounds = [r for r in (ratio or {}).get("rounds", ()) if r]
+    if not rounds:
+        return None
+    farthest = max(max(r, 1 / r) for r in rounds)
+    return 1 / farthest, farthest

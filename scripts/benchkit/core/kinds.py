@@ -51,13 +51,14 @@ def checked(document, schema, consistency):
     return data
 
 
-def document_publisher(schema, consistency, drop=("environment",), named=True):
+def document_publisher(schema, consistency, drop=("environment",), named=True, kept=None):
     """The publish of a kind whose summary is its run's document: refused unless it is what its rounds give, then
-    without `drop` (the docs say where and how it was measured), named."""
+    without `drop` (the docs say where and how it was measured), named; kept(document): what it keeps of what it
+    drops ({key: value})."""
     def publish(document, name, directory=SUMMARIES):
         data = checked(document, schema, consistency)
-        return written({**({"name": name} if named else {}), **{k: v for k, v in data.items() if k not in drop}},
-                       name, directory)
+        return written({**({"name": name} if named else {}), **{k: v for k, v in data.items() if k not in drop},
+                        **(kept(data) if kept else {})}, name, directory)
     return publish
 
 

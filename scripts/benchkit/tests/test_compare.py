@@ -4,6 +4,7 @@ import pytest
 
 from benchkit import compare
 from benchkit.compare import remainder
+from benchkit.compare.costs import Cost
 from benchkit.tests.test_report import write_run
 
 
@@ -125,13 +126,25 @@ def test_the_remainder_brings_a_pods_conditions_one_at_a_time_and_names_what_is_
     assert left["factor"] == pytest.approx(settled["node"] / (settled["1"] + 0.1))
     # the steps' ms add up to the node's gap over the local stack with no limit
     assert sum(f["ms"] for f in found["factors"].values()) == pytest.approx(settled["node"] - settled["0"])
-    assert not found["within"]  # 4.1 / 2.4: above 1.3x
+    assert left["against_bound"] == "beyond"  # 4.1 / 2.4 in every round: above 1.3x
     # web-api's own settled figure: its JIT and GC off, its background off
     assert found["processes"]["web-api"]["settled_ms"]["node 1"] == pytest.approx(2.0 - 0.15 - 0.05)
     assert found["unlimited"]["median"] == pytest.approx((2.25 * 1.8 - 0.4) / settled["0"])
     rows = remainder.remainder_rows({"builds": {"v1": found}})
     assert rows[4][0].startswith("and TLS") and rows[4][1].startswith(f"{settled['1'] + 0.1:.3f}")
-    assert rows[-2][1] == "no"
+    assert rows[-2][1] == "beyond"
+
+
+def test_the_node_is_judged_against_the_bound_by_every_round_of_its_ratio():
+    def cost(*settled):
+        return Cost(whole=list(settled), jit=[0.0] * 3, gc=[0.0] * 3, settled=list(settled))
+    local = cost(1.0, 1.0, 1.0)
+    # round against round: 1.28, 1.35 and 1.40; the median of the rounds' ratios, not the ratio of the medians
+    ratio = remainder.by_round(cost(1.28, 1.40, 1.35), local)
+    assert (ratio["median"], ratio["low"], ratio["high"]) == pytest.approx((1.35, 1.28, 1.40))
+    assert remainder.against_bound(ratio) == "undecided"  # rounds on both sides of 1.3
+    assert remainder.against_bound(remainder.by_round(cost(1.1, 1.2, 1.29), local)) == "within"
+    assert remainder.against_bound(remainder.by_round(cost(1.31, 1.5, 1.4), local)) == "beyond"
 
 
 def test_a_remainder_needs_settled_cells_and_every_step(tmp_path):

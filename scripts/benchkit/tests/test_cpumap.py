@@ -203,3 +203,17 @@ def test_a_map_starts_every_build_once_per_size_and_turns_the_builds_order_round
     assert [r["complete_per_s"] for r in celldoc.cell_of(data, "v2", size="1")["rounds"]] == [300, 310]
     assert all(r["bound_by"]["by"] in ("quota", "machine") for c in data["cells"] for r in c["rounds"])
     assert celldoc.consistency(data) == []
+
+
+def test_a_map_s_rounds_and_each_round_s_bound_by_are_checked():
+    from benchkit import registry
+    found = registry.loaded()["cpu-map-local-55dd71c"]
+    assert registry.consistency(found) == []
+    tampered = json.loads(json.dumps(found))
+    cell = tampered["cells"][0]
+    cell["rounds"][0]["bound_by"]["by"] = "machine" if cell["rounds"][0]["bound_by"]["by"] == "quota" else "quota"
+    assert registry.consistency(tampered) == [
+        f"{cell['build']} at 0.5 CPU, round {cell['rounds'][0]['round']}: held back by other than its throttling gives"]
+    shorter = json.loads(json.dumps(found))
+    shorter["cells"][1]["rounds"].pop()
+    assert any("2 rounds, not 3" in problem for problem in registry.consistency(shorter))

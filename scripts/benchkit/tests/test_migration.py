@@ -90,3 +90,25 @@ def test_an_old_bench_summary_s_figures_are_where_its_markers_now_point_and_two_
     both = registry.pooled({"aaa1111": new, "bbb2222": evening}, "both")
     assert figures.at(both, "sessions.1.commit") == "bbb2222" and registry.consistency(both) == []
     assert figures.at(both, "cells.[build=v2,mode=closed].ratios.complete_per_s.median") == 1.525
+
+
+def test_a_remainder_migrated_to_round_by_round_keeps_its_steps_and_is_consistent():
+    from benchkit.compare import remainder
+    from benchkit.compare.costs import Cost
+    from migrations import to_verdicts
+
+    def cost(*settled):
+        return Cost(whole=list(settled), jit=[0.0] * 3, gc=[0.0] * 3, settled=list(settled),
+                    settled_processes={"web-api": list(settled)})
+    steps = {"local 0": cost(1.0, 1.0, 1.0), "local 1p": cost(1.0, 1.0, 1.0), "local 1": cost(1.0, 1.0, 1.0),
+             "node 1": cost(1.28, 1.40, 1.35)}
+    built = remainder.figures_of(steps, None, "not measured")
+    old = {"schema": remainder.REMAINDER_SCHEMA, "builds": {"v1": {
+        **built, "within": True,  # as the old code kept it: the ratio of the medians, 1.35 / 1.0
+        "factors": {**built["factors"], "unexplained": {"factor": 1.35, "ms": 0.35, "low": 1.16, "high": 1.40}}}}}
+    assert registry.consistency(old) != []
+    new = to_verdicts.migrated(old)
+    assert registry.consistency(new) == []
+    assert new["builds"]["v1"]["steps"] == old["builds"]["v1"]["steps"]
+    left = new["builds"]["v1"]["factors"]["unexplained"]
+    assert (left["low"], left["high"], left["against_bound"]) == (1.28, 1.4, "undecided")

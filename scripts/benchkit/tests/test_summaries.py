@@ -19,6 +19,7 @@ def test_a_combined_summary_is_its_runs_combined_again_byte_for_byte():
     assert combined, "no pooled summary to hold"
     for name, summary in combined.items():
         floors = {session["name"]: found[session["name"]] for session in summary.get("floor", {}).get("sessions", ())}
+        apart = {session["name"]: found[session["name"]] for session in summary.get("again", ())}
         again = registry.pooled({session["name"]: found[session["name"]] for session in summary["sessions"]}, name,
-                                floors or None)
+                                floors or None, apart or None)
         assert json.dumps(again, indent=2) + "\n" == (SUMMARIES / f"{name}.json").read_text(), name

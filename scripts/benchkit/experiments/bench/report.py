@@ -318,9 +318,9 @@ def published_rows(data):
     for row in found:
         rows.append([NAMES.get(row["version"], row["version"]),
                      documents.ratio_text(row), documents.ratio_text(row["published"]), "yes" if row["inside"] else "NO"])
-    text = (f"The README's answer for this kind of platform rests on run {name} (docs/results/{name}.json); one run "
-            "lies from the next by more than its rounds spread, so a median outside the published interval says this "
-            "machine, this hour or this commit differs, not that either run is wrong.")
+    text = (f"The README's answer for this kind of platform rests on {name} (docs/results/{name}.json), at the whole "
+            "machine; one run lies from the next by more than its rounds spread, so a median outside the published "
+            "interval says this machine, this hour or this commit differs, not that either run is wrong.")
     return rows, text
 
 

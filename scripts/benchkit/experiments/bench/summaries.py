@@ -104,25 +104,32 @@ def pooled_extra(sessions):
 
 
 def published_headline(on_kubernetes, readme=ROOT / "README.md", directory=SUMMARIES):
-    """(name, summary) of the run whose headline README.md shows for this kind of platform (a bench summary of the
-    same on_kubernetes that README's markers name first), or (None, None)."""
-    found = {name: s for name, s in loaded(directory, (cells.SCHEMA,)).items() if s.get("design") == DESIGN}
+    """(name, summary) of the answer README.md shows for this kind of platform (the first summary its markers name
+    that is a bench's or a CPU map's of the same on_kubernetes), or (None, None)."""
+    found = {name: s for name, s in loaded(directory, (cells.SCHEMA,)).items() if s.get("design") in (DESIGN, "cpu-map")}
     for name in re.findall(r"<!-- figures? (\S+) ", pathlib.Path(readme).read_text()):
-        summary = found.get(name)
-        if summary and summary["on_kubernetes"] == on_kubernetes:
+        summary = found.get(name)  # a CPU map says where it was measured, a bench whether on Kubernetes
+        if summary and summary.get("on_kubernetes", summary.get("where", "").startswith("Kubernetes")) == on_kubernetes:
             return name, summary
     return None, None
+
+
+def published_ratio(published, build):
+    """A published answer's ratio of complete answers/s of a build over v1 in the closed model, at the whole machine
+    (a bench's closed scenario, a CPU map's cell with no limit), or None."""
+    wanted = {"mode": "closed"} if published.get("design") == DESIGN else {"mode": "", "size": sizes.NO_LIMIT}
+    cell = next((c for c in published.get("cells", []) if c["build"] == build
+                 and all(c[k] == v for k, v in wanted.items())), None)
+    return (cell or {}).get("ratios", {}).get("complete_per_s")
 
 
 def against_published(data, published):
     """For each build's closed-model ratio to v1 (complete answers/s): this run's median, lowest and highest round,
     the published run's, and whether this run's median falls inside the published interval. [] without both."""
     mine = data.get("scenarios", {}).get("closed", {}).get("ratios", {})
-    theirs = {c["build"]: c["ratios"]["complete_per_s"] for c in (published or {}).get("cells", [])
-              if c["mode"] == "closed" and "ratios" in c}
     rows = []
     for version in mine:
-        here, there = mine[version][results.HEADLINE], theirs.get(version)
+        here, there = mine[version][results.HEADLINE], published and published_ratio(published, version)
         if here["median"] is None or not there or there["median"] is None:
             continue
         rows.append({"version": version, "median": here["median"], "low": here["low"], "high": here["high"],

@@ -11,9 +11,10 @@ and what each JVM saw and chose there. Writes cpu-map.json (the cell document, c
 import dataclasses
 import json
 import pathlib
+import statistics
 
 from benchkit import BASELINE, NAMES, SERVICES, step
-from benchkit.core import cells as celldoc, charts, design, documents, results
+from benchkit.core import calibration, cells as celldoc, charts, design, documents, results
 from benchkit.core.design import CLOSED, OPEN, Design
 from benchkit.core.knobs import knob, results_directory
 from benchkit.core.sizes import NO_LIMIT, given, label, rungs
@@ -67,18 +68,13 @@ def run(platform, spec, directory):
     return directory / "cpu-map.json"
 
 
-def machine_cores(environment):
-    """The cores of the machine (or node) that measured: what every service, PostgreSQL, Kafka and the load share."""
-    return environment.get("cores") or int(float(environment.get("node_cpu") or 0)) or None
-
-
 def bound_by(cell, environment):
     """What held the build back in its closed round: "quota" where a service was throttled in QUOTA_BINDS of its
     periods or more, else "machine" (the cores shared with PostgreSQL, Kafka and the load generator); with the
     share of the cores the measured processes and the generator used."""
     throttled = {name: t["throttled"] / t["periods"] for name, t in (cell.get("throttling") or {}).items()
                  if name in SERVICES and t and t.get("periods")}
-    cores = machine_cores(environment)
+    cores = celldoc.cores(environment)
     return {"by": "quota" if any(share >= QUOTA_BINDS for share in throttled.values()) else "machine",
             "throttled_share": throttled, "cores_busy_share": cell["cores_used"] / cores if cores else None}
 
@@ -197,7 +193,7 @@ ANSWER = (("complete_per_s", "complete answers/s, closed"), ("capacity_per_s", "
 ANSWER_TEXT = ("Each build over v1 at the sizes a pod's quota binds on this machine, and at the whole machine: the "
                "median of the rounds' ratios (lowest–highest), and its verdict against the noise floor (make "
                "noise-floor: v1 measured again as if it were another build): ahead or behind where every round lies "
-               "beyond every round of the floor, else level. A verdict needs rounds of two sessions or more, hours "
+               "beyond the floor's band (as far from 1, either way, as its farthest round), else level. A verdict needs rounds of two sessions or more, hours "
                "apart (make docs-figures COMBINE=… FLOOR=… pools them), whose intervals overlap.")
 
 
@@ -205,13 +201,18 @@ def quota_binds(document, size):
     """Whether a pod's quota, not the machine, binds at this size where it was measured: the three services' quotas
     add up to less than the machine's cores (beyond that, they contend for the cores before the quota stops them)."""
     cpus, processors = given(size)
-    cores = machine_cores(document["environment"])
+    cores = document.get("cores") or celldoc.cores(document.get("environment", {}))
     return cpus is not None and processors is None and cores is not None and len(SERVICES) * cpus < cores
 
 
-def measured_in(cell):
-    """"6 (2)": a cell's rounds and the sessions they come from."""
-    return f"{len(cell['rounds'])} ({len({r.get('session', '') for r in cell['rounds']})})"
+def measured_in(document, cell):
+    """"6 (2)": the rounds of a cell's ratio and the sessions they come from, and in how many of them its warm-up or
+    its reference's did not settle."""
+    reference = celldoc.reference_of(cell, document["cells"], document["compared"], document["reference"]) or cell
+    unsettled = sum(r.get("settled") is False or b.get("settled") is False
+                    for r, b in zip(cell["rounds"], reference["rounds"]))
+    return (f"{len(cell['rounds'])} ({len({r.get('session', '') for r in cell['rounds']})})"
+            + (f", {unsettled} with a warm-up unsettled" if unsettled else ""))
 
 
 def answer_rows(document):
@@ -220,13 +221,15 @@ def answer_rows(document):
     noise floor (cells.verdict), and the floor itself (v1 again over v1); the ladder's other sizes, which the machine
     cannot give three services, named with what measures them on a cluster."""
     versions = [v for v in builds(document) if v != BASELINE]
-    cores = machine_cores(document["environment"])
-    rows = [["CPU per service", "build", *(name for _, name in ANSWER), "rounds (sessions)"]]
+    cores = document.get("cores") or celldoc.cores(document.get("environment", {}))
+    rows = [["CPU per service", "build", *(name for _, name in ANSWER), "rounds (sessions)"]]  # of the build's cell
     for size in [*(r for r in Spec.sizes if not r.endswith("p") and r != NO_LIMIT), NO_LIMIT]:
-        if size != NO_LIMIT and not (size in document["sizes"] and quota_binds(document, size)):
-            rows.append([label(size), f"not measured here: {len(SERVICES)} services × {label(size)} reach the "
-                         f"{cores} cores, which bind before the quota; `CPU_MAP_SIZES={size} make cpu-map-cluster` "
-                         "measures it on a cluster that can give it", *("" for _ in ANSWER), ""])
+        if size != NO_LIMIT and not quota_binds(document, size):
+            why = "not a pod's answer here" if size in document["sizes"] else "not measured here"
+            rows.append([label(size), f"{why}: {len(SERVICES)} services × {label(size)} need "
+                         f"{len(SERVICES) * given(size)[0]:g} CPUs of the machine's {cores or 'few'} cores, which run out "
+                         f"before the quota binds; `CPU_MAP_SIZES={size} make cpu-map-cluster` measures it on a cluster "
+                         "whose nodes can give it", *("" for _ in ANSWER), ""])
             continue
         if size not in document["sizes"]:
             continue
@@ -235,11 +238,69 @@ def answer_rows(document):
             cell = celldoc.cell_of(document, version, size=size)
             rows.append([where, f"{version} / {BASELINE}",
                          *(f"{documents.ratio_text(celldoc.ratio(cell, key))} {celldoc.verdict(document, cell, key)}"
-                           for key, _ in ANSWER), measured_in(cell)])
+                           for key, _ in ANSWER), measured_in(document, cell)])
         floor = celldoc.floor_of(document, {"size": size})
         if floor:
             rows.append([where, f"{BASELINE} again / {BASELINE}: the noise floor",
-                         *(documents.ratio_text(celldoc.ratio(floor, key)) for key, _ in ANSWER), measured_in(floor)])
+                         *(f"{documents.ratio_text(celldoc.ratio(floor, key))}, band {noise[0]:.2f}–{noise[1]:.2f}"
+                           if (noise := celldoc.band(floor, key)) else "–" for key, _ in ANSWER),
+                         measured_in(document["floor"], floor)])
+    return rows
+
+
+def floor_rows(document):
+    """The noise floor in each session, at each size: v1 again over v1 on every ANSWER figure, over that session's
+    rounds."""
+    rows = [["CPU per service", "session", *(name for _, name in ANSWER)]]
+    for size in document["sizes"]:
+        floor = celldoc.floor_of(document, {"size": size})
+        for session in celldoc.sessions_of(document.get("floor", {})) if floor else ():
+            rows.append([label(size), session, *(documents.ratio_text(celldoc.in_session(floor, key, session, True))
+                                                 if celldoc.ratio(floor, key) else "–" for key, _ in ANSWER)])
+    return rows
+
+
+def again_rows(document):
+    """Each session kept apart from the pool, set beside it: its own ratio on every ANSWER figure, and whether it
+    landed inside the pooled interval (cells.landed)."""
+    rows = [["session", "CPU per service", "build", *(name for _, name in ANSWER)]]
+    for session in document.get("again", ()):
+        for cell in document["cells"]:
+            mine = next((c for c in session["cells"] if celldoc.key(c) == celldoc.key(cell)), None)
+            if cell["build"] == BASELINE or mine is None:
+                continue
+            rows.append([session["name"], label(cell["size"]), f"{cell['build']} / {BASELINE}", *(
+                f"{documents.ratio_text(celldoc.ratio(mine, key))}, {where} the pooled "
+                f"{documents.ratio_text(celldoc.ratio(cell, key))}"
+                if (where := celldoc.landed(document, session, cell, key)) else "–" for key, _ in ANSWER)])
+    return rows
+
+
+CPU_PER_ANSWER = "cpu_ms_per_complete_background_off"
+
+
+def sessions_rows(document):
+    """Each session's own absolutes at each size (complete answers/s, CPU per complete answer: the medians of its
+    rounds), and whether its machine differed from the others': its calibration, or a build's CPU per answer, more
+    than calibration.DRIFT_LIMIT from the median of every session's rounds. Ratios pool across sessions; these do not."""
+    every = statistics.median(r["calibration_seconds"] for c in document["cells"] for r in c["rounds"]
+                              if r.get("calibration_seconds"))
+    rows = [["session", "calibration s", "CPU per service", "build", "complete answers/s", "CPU ms per complete answer",
+             "this session's machine"]]
+    for session in celldoc.sessions_of(document):
+        speed = statistics.median(r["calibration_seconds"] for c in document["cells"] for r in c["rounds"]
+                                  if r.get("session", "") == session and r.get("calibration_seconds"))
+        for size in document["sizes"]:
+            for version in builds(document):
+                cell = celldoc.cell_of(document, version, size=size)
+                cpu, whole = celldoc.in_session(cell, CPU_PER_ANSWER, session), celldoc.figure(cell, CPU_PER_ANSWER)
+                apart = [f"{what} {mine / theirs - 1:+.0%}" for what, mine, theirs in (
+                    ("calibration", speed, every), ("CPU per answer", cpu["median"], whole["median"]))
+                    if mine and theirs and abs(mine / theirs - 1) > calibration.DRIFT_LIMIT]
+                rows.append([session or document.get("name", ""), f"{speed:.2f}", label(size), version,
+                             documents.interval(celldoc.in_session(cell, "complete_per_s", session)),
+                             documents.interval(cpu, "{:.3f}"),
+                             "differed: " + ", ".join(apart) if apart else "within the others' drift"])
     return rows
 
 
@@ -259,8 +320,20 @@ def heat_map(version):
     return draw
 
 
+def map_consistency(document):
+    """Where a CPU map's rounds are not what it says they are: a cell measured in another number of rounds than the
+    map (none: a rung it did not reach), a round held back by other than its throttling and the machine's cores give."""
+    machine = {"cores": document.get("cores")}
+    return [f"{c['build']} at {label(c['size'])}: {len(c['rounds'])} rounds, not {document['rounds']}"
+            for c in document["cells"] if len(c["rounds"]) not in (0, document["rounds"])] + \
+        [f"{c['build']} at {label(c['size'])}, round {r['round']}: held back by other than its throttling gives"
+         for c in document["cells"] for r in c["rounds"] if "bound_by" in r and r["bound_by"] != bound_by(r, machine)]
+
+
 # what a doc may show of a CPU map's cell document (the registry's cell Kind)
 TABLES = {"cpu-map": table, "cpu-map-headline": headline_rows, "cpu-map-against-no-limit": against_no_limit_rows,
-          "cpu-map-answer": answer_rows}
+          "cpu-map-answer": answer_rows, "cpu-map-floor": floor_rows, "cpu-map-sessions": sessions_rows,
+          "cpu-map-again": again_rows}
 CHARTS = {f"cpu-map-{version}": heat_map(version) for version in ("v2", "v3")}
 RUN_FILES = ("cpu-map.json",)
+CONSISTENCY = {"cpu-map": map_consistency}
