@@ -323,7 +323,7 @@ def heat_map(version):
 def map_consistency(document):
     """Where a CPU map's rounds are not what it says they are: a cell measured in another number of rounds than the
     map (none: a rung it did not reach), a round held back by other than its throttling and the machine's cores give."""
-    machine = {"cores": document.get("cores")}
+    machine = {"cores": document.get("cores") or celldoc.cores(document.get("environment", {}))}
     return [f"{c['build']} at {label(c['size'])}: {len(c['rounds'])} rounds, not {document['rounds']}"
             for c in document["cells"] if len(c["rounds"]) not in (0, document["rounds"])] + \
         [f"{c['build']} at {label(c['size'])}, round {r['round']}: held back by other than its throttling gives"
