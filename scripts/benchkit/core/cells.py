@@ -48,13 +48,13 @@ def document(design, environment, rounds, extra, coordinates):
             "cells": [dict(zip(COORDINATES, found), rounds=[]) for found in coordinates]}
 
 
-def cores(environment):  # of the machine (or node) that measured: shared by every service, PostgreSQL, Kafka, the load
-    return environment.get("cores") or int(float(environment.get("node_cpu") or 0)) or None
+def cores(found):  # of the machine (or node) that measured, from a document (published or not) or its environment
+    return (found.get("cores") or int(float(found.get("node_cpu") or 0))
+            or (cores(found["environment"]) if "environment" in found else None))
 
 
-def kept(document):
-    """What a published cell document keeps of the environment it leaves out: the machine's cores."""
-    return {"cores": document.get("cores") or cores(document.get("environment", {}))}
+def kept(document):  # what a published cell document keeps of the environment it leaves out: the machine's cores
+    return {"cores": cores(document)}
 
 
 def key(cell):

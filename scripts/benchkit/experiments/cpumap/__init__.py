@@ -201,7 +201,7 @@ def quota_binds(document, size):
     """Whether a pod's quota, not the machine, binds at this size where it was measured: the three services' quotas
     add up to less than the machine's cores (beyond that, they contend for the cores before the quota stops them)."""
     cpus, processors = given(size)
-    cores = document.get("cores") or celldoc.cores(document.get("environment", {}))
+    cores = celldoc.cores(document)
     return cpus is not None and processors is None and cores is not None and len(SERVICES) * cpus < cores
 
 
@@ -221,7 +221,7 @@ def answer_rows(document):
     noise floor (cells.verdict), and the floor itself (v1 again over v1); the ladder's other sizes, which the machine
     cannot give three services, named with what measures them on a cluster."""
     versions = [v for v in builds(document) if v != BASELINE]
-    cores = document.get("cores") or celldoc.cores(document.get("environment", {}))
+    cores = celldoc.cores(document)
     rows = [["CPU per service", "build", *(name for _, name in ANSWER), "rounds (sessions)"]]  # of the build's cell
     for size in [*(r for r in Spec.sizes if not r.endswith("p") and r != NO_LIMIT), NO_LIMIT]:
         if size != NO_LIMIT and not quota_binds(document, size):
@@ -323,7 +323,7 @@ def heat_map(version):
 def map_consistency(document):
     """Where a CPU map's rounds are not what it says they are: a cell measured in another number of rounds than the
     map (none: a rung it did not reach), a round held back by other than its throttling and the machine's cores give."""
-    machine = {"cores": document.get("cores") or celldoc.cores(document.get("environment", {}))}
+    machine = {"cores": celldoc.cores(document)}
     return [f"{c['build']} at {label(c['size'])}: {len(c['rounds'])} rounds, not {document['rounds']}"
             for c in document["cells"] if len(c["rounds"]) not in (0, document["rounds"])] + \
         [f"{c['build']} at {label(c['size'])}, round {r['round']}: held back by other than its throttling gives"
