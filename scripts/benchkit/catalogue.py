@@ -29,20 +29,22 @@ class Entry:
         return {platform: names[platform] for platform in self.platforms}
 
 
-# The A/Bs run on the local stack alone: TLS can be had or not there (in the cluster Spilo requires it), and a build's
-# services restart there from a cold JVM in seconds.
+# The A/Bs run on the local stack: TLS can be had or not there (in the cluster Spilo requires it), and a build's
+# services restart there from a cold JVM in seconds. The noise floor runs against the deployed builds too: a verdict
+# in pods is judged against the pods' own floor.
 AB_HELP = ", in rounds on a fresh local stack; writes results/{name}-<time>/{file}.html."
 # why make test runs no A/B: an A/B's runner is the CPU map's (core.design), which make test runs on both platforms;
 # what each A/B sets, and its document's ratios and verdicts, are unit tests'
 AB_UNTESTED = {LOCAL: "an A/B runs on the CPU map's runner, which make test runs; its settings are unit-tested"}
 
 
-def ab(name, what, design="", needs=""):
+def ab(name, what, design="", needs="", cluster_help=""):
     """An A/B's entry: its make target, the Design of experiments/ab it runs (design, where not its name), what make
-    help says of it."""
+    help says of it; with cluster_help, its target against the deployed builds too."""
     design = design or name
-    return Entry(name, "ab", what + AB_HELP.format(name=name, file=design), {"variant": design}, (LOCAL,),
-                 needs=needs, untested=AB_UNTESTED)
+    return Entry(name, "ab", what + AB_HELP.format(name=name, file=design), {"variant": design},
+                 (LOCAL, CLUSTER) if cluster_help else (LOCAL,), cluster_help=cluster_help, needs=needs,
+                 untested={**AB_UNTESTED, **({CLUSTER: AB_UNTESTED[LOCAL]} if cluster_help else {})})
 
 
 EXPERIMENTS = (
@@ -74,7 +76,10 @@ EXPERIMENTS = (
        "each build from either, at the whole machine and at half a CPU (AB_SIZES), closed and open model"),
     ab("access-log", "What an HTTP access log costs each build, A/B: without (as shipped) and with Quarkus' own"),
     ab("noise-floor", "The noise floor, A/A: each build against itself, restarted as shipped twice in turn, at the "
-       "whole machine and at half a CPU, closed and open model"),
+       "whole machine and at half a CPU, closed and open model",
+       cluster_help="make noise-floor against the deployed builds: each build's pods rolled twice in turn at each "
+       "size (AB_SIZES; the limit taken off at 0), every time from cold JVMs; every Deployment as deployed again at "
+       "the end. The floor make cpu-map-cluster's verdicts are judged against."),
     Entry("chaos", "chaos", "Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a "
           "fresh local stack, every build; writes results/chaos-<time>/chaos.html. CHAOS_FAULTS, VERSIONS, "
           "CHAOS_ROUNDS to choose; CHAOS_QUICK=1 for the short subset of make test.",

@@ -45,6 +45,9 @@ class Design:
     # build started once at a size, warmed once, then measured round after round; AS_RUNNING: every build as it runs
     # (deployed, or as the experiment started it), warmed once
     restart: str = "each cell"
+    # at NO_LIMIT: False, no limit (in pods, the chart's limit taken off: the CPU map's and the A/Bs' whole machine);
+    # True, every build under the limits it was deployed with (the sweep without a size tunes the pods as they run)
+    as_deployed: bool = False
     ergonomics: bool = False  # whether what each JVM saw and chose is kept, per size, after its warm-up (EACH_SIZE)
     # What a design may add to the runner, each None unless given: arrange(build, variant, round), called before each
     # cell is measured (the latency map sets its row's latency on the proxy there); again(document), the modes whose cells
@@ -96,13 +99,16 @@ def in_round(design, group, round_, position):
 
 
 def started(platform, design, build, variant):
-    """The build's services restarted from a cold JVM in the variant's mode, at its size (as shipped at none)."""
+    """The build's services restarted from a cold JVM in the variant's mode, at its size (at none: without a limit, or as
+    deployed where the design says so)."""
     if design.restart == AS_RUNNING:
         return platform.build(build)
     environment = environments(design.settings, dict(variant.values)) if design.settings else {}
-    if variant.size == sizes.NO_LIMIT:
+    if variant.size == sizes.NO_LIMIT and design.as_deployed:
         return platform.reconfigure(build, environment, fresh=True)
-    return platform.size(build, *sizes.given(variant.size), environments=environment or None)
+    # fresh: a cell measured again at the size it already runs at starts from a cold JVM as well (the noise floor)
+    return platform.size(build, *sizes.given(variant.size), environments=environment or None,
+                         fresh=design.restart == EACH_CELL)
 
 
 def warmed(build, running, runs_dir, warmup):

@@ -119,12 +119,13 @@ class Platform(abc.ABC):
         from a cold JVM. Returns its Build."""
 
     @abc.abstractmethod
-    def size(self, version, cpus, processors=None, environments=None):
+    def size(self, version, cpus, processors=None, environments=None, fresh=False):
         """The build's services each under a limit of `cpus` CPUs, given as a pod gets it: a CPU quota, the processor
         count the JVM derives from it (the quota rounded up), and what the chart sizes by it (sized_environment);
-        None: no limit. `processors` given: the JVMs count that many whatever the quota. `environments`
-        ({service: {variable: value}}, a sweep's candidate): given over what the size sets (with_settings).
-        Restarted (or rolled); returns its Build. restore takes the limit off."""
+        None, and no processors: no limit, each service as shipped (in pods, the chart's limit taken off). `processors`
+        given: the JVMs count that many whatever the quota. `environments` ({service: {variable: value}}, a sweep's
+        candidate): given over what the size sets (with_settings). Restarted (or rolled) where the size or the
+        environment changes, and every time where fresh; returns its Build. restore takes the limit off."""
 
     @abc.abstractmethod
     def restore(self, version):

@@ -115,7 +115,7 @@ class Kubernetes(Platform, Faults, LatencyProxy):
             self.reconfigured[version] = self.build(version)
         return self.reconfigured[version]
 
-    def size(self, version, cpus, processors=None, environments=None):
+    def size(self, version, cpus, processors=None, environments=None, fresh=False):
         deployments = self.deployments(version).values()
         current = {d: json.loads(kube.kubectl(self.namespace, "get", d, "-o", "json"))["spec"]["template"]["spec"]
                    ["containers"][0].get("resources", {}) for d in deployments}
@@ -132,14 +132,16 @@ class Kubernetes(Platform, Faults, LatencyProxy):
         for deployment in deployments:
             self.as_deployed(deployment, ())  # its variables read before any change
         self.disconnect(version)
-        kube.set_resources(self.namespace, wanted)
+        resized = {d: resources for d, resources in wanted.items() if quantities(resources) != quantities(current[d])}
+        kube.set_resources(self.namespace, resized)  # a patch that changes nothing rolls nothing
         # what the chart sizes by the limit, as it renders it for this one (the JVM derives its processors from the
         # quota unless they are given); a build with nothing sized by it rolls no more
         counted = counted_processors(cpus, processors, int(float(self.node()["status"]["capacity"]["cpu"])))
         environment = sized_environment(version, counted,
                                         f"-XX:ActiveProcessorCount={processors}" if processors else None)
+        # fresh: rolled again where the resources did not change (a roll of theirs already started cold JVMs)
         return self.reconfigure(version, {service: with_settings(environment, (environments or {}).get(service, {}))
-                                          for service in SERVICES})
+                                          for service in SERVICES}, fresh=fresh and not resized)
 
     def restore(self, version):
         """Back to what make deploy-<version> deployed (what make bench measures): the variables removed, the
@@ -302,3 +304,9 @@ class Kubernetes(Platform, Faults, LatencyProxy):
                 return
             time.sleep(0.5)
         sys.exit(f"{selector}: not whole again within {timeout} s")
+
+
+def quantities(resources):
+    """A container's resources as the API server keeps them: "0.5" and "500m" are one CPU quantity."""
+    return {kind: {name: kube.cpu(value) if name == "cpu" else value for name, value in found.items()}
+            for kind, found in resources.items()}

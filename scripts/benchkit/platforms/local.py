@@ -190,13 +190,14 @@ class Local(Platform, Faults, LatencyProxy):
             self.running[name] = wanted
         return self.build(version)
 
-    def size(self, version, cpus, processors=None, environments=None):
+    def size(self, version, cpus, processors=None, environments=None, fresh=True):
         # a JVM started outside the group counts the machine's processors: the count a pod's JVM derives is given,
-        # beside the build's own options (the variable carries both here)
+        # beside the build's own options (the variable carries both here); without either, the build as shipped.
+        # Every size is a restart here (fresh or not): the group's limit is set on the new processes
         counted = counted_processors(cpus, processors, os.cpu_count())
         options = " ".join(filter(None, (buildsconf.java_options().get(version),
                                          f"-XX:ActiveProcessorCount={counted}" if cpus or processors else None)))
-        environment = sized_environment(version, counted, options if cpus or processors else None)
+        environment = sized_environment(version, counted, options) if cpus or processors else {}
         self.reconfigure(version, {service: with_settings(environment, (environments or {}).get(service, {}))
                                    for service in SERVICES}, fresh=True)
         inventory = stack_inventory()

@@ -90,7 +90,7 @@ class Platform:
         self.started.append((version, None, environments.get("web-api", {}).get("SERVICE_BUILD"), fresh))
         return version
 
-    def size(self, version, cpus, processors=None, environments=None):
+    def size(self, version, cpus, processors=None, environments=None, fresh=False):
         self.started.append((version, cpus, (environments or {}).get("web-api", {}).get("SERVICE_BUILD"), True))
         return version
 

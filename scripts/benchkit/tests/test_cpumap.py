@@ -188,7 +188,7 @@ def test_a_map_starts_every_build_once_per_size_and_turns_the_builds_order_round
     platform.build = lambda version: version
     monkeypatch.setattr(design, "celldoc", celldoc)
     ergonomics = []
-    monkeypatch.setattr(platform, "size", lambda version, cpus, processors=None, environments=None: (
+    monkeypatch.setattr(platform, "size", lambda version, cpus, processors=None, environments=None, fresh=False: (
         platform.started.append((version, cpus)), type("Running", (), {
             "ergonomics": lambda self: ergonomics.append(version) or {"web-api": {"cpu_limit": cpus}}})())[1],
         raising=False)

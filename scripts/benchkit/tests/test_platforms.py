@@ -177,8 +177,8 @@ def test_the_local_stack_limits_a_build_s_services_and_lets_them_go_on_restore(m
     assert calls[-1] == ("start", "authors-v2", "") and limits[-3:] == [
         ("web-api-v2", None), ("articles-v2", None), ("authors-v2", None)]
     assert platform.limited == set()
-    platform.size("v2", None)  # no limit: the machine's processors, none of the services held
-    assert calls[-1] == ("start", "authors-v2", "QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE=2")
+    platform.size("v2", None)  # no limit: as shipped (what the whole machine's cells of every design measure here)
+    assert calls[-1] == ("start", "authors-v2", "")
     assert limits[-1] == ("authors-v2", None) and platform.limited == set()
     platform.size("v2", None, 1)  # one processor counted, no quota
     assert calls[-1] == ("start", "authors-v2",
@@ -256,3 +256,31 @@ def test_every_build_sized_on_a_cluster_keeps_its_own_connections_until_it_is_re
     assert cluster.size("v1", 1) is not v1 and closed == ["v1"]  # v1 rolled again: its old connections go
     cluster.restore("v2")
     assert closed == ["v1", "v2"] and list(cluster.reconfigured) == ["v1"]
+
+
+def test_a_cluster_s_fresh_size_rolls_cold_jvms_even_where_the_limit_is_already_that_size(monkeypatch):
+    """The noise floor measures a build twice at one size, each from a cold JVM: where the resources already are the
+    size's ("500m" is 0.5), no patch rolls the pods, so the environment does; where they change, their roll alone."""
+    from benchkit.platforms import kube
+    from benchkit.platforms import kubernetes
+    environments, resources = [], []
+    monkeypatch.setattr(kube, "set_environment", lambda namespace, changes: environments.append(changes))
+    monkeypatch.setattr(kube, "set_resources", lambda namespace, changes: resources.append(changes))
+    deployed = {"limits": {"cpu": "500m", "memory": "512Mi"}, "requests": {"cpu": "100m"}}
+    monkeypatch.setattr(kube, "kubectl", lambda namespace, *args: json.dumps(
+        {"spec": {"template": {"spec": {"containers": [{"resources": deployed, "env": []}]}}}}))
+    monkeypatch.setattr(Kubernetes, "node", staticmethod(lambda: {"status": {"capacity": {"cpu": "2"}}}))
+    monkeypatch.setattr(kubernetes, "KubernetesBuild", lambda namespace, version, deployed: type(
+        "Build", (), {"close": lambda self: None})())
+    cluster = Kubernetes("bench", ["v1"])
+    cluster.size("v1", 0.5)
+    assert resources == [{}] and environments == [{}]  # nothing changed, nothing asked for: the pods run on
+    cluster.size("v1", 0.5, fresh=True)
+    rolled = environments[-1]
+    assert set(rolled) == {f"deploy/bench-v1-{s}" for s in ("web-api", "articles", "authors")}
+    assert all("REACTIVE_BENCH_ROLLED_AT" in variables for variables in rolled.values())
+    cluster.size("v1", 0.5, fresh=True)
+    assert len(environments) == 3 and environments[-1] != rolled  # every time again
+    cluster.size("v1", None, fresh=True)  # the limit taken off: that patch rolls them, once
+    assert resources[-1]["deploy/bench-v1-web-api"]["limits"] == {"memory": "512Mi"}
+    assert environments[-1]["deploy/bench-v1-web-api"] == {"REACTIVE_BENCH_ROLLED_AT": None}  # its own variable gone

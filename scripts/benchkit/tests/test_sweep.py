@@ -156,7 +156,7 @@ def test_at_a_pod_s_size_every_candidate_runs_in_it_and_the_value_shipped_is_wha
         def calibrate(self):
             return 1.0
 
-        def size(self, version, cpus, processors=None, environments=None):
+        def size(self, version, cpus, processors=None, environments=None, fresh=False):
             sized.append((cpus, environments["web-api"]["QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE"]))
             return version
 

@@ -63,7 +63,8 @@ def candidates(version, setting, chosen, settings, cpus, delay):
     proxied = (LATENCY_PROXY,) if delay else ()
     return Design(f"sweep-{setting.label}", setting.name, "", (version,),
                   {str(value): {**chosen, setting.name: value, **({LATENCY_PROXY.name: "on"} if delay else {})}
-                   for value in values}, sizes=(str(cpus) if cpus else sizes.NO_LIMIT,), settings=(*settings, *proxied))
+                   for value in values}, sizes=(str(cpus) if cpus else sizes.NO_LIMIT,), settings=(*settings, *proxied),
+                  as_deployed=True)
 
 
 def observed_latency(platform, version, delay):
