@@ -166,6 +166,12 @@ def dead_links(root=ROOT):
             if not target.startswith(("http://", "https://", "mailto:")) and not (page.parent / target).exists()]
 
 
+def first_of(root, path):
+    """A summary as the commit that added it held it, or None."""
+    text = since.first_committed(root, path)
+    return json.loads(text) if text else None
+
+
 def check(root=ROOT, directory=SUMMARIES):
     """[problem]: a marked figure that is not its summary's, a summary that is not consistent, a measured number
     outside a marker (unmarked.py)."""
@@ -175,6 +181,10 @@ def check(root=ROOT, directory=SUMMARIES):
     problems += [f"docs/results/{path.name}: schema {json.loads(path.read_text()).get('schema')!r}: no kind publishes "
                  "it, so nothing checks it" for path in sorted(pathlib.Path(directory).glob("*.json"))
                  if path.stem not in found]
+    if since.in_git(root):  # what a summary must still be of its first commit (a copy without history cannot tell)
+        problems += [f"docs/results/{name}.json: {problem}" for name, summary in found.items()
+                     for problem in registry.sealed(summary, first_of(root, pathlib.Path(directory) / f"{name}.json"),
+                                                    lambda commit: since.known(root, commit))]
     problems += unmarked.problems(documents(root), root) + dead_links(root)
     for path in documents(root):
         text = path.read_text()

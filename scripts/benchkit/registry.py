@@ -51,6 +51,16 @@ DESIGN_CONSISTENCY = {name: check for package in PACKAGES for name, check in get
 DESIGN_POOL = {name: extra for package in PACKAGES for name, extra in getattr(package, "POOL", {}).items()}
 
 
+# what a design checks of a summary against the summary as first committed (the latency map's own prediction)
+DESIGN_SEALED = {name: check for package in PACKAGES for name, check in getattr(package, "SEALED", {}).items()}
+
+
+def sealed(summary, first, known):
+    """Where a summary is not what it was when first committed, where it must be (first: that summary, or None);
+    known(commit): whether git knows a commit it names."""
+    return DESIGN_SEALED.get(summary.get("design"), lambda *_: [])(summary, first, known)
+
+
 def cell_consistency(summary):
     return cells.consistency(summary) + DESIGN_CONSISTENCY.get(summary.get("design"), lambda _: [])(summary)
 

@@ -8,6 +8,7 @@ summary says so with a statement rendered from git, between markers
 and the command that shows how), and `figures check` fails where a page quotes such a summary without one, or where
 one is not what git gives now. The checkout's own tree is compared, so a change and the statement it makes stale are
 rendered and committed together."""
+import pathlib
 import re
 import subprocess
 
@@ -42,6 +43,18 @@ def git(root, *arguments):
 
 def in_git(root):
     return git(root, "rev-parse", "--is-inside-work-tree").stdout.strip() == "true"
+
+
+def known(root, commit):
+    """Whether git knows the commit."""
+    return bool(commit) and not git(root, "cat-file", "-e", f"{commit}^{{commit}}").returncode
+
+
+def first_committed(root, path):
+    """The text of a file as the commit that added it held it; None for a file not committed yet."""
+    added = git(root, "log", "--diff-filter=A", "--format=%H", "--", str(path)).stdout.split()
+    return git(root, "show", f"{added[-1]}:{pathlib.Path(path).resolve().relative_to(pathlib.Path(root).resolve())}"
+               ).stdout if added else None
 
 
 def changed_files(root, commit):

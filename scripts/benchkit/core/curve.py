@@ -44,3 +44,30 @@ def knee(steps):
             break
         found = offered
     return found
+
+
+POINT = ("complete", "p50", "p99", "dropped", "requests")  # what a summary keeps of each repeat of a step
+
+
+def kept(steps):
+    """A session's ladder as a summary keeps it, {build: {rate: [each repeat's point]}} (the rate as text, as JSON
+    keys are), of the steps results.json holds."""
+    found = {}
+    for step in steps:
+        found.setdefault(step["version"], {})[str(step["offered"])] = [
+            {name: repeat[name] for name in POINT} for repeat in step["repeats"]]
+    return found
+
+
+def summarized(sessions):
+    """{"knees": {build: knee}, "repeats": n} of one or more sessions' ladders (kept; None for a session whose steps
+    were not kept): a build's knee is the lowest of its sessions' (a rate carried in every repeat of every session),
+    for the builds every session has, none unless every session's steps were kept; the repeats are every session's."""
+    if not sessions or None in sessions:
+        return {"knees": {}, "repeats": 0}
+    builds = [build for build in sessions[0] if all(build in session for session in sessions)]
+    each = {build: [knee({int(rate): points for rate, points in session[build].items()}) for session in sessions]
+            for build in builds}
+    return {"knees": {build: None if None in knees else min(knees) for build, knees in each.items()},
+            "repeats": sum(min((len(points) for ladder in session.values() for points in ladder.values()), default=0)
+                           for session in sessions)}

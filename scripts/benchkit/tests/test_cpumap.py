@@ -217,3 +217,9 @@ def test_a_map_s_rounds_and_each_round_s_bound_by_are_checked():
     shorter = json.loads(json.dumps(found))
     shorter["cells"][1]["rounds"].pop()
     assert any("2 rounds, not 3" in problem for problem in registry.consistency(shorter))
+    unsettled = json.loads(json.dumps(found))  # one round of a cell said unsettled: its build was warmed once
+    unsettled["cells"][2]["rounds"][1]["settled"] = not unsettled["cells"][2]["rounds"][1]["settled"]
+    assert registry.consistency(unsettled) == [
+        f"{unsettled['cells'][2]['build']} at 0.5 CPU: its rounds of one session say its one warm-up settled and did not"]
+    pooled = registry.loaded()["answer-local-55dd71c-e4bf029"]  # its sessions' warm-ups apart
+    assert registry.consistency(pooled) == []

@@ -121,7 +121,7 @@ def chaos_run(tmp_path):
         "checks": {"p99_no_growth": passed, "memory_bounded": True}}
     fault = {"fault": "authors stopped", "version": "v2", "replicas": 1, "requests": 100, "timeline": [],
              "outcomes": {"complete": 60, "degraded": 30, "shed": 5, "unavailable": 2, "error": 3}, "recovery_seconds": 4.4,
-             "passed": True, "checks": {}, "p99_ms_during_fault": 28.5, "circuit_openings": 3, "retries": 12, "timeouts": 4,
+             "passed": False, "checks": {"never_500": False}, "p99_ms_during_fault": 28.5, "circuit_openings": 3, "retries": 12, "timeouts": 4,
              "cpu": {"machine_busy_during_fault": 0.91, "machine_busy_when_not_complete": 1.0,
                      "machine_busy_when_complete": 0.62},
              "writes": {"sent": 12, "created": 10, "statuses": {"201": 10, "503": 2}},
@@ -149,7 +149,7 @@ def test_a_chaos_summary_counts_the_stalls_and_is_checked_against_its_runs(tmp_p
     readme.write_text(figures.rendered(readme.read_text(), registry.loaded(summaries), "README.md"))
     text = readme.read_text()
     assert "| v3 (virtual threads) | 3 | 1 (2) | 0 | 1 | 500 (480–520) | 90 |" in text
-    assert "| authors stopped | v2 | 1 | 100 | 60 / 30 / 7 / 3 | 28 | 4.4 | 10 / 12 | 10 / 10 (0) | 3× | PASS |" in text
+    assert "| authors stopped | v2 | 1 | 100 | 60 / 30 / 7 / 3 | 28 | 4.4 | 10 / 12 | 10 / 10 (0) | 3× | FAIL: never_500 |" in text
     assert ("| v3 (virtual threads) | 700 | 1,400 | 480 | 9,000 | 0 | 4,000 | 150.2 (400) | 90 | 380 | 2 | "
             "FAIL: p99_no_growth |") in text
     assert "| authors stopped | v2 | 1 | 91% | 100% | 62% |" in text
@@ -174,6 +174,15 @@ def test_a_chaos_summary_s_verdicts_and_counts_are_what_its_runs_give(tmp_path):
     assert problems_after(lambda d: d["faults"][0]["events"].update(lost=0, delivered=0))
     assert problems_after(lambda d: d["faults"][0].update(requests=d["faults"][0]["requests"] + 1))
     assert problems_after(lambda d: d.update(passed=True)) == ["passed: not what its runs give"]
+    # each figure a fault's row shows against the check it decides, and the writes against the events
+    assert problems_after(lambda d: d["faults"][0].update(recovery_seconds=None)) == [
+        "authors stopped v2: recovery None s is not what its failed check 'recovered' says"]
+    assert problems_after(lambda d: d["faults"][0]["events"].update(duplicates=1)) == [
+        "authors stopped v2: 1 events twice is not what its failed check 'no_event_twice' says"]
+    assert problems_after(lambda d: d["faults"][0]["writes"].update(created=9)) == [
+        "authors stopped v2: events created are not the writes answered 201"]
+    assert problems_after(lambda d: d["faults"][0].update(failed_checks=[], passed=True)) == [
+        "authors stopped v2: 3 errors is not what its failed check 'never_500' says"]
 
 
 def test_an_ab_summary_is_rendered_and_checked_against_its_rounds(tmp_path):

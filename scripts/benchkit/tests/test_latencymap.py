@@ -61,8 +61,11 @@ def test_a_sweep_s_choice_is_what_the_build_runs_with_and_what_little_s_law_coun
 
 
 def cell(row, load, complete, p99, repeat=1):
+    """A made-up cell whose counts add up as a map's do: the made-up map's open load (its first) sends 250/s for its
+    10 s, the closed one what was answered."""
     peaks = {s: {"threads": 40, "connections": 10} for s in ("web-api", "articles", "authors")}
-    return {"row": row, "load": load, "repeat": repeat, "complete_per_s": complete, "requests": 1000, "p50": p99 / 4,
+    return {"row": row, "load": load, "repeat": repeat, "complete_per_s": complete,
+            "requests": 2500 if load == 0 else complete * 10, "p50": p99 / 4,
             "p99": p99, "degraded": 0, "shed": 0, "failed": 0, "unsent": 0, "peaks": peaks,
             "peak_rss_mib": {"web-api": 300}, "cpu_seconds": {"web-api": 1.5, "proxy": 0.5}}
 
@@ -86,6 +89,10 @@ def published(data):
     return {**as_cells(data), "ratios": latencyreport.ratio_grid(data)}
 
 
+def twice(*cells):
+    return [{**c, "repeat": repeat} for c in cells for repeat in (1, 2)]
+
+
 @pytest.fixture
 def made_up(tmp_path):
     rows = [latency.Setting("authors", 0), latency.Setting("authors", 50, 5)]
@@ -97,9 +104,10 @@ def made_up(tmp_path):
             "predicted": {v: [latencymap.predicted_ceiling(v, r) for r in rows] for v in ("v1", "v2")},
             "checks": {"v1": [{"repeat": 1, "row": 1, "hops": [{"added_ms": 50.4, "low_ms": 45.0, "high_ms": 53.1, "ok": True}]}],
                        "v2": []},
-            "cells": {"v1": [cell(0, 0, 250, 10), cell(0, 1, 900, 200), cell(1, 0, 250, 60), cell(1, 1, 380, 900),
-                             cell(1, 1, 400, 1100, repeat=2)],
-                      "v2": [cell(0, 0, 250, 8), cell(0, 1, 1400, 100), cell(1, 0, 250, 58), cell(1, 1, 1200, 300)]}}
+            # two repeats of every cell, as RUNS=2 measures them (one of v1's differs: its medians are of both)
+            "cells": {"v1": [*twice(cell(0, 0, 250, 10), cell(0, 1, 900, 200), cell(1, 0, 250, 60)),
+                             cell(1, 1, 380, 900), cell(1, 1, 400, 1100, repeat=2)],
+                      "v2": twice(cell(0, 0, 250, 8), cell(0, 1, 1400, 100), cell(1, 0, 250, 58), cell(1, 1, 1200, 300))}}
     (tmp_path / "latency-map.json").write_text(json.dumps(as_cells(data)))
     return tmp_path, data
 
@@ -179,11 +187,13 @@ def test_the_proxy_s_own_cost_is_read_from_the_cells_with_no_latency_added(made_
     _, data = made_up
     rows = latencyreport.proxy_rows({**data, "cells": {v: [{**c, "cpu_seconds": {"proxy": 0.5, "system": 2.0}} for c in cells]
                                                        for v, cells in data["cells"].items()}})
-    # row 0 (no latency) only, each of its cells: 0.5 s of the proxy over 1,000 requests, a quarter of the system's
-    assert [r[1:] for r in rows[1:3]] == [["open 250/s", "1,000", "0.500", "25%"], ["closed 400 users", "1,000", "0.500", "25%"]]
-    assert len(rows) == 1 + 4
+    # row 0 (no latency) only, each of its cells: 0.5 s of the proxy over 2,500 requests (250/s for 10 s) and over
+    # the 9,000 of v1's 900/s, a quarter of the system's
+    assert [r[1:] for r in rows[1:5]] == [["open 250/s", "2,500", "0.200", "25%"]] * 2 + [
+        ["closed 400 users", "9,000", "0.056", "25%"]] * 2  # each repeat's own
+    assert len(rows) == 1 + 8
     # a run's own cells count each process: the same figures
-    assert latencyreport.proxy_rows(data)[1][1:] == ["open 250/s", "1,000", "0.500", "25%"]
+    assert latencyreport.proxy_rows(data)[1][1:] == ["open 250/s", "2,500", "0.200", "25%"]
 
 
 def a_short_map(fastest_at_20):
@@ -258,6 +268,9 @@ def test_a_prediction_revised_after_the_run_is_kept_beside_the_original_and_the_
 
 def test_a_cell_s_spread_and_its_ratio_interval_come_from_its_repeats(made_up):
     _, data = made_up
+    # one repeat of each cell but v1's under 50 ms and 400 users
+    data = {**data, "cells": {"v1": [c for c in data["cells"]["v1"] if c["repeat"] == 1 or (c["row"], c["load"]) == (1, 1)],
+                              "v2": [c for c in data["cells"]["v2"] if c["repeat"] == 1]}}
     assert latencyreport.spreads(data)["v1"][(1, 1)] == pytest.approx(10 / 390)  # 380 and 400, 10 from 390 each
     assert latencyreport.spreads(data)["v1"][(0, 0)] is None  # one repeat: no spread to tell
     assert latencyreport.ratio_interval(data, "v2", 1, 1) == [round(1200 / 380, 3)] * 2  # v2 has repeat 1 only
@@ -314,3 +327,58 @@ def test_the_map_repeats_again_only_the_cells_whose_repeats_disagree(tmp_path, m
     assert repeats == [1, 2, 3, 4, 5] and document["unsettled"] == []
     assert sorted(c["repeat"] for c in document["cells"]["v2"] if c["load"] == 1) == [1, 2, 3, 4, 5]
     assert sorted(set_on) == ["v1"] * 5 + ["v2"] * 5 and document["ratios"]["throughput"]["v2"][0] == [1.2, 4.0]
+
+
+def test_a_published_map_s_repeats_and_counts_are_checked():
+    """What the map's tables show straight from its rounds: how many repeats a cell had (RUNS, then more while they
+    disagree), which cells never agreed, and each round's requests, unsent, degraded, failed and shed answers."""
+    from benchkit import registry
+    from benchkit.core import cells as celldoc
+    found = registry.loaded()["map-6cfbdd4"]
+    assert registry.consistency(found) == []
+
+    def problems_after(edit):
+        changed = json.loads(json.dumps(found))
+        edit(changed)
+        return registry.consistency(changed)
+    repeated = next(c for c in found["cells"] if len(c["rounds"]) > found["rounds"])
+    index = found["cells"].index(repeated)
+    # a repeat left out (its medians, ratios and the cells that disagree recomputed without it): fewer than the rule
+    # measured
+    def left_out(d):
+        d["cells"][index]["rounds"].pop()
+        d["cells"] = celldoc.with_ratios(d)
+        d["ratios"] = latencyreport.ratio_grid(latencyreport.as_grid(d))
+        d["unsettled"] = sorted(d["grid"][mode] for mode in latencymap.unsettled(d))
+    assert [p.endswith("rounds of every build, as its repeats' spread asks")
+            for p in problems_after(left_out) if p.startswith(repeated["mode"])] == [True]
+    assert problems_after(lambda d: d.update(unsettled=d["unsettled"][1:]))
+    opened = next(i for i, c in enumerate(found["cells"]) if " · open " in c["mode"])
+    for figure, value in (("requests", 1), ("unsent", 5), ("shed", 10 ** 6), ("degraded", 10 ** 6)):
+        problems = problems_after(lambda d: d["cells"][opened]["rounds"][0].update(
+            {figure: d["cells"][opened]["rounds"][0][figure] + value}))
+        assert len(problems) == 1 and problems[0].endswith("do not add up"), figure
+
+
+def test_a_map_s_own_prediction_is_sealed_at_its_first_commit_and_a_revision_names_a_commit_git_knows():
+    """A pool and its prediction edited together give each other back (predictions_problems passes): what the run
+    wrote is the summary as first committed, and a prediction revised after the run is a revision of a real commit."""
+    from benchkit import ROOT, registry, since
+    from benchkit.figures import first_of
+    from benchkit.experiments.latencymap.ceilings import predict
+    path = ROOT / "docs" / "results" / "map-6cfbdd4.json"
+    found, first = registry.loaded()["map-6cfbdd4"], first_of(ROOT, path)
+    known = lambda commit: since.known(ROOT, commit)  # noqa: E731
+    assert registry.sealed(found, first, known) == []
+    edited = json.loads(json.dumps(found))
+    edited["pools"]["v2"]["web-api's connections to authors"] = 500
+    edited["predicted"]["v2"] = [predict(edited["pools"]["v2"], edited["rule"], row) for row in edited["rows"]]
+    assert registry.consistency(edited) == []  # consistent with itself
+    assert registry.sealed(edited, first, known) == [
+        "the run's own prediction is not what it was when first committed: a revised one goes in revisions, with its "
+        "commit and why"]
+    revised = registry.loaded()["lookups-250-6a3dbfb"]
+    assert revised["revisions"] and registry.sealed(revised, first_of(ROOT, path.with_name(
+        "lookups-250-6a3dbfb.json")), known) == []
+    made_up = {**revised, "revisions": [{**revised["revisions"][0], "commit": "0badc0de"}]}
+    assert registry.sealed(made_up, None, known) == ["the revision of 0badc0de: no commit of that name"]

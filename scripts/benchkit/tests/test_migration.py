@@ -73,7 +73,7 @@ def test_an_old_bench_summary_s_figures_are_where_its_markers_now_point_and_two_
                                "cpu_ms": {"loadgen": figure(0.2, 0.3, 0.25)}}
         return {"schema": to_cells.OLD_BENCH, "name": name, "commit": name, "timestamp": timestamp, "where": "here",
                 "on_kubernetes": False, "versions": ["v1", "v2"], "settled": {"v1": True, "v2": True},
-                "equal_work": True, "load_settings": {}, "open_rate": None, "curve": {"knees": {}, "repeats": 0},
+                "equal_work": True, "load_settings": {}, "open_rate": None, "curve": {"sessions": [None], "knees": {}, "repeats": 0},
                 "scenarios": {"closed": {"builds": {"v1": build((100, 100, 100)), "v2": build(v2)},
                                          "rounds": [{"number": n, "calibration_seconds": 2.0, "drift": None}
                                                     for n in (1, 2, 3)]}}}

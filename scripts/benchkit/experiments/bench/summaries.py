@@ -7,7 +7,7 @@ import re
 import sys
 
 from benchkit import BASELINE, ROOT
-from benchkit.core import calibration, cells, results, sizes
+from benchkit.core import calibration, cells, curve, results, sizes
 from benchkit.core.kinds import SUMMARIES, loaded, within, written
 from benchkit.experiments.bench import document as rundoc
 
@@ -55,17 +55,27 @@ def publish(results_json, name, directory=SUMMARIES):
         "on_kubernetes": data["on_kubernetes"], "versions": data["versions"], "settled": data["settled"],
         "equal_work": data["equal_work"]["passed"], "load_settings": data["environment"].get("load_settings", {}),
         "open_rate": data["environment"].get("open_rate"),
-        "curve": {"knees": data["curve"]["knees"], "repeats": data["curve"]["repeats"]}}, data["scenarios"])
+        "curve": ladders([curve.kept(data["curve"]["steps"])])}, data["scenarios"])
     problems = cells.consistency(summary) + consistency(summary)
     if problems:
         sys.exit(f"{results_dir}: the results are not consistent: " + "; ".join(problems))
     return written(summary, name, directory)
 
 
+def ladders(sessions):
+    """The curve a summary keeps: each session's ladder (curve.kept; None where its steps were not kept), with the
+    knees and repeats they give."""
+    return {"sessions": sessions, **curve.summarized(sessions)}
+
+
 def consistency(summary):
-    """What a bench's document adds to the cells' check: one round per round of its scenario in every cell, and the
-    rounds that drifted are those whose speed was beyond calibration.DRIFT_LIMIT from its session's median."""
+    """What a bench's document adds to the cells' check: one round per round of its scenario in every cell, the
+    rounds that drifted are those whose speed was beyond calibration.DRIFT_LIMIT from its session's median, and the
+    curve's knees and repeats are what its sessions' steps give."""
     problems = []
+    if summary["curve"] != ladders(summary["curve"]["sessions"]):
+        problems.append(f"curve: knees {summary['curve']['knees']} and repeats {summary['curve']['repeats']} are not "
+                        f"what its steps give, {curve.summarized(summary['curve']['sessions'])}")
     for mode in summary["modes"]:
         mine = [c for c in summary["cells"] if c["mode"] == mode]
         numbers = [[r["round"] for r in c["rounds"]] for c in mine]
@@ -88,19 +98,16 @@ def consistency(summary):
 
 def pooled_extra(sessions):
     """What a bench adds when sessions are pooled: whether every build settled and did equal work in every session,
-    the lowest knee of the curve's, its repeats; the open model is left out where the sessions ran it at different
+    every session's curve (its knees the lowest of theirs); the open model is left out where the sessions ran it at different
     rates (each took its rate from what its machine sustained: different loads, not one latency)."""
     if len({tuple(s["versions"]) for _, s in sessions}) != 1:
         sys.exit("pool: the sessions differ in versions: not one comparison")
     versions, rates = sessions[0][1]["versions"], list(dict.fromkeys(str(s["open_rate"]) for _, s in sessions))
     left_out = {"open": "each run at its own rate: " + "; ".join(rates)} if len(rates) > 1 else {}
-    knees = sessions[0][1]["curve"]["knees"]
     return {"settled": {v: all(s["settled"].get(v) for _, s in sessions) for v in versions},
             "equal_work": all(s["equal_work"] for _, s in sessions),
             "open_rate": rates[0] if len(rates) == 1 else None,
-            "curve": {"knees": {v: min(s["curve"]["knees"][v] for _, s in sessions) for v in knees
-                                if all(v in s["curve"]["knees"] for _, s in sessions)},
-                      "repeats": sum(s["curve"]["repeats"] for _, s in sessions)}}, left_out
+            "curve": ladders([ladder for _, s in sessions for ladder in s["curve"]["sessions"]])}, left_out
 
 
 def published_headline(on_kubernetes, readme=ROOT / "README.md", directory=SUMMARIES):

@@ -78,9 +78,25 @@ def overload_counts(runs):
                                 "high": max(p99s, default=None)}}
 
 
+def evidence(fault):
+    """[(check, the figure it judges, whether that figure fails it)] of a fault run: what the figures it shows say of
+    its verdict (checks.py decides each from the run's every request; the summary keeps the figures)."""
+    writes = fault["writes"]
+    found = [("recovered", f"recovery {fault['recovery_seconds']} s", fault["recovery_seconds"] is None),
+             ("no_event_lost", f"{fault['events']['lost']} events lost", fault["events"]["lost"] > 0),
+             ("no_event_twice", f"{fault['events']['duplicates']} events twice", fault["events"]["duplicates"] > 0)]
+    if fault["fault"] == "kafka stopped":  # the one fault whose writes must all be answered 201
+        found.append(("writes_all_201", f"writes {writes['created']} / {writes['sent']}",
+                      not writes["created"] == writes["sent"] > 0))
+    if fault["outcomes"].get("error"):  # an answer of 500 fails never_500, whatever else
+        found.append(("never_500", f"{fault['outcomes']['error']} errors", True))
+    return found
+
+
 def chaos_consistency(summary):
     """Where a chaos summary's counts and verdicts are not what its runs give: each build's counts of its overload
-    runs, each run's verdict against its failed checks, events lost, outcomes against requests, the whole verdict."""
+    runs, each run's verdict against its failed checks, events lost, outcomes against requests, events created
+    against writes answered, the figures each fault run shows against the checks they decide, the whole verdict."""
     problems = []
     for version, found in summary["overload"].items():
         if {k: v for k, v in found.items() if k != "runs"} != overload_counts(found["runs"]):
@@ -91,11 +107,15 @@ def chaos_consistency(summary):
             problems.append(f"{run.get('fault', 'overload')} {run.get('version', '')}: passed is not what its "
                             "failed checks say")
     for fault in summary["faults"]:
-        events = fault["events"]
+        events, named = fault["events"], f"{fault['fault']} {fault['version']}"
         if events["lost"] != events["created"] - events["delivered"]:
-            problems.append(f"{fault['fault']} {fault['version']}: events lost are not created less delivered")
+            problems.append(f"{named}: events lost are not created less delivered")
         if sum(fault["outcomes"].values()) != fault["requests"]:
-            problems.append(f"{fault['fault']} {fault['version']}: its outcomes do not add up to its requests")
+            problems.append(f"{named}: its outcomes do not add up to its requests")
+        if events["created"] != fault["writes"]["created"]:
+            problems.append(f"{named}: events created are not the writes answered 201")
+        problems += [f"{named}: {figure} is not what its failed check {check!r} says"
+                     for check, figure, failed in evidence(fault) if failed != (check in fault["failed_checks"])]
     if summary["passed"] != all(run["passed"] for run in runs):
         problems.append("passed: not what its runs give")
     return problems

@@ -322,10 +322,14 @@ def heat_map(version):
 
 def map_consistency(document):
     """Where a CPU map's rounds are not what it says they are: a cell measured in another number of rounds than the
-    map (none: a rung it did not reach), a round held back by other than its throttling and the machine's cores give."""
+    map (none: a rung it did not reach), rounds of one session whose warm-up settled and did not (a build is warmed
+    once per size), a round held back by other than its throttling and the machine's cores give."""
     machine = {"cores": celldoc.cores(document)}
     return [f"{c['build']} at {label(c['size'])}: {len(c['rounds'])} rounds, not {document['rounds']}"
             for c in document["cells"] if len(c["rounds"]) not in (0, document["rounds"])] + \
+        [f"{c['build']} at {label(c['size'])}: its rounds of one session say its one warm-up settled and did not"
+         for c in document["cells"] if any(len({r["settled"] for r in c["rounds"] if r.get("session") == session}) > 1
+                                           for session in {r.get("session") for r in c["rounds"]})] + \
         [f"{c['build']} at {label(c['size'])}, round {r['round']}: held back by other than its throttling gives"
          for c in document["cells"] for r in c["rounds"] if "bound_by" in r and r["bound_by"] != bound_by(r, machine)]
 

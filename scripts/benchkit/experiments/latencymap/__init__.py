@@ -26,8 +26,8 @@ from benchkit.core.cells import BUILD
 from benchkit.core.design import AS_RUNNING, Design
 from benchkit.core.knobs import knob, numbers
 from benchkit.experiments.latencymap import report as latencyreport
-from benchkit.experiments.latencymap.ceilings import (TUNED, predicted_ceiling, pools, predictions_problems, rule, sweep_kept,
-                                                      tuned)
+from benchkit.experiments.latencymap.ceilings import (TUNED, predicted_ceiling, pools, predictions_problems, rule,
+                                                      sealed_problems, sweep_kept, tuned)
 from benchkit.core.platform import LatencyProxy
 from benchkit.experiments.latencymap.report import SPREAD_LIMIT
 from benchkit.core.protocol import measure
@@ -289,11 +289,51 @@ def run_map(platform, proxy, spec, versions, directory, chosen=None, sweep=None)
     return directory
 
 
+def repeats_of(cells, rounds):
+    """How many rounds a mode's cells get: RUNS, then one more while some build's repeats disagree (SPREAD_LIMIT), up
+    to EXTRA_REPEATS more, as the runner measures them (design.measure_group)."""
+    count = rounds
+    while count < rounds + EXTRA_REPEATS and any(
+            (latencyreport.spread([r["complete_per_s"] for r in c["rounds"][:count]]) or 0) > SPREAD_LIMIT for c in cells):
+        count += 1
+    return count
+
+
+def counts_problems(summary):
+    """Where a cell's rounds are not as many as the rule measures, the cells said never to agree are not those whose
+    repeats disagree, or a round's counts do not add up: an open load sends its rate for the duration (requests and
+    unsent), the complete, degraded and failed answers are no more than the requests, and shed ones are failed ones."""
+    problems, seconds = [], float(str(summary["duration"]).rstrip("s"))
+    by_mode = {}
+    for cell in summary["cells"]:
+        by_mode.setdefault(cell["mode"], []).append(cell)
+    for mode, cells in by_mode.items():
+        if not any(c["rounds"] for c in cells):
+            continue  # a cell the map did not reach (a map of a few cells: the grid's others are left empty)
+        wanted = repeats_of(cells, summary["rounds"])
+        if any([r["round"] for r in c["rounds"]] != list(range(1, wanted + 1)) for c in cells):
+            problems.append(f"{mode}: not {wanted} rounds of every build, as its repeats' spread asks")
+        load = summary["loads"][summary["grid"][mode][1]]
+        for cell in cells:
+            for r in cell["rounds"]:
+                answered = r["complete_per_s"] * seconds + r["degraded"] + r["failed"]
+                if (load["model"] == "open" and r["requests"] + r["unsent"] != load["value"] * seconds) \
+                        or r["shed"] > r["failed"] or answered > r["requests"] + 1:
+                    problems.append(f"{mode}, {cell['build']} round {r['round']}: requests {r['requests']}, unsent "
+                                    f"{r['unsent']}, degraded {r['degraded']}, failed {r['failed']}, shed {r['shed']} "
+                                    "do not add up")
+    # a map of one round has no repeats to disagree, and an early one did not say so
+    if summary.get("unsettled", []) != sorted(summary["grid"][mode] for mode in unsettled(summary)):
+        problems.append(f"unsettled: {summary.get('unsettled')} are not the cells whose repeats disagree")
+    return problems
+
+
 def map_consistency(summary):
-    """Where a latency map's ratios are not what its cells give, or its predictions not what its pools give."""
+    """Where a latency map's ratios are not what its cells give, its predictions not what its pools give, or its
+    rounds' counts not what its rules and loads give."""
     return ([] if summary.get("ratios") == latencyreport.ratio_grid(latencyreport.as_grid(summary)) else
             ["ratios: not what its cells give (the medians over the repeats, each build over v1)"]) \
-        + predictions_problems(summary)
+        + predictions_problems(summary) + counts_problems(summary)
 
 
 def grid_table(table):
@@ -318,3 +358,4 @@ CHARTS = {f"map-{version}-{kind}": map_chart(version, kind) for version in VERSI
           for kind in latencyreport.HEAT_MAPS}
 RUN_FILES = ("latency-map.json",)
 CONSISTENCY = {"latency-map": map_consistency}
+SEALED = {"latency-map": sealed_problems}

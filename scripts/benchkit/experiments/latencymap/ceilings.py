@@ -116,6 +116,21 @@ def predictions_problems(data):
     return problems
 
 
+SEALED = ("pools", "predicted")  # what the run itself wrote of its prediction, before any of its figures
+
+
+def sealed_problems(summary, first, known):
+    """Where a map's own prediction is not what the run wrote, as the summary was first committed (first; None: not
+    committed yet), so that a pool and its prediction edited together cannot pass as the run's (a prediction revised
+    after the run is a revision: its commit, why, its rule and pools); or a revision's commit is one git does not
+    know (known(commit))."""
+    problems = [] if first is None or all(first.get(k) == summary.get(k) for k in SEALED) else [
+        "the run's own prediction is not what it was when first committed: a revised one goes in revisions, with "
+        "its commit and why"]
+    return problems + [f"the revision of {r.get('commit')}: no commit of that name" for r in summary.get("revisions", ())
+                       if not known(r.get("commit"))]
+
+
 def sweep_kept(sweep):
     """What the map keeps of the sweep that chose its settings: each candidate's runs, the choice, what shipped."""
     fields = ("setting", "property", "value", "repeat", "complete_per_s", "p99", "failed_pct", "degraded",

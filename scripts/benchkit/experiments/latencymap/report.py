@@ -65,9 +65,10 @@ def spreads(data):
 
 
 def spread(values):
-    """The values' median distance from their median, over that median; None for one value or a median of 0."""
-    middle = statistics.median(values)
-    return statistics.median(abs(v - middle) for v in values) / middle if len(values) > 1 and middle else None
+    """The values' median distance from their median, over that median; None for fewer than two values or a median
+    of 0."""
+    middle = statistics.median(values) if len(values) > 1 else None
+    return statistics.median(abs(v - middle) for v in values) / middle if middle else None
 
 
 def ratio_interval(data, version, row, load):
