@@ -130,14 +130,14 @@ FLOOR_DESIGN, FLOOR_SIDE, FLOOR_WITHIN_HOURS = "noise-floor", "A again", 3.0
 
 
 def refuse_unmatched_floor(document, floor):
-    """Exits unless the floor is the noise floor of the document's reference build at each of its sizes, measured
-    in each of its sessions (within FLOOR_WITHIN_HOURS of it)."""
+    """Exits unless the floor is the noise floor of the build each verdict is judged by (floor_build) at each of the
+    document's sizes, measured in each of its sessions (within FLOOR_WITHIN_HOURS of it)."""
     if floor.get("design") != FLOOR_DESIGN:
         sys.exit(f"pool: a floor is the {FLOOR_DESIGN} design's, not {floor.get('design')}")
-    missing = [size for size in document["sizes"] if not any(
-        c["build"] == document["reference"] and c["mode"] == FLOOR_SIDE and c["size"] == size for c in floor["cells"])]
+    missing = sorted({(floor_build(document, c), size) for c in document["cells"] for size in document["sizes"]} - {
+        (c["build"], c["size"]) for c in floor["cells"] if c["mode"] == FLOOR_SIDE})
     if missing:
-        sys.exit(f"pool: the floor has no {document['reference']} at {', '.join(map(sizes.label, missing))}")
+        sys.exit("pool: the floor has no " + ", ".join(f"{b} at {sizes.label(size)}" for b, size in missing))
     times = [[datetime.datetime.fromisoformat(s["timestamp"]) for s in d["sessions"]] for d in (document, floor)]
     if len(times[0]) != len(times[1]) or any(abs((a - b).total_seconds()) > 3600 * FLOOR_WITHIN_HOURS
                                              for a, b in zip(*times)):
@@ -280,67 +280,46 @@ HIGHER_IS_BETTER = {"complete_per_s": True, "open_p99": False, "capacity_per_s":
                     "cpu_ms_per_complete_background_off": False, "peak_memory_mib": False}
 
 
-def direction(ratio, rounds):
-    """A side against the reference, in words from the rounds' own ratios: "higher" or "lower" where every one of
-    the rounds says so (the lowest and highest ratio on one side of 1), else "level": within the rounds' spread, no
-    verdict. With three rounds, one figure in four agrees by chance alone: a verdict, not a proof."""
-    if not ratio or ratio["median"] is None:
-        return "–"
-    if sum(r is not None for r in ratio["rounds"]) < rounds:
-        return "level (not every round has the figure)"
-    if ratio["low"] > 1:
-        return "higher in every round"
-    if ratio["high"] < 1:
-        return "lower in every round"
-    return "level (the rounds disagree)"
-
-
 def judged(document):
-    """[(what the row names, side, figure's key, its label, side / reference, its direction)] of every set of
-    compared cells and figure of VERDICT_FIGURES that has a ratio."""
-    axis = document["compared"]
-    return [(name, cell[axis], key, LABELS[key], cell["ratios"][key],
-             direction(cell["ratios"][key], len(base["rounds"])))
-            for name, base, cells in compared(document) for cell in cells for key in VERDICT_FIGURES
+    """[(what the row names, side, figure's key, its label, side / reference, its verdict)] of every set of compared
+    cells and figure of VERDICT_FIGURES that has a ratio: the one verdict every kind of result has (verdict)."""
+    return [(name if len(sides(document)) == 2 else f"{name}: {cell[document['compared']]}", cell[document["compared"]],
+             key, LABELS[key], cell["ratios"][key], verdict(document, cell, key))
+            for name, _, cells in compared(document) for cell in cells for key in VERDICT_FIGURES
             if cell.get("ratios", {}).get(key)]
 
 
-def named(document, name, side):
-    """What a row of verdicts names: the set alone where there are two sides, else the set and its side."""
-    return name if len(sides(document)) == 2 else f"{name}: {side}"
-
-
 def verdicts(document):
-    """Per set of compared cells and figure of VERDICT_FIGURES: side / reference and its verdict (direction)."""
+    """Per set of compared cells and figure of VERDICT_FIGURES: side / reference and its verdict."""
     names = sides(document)
     a, b = names[0], (names[1] if len(names) == 2 else "each")
     return [["build", "figure", f"{b} / {a} (lowest–highest round)", f"{b} against {a}"],
-            *([named(document, name, side), figure, documents.ratio_text(ratio), said]
-              for name, side, _, figure, ratio, said in judged(document))]
+            *([name, figure, documents.ratio_text(ratio), said] for name, _, _, figure, ratio, said in judged(document))]
 
 
 def better(document):
-    """The figures of VERDICT_FIGURES in which one side was better in every round (direction), and which: the rows a
-    decision is read from; none where every figure is level."""
+    """The figures of VERDICT_FIGURES on which one side is ahead (verdict), and which: the rows a decision is read
+    from; none where no figure has a verdict of ahead or behind."""
     names = sides(document)
     a, b = names[0], (names[1] if len(names) == 2 else "each")
-    rows = [["build", "figure", f"{b} / {a} (lowest–highest round)", "better in every round"],
-            *([named(document, name, side), figure, documents.ratio_text(ratio),
-               side if said.startswith("higher") == HIGHER_IS_BETTER[key] else a]
-              for name, side, key, figure, ratio, said in judged(document) if said.endswith("in every round"))]
-    if len(rows) == 1:
-        rows.append(["every build", "every figure", "–", "neither: every figure level"])
-    return rows
+    rows = [["build", "figure", f"{b} / {a} (lowest–highest round)", "better"],
+            *([name, figure, documents.ratio_text(ratio), side if said == AHEAD else a]
+              for name, side, _, figure, ratio, said in judged(document) if said in (AHEAD, BEHIND))]
+    return rows + ([] if rows[1:] else [["every build", "every figure", "–", "neither: no figure ahead or behind"]])
 
 
 QUOTED_SESSIONS, QUOTED_ROUNDS = 2, 6  # what a cell's verdict rests on at least: sessions (hours apart), rounds
 AHEAD, LEVEL, BEHIND = "ahead", "level", "behind"
 
 
+def floor_build(document, cell):  # the build whose floor judges a cell: the reference build, or an A/B's own build
+    return cell["build"] if document["compared"] == MODE else document["reference"]
+
+
 def floor_of(document, cell):
-    """The noise floor's cell at the cell's size (the reference build again over itself), or None."""
-    return next((c for c in document.get("floor", {}).get("cells", ())
-                 if c["mode"] == FLOOR_SIDE and c["size"] == cell["size"]), None)
+    """The noise floor's cell at the cell's size (floor_build again over itself), or None."""
+    return next((c for c in document.get("floor", {}).get("cells", ()) if c["mode"] == FLOOR_SIDE
+                 and c["size"] == cell["size"] and c["build"] == floor_build(document, cell)), None)
 
 
 def by_session(cell, ratio):

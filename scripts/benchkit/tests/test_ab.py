@@ -162,28 +162,25 @@ def test_a_document_is_checked_by_the_modes_it_was_measured_with():
     assert cells.consistency(data) == []
 
 
-def test_a_verdict_is_a_direction_only_where_every_round_agrees():
-    def ratio(*rounds):
-        found = sorted(r for r in rounds if r is not None)
-        return {"rounds": list(rounds), "median": found[len(found) // 2], "low": found[0], "high": found[-1]}
-    assert cells.direction(ratio(1.05, 1.2, 1.3), 3) == "higher in every round"
-    assert cells.direction(ratio(0.7, 0.8, 0.95), 3) == "lower in every round"
-    assert cells.direction(ratio(0.98, 1.2, 1.3), 3) == "level (the rounds disagree)"
-    # a capacity only one round found under the bound is no verdict of every round
-    assert cells.direction(ratio(None, 1.5, None), 3) == "level (not every round has the figure)"
-    data = a_b({"extension off": [figures(400, 2.0), figures(420, 2.0)], "absent": [figures(440, 1.8), figures(430, 1.9)]})
-    rows = {row[1]: row[2:] for row in cells.verdicts(data)[1:]}
-    assert rows["complete answers/s"][1] == "higher in every round"
-    assert rows["CPU ms per complete answer, whole system, background off"][1] == "lower in every round"
+def test_an_a_b_s_verdicts_are_the_core_s_one_verdict_and_one_session_gives_none():
+    """Every kind of result has the one verdict (cells.verdict): an A/B of one session, however its rounds agree, gives
+    no word; two sessions pooled with their noise floor give ahead, level or behind, and better names the side."""
+    from benchkit.tests.test_verdicts import floor, rounds, session
+    one = a_b({"extension off": [figures(400, 2.0), figures(420, 2.0)], "absent": [figures(440, 1.8), figures(430, 1.9)]})
+    assert {row[3] for row in cells.verdicts(one)[1:]} == {"no verdict (too few sessions)"}
+    assert cells.better(one)[1][3] == "neither: no figure ahead or behind"
 
-
-def test_the_better_mode_is_named_only_where_every_round_agrees_and_by_which_way_is_better():
-    off = [figures(400, 2.0), figures(420, 2.0), figures(410, 2.0)]
-    data = a_b({"extension off": off, "absent": [figures(440, 2.2), figures(430, 2.3), figures(380, 2.1)]})
-    rows = {row[1]: row[3] for row in cells.better(data)[1:]}
-    # answers/s disagree (higher, higher, lower): no verdict; CPU per answer higher in every round: worse for absent
-    assert rows == {"CPU ms per complete answer, whole system, background off": "extension off"}
-    assert cells.better(a_b({"extension off": off, "absent": off}))[1][3] == "neither: every figure level"
+    def tracing(timestamp):  # absent answers 1.5 times as many in every round, at the same CPU per answer
+        return session(timestamp, {("v1", mode, size): rounds([rate * (1.5 if mode == "absent" else 1)] * 3, cpu=2.0)
+                                   for mode in ("off", "absent") for size in ("0.5", "0") for rate in (1000,)},
+                       design="tracing-absent", compared=cells.MODE, reference="off", modes=("off", "absent"))
+    pooled = cells.pooled({"s1": tracing("2026-11-29T08:00:00+00:00"), "s2": tracing("2026-11-29T11:00:00+00:00")},
+                          "pooled", floors={"f1": floor("2026-11-29T08:40:00+00:00"),
+                                            "f2": floor("2026-11-29T11:40:00+00:00")})
+    rows = {(row[0], row[1]): row[3] for row in cells.verdicts(pooled)[1:]}
+    assert rows[("v1 at 0.5 CPU", "complete answers/s")] == "ahead"
+    assert rows[("v1 at 0.5 CPU", "CPU ms per complete answer, whole system, background off")] == "level"
+    assert [row[3] for row in cells.better(pooled)[1:]] == ["absent", "absent", "absent", "absent"]  # answers, capacity
 
 
 def test_a_design_s_phases_are_its_own_unless_iterations_or_warm_up_is_given_once_for_every_experiment(monkeypatch):
