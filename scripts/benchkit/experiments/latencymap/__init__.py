@@ -332,7 +332,7 @@ def map_consistency(summary):
     """Where a latency map's ratios are not what its cells give, its predictions not what its pools give, or its
     rounds' counts not what its rules and loads give."""
     return ([] if summary.get("ratios") == latencyreport.ratio_grid(latencyreport.as_grid(summary)) else
-            ["ratios: not what its cells give (the medians over the repeats, each build over v1)"]) \
+            ["ratios: not what its cells give (each build over v1: the median of the repeats' own ratios)"]) \
         + predictions_problems(summary) + counts_problems(summary)
 
 

@@ -71,23 +71,25 @@ def spread(values):
     return statistics.median(abs(v - middle) for v in values) / middle if middle else None
 
 
+def by_repeat(data, version, row, load, figure="complete_per_s"):
+    """[the version's figure over v1's in each repeat both measured] at a cell: the round's own ratio, as every ratio
+    of the project is taken (the builds of a round share its machine)."""
+    def figures(v):
+        return {c["repeat"]: c[figure] for c in data["cells"].get(v, ()) if (c["row"], c["load"]) == (row, load)}
+    mine, base = figures(version), figures(BASE)
+    return [mine[r] / base[r] for r in mine if mine[r] is not None and base.get(r)]
+
+
 def ratio_interval(data, version, row, load):
     """[lowest, highest] of the version's complete answers/s over v1's, repeat by repeat (the repeats both measured)."""
-    def by_repeat(v):
-        return {c["repeat"]: c["complete_per_s"] for c in data["cells"][v] if (c["row"], c["load"]) == (row, load)}
-    mine, base = by_repeat(version), by_repeat(BASE)
-    found = [mine[r] / base[r] for r in mine if base.get(r)]
+    found = by_repeat(data, version, row, load)
     return [round(min(found), 3), round(max(found), 3)] if found else [None, None]
 
 
-def ratio(mine, base):
-    return mine / base if mine is not None and base else None
-
-
-def ratios(data, found, version, figure):
-    """[[version / v1 of the figure at each load] for each row]."""
-    return [[ratio(found[version].get((r, l), {}).get(figure), found[BASE].get((r, l), {}).get(figure))
-             for l in range(len(data["loads"]))] for r in range(len(data["rows"]))]
+def ratios(data, version, figure):
+    """[[version / v1 of the figure at each load: the median of the repeats' own ratios] for each row]."""
+    return [[median_or_none(by_repeat(data, version, r, l, figure)) for l in range(len(data["loads"]))]
+            for r in range(len(data["rows"]))]
 
 
 def measured_ceilings(data, found, version):
@@ -97,11 +99,11 @@ def measured_ceilings(data, found, version):
 
 
 def ratio_rows(data, version, figure="complete_per_s"):
-    """The heat map in numbers: each row of the grid, each load, the version's figure over v1's (medians over the
-    repeats; of complete answers/s, the lowest and highest repeat's ratio in square brackets where they differ), and
+    """The heat map in numbers: each row of the grid, each load, the version's figure over v1's (the median of the
+    repeats' own ratios; of complete answers/s, the lowest and highest repeat's ratio in square brackets where they differ), and
     v1's own figure beside; beside a ratio of complete answers, either build's degraded and shed answers, if any."""
     found = medians(data)
-    table = ratios(data, found, version, figure)
+    table = ratios(data, version, figure)
     what = {"complete_per_s": "complete answers/s; either build's degraded and shed answers beside",
             "p99": "p99 ms of complete answers"}[figure]
     rows = [[f"latency added: {version} ÷ {BASE} ({BASE}'s {what})", *(load_label(load) for load in data["loads"])]]
@@ -259,12 +261,12 @@ HEAT_MAPS = {"throughput": ("complete_per_s", "complete answers/s"),
 
 
 def ratio_grid(data):
-    """{kind: {version: [[version / v1 at each load] for each row]}} of throughput and p99, rounded to 3 decimals, and
+    """{kind: {version: [[version / v1 at each load: the median of the repeats' own ratios] for each row]}} of throughput
+    and p99, rounded to 3 decimals, and
     each row's range of the throughput ratios over its loads ([lowest, highest]): what a published map keeps for the
     docs' figures (and its check computes again from the cells). A row is quoted by its range, not its best cell."""
-    found = medians(data)
     grid = {kind: {version: [[None if r is None else round(r, 3) for r in row]
-                             for row in ratios(data, found, version, figure)]
+                             for row in ratios(data, version, figure)]
                    for version in data["cells"] if version != BASE and BASE in data["cells"]}
             for kind, (figure, _) in HEAT_MAPS.items()}
     grid["throughput_range"] = {version: [[min((r for r in row if r is not None), default=None),
@@ -279,7 +281,7 @@ def heat_map(data, version, kind):
     """One build's ratio to v1 over the grid, as an SVG heat map (kind: throughput or p99)."""
     figure, title = HEAT_MAPS[kind]
     return charts.ratio_heat_map(f"{version} / {BASE}: {title}", [row_label(r) for r in data["rows"]],
-                                 [load_label(load) for load in data["loads"]], ratios(data, medians(data), version, figure))
+                                 [load_label(load) for load in data["loads"]], ratios(data, version, figure))
 
 
 def render(directory):
