@@ -291,12 +291,13 @@ test-e2e: loadgen schemathesis benchkit toxiproxy $(if $(JAEGER_FROM_BACKGROUND)
 	@scripts/e2e-test.sh
 
 .PHONY: test-k8s
-test-k8s: $(TEST_K8S_TOOLS) benchkit ## Lint the charts and scripts; check the CPU/memory budget and that every load Job of make bench reaches its target behind the NetworkPolicies; validate every manifest on a real (offline) kube-apiserver.
+test-k8s: $(TEST_K8S_TOOLS) benchkit ## Lint the charts and scripts; check the CPU/memory budget, that no chart's default image can be pulled from a registry we do not own, and that every load Job of make bench reaches its target behind the NetworkPolicies; validate every manifest on a real (offline) kube-apiserver.
 	@echo "==> helm lint --strict, shellcheck"
 	@for chart in charts/*/; do $(HELM) lint --strict --quiet $$chart --kube-version $(KUBE_VERSION:v%=%) >/dev/null || { $(HELM) lint --strict $$chart; exit 1; }; done
 	@$(SHELLCHECK) $(shell find scripts -name "*.sh" | sort)
 	@$(BENCHKIT_PYTHON) scripts/check_budget.py --self-test
 	@$(BENCHKIT_PYTHON) scripts/check_budget.py
+	@cd scripts && $(BENCHKIT_PYTHON) check_images.py --self-test
 	@echo "==> Every load Job of make bench reaches its target behind the charts' NetworkPolicies (evaluated offline)"
 	@cd scripts && $(BENCHKIT_PYTHON) check_reach.py --self-test
 	@scripts/kube-validate/validate.sh

@@ -200,11 +200,14 @@ build_program_image() { # build_program_image IMAGE NAME VERSION CONTAINERFILE: 
 build_load_image() { # the load generator's image (load/Containerfile), unless LOAD_IMAGE names one already there
   [[ -z "${LOAD_IMAGE:-}" ]] || return 0
   LOAD_IMAGE="$(image_repository)/loadgen:${LOADGEN_VERSION:?set by the Makefile}"
-  LOAD_IMAGE_PULL_POLICY=Never
-  [[ $IMAGES != registry ]] || LOAD_IMAGE_PULL_POLICY=IfNotPresent
+  LOAD_IMAGE_PULL_POLICY=$(pull_policy)
   CLUSTER_ARCH=$(cluster_architecture) # once: a mixed cluster stops here, before anything is built
   export LOAD_IMAGE LOAD_IMAGE_PULL_POLICY CLUSTER_ARCH
   build_program_image "$LOAD_IMAGE" loadgen "$LOADGEN_VERSION" "$ROOT/load/Containerfile"
+}
+
+pull_policy() { # what the images built here are pulled with: never, but from a registry of the user's own
+  if [[ $IMAGES == registry ]]; then echo IfNotPresent; else echo Never; fi
 }
 
 build_proxy_image() { # the latency proxy's image (scripts/latency-proxy/Containerfile), for LATENCY_PROXY=on
@@ -255,8 +258,8 @@ build_image() { # build_image IMAGE CONTEXT FILE [BUILD_ARG…]: one image from 
 
 image_repository() {
   case $IMAGES in
-    minikube) echo reactive-bench ;;
-    containerd) echo docker.io/reactive-bench ;; # the name containerd gives reactive-bench/… anyway
+    # a registry name nobody can push to: an image not in the cluster fails to start, never pulled from elsewhere
+    minikube | containerd) echo localhost/reactive-bench ;;
     registry) echo "${IMAGE_REPOSITORY:?IMAGES=registry needs IMAGE_REPOSITORY, e.g. registry.example.com/reactive-bench}" ;;
   esac
 }
@@ -286,6 +289,7 @@ deploy() {
   CLUSTER_ARCH=$(cluster_architecture) # once: a mixed cluster stops here, before anything is built
   export CLUSTER_ARCH
   build_images "$version" "$tag"
+  build_load_image # helm test's pod runs the load generator's probe
   mapfile -t values < <(values_files VALUES)
   # LATENCY_PROXY=on: the build's hops through a latency proxy of its own (make latency-map-cluster)
   if [[ ${LATENCY_PROXY:-off} == on ]]; then
@@ -309,7 +313,8 @@ deploy() {
   mkdir -p "$LOCAL_DIR" && rm -f "$outcome".*
   ( "$HELM" upgrade --install "bench-$version" "$ROOT/charts/reactive-bench" --namespace "$NS" "${values[@]}" \
       --set build="$version" --set-string buildJavaOpts="$(build_java_options "$version")" --set image.repository="$(image_repository)" --set image.tag="$tag" \
-      --set image.pullPolicy="$([[ $IMAGES == registry ]] && echo IfNotPresent || echo Never)" \
+      --set image.pullPolicy="$(pull_policy)" --set test.image="$LOAD_IMAGE" \
+      --set test.pullPolicy="${LOAD_IMAGE_PULL_POLICY:-$(pull_policy)}" \
       --wait --timeout 10m >/dev/null 2>"$outcome.err"
     echo $? >"$outcome.rc" ) &
   watch_scheduling "bench-$version" 660 test -f "$outcome.rc"

@@ -22,14 +22,15 @@ readonly NODE_DIR="${NODE_DIR:-$LOCAL_DIR/test-cluster}"
 readonly HERE="$ROOT/scripts/test-cluster"
 readonly ARCHIVES="$NODE_DIR/images"
 readonly CONTAINERD_SOCKET="$NODE_DIR/containerd/containerd.sock"
-# Image references as the kubelet asks for them (fully qualified: nothing is ever pulled for them).
+# Image references as the kubelet asks for them, under the local-only registry name `localhost` (nothing is ever
+# pulled for them, and no public namespace could serve one in their place).
 readonly BASE_IMAGE="${BASE_IMAGE:-localhost/reactive-bench/jre-base:latest}"
-readonly PAUSE_IMAGE="docker.io/reactive-bench/pause:${KUBE_VERSION:?set by the Makefile}"
-readonly LOAD_IMAGE="docker.io/reactive-bench/loadgen:${LOADGEN_VERSION:?set by the Makefile}"
-readonly KAFKA_STANDIN_IMAGE="docker.io/reactive-bench/standin-kafka:4.3.1"
+readonly PAUSE_IMAGE="localhost/reactive-bench/pause:${KUBE_VERSION:?set by the Makefile}"
+readonly LOAD_IMAGE="localhost/reactive-bench/loadgen:${LOADGEN_VERSION:?set by the Makefile}"
+readonly KAFKA_STANDIN_IMAGE="localhost/reactive-bench/standin-kafka:4.3.1"
 # The Zalando operator from its Go module, and what it runs for a postgresql: a Spilo-compatible image (not Spilo).
-readonly POSTGRES_OPERATOR_IMAGE="docker.io/reactive-bench/postgres-operator:${ZALANDO_OPERATOR_VERSION:?set by the Makefile}"
-readonly SPILO_COMPATIBLE_IMAGE="docker.io/reactive-bench/spilo-compatible:pg17-patroni4"
+readonly POSTGRES_OPERATOR_IMAGE="localhost/reactive-bench/postgres-operator:${ZALANDO_OPERATOR_VERSION:?set by the Makefile}"
+readonly SPILO_COMPATIBLE_IMAGE="localhost/reactive-bench/spilo-compatible:pg17-patroni4"
 
 # The Spilo-compatible image is a minute and a half of mmdebstrap and depends only on its two pinned packages and
 # its entrypoint: its archive is kept here, outside the node's directory (which every make test-cluster starts
@@ -159,7 +160,8 @@ postgres_operator_images() {
 
 spilo_compatible_archive() { # the cached archive's path for the pinned packages and this entrypoint
   local key
-  key=$(printf '%s\n' "$SPILO_POSTGRESQL" "$SPILO_PATRONI" | cat - "$HERE/postgres-operator/spilo-compatible-entrypoint.py" |
+  key=$(printf '%s\n' "$SPILO_COMPATIBLE_IMAGE" "$SPILO_POSTGRESQL" "$SPILO_PATRONI" |
+    cat - "$HERE/postgres-operator/spilo-compatible-entrypoint.py" |
     sha256sum | cut -c1-12)
   echo "$SPILO_CACHE/spilo-compatible-$key.tar"
 }
