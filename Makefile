@@ -294,6 +294,8 @@ test-e2e: loadgen schemathesis benchkit toxiproxy $(if $(JAEGER_FROM_BACKGROUND)
 test-k8s: $(TEST_K8S_TOOLS) benchkit ## Lint the charts and scripts; check the CPU/memory budget, that no chart's default image can be pulled from a registry we do not own, and that every load Job of make bench reaches its target behind the NetworkPolicies; validate every manifest on a real (offline) kube-apiserver.
 	@echo "==> helm lint --strict, shellcheck"
 	@for chart in charts/*/; do $(HELM) lint --strict --quiet $$chart --kube-version $(KUBE_VERSION:v%=%) >/dev/null || { $(HELM) lint --strict $$chart; exit 1; }; done
+	@echo "==> helm template and lint with no flags, as a user's helm runs them (the Kubernetes version helm $(HELM_VERSION) was released for)"
+	@for chart in charts/*/; do $(HELM) template $$chart >/dev/null && $(HELM) lint --strict --quiet $$chart >/dev/null || { $(HELM) template $$chart >/dev/null; exit 1; }; done
 	@$(SHELLCHECK) $(shell find scripts -name "*.sh" | sort)
 	@$(BENCHKIT_PYTHON) scripts/check_budget.py --self-test
 	@$(BENCHKIT_PYTHON) scripts/check_budget.py
@@ -387,10 +389,18 @@ $(LOCALBIN)/linux-%/jaeger-$(JAEGER_VERSION): scripts/tracing/go.mod scripts/tra
 
 .PHONY: helm
 helm: $(HELM) ## Install helm (pinned: HELM_VERSION) into .tools/bin.
+# With the version information helm's own release build gives it (its Makefile's ldflags): its version, and the
+# Kubernetes version it renders for without --kube-version, one minor above its client-go's (v0.N: 1.N), so that
+# `helm template` and `helm lint` of these charts work with no flags, as with helm's release binary.
 $(HELM):
 	@echo "==> Building helm $(HELM_VERSION) with go install (a few minutes the first time)"
 	@mkdir -p $(LOCALBIN)
-	@GOBIN=$(LOCALBIN) go install -ldflags "$(GO_LDFLAGS)" helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+	@gomod=$$(go mod download -json helm.sh/helm/v3@$(HELM_VERSION) | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$$/\1/p') && \
+	  minor=$$(sed -n 's|^[[:space:]]*k8s.io/client-go v0\.\([0-9]*\)\..*|\1|p' "$$gomod") && [ -n "$$minor" ] && \
+	  GOBIN=$(LOCALBIN) go install -ldflags "$(GO_LDFLAGS) -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION) \
+	    -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$$minor \
+	    -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$$minor" \
+	    helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 	@mv $(LOCALBIN)/helm $(HELM)
 
 .PHONY: schemathesis

@@ -100,6 +100,15 @@ done
 "$HELM" template bench-traced "$ROOT/charts/reactive-bench" -n "$NS" --kube-version "$KUBE_VERSION" --set build=v1 \
   --set tracing.enabled=true --set-string tracing.sampled=0.01 >"$WORK/manifests/bench-traced.yaml"
 "$HELM" template platform "$ROOT/charts/platform" -n "$NS" --kube-version "$KUBE_VERSION" >"$WORK/manifests/platform.yaml"
+# The platform placed on dedicated nodes: what Strimzi's and the Zalando operator's schemas take of it, validated below
+"$HELM" template platform "$ROOT/charts/platform" -n "$NS" --kube-version "$KUBE_VERSION" \
+  --set-string 'kafka.nodeSelector.reactive-bench\.example/role=platform' \
+  --set 'kafka.tolerations[0].key=reactive-bench.example/dedicated,kafka.tolerations[0].operator=Exists' \
+  --set 'kafka.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight=1' \
+  --set 'kafka.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey=kubernetes.io/hostname' \
+  --set-string 'postgres.nodeSelector.reactive-bench\.example/role=platform' \
+  --set 'postgres.tolerations[0].key=reactive-bench.example/dedicated,postgres.tolerations[0].operator=Exists' \
+  >"$WORK/manifests/platform-placed.yaml"
 for scenario in warmup closed open; do
   "$HELM" template "load-v2-$scenario" "$ROOT/charts/load-job" -n "$NS" --kube-version "$KUBE_VERSION" \
     --set build=v2 --set scenario="$scenario" --set baseUrl=http://bench-v2-web-api:8080 >"$WORK/manifests/load-$scenario.yaml"

@@ -212,6 +212,16 @@ made_by_the_operator() { # the objects the operator made for the platform chart'
 }
 expect "the Zalando operator reconciled the postgresql: StatefulSet, Patroni's leader, Services, Secrets, a provisioned volume" \
   made_by_the_operator
+placed_as_given() { # PostgreSQL's pod carries the platform chart's placement (PLATFORM_VALUES) and runs where it says
+  local get=(kubectl -n "$NS" get pod "$CLUSTER-0" -o) affinity tolerations node
+  affinity=$("${get[@]}" jsonpath='{range .spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[*].matchExpressions[*]}{.key} {.operator} {.values[*]};{end}')
+  tolerations=$("${get[@]}" jsonpath='{range .spec.tolerations[?(@.key=="reactive-bench.example/dedicated")]}{.operator} {.effect};{end}')
+  node=$("${get[@]}" jsonpath='{.spec.nodeName}')
+  echo "node affinity: $affinity tolerations: $tolerations on: $node"
+  [[ $affinity == "kubernetes.io/hostname In reactive-bench-node;" && $tolerations == "Exists NoSchedule;" &&
+     $node == reactive-bench-node ]]
+}
+expect "the platform chart's placement for PostgreSQL (nodeSelector, tolerations) reaches the operator's pod" placed_as_given
 roles_and_databases() { # the operator made the owners and their databases by SQL, as the CR asks
   local owners
   owners=$(kubectl -n "$NS" exec "$CLUSTER-0" -- psql -h /run/postgresql -U postgres -tAc \
