@@ -12,6 +12,9 @@ readonly MIN_BASH=4 MIN_GO=1.26 MIN_PYTHON=3.11 MIN_JDK=24
 # measured); make test's tools, Go module and build caches, images and the node's state (15 GiB and more: the
 # caches grow).
 readonly DEMO_MEMORY_GIB=6 DEMO_DISK_GIB=4 TEST_MEMORY_GIB=8 TEST_DISK_GIB=15
+# Cores: the measurements here were made on two, every check of make test leaves the headroom of a machine three
+# times slower, and one core cannot run the nine services beside PostgreSQL, Kafka and the generator.
+readonly MIN_CORES=2
 missing=0
 
 ok() { printf '  \033[32mok\033[0m       %s\n' "$1"; }
@@ -36,8 +39,32 @@ versioned() { # versioned NAME MINIMUM HOW-TO-GET COMMAND...
 }
 free_gib() { awk '/^MemAvailable:/ {print int($2 / 1048576)}' /proc/meminfo; }
 disk_gib() { df -Pk . | awk 'NR == 2 {print int($4 / 1048576)}'; }
-port_free() { [[ -z $(ss -Hltn "sport = :$1") ]]; }
-route_free() { ! ip route show | grep -q "^$1"; }
+# Without ss or ip a port or route would look free: each fails instead, and the tool is named as missing.
+port_free() { local listening; listening=$(ss -Hltn "sport = :$1") && [[ -z $listening ]]; }
+route_free() { local routes; routes=$(ip route show) && ! grep -q "^$1" <<<"$routes"; }
+cgroup_version() { # 2 (unified), 1 (a cpu hierarchy of its own), or nothing
+  if [[ -f /sys/fs/cgroup/cgroup.controllers ]]; then echo 2; elif [[ -d /sys/fs/cgroup/cpu ]]; then echo 1; fi
+}
+cpu_controller() { # the CPU controller a quota is set in (the CPU map's, as a pod's limit): v1's cpu hierarchy, v2's cpu
+  case $(cgroup_version) in
+    1) [[ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]] ;;
+    2) grep -qw cpu /sys/fs/cgroup/cgroup.controllers ;;
+    *) false ;;
+  esac
+}
+reachable() { # reachable URL: an artefact a registry serves answers 200 (a HEAD request, 20 s at most)
+  [[ $(curl -sS -o /dev/null -w '%{http_code}' -I --max-time 20 "$1" 2>/dev/null) == 200 ]]
+}
+maven_reachable() { # the services' Quarkus BOM, from the mirror ~/.m2/settings.xml names, else Maven's own default
+  local version mirror
+  version=$(sed -n 's|.*<quarkus.platform.version>\(.*\)</quarkus.platform.version>.*|\1|p' services/pom.xml)
+  mirror=$(sed -n 's|.*<url>\(.*\)</url>.*|\1|p' "$HOME/.m2/settings.xml" 2>/dev/null | head -1)
+  reachable "${mirror:-https://repo.maven.apache.org/maven2}/io/quarkus/platform/quarkus-bom/$version/quarkus-bom-$version.pom"
+}
+apt_reachable() { # a package the node installs, from the mirror apt is configured with
+  local uri
+  uri=$(apt-get download --print-uris runc 2>/dev/null | head -1 | cut -d"'" -f2) && [[ -n $uri ]] && reachable "$uri"
+}
 # A test node stopped without node.sh down (a killed session) leaves its routes on its own bridge and its pods'
 # veths; node.sh up removes them before it starts, so only somebody else's network in the ranges is in the way.
 stale_bridge="" # the bridge of such a node's network (node.sh stale-bridge), read where make test's needs are
@@ -62,6 +89,13 @@ check "curl" "apt-get install curl" command -v curl
 check "openssl" "apt-get install openssl" command -v openssl
 check "a git checkout (images and reports are named by its commit)" "git clone the project; a tarball has no commit" \
   git rev-parse --verify HEAD
+cores=$(nproc)
+if ((cores >= MIN_CORES)); then ok "$cores cores (≥ $MIN_CORES)"
+else lacking "$MIN_CORES cores" "$cores: the nine services, PostgreSQL, Kafka and the load generator run at once"; fi
+if cpu_controller; then ok "cgroup v$(cgroup_version) with its CPU controller (the CPU map's quotas, as a pod's limit)"
+else lacking "a CPU cgroup controller" "cgroup v$(cgroup_version): no cpu controller in /sys/fs/cgroup (the CPU map limits each service there)"; fi
+check "ss (iproute2: which ports are in use)" "apt-get install iproute2" command -v ss
+check "ip (iproute2: which routes are in use)" "apt-get install iproute2" command -v ip
 memory=$(free_gib) disk=$(disk_gib)
 need_memory=$DEMO_MEMORY_GIB need_disk=$DEMO_DISK_GIB
 [[ $WHAT == demo ]] || need_memory=$TEST_MEMORY_GIB need_disk=$TEST_DISK_GIB
@@ -70,11 +104,19 @@ else lacking "$need_memory GiB of memory available" "$memory GiB: stop what else
 if ((disk >= need_disk)); then ok "$disk GiB free on this disk (≥ $need_disk)"
 else lacking "$need_disk GiB free on this disk" "$disk GiB"; fi
 # shellcheck source=lib.sh
-ports=$(source scripts/lib.sh && echo "$POSTGRES_PORT $KAFKA_PORT $CONTROL_PORT ${SERVICE_PORT[*]}")
+ports=$(source scripts/lib.sh && echo "$POSTGRES_PORT $KAFKA_PORT $CONTROL_PORT ${SERVICE_PORT[*]} $TOXIPROXY_PORT" \
+  "${PROXY_PORT[*]} $JAEGER_OTLP_PORT $JAEGER_QUERY_PORT $JAEGER_QUERY_GRPC_PORT $JAEGER_HEALTH_PORT")
 busy=()
 for port in $ports; do port_free "$port" || busy+=("$port"); done
-if ((${#busy[@]} == 0)); then ok "the local stack's ports are free"
+if ((${#busy[@]} == 0)); then ok "the local stack's ports are free (services, PostgreSQL, Kafka, the latency proxy, Jaeger)"
 else lacking "the local stack's ports free" "${busy[*]} in use (make down stops a stack left running)"; fi
+# The first run downloads from each kind of registry through its own client's configuration (nothing else is reached).
+check "Maven's repository reachable (the services' dependencies)" "Maven downloads from it: its mirror in ~/.m2/settings.xml" \
+  maven_reachable
+check "the Go module proxy reachable (the load generator and the tools)" "go list -m -versions golang.org/x/sync failed: GOPROXY" \
+  timeout 30 go list -m -versions golang.org/x/sync
+check "PyPI reachable (the harness's Python packages)" "python3 -m pip index versions pip failed: pip's index-url" \
+  timeout 30 python3 -m pip index versions pip
 
 if [[ $WHAT == test ]]; then
   echo "==> and the offline control plane and the real node (make test-cluster) need"
@@ -84,6 +126,16 @@ if [[ $WHAT == test ]]; then
   if [[ $distribution == "debian 12" ]]; then ok "Debian 12 (pinned packages: containerd, runc, CNI plugins, iptables)"
   else lacking "Debian 12" "$distribution: scripts/test-cluster/install-packages.sh installs Debian 12's packages"; fi
   check "apt-get" "the node's packages are installed with it" command -v apt-get
+  check "Debian's archive reachable (the node's packages)" "apt-get download --print-uris runc gave no reachable URL: apt's sources" \
+    apt_reachable
+  if [[ $(cgroup_version) == 1 ]]; then ok "cgroup v1 (the real node's kubelet and containerd run on it)"
+  else lacking "cgroup v1 for the real node" "this machine runs cgroup v$(cgroup_version): the node of make test-cluster has only run on cgroup v1 and is not supported on v2 yet (Debian 12 boots v2 unless given systemd.unified_cgroup_hierarchy=0)"; fi
+  if dpkg-query -W -f='${Status}' containerd.io 2>/dev/null | grep -q "install ok installed"; then
+    lacking "no Docker CE containerd" "containerd.io is installed: Debian's containerd, which the node installs, conflicts with it (apt-get remove containerd.io, or run make test on another machine)"
+  else ok "no Docker CE containerd (containerd.io) to conflict with Debian's"; fi
+  if pgrep -x dockerd >/dev/null; then
+    lacking "no Docker daemon running" "dockerd runs: it sets iptables' FORWARD policy to DROP, which cuts the node's pods off (systemctl stop docker)"
+  else ok "no Docker daemon running (its iptables rules would cut the node's pods off)"; fi
   check "port 6443 free (the node's API server)" "something listens there (make node-down stops a node left up)" \
     port_free 6443
   stale_bridge=$(scripts/test-cluster/node.sh stale-bridge 2>/dev/null) || stale_bridge=""
