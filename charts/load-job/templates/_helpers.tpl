@@ -1,7 +1,8 @@
 {{- define "load-job.labels" -}}
 app.kubernetes.io/name: loadgen
 app.kubernetes.io/instance: {{ .Release.Name }}
-app.kubernetes.io/version: {{ .Values.build }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+reactive-bench.example/build: {{ .Values.build }}
 app.kubernetes.io/component: load-generator
 app.kubernetes.io/part-of: reactive-bench
 app.kubernetes.io/managed-by: {{ .Release.Service }}
@@ -22,7 +23,7 @@ podAntiAffinity:
         labelSelector:
           matchLabels:
             app.kubernetes.io/part-of: reactive-bench
-            app.kubernetes.io/version: {{ .Values.build }}
+            reactive-bench.example/build: {{ .Values.build }}
           matchExpressions:
             - {key: app.kubernetes.io/component, operator: In, values: [api, backend, latency-proxy]}
 {{- end }}

@@ -18,7 +18,10 @@ app.kubernetes.io/instance: {{ .root.Release.Name }}
 
 {{- define "reactive-bench.labels" -}}
 {{ include "reactive-bench.selectorLabels" . }}
-app.kubernetes.io/version: {{ .root.Values.build }}
+{{- /* the version that runs: the images' tag (make deploy-vN: the commit and the time), else the chart's appVersion;
+the build (v1, v2, v3) is a label of its own */}}
+app.kubernetes.io/version: {{ .root.Values.image.tag | default .root.Chart.AppVersion | quote }}
+reactive-bench.example/build: {{ .root.Values.build }}
 app.kubernetes.io/component: {{ get (dict "web-api" "api" "latency-proxy" "latency-proxy") .name | default "backend" }}
 app.kubernetes.io/part-of: reactive-bench
 app.kubernetes.io/managed-by: {{ .root.Release.Service }}
