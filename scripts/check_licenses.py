@@ -38,7 +38,7 @@ ALLOWED = (
     ("BSD", r"\b0?bsd\b|redistribution and use in source and binary forms"), ("ISC", r"\bisc\b|permission to use, copy, modify, and/?or distribute"),
     ("MPL-2.0", r"mozilla public|\bmpl"), ("EPL", r"eclipse public|\bepl\b"), ("EDL", r"eclipse distribution|\bedl\b"),
     ("LGPL", r"lesser general public|library general public|\blgpl"),
-    ("GPL with the Classpath exception", r"classpath exception|\bcpe\b|gpl2 w/ cpe|gnu general public license, version 2 with"),
+    ("GPL with the Classpath exception", r"classpath[ -]exception|\bcpe\b|gpl2 w/ cpe|gnu general public license, version 2 with"),
     ("GPL", r"gnu general public|\bgpl"), ("CDDL", r"common development and distribution|\bcddl"),
     ("UPL", r"universal permissive"), ("CC0 / public domain", r"\bcc0|public domain|unlicense|unencumbered"),
     ("Go", r"go license"), ("Bouncy Castle", r"bouncy castle"), ("zlib", r"\bzlib\b|provided 'as-is'"),
@@ -237,6 +237,11 @@ DEPLOYED = (
     ("chart", "Strimzi's strimzi-kafka-operator (installs Kafka)", "STRIMZI_CHART_VERSION", "Apache License 2.0", None),
     ("chart", "Zalando's postgres-operator (installs PostgreSQL)", "ZALANDO_CHART_VERSION", "MIT License",
      "github.com/zalando/postgres-operator@v{}"),
+    # what those charts and the resources they reconcile pull, by their charts' defaults
+    ("image", "Strimzi's operator and Kafka images (the operator's chart of that version, Kafka as the platform chart "
+     "asks)", "STRIMZI_CHART_VERSION", "Apache License 2.0", None),
+    ("image", "Zalando's Spilo (the operator's chart's docker_image: PostgreSQL and Patroni)", "ZALANDO_CHART_VERSION",
+     "Apache License 2.0; PostgreSQL License (BSD-style); Patroni: MIT License", None),
 )
 
 
@@ -298,6 +303,9 @@ SHIPPED_SECTIONS = {
            "loadgen, toxiproxy-server and jaeger (`go version -m`), as its LICENSE file says; and Go's standard library "
            "(BSD)"),
     "chart": ("Installed at deploy time: the operators' charts", "by `make deploy-vN`, pinned in the Makefile"),
+    "image": ("Pulled at deploy time: the operators' images", "what those charts run and reconcile, by their defaults "
+              "(on minikube; the test node builds stand-ins for them: scripts/test-cluster/images.sh), at the version "
+              "of the chart that names them"),
     "image base": ("The images' bases", "what the images are built on"),
 }
 
