@@ -67,6 +67,10 @@ STRIMZI_CHART_VERSION ?= 1.2.0
 # (2.0.0 is newer, but neither its chart's CRD nor its operator can be had here to test it).
 ZALANDO_CHART_VERSION ?= $(ZALANDO_OPERATOR_VERSION:v%=%)
 export STRIMZI_CHART_VERSION ZALANDO_CHART_VERSION
+# The Prometheus Operator whose ServiceMonitor CRD the chart's serviceMonitor is validated against (make test-k8s):
+# the CRD from its Go module (example/prometheus-operator-crd), nothing of it run.
+PROMETHEUS_OPERATOR_VERSION ?= v0.94.1
+export PROMETHEUS_OPERATOR_VERSION
 
 ## Locations (override on the command line, e.g. make test JAVA_HOME=…)
 LOCALBIN := $(CURDIR)/.tools/bin

@@ -43,7 +43,7 @@ trap cleanup EXIT
 
 rm -rf "$WORK" && mkdir -p "$WORK/manifests" "$WORK/crds" "$WORK/broken"
 
-step "CRDs: Strimzi (generated from io.strimzi:api 1.2.0) and Zalando (from $ZALANDO_MODULE)"
+step "CRDs: Strimzi (generated from io.strimzi:api 1.2.0), Zalando (from $ZALANDO_MODULE) and the Prometheus Operator's ServiceMonitor"
 (cd "$ROOT/services" && ./mvnw -q -B -ntp -f "$ROOT/scripts/kube-validate/strimzi-crds/pom.xml" \
   dependency:build-classpath -Dmdep.outputFile="$WORK/strimzi.classpath") >"$WORK/maven.log" 2>&1 ||
   die "could not resolve Strimzi's CRD generator; see $WORK/maven.log"
@@ -54,6 +54,9 @@ step "CRDs: Strimzi (generated from io.strimzi:api 1.2.0) and Zalando (from $ZAL
   "io.strimzi.api.kafka.model.topic.KafkaTopic=$WORK/crds/kafkatopic.yaml" >/dev/null
 zalando_dir=$(go_module_dir "$ZALANDO_MODULE")
 cp "$zalando_dir/manifests/postgresql.crd.yaml" "$WORK/crds/postgresql.yaml"
+# The Prometheus Operator's ServiceMonitor, which the chart's serviceMonitor.enabled makes
+prometheus_dir=$(go_module_dir "github.com/prometheus-operator/prometheus-operator@${PROMETHEUS_OPERATOR_VERSION:?set by the Makefile}")
+cp "$prometheus_dir/example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml" "$WORK/crds/servicemonitor.yaml"
 info "$(cd "$WORK/crds" && echo *.yaml)"
 
 step "Starting etcd and kube-apiserver $KUBE_VERSION on loopback"
@@ -96,6 +99,9 @@ done
 # A build behind its latency proxy (LATENCY_PROXY=on make deploy-vN: make latency-map-cluster), as a release of its own.
 "$HELM" template bench-proxied "$ROOT/charts/reactive-bench" -n "$NS" --kube-version "$KUBE_VERSION" --set build=v2 \
   --set latencyProxy.enabled=true >"$WORK/manifests/bench-proxied.yaml"
+# A build scraped by a Prometheus Operator (serviceMonitor.enabled): its ServiceMonitor against the operator's CRD.
+"$HELM" template bench-monitored "$ROOT/charts/reactive-bench" -n "$NS" --kube-version "$KUBE_VERSION" --set build=v3 \
+  --set serviceMonitor.enabled=true --set-string serviceMonitor.labels.release=prometheus >"$WORK/manifests/bench-monitored.yaml"
 # A build traced (TRACING=on make deploy-vN), a share of its requests sampled (TRACING_SAMPLED, a string as given).
 "$HELM" template bench-traced "$ROOT/charts/reactive-bench" -n "$NS" --kube-version "$KUBE_VERSION" --set build=v1 \
   --set tracing.enabled=true --set-string tracing.sampled=0.01 >"$WORK/manifests/bench-traced.yaml"
@@ -143,6 +149,8 @@ nodepool = only(platform, "KafkaNodePool")
 (work / "broken" / "nodepool-bad-role.yaml").write_text(nodepool.replace("    - broker\n", "    - wizard\n", 1))
 kafka = only(platform, "Kafka")
 (work / "broken" / "kafka-unknown-field.yaml").write_text(kafka.replace("  kafka:\n", "  kafka:\n    replicaCount: 3\n", 1))
+monitor = only((work / "manifests" / "bench-monitored.yaml").read_text(), "ServiceMonitor")
+(work / "broken" / "servicemonitor-bad-endpoint.yaml").write_text(monitor.replace("path: /q/metrics", "pathz: /q/metrics", 1))
 postgres = only(platform, "postgresql")
 (work / "broken" / "postgres-bad-instances.yaml").write_text(postgres.replace("numberOfInstances: 1", 'numberOfInstances: "one"'))
 PY
@@ -152,6 +160,7 @@ expect_rejected "a Job with restartPolicy Always" 'spec.template.spec.restartPol
 expect_rejected "a KafkaNodePool role outside the enum" 'Unsupported value: "wizard"' "$WORK/broken/nodepool-bad-role.yaml"
 expect_rejected "an unknown field in a Kafka" 'replicaCount: field not declared in schema|unknown field' "$WORK/broken/kafka-unknown-field.yaml"
 expect_rejected "a postgresql with a string instance count" 'numberOfInstances: expected numeric|numberOfInstances.*must be of type integer' "$WORK/broken/postgres-bad-instances.yaml"
+expect_rejected "an unknown field in a ServiceMonitor's endpoint" 'pathz: field not declared in schema|unknown field' "$WORK/broken/servicemonitor-bad-endpoint.yaml"
 
 step "Rollout on simulated nodes (kube-controller-manager, kube-scheduler, kwok)"
 "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$KUBECONFIG" --leader-elect=false --bind-address=127.0.0.1 \
