@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that everything `make deploy-vN` (every build) and `make bench` place on minikube fits the
 profile's node (part of make test). The scheduler places a pod only where its requests fit: summed here
-are the requests of both builds' pods, the platform's (from the Kafka, KafkaNodePool and postgresql
+are the requests of every build's pods, the platform's (from the Kafka, KafkaNodePool and postgresql
 resources the operators turn into pods), a load Job, one rolling update's surge pods, and the known requests
 of minikube's own pods and of the operators (minikube/profile.env). Renders the charts with helm, so
 what is checked is what is deployed.

@@ -12,7 +12,7 @@
 #   images.sh load TAR… import image archives into the node's containerd
 # The node is this machine, so its programs (pause, the operator, loadgen) are built for this machine's architecture;
 # a user's cluster gets its own (scripts/k8s.sh, make cluster-binaries).
-# The six services' images are built by scripts/k8s.sh from services/Dockerfile.jvm, the file minikube
+# The services' images (three per build) are built by scripts/k8s.sh from services/Dockerfile.jvm, the file minikube
 # builds, with BASE_IMAGE set to the base built here.
 set -euo pipefail
 # shellcheck source=../lib.sh
