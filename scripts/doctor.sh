@@ -61,9 +61,24 @@ maven_reachable() { # the services' Quarkus BOM, from the mirror ~/.m2/settings.
   mirror=$(sed -n 's|.*<url>\(.*\)</url>.*|\1|p' "$HOME/.m2/settings.xml" 2>/dev/null | head -1)
   reachable "${mirror:-https://repo.maven.apache.org/maven2}/io/quarkus/platform/quarkus-bom/$version/quarkus-bom-$version.pom"
 }
-apt_reachable() { # a package the node installs, from the mirror apt is configured with
-  local uri
-  uri=$(apt-get download --print-uris runc 2>/dev/null | head -1 | cut -d"'" -f2) && [[ -n $uri ]] && reachable "$uri"
+apt_reachable() { # a package the node installs, from the mirror apt is configured with; on a machine whose package
+  # lists are not fetched yet (make test runs apt-get update itself), the Release file of its first source
+  local uri base suite
+  uri=$(apt-get download --print-uris runc 2>/dev/null | head -1 | cut -d"'" -f2)
+  if [[ -n $uri ]]; then reachable "$uri"; return; fi
+  read -r base suite < <(first_apt_source)
+  [[ -n $base && -n $suite ]] && reachable "${base%/}/dists/$suite/Release"
+}
+first_apt_source() { # "URI SUITE" of the first enabled source: one-line (sources.list) or deb822 (*.sources)
+  local file
+  for file in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [[ -f $file ]] || continue
+    awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) { print $i, $(i + 1); exit } }' "$file" | grep . && return
+  done
+  for file in /etc/apt/sources.list.d/*.sources; do
+    [[ -f $file ]] || continue
+    awk '/^URIs:/ { uri = $2 } /^Suites:/ { suite = $2 } uri && suite { print uri, suite; exit }' "$file" | grep . && return
+  done
 }
 # A test node stopped without node.sh down (a killed session) leaves its routes on its own bridge and its pods'
 # veths; node.sh up removes them before it starts, so only somebody else's network in the ranges is in the way.

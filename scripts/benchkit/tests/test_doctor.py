@@ -56,3 +56,16 @@ def test_doctor_names_each_requirement_missing(tmp_path, case):
     assert returncode == 1
     for requirement in EXPECTED[case]:
         assert any(line.startswith(requirement) for line in missing), (requirement, missing)
+
+
+def test_a_machine_whose_package_lists_are_not_fetched_yet_still_reaches_debian_s_archive(tmp_path):
+    """A fresh Debian has no package lists until make test's apt-get update: doctor then asks the first source's
+    Release file, and does not call the archive unreachable."""
+    if not [*pathlib.Path("/etc/apt").glob("sources.list*"), *pathlib.Path("/etc/apt").glob("sources.list.d/*.sources")]:
+        pytest.skip("not a Debian machine: no apt sources (make test needs Debian 12, make doctor says so)")
+    path = machine(tmp_path, stand_ins={"apt-get": "exit 0"})  # prints no URI, as with no lists
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "doctor.sh"), "test"], capture_output=True, text=True,
+                          env={**os.environ, "PATH": path}, cwd=ROOT)
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout)
+    print(plain)
+    assert "ok       Debian's archive reachable" in plain
