@@ -16,11 +16,15 @@ app.kubernetes.io/name: {{ .name }}
 app.kubernetes.io/instance: {{ .root.Release.Name }}
 {{- end }}
 
+{{/* The services' image tag: make deploy-vN's (the commit and the time), else the chart's appVersion. */}}
+{{- define "reactive-bench.imageTag" -}}
+{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end }}
+
 {{- define "reactive-bench.labels" -}}
 {{ include "reactive-bench.selectorLabels" . }}
-{{- /* the version that runs: the images' tag (make deploy-vN: the commit and the time), else the chart's appVersion;
-the build (v1, v2, v3) is a label of its own */}}
-app.kubernetes.io/version: {{ .root.Values.image.tag | default .root.Chart.AppVersion | quote }}
+{{- /* the version that runs: the images' tag; the build (v1, v2, v3) is a label of its own */}}
+app.kubernetes.io/version: {{ include "reactive-bench.imageTag" .root | quote }}
 reactive-bench.example/build: {{ .root.Values.build }}
 app.kubernetes.io/component: {{ get (dict "web-api" "api" "latency-proxy" "latency-proxy") .name | default "backend" }}
 app.kubernetes.io/part-of: reactive-bench
