@@ -183,8 +183,9 @@ def check(root=ROOT, directory=SUMMARIES):
                  if path.stem not in found]
     if since.in_git(root):  # what a summary must still be of its first commit (a copy without history cannot tell)
         problems += [f"docs/results/{name}.json: {problem}" for name, summary in found.items()
-                     for problem in registry.sealed(summary, first_of(root, pathlib.Path(directory) / f"{name}.json"),
-                                                    lambda commit: since.known(root, commit))]
+                     for problem in registry.sealed(
+                         summary, lambda name=name: first_of(root, pathlib.Path(directory) / f"{name}.json"),
+                         lambda commit: since.known(root, commit))]
     problems += unmarked.problems(documents(root), root) + dead_links(root)
     for path in documents(root):
         text = path.read_text()

@@ -56,9 +56,10 @@ DESIGN_SEALED = {name: check for package in PACKAGES for name, check in getattr(
 
 
 def sealed(summary, first, known):
-    """Where a summary is not what it was when first committed, where it must be (first: that summary, or None);
-    known(commit): whether git knows a commit it names."""
-    return DESIGN_SEALED.get(summary.get("design"), lambda *_: [])(summary, first, known)
+    """Where a summary is not what it was when first committed, where it must be (first(): that summary, or None,
+    asked of git only for a design that checks it); known(commit): whether git knows a commit it names."""
+    check = DESIGN_SEALED.get(summary.get("design"))
+    return check(summary, first(), known) if check else []
 
 
 def cell_consistency(summary):

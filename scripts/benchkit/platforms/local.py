@@ -190,7 +190,7 @@ class Local(Platform, Faults, LatencyProxy):
             self.running[name] = wanted
         return self.build(version)
 
-    def size(self, version, cpus, processors=None, environments=None, fresh=True):
+    def size(self, version, cpus, processors=None, environments=None, fresh=False):
         # a JVM started outside the group counts the machine's processors: the count a pod's JVM derives is given,
         # beside the build's own options (the variable carries both here); without either, the build as shipped.
         # Every size is a restart here (fresh or not): the group's limit is set on the new processes

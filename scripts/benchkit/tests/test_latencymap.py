@@ -368,7 +368,7 @@ def test_a_map_s_own_prediction_is_sealed_at_its_first_commit_and_a_revision_nam
     from benchkit.figures import first_of
     from benchkit.experiments.latencymap.ceilings import predict
     path = ROOT / "docs" / "results" / "map-6cfbdd4.json"
-    found, first = registry.loaded()["map-6cfbdd4"], first_of(ROOT, path)
+    found, first = registry.loaded()["map-6cfbdd4"], lambda: first_of(ROOT, path)
     known = lambda commit: since.known(ROOT, commit)  # noqa: E731
     assert registry.sealed(found, first, known) == []
     edited = json.loads(json.dumps(found))
@@ -379,7 +379,7 @@ def test_a_map_s_own_prediction_is_sealed_at_its_first_commit_and_a_revision_nam
         "the run's own prediction is not what it was when first committed: a revised one goes in revisions, with its "
         "commit and why"]
     revised = registry.loaded()["lookups-250-6a3dbfb"]
-    assert revised["revisions"] and registry.sealed(revised, first_of(ROOT, path.with_name(
+    assert revised["revisions"] and registry.sealed(revised, lambda: first_of(ROOT, path.with_name(
         "lookups-250-6a3dbfb.json")), known) == []
     made_up = {**revised, "revisions": [{**revised["revisions"][0], "commit": "0badc0de"}]}
-    assert registry.sealed(made_up, None, known) == ["the revision of 0badc0de: no commit of that name"]
+    assert registry.sealed(made_up, lambda: None, known) == ["the revision of 0badc0de: no commit of that name"]

@@ -290,11 +290,10 @@ def run_map(platform, proxy, spec, versions, directory, chosen=None, sweep=None)
 
 
 def repeats_of(cells, rounds):
-    """How many rounds a mode's cells get: RUNS, then one more while some build's repeats disagree (SPREAD_LIMIT), up
-    to EXTRA_REPEATS more, as the runner measures them (design.measure_group)."""
+    """How many rounds a mode's cells get: RUNS, then one more while they are unsettled (the map's again, after the
+    rounds so far), up to EXTRA_REPEATS more, as the runner measures them (design.measure_group)."""
     count = rounds
-    while count < rounds + EXTRA_REPEATS and any(
-            (latencyreport.spread([r["complete_per_s"] for r in c["rounds"][:count]]) or 0) > SPREAD_LIMIT for c in cells):
+    while count < rounds + EXTRA_REPEATS and unsettled({"cells": [{**c, "rounds": c["rounds"][:count]} for c in cells]}):
         count += 1
     return count
 
