@@ -38,10 +38,10 @@ PACKAGES = tuple(dict.fromkeys(e.package for e in EXPERIMENTS.values()))  # an A
 # every knob: the core's, then each experiment's Spec
 KNOBS = knobs.CORE + tuple(knob for package in PACKAGES for knob in knobs.declared(package.Spec, group_of(package)))
 
-# Every kind of published result: each experiment's (its KIND), the comparisons of two runs (compare: of two
-# benches, and the remainder of two CPU maps), and the traces make test's trace check keeps. In the order a results directory is looked into: a node's directory
-# holds its results.json and its compare.json (or cpu-map.json and remainder.json), and publishing the directory
-# publishes the run (a comparison is published by its own path).
+# Every kind of published result: each experiment's (its KIND), the comparison of two runs (compare: the remainder
+# of two CPU maps or two benches), and the traces make test's trace check keeps. In the order a results directory is
+# looked into: a node's directory holds its results.json or cpu-map.json and its remainder.json, and publishing the
+# directory publishes the run (a comparison is published by its own path).
 # Every grid experiment writes the cell document (core.cells): one kind, whose tables and charts each design adds.
 # what a design's own check adds to the cell document's (the latency map's ratio grid and predictions)
 DESIGN_CONSISTENCY = {name: check for package in PACKAGES for name, check in getattr(package, "CONSISTENCY", {}).items()}
@@ -88,8 +88,7 @@ CELLS = Kind("cells", cells.SCHEMA, cells.SCHEMA,
              publish_cells, cell_consistency,
              {name: table for package in PACKAGES for name, table in getattr(package, "TABLES", {}).items()},
              {name: chart for package in PACKAGES for name, chart in getattr(package, "CHARTS", {}).items()})
-KINDS = (*(package.KIND for package in PACKAGES if hasattr(package, "KIND")), CELLS, compare.KIND,
-         compare.remainder.KIND, traces.KIND)
+KINDS = (*(package.KIND for package in PACKAGES if hasattr(package, "KIND")), CELLS, compare.KIND, traces.KIND)
 BY_SUMMARY_SCHEMA = {kind.summary_schema: kind for kind in KINDS}
 BY_RUN_SCHEMA = {kind.run_schema: kind for kind in KINDS} | {schema: CELLS for schema in CELL_PUBLISHERS}
 TABLES = {name: table for kind in KINDS for name, table in kind.tables.items()}

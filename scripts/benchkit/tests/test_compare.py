@@ -3,7 +3,6 @@ import json
 import pytest
 
 from benchkit import compare
-from benchkit.compare import remainder
 from benchkit.compare.costs import Cost
 from benchkit.tests.test_report import write_run
 
@@ -27,17 +26,27 @@ def side(directory, cpu_scale, jit, gc=0.03, background=None, settled=True, scal
     return directory
 
 
-def test_both_sides_alike_jit_and_gc_cpu_off_each_and_an_interval_from_the_rounds(tmp_path):
+def compared(tmp_path, local, node, tls=None):
+    """python -m benchkit compare LOCAL NODE: the remainder.json it writes into NODE."""
+    compare.main([str(local), str(node), *(["--tls", str(tls)] if tls else [])])
+    return json.loads((node / "remainder.json").read_text())
+
+
+def test_two_benches_are_two_steps_jit_and_gc_cpu_off_each_and_the_node_judged_round_against_round(tmp_path):
     # local: 2.25 ms, JIT 3 × 0.2/3 s = 0.2 ms, GC 3 × 0.03 s = 0.09 ms: settled 1.96 ms.
     # node: 6.75 ms, JIT 2.0 ms, GC 0.09 ms: settled 4.66 ms; its rounds at 0.9, 1.0 and 1.1 of that CPU.
-    local = compare.per_answer(side(tmp_path / "local", 1, 0.2), background=False)
-    node = compare.per_answer(side(tmp_path / "node", 3, 2.0, scales=(0.9, 1.0, 1.1)), background=False)
-    found = compare.comparison(local, node, {})["v1"]
-    assert found["local_settled_ms"] == pytest.approx(1.96) and found["node_settled_ms"] == pytest.approx(4.66)
-    assert found["ratio"] == pytest.approx(4.66 / 1.96)
-    assert found["ratio_low"] == pytest.approx((6.75 * 0.9 - 2.09) / 1.96)
-    assert found["ratio_high"] == pytest.approx((6.75 * 1.1 - 2.09) / 1.96)
-    assert compare.rows({"v1": found})[1][-1] == "no"  # above 1.3x
+    document = compared(tmp_path, side(tmp_path / "local", 1, 0.2),
+                        side(tmp_path / "node", 3, 2.0, scales=(0.9, 1.0, 1.1)))
+    assert document["steps"] == [["local closed", "the local stack (make demo)"], ["node closed", "the node (make bench)"]]
+    assert not document["background_taken_off"] and document["unlimited"] == []
+    found = document["builds"]["v1"]
+    assert found["settled_ms"]["local closed"] == pytest.approx(1.96)
+    assert found["settled_ms"]["node closed"] == pytest.approx(4.66)
+    left = found["factors"]["unexplained"]
+    assert (left["factor"], left["low"], left["high"]) == pytest.approx(
+        (4.66 / 1.96, (6.75 * 0.9 - 2.09) / 1.96, (6.75 * 1.1 - 2.09) / 1.96))
+    assert left["against_bound"] == "beyond" and list(found["factors"]) == ["unexplained"]
+    assert compare.rows(document)[-1][1] == "beyond"
 
 
 def test_tls_is_taken_off_only_where_its_rounds_agree(tmp_path):
@@ -56,37 +65,33 @@ def test_tls_is_taken_off_only_where_its_rounds_agree(tmp_path):
 
 
 def test_a_run_that_did_not_settle_is_refused_on_either_side(tmp_path):
-    settled = side(tmp_path / "settled", 1, 0.2)
-    unsettled = side(tmp_path / "unsettled", 1, 0.2, settled=False)
-    compare.refuse_unsettled(settled)
+    compare.bench_side(side(tmp_path / "settled", 1, 0.2), False)
     with pytest.raises(SystemExit, match="did not settle"):
-        compare.refuse_unsettled(unsettled)
+        compare.bench_side(side(tmp_path / "unsettled", 1, 0.2, settled=False), False)
 
 
 def test_the_background_comes_off_both_sides_or_neither(tmp_path):
     with_background = side(tmp_path / "a", 1, 0.2, background={"v1": {"web-api": 0.045}})
     without = side(tmp_path / "b", 1, 0.2)
     assert compare.has_background(with_background) and not compare.has_background(without)
-    raw = compare.per_answer(with_background, background=False)["v1"].median("whole")
-    off = compare.per_answer(with_background, background=True)["v1"].median("whole")
+    raw = compare.bench_side(with_background, False)[1]["closed"]["v1"].median("whole")
+    off = compare.bench_side(with_background, True)[1]["closed"]["v1"].median("whole")
     assert raw == pytest.approx(2.25) and off == pytest.approx(2.25 - 0.45)
+    assert not compared(tmp_path, with_background, without)["background_taken_off"]
 
 
 def test_a_published_comparison_is_checked_against_its_rounds(tmp_path):
     from benchkit import registry
-    local = compare.per_answer(side(tmp_path / "local", 1, 0.2), background=False)
-    node = compare.per_answer(side(tmp_path / "node", 3, 2.0, scales=(0.9, 1.0, 1.1)), background=False)
-    document = {"schema": compare.SCHEMA, "background_taken_off": False, "builds": compare.comparison(local, node, {}),
-                "local": {}, "node": {}, "tls": None}
-    (tmp_path / "compare.json").write_text(json.dumps(document))
-    summary = json.loads(registry.publish(tmp_path / "compare.json", "node-vs-local", tmp_path / "docs").read_text())
+    compared(tmp_path, side(tmp_path / "local", 1, 0.2), side(tmp_path / "node", 3, 2.0, scales=(0.9, 1.0, 1.1)))
+    summary = json.loads(registry.publish(tmp_path / "node" / "remainder.json", "node-vs-local",
+                                          tmp_path / "docs").read_text())
     assert registry.consistency(summary) == []
-    summary["builds"]["v1"]["ratio"] *= 1.01  # a changed figure
-    assert any("v1 ratio" in problem for problem in registry.consistency(summary))
-    summary["builds"]["v1"]["ratio"] /= 1.01
-    summary["builds"]["v1"]["processes"]["web-api"]["node_ms"] += 0.001  # so is a process's figure
-    assert any("processes.web-api.node_ms" in problem for problem in registry.consistency(summary))
-    assert compare.process_rows(summary["builds"])[1][0] == "web-api"
+    summary["builds"]["v1"]["factors"]["unexplained"]["factor"] *= 1.01  # a changed figure
+    assert registry.consistency(summary) == ["v1 factors.unexplained.factor: not what its steps' rounds give"]
+    summary["builds"]["v1"]["factors"]["unexplained"]["factor"] /= 1.01
+    summary["builds"]["v1"]["processes"]["web-api"]["settled_ms"]["node closed"] += 0.001  # so is a process's figure
+    assert registry.consistency(summary) != []
+    assert compare.process_rows(summary)[1][0] == "web-api"
 
 
 def cpu_map(directory, scales, background=0.0, settled=True):
@@ -114,10 +119,15 @@ def cpu_map(directory, scales, background=0.0, settled=True):
 
 def test_the_remainder_brings_a_pods_conditions_one_at_a_time_and_names_what_is_left(tmp_path):
     # settled: 2.25 × scale − 0.15 (JIT and GC) − background (0.005/s × 10 s × 5 processes = 0.25) ms per answer
-    _, local = remainder.map_costs(cpu_map(tmp_path / "local", {"0": 1.0, "1p": 1.1, "1": 1.2}, background=0.005))
-    _, node = remainder.map_costs(cpu_map(tmp_path / "node", {"1": 2.0, "0": 1.8}, background=0.005))
+    local = cpu_map(tmp_path / "local", {"0": 1.0, "1p": 1.1, "1": 1.2}, background=0.005)
+    node = cpu_map(tmp_path / "node", {"1": 2.0, "0": 1.8}, background=0.005)
+    tls = tmp_path / "tls"
+    tls.mkdir()
+    (tls / "tls.json").write_text(json.dumps({"builds": {"v1": {"rounds": {
+        mode: [{"cpu_ms_per_complete_background_off": ms}] * 2 for mode, ms in (("disable", 2.0), ("require", 2.1))}}}}))
     settled = {rung: 2.25 * scale - 0.15 - 0.25 for rung, scale in {"0": 1.0, "1p": 1.1, "1": 1.2, "node": 2.0}.items()}
-    found = remainder.remainder(local, node, {"v1": (0.1, "rounds within 2%")})["v1"]
+    document = compared(tmp_path, local, node, tls)
+    found = document["builds"]["v1"]
     assert found["settled_ms"]["local 1p"] == pytest.approx(settled["1p"])
     assert found["factors"]["local 1p"]["factor"] == pytest.approx(settled["1p"] / settled["0"])
     assert found["factors"]["local 1"]["ms"] == pytest.approx(settled["1"] - settled["1p"])
@@ -130,7 +140,7 @@ def test_the_remainder_brings_a_pods_conditions_one_at_a_time_and_names_what_is_
     # web-api's own settled figure: its JIT and GC off, its background off
     assert found["processes"]["web-api"]["settled_ms"]["node 1"] == pytest.approx(2.0 - 0.15 - 0.05)
     assert found["unlimited"]["median"] == pytest.approx((2.25 * 1.8 - 0.4) / settled["0"])
-    rows = remainder.remainder_rows({"builds": {"v1": found}})
+    rows = compare.rows(document)
     assert rows[4][0].startswith("and TLS") and rows[4][1].startswith(f"{settled['1'] + 0.1:.3f}")
     assert rows[-2][1] == "beyond"
 
@@ -140,29 +150,28 @@ def test_the_node_is_judged_against_the_bound_by_every_round_of_its_ratio():
         return Cost(whole=list(settled), jit=[0.0] * 3, gc=[0.0] * 3, settled=list(settled))
     local = cost(1.0, 1.0, 1.0)
     # round against round: 1.28, 1.35 and 1.40; the median of the rounds' ratios, not the ratio of the medians
-    ratio = remainder.by_round(cost(1.28, 1.40, 1.35), local)
+    ratio = compare.by_round(cost(1.28, 1.40, 1.35), local)
     assert (ratio["median"], ratio["low"], ratio["high"]) == pytest.approx((1.35, 1.28, 1.40))
-    assert remainder.against_bound(ratio) == "undecided"  # rounds on both sides of 1.3
-    assert remainder.against_bound(remainder.by_round(cost(1.1, 1.2, 1.29), local)) == "within"
-    assert remainder.against_bound(remainder.by_round(cost(1.31, 1.5, 1.4), local)) == "beyond"
+    assert compare.against_bound(ratio) == "undecided"  # rounds on both sides of 1.3
+    assert compare.against_bound(compare.by_round(cost(1.1, 1.2, 1.29), local)) == "within"
+    assert compare.against_bound(compare.by_round(cost(1.31, 1.5, 1.4), local)) == "beyond"
 
 
 def test_a_remainder_needs_settled_cells_and_every_step(tmp_path):
     with pytest.raises(SystemExit, match="did not settle"):
-        remainder.map_costs(cpu_map(tmp_path / "unsettled", {"0": 1.0}, settled=False))
-    _, local = remainder.map_costs(cpu_map(tmp_path / "local", {"0": 1.0, "1": 1.2}))  # no rung 1p
-    _, node = remainder.map_costs(cpu_map(tmp_path / "node", {"1": 2.0}))
-    assert remainder.remainder(local, node, {}) == {}
+        compare.map_side(cpu_map(tmp_path / "unsettled", {"0": 1.0}, settled=False))
+    _, local = compare.map_side(cpu_map(tmp_path / "local", {"0": 1.0, "1": 1.2}))  # no rung 1p
+    _, node = compare.map_side(cpu_map(tmp_path / "node", {"1": 2.0}))
+    assert compare.remainder({"local": local, "node": node}, compare.MAP_STEPS, compare.MAP_UNLIMITED, {}) == {}
+    with pytest.raises(SystemExit, match="no build has every step"):
+        compare.main([str(tmp_path / "local"), str(tmp_path / "node")])
 
 
 def test_a_published_remainder_is_checked_against_its_steps_rounds(tmp_path):
     from benchkit import registry
-    _, local = remainder.map_costs(cpu_map(tmp_path / "local", {"0": 1.0, "1p": 1.1, "1": 1.2}))
-    _, node = remainder.map_costs(cpu_map(tmp_path / "node", {"1": 2.0}))
-    document = {"schema": remainder.REMAINDER_SCHEMA, "builds": remainder.remainder(local, node, {}), "local": {},
-                "node": {}, "tls": None}
-    (tmp_path / "remainder.json").write_text(json.dumps(document))
-    summary = json.loads(registry.publish(tmp_path / "remainder.json", "remainder", tmp_path / "docs").read_text())
+    compared(tmp_path, cpu_map(tmp_path / "local", {"0": 1.0, "1p": 1.1, "1": 1.2}), cpu_map(tmp_path / "node", {"1": 2.0}))
+    summary = json.loads(registry.publish(tmp_path / "node" / "remainder.json", "remainder",
+                                          tmp_path / "docs").read_text())
     assert registry.consistency(summary) == []
     assert summary["builds"]["v1"]["unlimited"] is None  # the node's map had no rung without a limit
     summary["builds"]["v1"]["factors"]["unexplained"]["factor"] *= 1.01
@@ -170,4 +179,4 @@ def test_a_published_remainder_is_checked_against_its_steps_rounds(tmp_path):
     summary["builds"]["v1"]["factors"]["unexplained"]["factor"] /= 1.01
     summary["builds"]["v1"]["processes"]["authors"]["settled_ms"]["local 0"] += 0.001
     assert registry.consistency(summary) != []
-    assert remainder.remainder_process_rows(summary)[1][0] == "web-api"
+    assert compare.process_rows(summary)[1][0] == "web-api"

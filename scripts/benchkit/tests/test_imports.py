@@ -127,3 +127,11 @@ def test_no_core_module_serves_one_experiment_alone():
     assert alone({"benchkit.core.document": {"experiments/bench"}, "benchkit.core.design": {"experiments/ab",
                   "experiments/cpumap"}}, {"benchkit.core.document", "benchkit.core.design"}) == {
         "benchkit.core.document": {"experiments/bench"}}
+
+
+def test_at_most_six_result_schemas_one_for_each_shape_of_result():
+    """cells (every grid design), chaos's, the bake-off's, the sweep's, the traces' and the remainder's (the node
+    against the local stack, step by step): a seventh kind of result is one of these first, or says why not here."""
+    from benchkit import registry
+    schemas = {kind.summary_schema for kind in registry.KINDS}
+    assert len(schemas) <= 6, sorted(schemas)

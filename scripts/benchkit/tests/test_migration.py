@@ -92,23 +92,22 @@ def test_an_old_bench_summary_s_figures_are_where_its_markers_now_point_and_two_
     assert figures.at(both, "cells.[build=v2,mode=closed].ratios.complete_per_s.median") == 1.525
 
 
-def test_a_remainder_migrated_to_round_by_round_keeps_its_steps_and_is_consistent():
-    from benchkit.compare import remainder
+def test_a_comparison_of_two_benches_migrated_to_a_remainder_of_two_steps_keeps_its_rounds_and_is_consistent():
     from benchkit.compare.costs import Cost
-    from migrations import to_verdicts
+    from migrations import to_steps
 
     def cost(*settled):
-        return Cost(whole=list(settled), jit=[0.0] * 3, gc=[0.0] * 3, settled=list(settled),
-                    settled_processes={"web-api": list(settled)})
-    steps = {"local 0": cost(1.0, 1.0, 1.0), "local 1p": cost(1.0, 1.0, 1.0), "local 1": cost(1.0, 1.0, 1.0),
-             "node 1": cost(1.28, 1.40, 1.35)}
-    built = remainder.figures_of(steps, None, "not measured")
-    old = {"schema": remainder.REMAINDER_SCHEMA, "builds": {"v1": {
-        **built, "within": True,  # as the old code kept it: the ratio of the medians, 1.35 / 1.0
-        "factors": {**built["factors"], "unexplained": {"factor": 1.35, "ms": 0.35, "low": 1.16, "high": 1.40}}}}}
-    assert registry.consistency(old) != []
-    new = to_verdicts.migrated(old)
-    assert registry.consistency(new) == []
-    assert new["builds"]["v1"]["steps"] == old["builds"]["v1"]["steps"]
-    left = new["builds"]["v1"]["factors"]["unexplained"]
-    assert (left["low"], left["high"], left["against_bound"]) == (1.28, 1.4, "undecided")
+        return {**vars(Cost(whole=list(settled), jit=[0.0] * 3, gc=[0.0] * 3, settled=list(settled),
+                            processes={"web-api": list(settled)})), "settled_processes": {}}
+    old = {"name": "node-vs-local", "schema": to_steps.OLD_COMPARE, "background_taken_off": True, "tls": None,
+           "builds": {"v1": {"local_rounds": cost(1.0, 1.0, 1.0), "node_rounds": cost(2.0, 2.6, 2.2), "tls_ms": None,
+                             "tls": "not measured (no --tls)", "ratio": 2.2, "ratio_low": 2.0, "ratio_high": 2.6}}}
+    new = to_steps.migrated(old)
+    assert registry.consistency(new) == [] and new["background_taken_off"]
+    found = new["builds"]["v1"]
+    assert found["steps"]["node closed"]["settled"] == [2.0, 2.6, 2.2]
+    assert (found["factors"]["unexplained"]["factor"], found["factors"]["unexplained"]["against_bound"]) == (2.2, "beyond")
+    # a comparison kept each process's whole cost, not its settled one: its process table shows that
+    assert found["processes"]["web-api"]["node_over_local_pod"] == 2.2 and not found["processes_settled"]
+    assert to_steps.new_path("builds.v1.ratio") == "builds.v1.factors.unexplained.factor"
+    assert to_steps.new_path("builds.v1.processes.web-api.ratio") == "builds.v1.processes.web-api.node_over_local_pod"
