@@ -38,7 +38,7 @@ func stallingTarget(t *testing.T, stallAt *atomic.Int64, stall time.Duration) *h
 				time.Sleep(time.Until(end))
 			}
 		}
-		if r.URL.Path == "/q/health/ready" {
+		if r.URL.Path == "/" {
 			return
 		}
 		w.Write([]byte(answer(true)))
@@ -152,7 +152,7 @@ func TestAClosedRunSendsUsersTimesIterationsAndClassifiesEachAnswer(t *testing.T
 	var calls atomic.Int64
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch n := calls.Add(1); {
-		case r.URL.Path == "/q/health/ready":
+		case r.URL.Path == "/":
 		case n%10 == 0:
 			w.Write([]byte(answer(false)))
 		case n%10 == 1:
@@ -237,7 +237,7 @@ func TestAnUnreachableTargetIsNamedNotWaitedFor(t *testing.T) {
 	})
 	started := time.Now()
 	err := awaitReachable(p, time.Second)
-	if err == nil || !strings.Contains(err.Error(), "cannot reach http://127.0.0.1:1/q/health/ready") {
+	if err == nil || !strings.Contains(err.Error(), "cannot reach http://127.0.0.1:1/ from") {
 		t.Fatalf("%v", err)
 	}
 	if time.Since(started) > 10*time.Second {

@@ -146,11 +146,12 @@ func reachSeconds(getenv func(string) string) time.Duration {
 	return 30 * time.Second
 }
 
-// awaitReachable: before any load, the target must answer at all (any status of its readiness endpoint). A
-// Service whose NetworkPolicy does not admit this pod drops its SYNs silently, and every request would wait out its
-// time-out: stop at once instead, saying what could not be reached and why.
+// awaitReachable: before any load, the target's API port must answer at all (any status: the services' health is on
+// a management port of its own, which a NetworkPolicy opens to monitoring alone). A Service whose NetworkPolicy does
+// not admit this pod drops its SYNs silently, and every request would wait out its time-out: stop at once instead,
+// saying what could not be reached and why.
 func awaitReachable(p *plan, within time.Duration) error {
-	url := p.BaseURL + "/q/health/ready"
+	url := p.BaseURL + "/"
 	deadline := time.Now().Add(within)
 	for {
 		status, _, err := fasthttp.GetTimeout(nil, url, 5*time.Second)

@@ -119,7 +119,7 @@ else lacking "$need_memory GiB of memory available" "$memory GiB: stop what else
 if ((disk >= need_disk)); then ok "$disk GiB free on this disk (≥ $need_disk)"
 else lacking "$need_disk GiB free on this disk" "$disk GiB"; fi
 # shellcheck source=lib.sh
-ports=$(source scripts/lib.sh && echo "$POSTGRES_PORT $KAFKA_PORT $CONTROL_PORT ${SERVICE_PORT[*]} $TOXIPROXY_PORT" \
+ports=$(source scripts/lib.sh && echo "$POSTGRES_PORT $KAFKA_PORT $CONTROL_PORT ${SERVICE_PORT[*]} ${MANAGEMENT_PORT[*]} $TOXIPROXY_PORT" \
   "${PROXY_PORT[*]} $JAEGER_OTLP_PORT $JAEGER_QUERY_PORT $JAEGER_QUERY_GRPC_PORT $JAEGER_HEALTH_PORT")
 busy=()
 for port in $ports; do port_free "$port" || busy+=("$port"); done

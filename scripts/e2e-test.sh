@@ -232,9 +232,9 @@ mkdir -p "$WORK/traces"
 # read it judges fans out to five look-ups again.
 seed_authors=$(authors_of "$WORK/v1.json")
 for version in "${BUILDS[@]}"; do
-  expect "$version: a GET is one trace (web-api, articles, five author look-ups in parallel, each statement), a POST's reaches web-api through Kafka" \
+  expect "$version: a GET is one trace (web-api, articles, five author look-ups in parallel, each statement), a POST's reaches web-api through Kafka, a refused one's log line names its trace" \
     benchkit traces "$(jaeger_url)" "$(service_url "web-api-$version")" "$version" --authors "$seed_authors" \
-    --keep "$WORK/traces/traces.json"
+    --keep "$WORK/traces/traces.json" --log "$LOG_DIR/web-api-$version.log"
 done
 expect "traces.json: every build's read fanned out to the seed's five authors, every verdict held" \
   benchkit check "$WORK/traces/traces.json" "sorted(d['builds']) == sorted('${BUILDS[*]}'.split())" \

@@ -18,12 +18,13 @@ eval "$build_declarations"
 unset build_declarations
 readonly BUILDS
 
-# Loopback ports of the local stack: web-api, articles, authors of v1 on 8080-8082, v2 on 8090-8092, v3 on 8100-8102.
+# Loopback ports of the local stack: web-api, articles, authors of v1 on 8080-8082, v2 on 8090-8092, v3 on 8100-8102;
+# each service's management interface (health, metrics) 1000 above its API port (9080-9082, …).
 readonly POSTGRES_PORT="${POSTGRES_PORT:-15432}"
 readonly KAFKA_PORT="${KAFKA_PORT:-19092}"
 # The infrastructure's control port: stops and starts PostgreSQL and Kafka for the fault-injection suite.
 readonly CONTROL_PORT="${CONTROL_PORT:-19099}"
-declare -A SERVICE_PORT=()
+declare -A SERVICE_PORT=() MANAGEMENT_PORT=()
 SERVICES=() # start order: each service's dependencies first
 for ((i = 0; i < ${#BUILDS[@]}; i++)); do
   SERVICE_PORT["web-api-${BUILDS[i]}"]=$((8080 + 10 * i))
@@ -31,7 +32,8 @@ for ((i = 0; i < ${#BUILDS[@]}; i++)); do
   SERVICE_PORT["authors-${BUILDS[i]}"]=$((8082 + 10 * i))
   SERVICES+=("authors-${BUILDS[i]}" "articles-${BUILDS[i]}" "web-api-${BUILDS[i]}")
 done
-readonly SERVICE_PORT SERVICES
+for name in "${!SERVICE_PORT[@]}"; do MANAGEMENT_PORT[$name]=$((SERVICE_PORT[$name] + 1000)); done
+readonly SERVICE_PORT MANAGEMENT_PORT SERVICES
 
 # The latency proxy (Toxiproxy): its API, and one proxy per hop that latency can be added to, per build: web-api to
 # authors, and each data service to PostgreSQL. A build's services go through it when started with LATENCY_PROXY=on
@@ -128,6 +130,7 @@ summary() { # prints "NAME: N passed, N failed" and fails when anything failed
 # service_dir web-api-v1 -> services/web-api/v1
 service_dir() { echo "$ROOT/services/${1%-v*}/${1##*-}"; }
 service_url() { echo "http://127.0.0.1:${SERVICE_PORT[$1]}"; }
+management_url() { echo "http://127.0.0.1:${MANAGEMENT_PORT[$1]}"; }
 
 pid_of() { # prints the pid of a running process of the stack, or nothing
   local file="$PID_DIR/$1.pid"

@@ -48,6 +48,8 @@ service_env() { # the environment of one service: standard Quarkus variables onl
   local name=$1 version=${1##*-}
   echo "QUARKUS_HTTP_HOST=127.0.0.1"
   echo "QUARKUS_HTTP_PORT=${SERVICE_PORT[$name]}"
+  echo "QUARKUS_MANAGEMENT_HOST=127.0.0.1"
+  echo "QUARKUS_MANAGEMENT_PORT=${MANAGEMENT_PORT[$name]}"
   case $name in
     authors-* | articles-*)
       local db=${name%-v*} postgres
@@ -71,6 +73,8 @@ service_env() { # the environment of one service: standard Quarkus variables onl
   if traced; then
     echo "QUARKUS_OTEL_SDK_DISABLED=false"
     echo "QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$JAEGER_OTLP_PORT"
+    # each refused request logged, its trace id in the line (services/tracing: the log format)
+    echo "QUARKUS_LOG_CATEGORY__IO_REACTIVEBENCH_PROBLEM__LEVEL=DEBUG"
   fi
   # The build's own JVM options, as make deploy gives them to its pods; SERVICE_SETTINGS, which comes after, may
   # replace them.
@@ -169,7 +173,7 @@ start_service() {
   echo $! >"$PID_DIR/$name.pid"
 }
 
-is_ready() { curl -fsS "$(service_url "$1")/q/health/ready" >/dev/null; }
+is_ready() { curl -fsS "$(management_url "$1")/q/health/ready" >/dev/null; }
 
 up() {
   mkdir -p "$LOG_DIR" "$PID_DIR"
@@ -197,8 +201,9 @@ write_inventory() {
     for name in "${SERVICES[@]}"; do
       $first || printf ','
       first=false
-      printf '\n    "%s": {"pid": %s, "url": "%s", "through_proxy": %s, "traced": %s}' "$name" "$(pid_of "$name")" \
-        "$(service_url "$name")" "$([[ -f "$PID_DIR/$name.proxied" ]] && echo true || echo false)" \
+      printf '\n    "%s": {"pid": %s, "url": "%s", "management": "%s", "through_proxy": %s, "traced": %s}' "$name" \
+        "$(pid_of "$name")" "$(service_url "$name")" "$(management_url "$name")" \
+        "$([[ -f "$PID_DIR/$name.proxied" ]] && echo true || echo false)" \
         "$([[ -f "$PID_DIR/$name.traced" ]] && echo true || echo false)"
     done
     proxy_pid=$(pid_of toxiproxy)

@@ -182,13 +182,15 @@ expect "a pod with the bench's load-generator labels (the hop scenarios' load Jo
 expect "a pod without web-api's labels gets web-api's complete answer (web-api reaches articles and authors), and nothing from articles or authors (dropped)" \
   reachability "$NS" "" "$(urls "$SERVICE-web-api:8080/{v}/articles")" \
   "$HOPS"
-metrics_from_monitoring_only() { # metricsFrom: a pod in the namespace monitoring reads /q/metrics, one elsewhere does not
-  local metrics
-  metrics="$(urls "$SERVICE-articles.$NS:8080/q/metrics")$(urls "$SERVICE-authors.$NS:8080/q/metrics")"
-  reachability monitoring "" "$metrics" "" && reachability default "" "" "$metrics"
+metrics_from_monitoring_only() { # metricsFrom: a pod in the namespace monitoring reads /q/metrics on the management
+  # port, and not the API port; a pod elsewhere reads neither
+  local metrics api
+  metrics="$(urls "$SERVICE-articles.$NS:9000/q/metrics")$(urls "$SERVICE-authors.$NS:9000/q/metrics")"
+  api="$(urls "$SERVICE-articles.$NS:8080/{v}/articles")$(urls "$SERVICE-authors.$NS:8080/{v}/authors?name=Niklas%20Heidloff")"
+  reachability monitoring "" "$metrics" "$api" && reachability default "" "" "$metrics"
 }
 kubectl create namespace monitoring >/dev/null
-expect "a pod in the namespace monitoring reads articles' and authors' /q/metrics (metricsFrom); one in another namespace does not" \
+expect "a pod in the namespace monitoring reads articles' and authors' /q/metrics on the management port (metricsFrom), not their API; one in another namespace reads neither" \
   metrics_from_monitoring_only
 kubectl delete namespace monitoring --wait=false >/dev/null
 
@@ -314,7 +316,7 @@ from benchkit.platforms import loadjobs
 loadjobs.run_load_job(sys.argv[1], "v1", "smoke", pathlib.Path(sys.argv[2]), {"REACH_SECONDS": "5"}, "http://no-such-service:8080")' \
     "$NS" "$NODE_DIR/unreachable.json" 2>&1) && { echo "the Job passed: $output"; return 1; }
   echo "$output (after $((SECONDS - started)) s; the Job's deadline is 2400 s)"
-  grep -q "cannot reach http://no-such-service:8080/q/health/ready" <<<"$output" && ((SECONDS - started < 300))
+  grep -q "cannot reach http://no-such-service:8080/" <<<"$output" && ((SECONDS - started < 300))
 }
 expect "a load Job that cannot reach its target stops at once and says so (exit 3, the target named)" \
   unreachable_target_stops_the_job

@@ -6,6 +6,8 @@ WEB_API: the build's web-api) sends both requests with a traceparent of its own,
 each trace from Jaeger's API until it is complete or a minute has passed, prints each verdict and exits 1 when one does
 not hold. A fan-out needs authors: --authors first creates one article by each (the seed's five, say), so that the
 newest ten name them all whatever was created before; a read that names fewer than two authors fails.
+--log FILE (web-api's log) also sends one refused POST with a traceparent of its own and waits for the log line it
+leaves (logged with tracing on) to carry its trace id, as an operator follows a log line to its trace.
 --keep FILE adds the build's traces as judged to FILE (schema reactive-bench/traces/1, one entry per build): `make
 docs-figures PUBLISH=FILE NAME=…` publishes it (checked: every verdict holds and is what its spans give again), and a doc
 draws a build's read from the summary (`<!-- chart NAME trace-v1 -->`, a waterfall of its spans).
@@ -20,6 +22,7 @@ import pathlib
 import secrets
 import sys
 import time
+import urllib.error
 import urllib.request
 
 from benchkit import VERSIONS
@@ -202,6 +205,27 @@ def check(jaeger, web_api, version, authors=()):
     return {"read": read, "write": write}
 
 
+def logged(web_api, version, log, seconds=READ_BACK_SECONDS):
+    """A refused POST, traced: the verdict on web-api's log line for it (the first that names its trace id)."""
+    trace_id, _, header = traceparent()
+    start = pathlib.Path(log).stat().st_size
+    try:
+        request(f"{web_api.rstrip('/')}/{version}/articles", header, {"title": "", "url": "not a url"})
+    except urllib.error.HTTPError as refused:
+        status = refused.code
+    else:
+        status = 200
+    line, deadline = None, time.monotonic() + seconds
+    while line is None and time.monotonic() < deadline:
+        with open(log, errors="replace") as text:
+            text.seek(start)
+            line = next((found.strip() for found in text if f"traceId={trace_id}" in found), None)
+        if line is None:
+            time.sleep(READ_BACK_EVERY_SECONDS)
+    return verdict("a refused request's log line carries its trace id", status == 400 and line is not None,
+                   {"status": status, "trace_id": trace_id, "line": line})
+
+
 def judged_again(version, found):
     """A build's verdicts as its kept spans give them."""
     read, write = found["read"], found["write"]
@@ -263,12 +287,13 @@ KIND = Kind("traces", SCHEMA, SCHEMA, ("traces.json",), document_publisher(SCHEM
 
 def main(args):
     options = {}
-    for option in ("--keep", "--authors"):
+    for option in ("--keep", "--authors", "--log"):
         if option in args:
             at = args.index(option)
             options[option], args = args[at + 1], args[:at] + args[at + 2:]
     if len(args) != 3:
-        sys.exit("usage: python -m benchkit traces JAEGER WEB_API VERSION [--authors NAME,…] [--keep FILE]")
+        sys.exit("usage: python -m benchkit traces JAEGER WEB_API VERSION [--authors NAME,…] [--keep FILE] "
+                 "[--log FILE]")
     jaeger, web_api, version = args
     keep, authors = options.get("--keep"), [a for a in options.get("--authors", "").split(",") if a]
     try:
@@ -284,4 +309,8 @@ def main(args):
         for v in part["verdicts"]:
             print(f"    {'ok  ' if v['holds'] else 'FAIL'} {v['name']}: {json.dumps(v['found'])}")
             holds &= v["holds"]
+    if options.get("--log"):
+        v = logged(web_api, version, options["--log"])
+        print(f"{version} log:\n    {'ok  ' if v['holds'] else 'FAIL'} {v['name']}: {json.dumps(v['found'])}")
+        holds &= v["holds"]
     sys.exit(0 if holds else 1)

@@ -71,7 +71,8 @@ class KubernetesBuild(Build):
         # runtime: made together, the snapshot takes the time of the slowest instead of their sum (and its figures
         # are read closer to one moment).
         with concurrent.futures.ThreadPoolExecutor(max_workers=SNAPSHOT_CALLS) as pool:
-            scrapes = {name: pool.submit(prometheus.scrape, forward.url) for name, forward in self.forwards.items()}
+            scrapes = {name: pool.submit(prometheus.scrape, forward.management)
+                       for name, forward in self.forwards.items()}
             readings = {name: pool.submit(podreadings.cgroup_readings, self.namespace, target, True)
                         for name, target in {**self.targets, **self.PODS, **self.extra}.items()}
             counters = {name: (pool.submit(podreadings.jvm_counters, self.namespace, target),
@@ -104,7 +105,7 @@ class KubernetesBuild(Build):
             seen = given or (min(cores or math.inf, math.ceil(limit)) if limit else cores)
             found[name] = jvm_ergonomics(seen, limit, podreadings.jvm_counters(self.namespace, target),
                                          podreadings.thread_names(self.namespace, target),
-                                         prometheus.scrape(self.forwards[name].url))
+                                         prometheus.scrape(self.forwards[name].management))
         return found
 
     def reset_peaks(self):

@@ -123,15 +123,23 @@ def unschedulable(namespace, selector=None):
 
 
 class PortForward:
+    """A service's API port (url) and its management port, health and metrics (management), forwarded here."""
+    PORTS = {"8080": "url", "9000": "management"}
+
     def __init__(self, namespace, service):
-        self.process = subprocess.Popen(["kubectl", "-n", namespace, "port-forward", f"svc/{service}", ":8080"],
+        self.process = subprocess.Popen(["kubectl", "-n", namespace, "port-forward", f"svc/{service}",
+                                         *(f":{port}" for port in self.PORTS)],
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        line = self.process.stdout.readline()
-        match = re.search(r"127\.0\.0\.1:(\d+)", line)
-        if not match:
-            self.process.kill()
-            raise SystemExit(f"port-forward to {service} failed: {line}")
-        self.url = f"http://127.0.0.1:{match.group(1)}"
+        found = {}
+        while len(found) < len(self.PORTS):  # "Forwarding from 127.0.0.1:41235 -> 8080", then [::1]'s, per port
+            line = self.process.stdout.readline()
+            match = re.search(r"127\.0\.0\.1:(\d+) -> (\d+)", line)
+            if not line or not (match or line.startswith("Forwarding from [")):
+                self.process.kill()
+                raise SystemExit(f"port-forward to {service} failed: {line}")
+            if match and match.group(2) in self.PORTS:
+                found[self.PORTS[match.group(2)]] = f"http://127.0.0.1:{match.group(1)}"
+        self.url, self.management = found["url"], found["management"]
 
     def close(self):
         self.process.terminate()

@@ -225,7 +225,7 @@ class Kubernetes(Platform, Faults, LatencyProxy):
         (which reaches a pod from wherever kubectl works): a pod's counters are its own, and through the Service
         two replicas would answer with either's."""
         return {uid: kube.kubectl(self.namespace, "get", "--raw",
-                                  f"/api/v1/namespaces/{self.namespace}/pods/{name}:8080/proxy/q/metrics")
+                                  f"/api/v1/namespaces/{self.namespace}/pods/{name}:9000/proxy/q/metrics")
                 for uid, (name, _, ready, terminating) in self.pods(
                     f"app.kubernetes.io/instance=bench-{version},app.kubernetes.io/name=web-api").items()
                 if ready and not terminating}

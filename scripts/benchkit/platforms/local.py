@@ -73,7 +73,7 @@ class LocalBuild(Build):
 
     def snapshot(self):
         counts = prometheus.requests_served(
-            {name: prometheus.scrape(service["url"]) for name, service in self.services.items()})
+            {name: prometheus.scrape(service["management"]) for name, service in self.services.items()})
         cpu = {name: procfs.cpu_seconds(service["pid"]) for name, service in self.services.items()}
         cpu["postgres"] = procfs.tree_cpu_seconds(self.postgres)
         cpu["kafka"] = procfs.cpu_seconds(self.kafka)
@@ -106,7 +106,7 @@ class LocalBuild(Build):
     def ergonomics(self):
         return {name: jvm_ergonomics(procfs.processors_seen(service["pid"]), procfs.cpu_limit(service["pid"]),
                                      procfs.jvm_counters(service["pid"]), procfs.thread_names(service["pid"]),
-                                     prometheus.scrape(service["url"]))
+                                     prometheus.scrape(service["management"]))
                 for name, service in self.services.items()}
 
     def reset_peaks(self):
@@ -220,7 +220,7 @@ class Local(Platform, Faults, LatencyProxy):
         return stack_inventory()["services"][f"web-api-{version}"]["url"]
 
     def web_api_metrics(self, version):  # one process: its counters are the build's
-        return {"web-api": prometheus.scrape(self.web_api_url(version))}
+        return {"web-api": prometheus.scrape(stack_inventory()["services"][f"web-api-{version}"]["management"])}
 
     def replicas(self, fault, version):  # one process per service
         return 1

@@ -185,3 +185,18 @@ def test_a_program_s_architecture_from_its_elf_header(tmp_path):
     script.write_text("#!/bin/sh\n")
     with pytest.raises(SystemExit, match="not an ELF program"):
         kube.elf_architecture(script)
+
+
+def test_a_port_forward_finds_the_api_and_the_management_port_or_says_why_not(tmp_path, monkeypatch):
+    import os
+    kubectl = tmp_path / "kubectl"
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    kubectl.write_text("#!/bin/sh\n" + "".join(f"echo 'Forwarding from {host}:{local} -> {remote}'\n" for local, remote in (
+        (41235, 8080), (41236, 9000)) for host in ("127.0.0.1", "[::1]")) + "sleep 30\n")
+    kubectl.chmod(0o755)
+    forward = kube.PortForward("ns", "bench-v1-web-api")
+    assert (forward.url, forward.management) == ("http://127.0.0.1:41235", "http://127.0.0.1:41236")
+    forward.close()
+    kubectl.write_text("#!/bin/sh\necho 'error: services \"bench-v1-web-api\" not found'\nexit 1\n")
+    with pytest.raises(SystemExit, match="port-forward to bench-v1-web-api failed: error: services"):
+        kube.PortForward("ns", "bench-v1-web-api")

@@ -60,7 +60,8 @@ def test_a_clusters_snapshot_makes_its_kubectl_calls_together(monkeypatch):
     build.namespace, build.version = "ns", "v1"
     build.targets = {name: f"deploy/bench-v1-{name}" for name in ("web-api", "articles", "authors")}
     build.idle = ["deploy/bench-v2-web-api"]
-    build.forwards = {name: type("Forward", (), {"url": f"http://{name}"})() for name in build.targets}
+    build.forwards = {name: type("Forward", (), {"url": f"http://{name}", "management": f"http://{name}:9000"})()
+                      for name in build.targets}
     build.extra = {"proxy": "deploy/bench-v1-latency-proxy"}  # its latency proxy's CPU is the build's
     cgroups = threading.Barrier(len(build.targets) + len(KubernetesBuild.PODS) + len(build.extra) + len(build.idle),
                                 timeout=30)
@@ -85,8 +86,9 @@ def test_a_clusters_snapshot_makes_its_kubectl_calls_together(monkeypatch):
                                        "proxy": 2.0}
     assert snapshot["scheduling"]["kafka"] == {"tasks": {"1": [5, 1, 100]}, "io": {}, "packets": 3, "threads_peak": None}
     assert snapshot["idle_cpu_seconds"] == 1.0
-    assert snapshot["requests"] == {"web-api": len("http://web-api"), "articles": len("http://articles"),
-                                    "authors": len("http://authors")}
+    # each service's counters read on its management port
+    assert snapshot["requests"] == {"web-api": len("http://web-api:9000"), "articles": len("http://articles:9000"),
+                                    "authors": len("http://authors:9000")}
     assert snapshot["jvm"] == {"web-api": None, "articles": None, "authors": None}
 
 
@@ -109,7 +111,8 @@ def test_the_local_stack_restarts_only_what_changes_and_restores_what_it_changed
     calls = []
     monkeypatch.setattr(local, "stack", lambda action, part, settings=None: calls.append((action, part, settings)))
     monkeypatch.setattr(local, "stack_inventory", lambda: {
-        "services": {f"{s}-v2": {"pid": 1, "url": f"http://{s}"} for s in ("web-api", "articles", "authors")},
+        "services": {f"{s}-v2": {"pid": 1, "url": f"http://{s}", "management": f"http://{s}:9000"}
+                     for s in ("web-api", "articles", "authors")},
         "postgres": {"pid": 2, "port": 5432}, "kafka": {"pid": 3}})
     platform = Local("loadgen")
     build = platform.reconfigure("v2", {"articles": {"A": 1}, "authors": {"A": 1}})
@@ -163,7 +166,8 @@ def test_the_local_stack_limits_a_build_s_services_and_lets_them_go_on_restore(m
     calls, limits = [], []
     monkeypatch.setattr(local, "stack", lambda action, part, settings=None: calls.append((action, part, settings)))
     monkeypatch.setattr(local, "stack_inventory", lambda: {
-        "services": {f"{s}-v2": {"pid": 7, "url": f"http://{s}"} for s in ("web-api", "articles", "authors")},
+        "services": {f"{s}-v2": {"pid": 7, "url": f"http://{s}", "management": f"http://{s}:9000"}
+                     for s in ("web-api", "articles", "authors")},
         "postgres": {"pid": 2, "port": 5432}, "kafka": {"pid": 3}})
     monkeypatch.setattr(procfs, "limit_cpu", lambda name, pid, cpus: limits.append((name, cpus)))
     monkeypatch.setattr(local.os, "cpu_count", lambda: 2)
@@ -186,7 +190,8 @@ def test_the_local_stack_limits_a_build_s_services_and_lets_them_go_on_restore(m
                          "QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE=1 JDK_JAVA_OPTIONS=-XX:ActiveProcessorCount=1")
     assert limits[-1] == ("authors-v2", None) and platform.limited == set()
     monkeypatch.setattr(local, "stack_inventory", lambda: {
-        "services": {f"{s}-v3": {"pid": 7, "url": f"http://{s}"} for s in ("web-api", "articles", "authors")},
+        "services": {f"{s}-v3": {"pid": 7, "url": f"http://{s}", "management": f"http://{s}:9000"}
+                     for s in ("web-api", "articles", "authors")},
         "postgres": {"pid": 2, "port": 5432}, "kafka": {"pid": 3}})
     platform.size("v3", 1)  # the build's own JVM options kept beside the processor count
     assert calls[-1] == ("start", "authors-v3",

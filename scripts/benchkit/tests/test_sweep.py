@@ -194,7 +194,8 @@ def test_a_candidate_s_jvm_options_come_after_the_size_s_so_that_its_system_prop
     calls = []
     monkeypatch.setattr(local, "stack", lambda action, part, settings=None: calls.append((action, part, settings)))
     monkeypatch.setattr(local, "stack_inventory", lambda: {
-        "services": {f"{s}-v3": {"pid": 7, "url": f"http://{s}"} for s in tunables.SERVICES},
+        "services": {f"{s}-v3": {"pid": 7, "url": f"http://{s}", "management": f"http://{s}:9000"}
+                     for s in tunables.SERVICES},
         "postgres": {"pid": 2, "port": 5432}, "kafka": {"pid": 3}})
     monkeypatch.setattr(procfs, "limit_cpu", lambda name, pid, cpus: None)
     carriers = tunables.settings_for(1)["v3"][:1]

@@ -129,3 +129,37 @@ def test_kept_traces_are_published_only_when_every_verdict_holds_and_is_what_the
     traces.kept(kept, "v1", found_of("v1", parallel=False))
     with pytest.raises(SystemExit, match="the look-ups overlap in time"):
         traces.KIND.publish(kept, "traces-test", tmp_path / "summaries")
+
+
+def test_a_refused_request_s_log_line_must_name_its_trace(tmp_path):
+    """logged() against a stand-in web-api that refuses every POST, writing (or not) a line with the trace id."""
+    import http.server
+    import threading
+    log = tmp_path / "web-api-v1.log"
+    log.write_text("an earlier line traceId= spanId=\n")
+    writes = {"line": True}
+
+    class Refusing(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            trace_id = self.headers["traceparent"].split("-")[1]
+            if writes["line"]:
+                with log.open("a") as text:
+                    text.write(f"DEBUG traceId={trace_id} spanId=00f067aa0ba902b7 [problem] Refused with 400: …\n")
+            self.send_response(400)
+            self.send_header("Content-Type", "application/problem+json")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args):
+            pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Refusing)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        found = traces.logged(url, "v1", log, seconds=5)
+        assert found["holds"] and found["found"]["trace_id"] in found["found"]["line"]
+        writes["line"] = False  # a line without it (or none) fails, after waiting
+        assert not traces.logged(url, "v1", log, seconds=1)["holds"]
+    finally:
+        server.shutdown()

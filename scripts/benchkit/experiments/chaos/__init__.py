@@ -121,7 +121,7 @@ def run_fault(fault, version, platform, loadgen, timing, work):
 # ---------- overload: twice what the build sustains
 
 def run_overload(version, services, loadgen, timing, work):
-    web_api = services[f"web-api-{version}"]["url"]
+    web_api, management = services[f"web-api-{version}"]["url"], services[f"web-api-{version}"]["management"]
     step(f"overload {version}: measuring what it sustains (closed model, {timing.probe_users} users, after the same warm-up)")
     probe_settings = {"USERS": timing.probe_users, "ITERATIONS": timing.probe_iterations}
     run_load(loadgen, version, web_api, "closed", probe_settings, work)  # warms the JIT; not measured
@@ -131,12 +131,12 @@ def run_overload(version, services, loadgen, timing, work):
     info(f"{version} sustains {capacity:.0f} req/s; offering {rate}/s for {timing.overload} s")
     pid = services[f"web-api-{version}"]["pid"]
     reset_peak_rss(pid)
-    served_before = answered(scrape(web_api), "GET", "/articles", "200")
+    served_before = answered(scrape(management), "GET", "/articles", "200")
     (outcomes, durations), summary = run_load(loadgen, version, web_api, "open", {
         "RATE": rate, "DURATION": f"{timing.overload}s", "MAX_USERS": 600}, work)
-    served_after = answered(scrape(web_api), "GET", "/articles", "200")
+    served_after = answered(scrape(management), "GET", "/articles", "200")
     served, served_seconds = (after - before for after, before in zip(served_after, served_before))
-    ready = answers_ready(web_api)
+    ready = answers_ready(management)
     accepted = [ms for _, ms, status in durations if status == "200"]
     counts = {o: sum(1 for _, outcome in outcomes if outcome == o) for o in OUTCOMES}
     peak = peak_rss_mib(pid)

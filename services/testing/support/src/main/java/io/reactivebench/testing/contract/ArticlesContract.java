@@ -149,7 +149,7 @@ public abstract class ArticlesContract extends ServiceContract {
                 given().contentType(ContentType.JSON).body(newArticle(title, "https://example.org/outage", "Ada Lovelace"))
                         .post(path()).then().statusCode(201);
             }
-            given().get("/q/health/ready").then().statusCode(200);
+            management().get("/q/health/ready").then().statusCode(200);
             assertEquals(title(newest(given().queryParam("amount", 1)).get(0)), titles.get(1));
             // Down for longer than the producer's delivery timeout (3 s in the test profile): the first attempts fail for good.
             Thread.sleep(OUTAGE.toMillis());

@@ -10,8 +10,10 @@ import static org.hamcrest.Matchers.emptyOrNullString;
 
 import io.reactivebench.testing.EventLoopGuard;
 import io.reactivebench.testing.PinnedThreadGuard;
+import io.quarkus.test.common.http.TestHTTPResourceManager;
 import io.restassured.RestAssured;
 import io.restassured.response.ValidatableResponse;
+import io.restassured.specification.RequestSpecification;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -27,8 +29,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * What every build of every service promises, whatever its paradigm: health, metrics, OpenAPI, and
- * problem JSON for errors. A subclass names the build's version prefix (v1, v2 or v3); the assertions are
+ * What every build of every service promises, whatever its paradigm: health and metrics on the management port,
+ * OpenAPI, and problem JSON for errors. A subclass names the build's version prefix (v1, v2 or v3); the assertions are
  * the same for all. No Vert.x thread may be blocked and no virtual thread may pin its carrier while a
  * contract runs.
  */
@@ -49,23 +51,35 @@ public abstract class ServiceContract {
         return "/" + version + "/" + resource;
     }
 
+    /** Health and metrics: on Quarkus' management interface, a port of its own (a random one in the tests). */
+    protected static RequestSpecification management() {
+        URI uri = URI.create(TestHTTPResourceManager.getManagementUri());
+        return given().baseUri(uri.getScheme() + "://" + uri.getHost()).port(uri.getPort());
+    }
+
     /** The JDBC builds: their database's readiness check borrows in the connection queue, and Quarkus' own is off. */
     protected static void assertDatabaseReadinessBorrowsInTheQueue() {
-        given().get("/q/health/ready").then().statusCode(200)
+        management().get("/q/health/ready").then().statusCode(200)
                 .body("checks.name", hasItem("Database connections health check (in the connection queue)"))
                 .body("checks.name", not(hasItem("Database connections health check")));
     }
 
     @Test
     void isLiveAndReady() {
-        given().get("/q/health/live").then().statusCode(200).body("status", is("UP"));
-        given().get("/q/health/ready").then().statusCode(200).body("status", is("UP"));
+        management().get("/q/health/live").then().statusCode(200).body("status", is("UP"));
+        management().get("/q/health/ready").then().statusCode(200).body("status", is("UP"));
+    }
+
+    @Test
+    void servesHealthAndMetricsOnTheManagementPortAlone() {
+        given().get("/q/health/ready").then().statusCode(404);
+        given().get("/q/metrics").then().statusCode(404);
     }
 
     @Test
     void exposesPrometheusMetricsOfServedRequests() {
         given().get(path() + "-that-does-not-exist");
-        given().get("/q/metrics").then().statusCode(200).body(containsString("http_server_requests_seconds_count"));
+        management().get("/q/metrics").then().statusCode(200).body(containsString("http_server_requests_seconds_count"));
     }
 
     @Test
@@ -103,7 +117,7 @@ public abstract class ServiceContract {
 
     /** The sum of the Prometheus samples whose line starts with {@code prefix}. */
     protected static double metric(String prefix) {
-        return given().get("/q/metrics").then().statusCode(200).extract().asString().lines()
+        return management().get("/q/metrics").then().statusCode(200).extract().asString().lines()
                 .filter(line -> line.startsWith(prefix))
                 .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
                 .sum();
