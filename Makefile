@@ -366,9 +366,15 @@ $(LOCALBIN)/linux-%/toxiproxy-server-$(TOXIPROXY_VERSION):
 	  mv "$$bin/server" $@
 
 .PHONY: test-licenses
-test-licenses: loadgen toxiproxy jaeger ## Every dependency's licence (Maven artifacts, Go modules built into .tools/bin, Python distributions): none under the AGPL, SSPL, BUSL, a proprietary or an unknown licence; docs/licenses.md is what the images ship (scripts/check_licenses.py, which first proves it bites).
+test-licenses: loadgen toxiproxy jaeger ## Every dependency's licence (Maven artifacts, Go modules built into .tools/bin, Python distributions): none under the AGPL, SSPL, BUSL, a proprietary or an unknown licence; docs/licenses.md is what the images ship (scripts/check_licenses.py, which first proves it bites); docs/sbom/ is what the dependencies give (scripts/sbom.py, likewise).
 	@python3 scripts/check_licenses.py --self-test
 	@python3 scripts/check_licenses.py --inventory .local/licenses.tsv --shipped docs/licenses.md
+	@python3 scripts/sbom.py --self-test
+	@python3 scripts/sbom.py --check docs/sbom
+
+.PHONY: sbom
+sbom: build ## Write docs/sbom/: a CycloneDX SBOM of every image the project ships (each build's, loadgen's), from CycloneDX's Maven plugin and cyclonedx-gomod (after a change of dependencies; make test checks it for drift).
+	@python3 scripts/sbom.py --write docs/sbom
 
 .PHONY: licenses
 licenses: loadgen toxiproxy jaeger ## Write docs/licenses.md: what the images ship and the charts make deploy-vN installs, with their licences (after a change of dependencies).
