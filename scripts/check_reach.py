@@ -11,7 +11,8 @@ and everything else reachable. Then the services' own connections (web-api to ar
 to PostgreSQL, each straight or through the latency proxy of latencyProxy.enabled, and the proxy to authors; their
 spans to Jaeger with tracing.enabled) are
 evaluated the same way, with the proxy off and on; the self-test also proves that a pod of no release is refused at
-every one of them.
+every one of them. Last, the scrapers: a pod of the namespace monitoring reaches every service's management port
+(health, metrics) and no API port but web-api's public one; the self-test proves that this bites too.
 
 The NetworkPolicy semantics evaluated (networking.k8s.io/v1, ingress): a pod selected by no policy with Ingress in its
 policyTypes takes everything; a selected pod takes a connection that one rule of one of those policies admits, by its
@@ -24,7 +25,7 @@ import re
 import sys
 import urllib.parse
 
-from benchkit import VERSIONS
+from benchkit import SERVICES, VERSIONS
 from benchkit.core import knobs
 from benchkit.core import load
 from benchkit.platforms.kube import helm_template
@@ -174,6 +175,33 @@ def own_hops(version, chart_values=()):
     return found
 
 
+# ---------- the scrapers: health and metrics on the management port, and only there
+
+PUBLIC = "web-api"  # its API port is open to anyone (the load Job, port-forwards, an ingress)
+
+
+def scrapes(version, chart_values=()):
+    """[(service, port, reachable, why)]: a pod of the namespace monitoring (networkPolicy.metricsFrom's default)
+    against each service's management port (9000) and its API port (8080)."""
+    build = helm_template(f"bench-{version}", "reactive-bench", "--set", f"build={version}", *chart_values,
+                          namespace=NAMESPACE)
+    policies = [m for m in build if m["kind"] == "NetworkPolicy"]
+    namespace_labels = {NAMESPACE: {"kubernetes.io/metadata.name": NAMESPACE},
+                        "monitoring": {"kubernetes.io/metadata.name": "monitoring"}}
+    found = []
+    for service in SERVICES:
+        for port in (9000, 8080):
+            pod = target_pod(build, f"tcp://bench-{version}-{service}:{port}")
+            found.append((service, port, *admitted(policies, pod, pod["port"], {"app.kubernetes.io/name": "prometheus"},
+                                                   "monitoring", namespace_labels)))
+    return found
+
+
+def scraped_alone(found):
+    """Whether the scrapers reach every management port and no API port but the public one's."""
+    return all(reachable == (port == 9000 or service == PUBLIC) for service, port, reachable, _ in found)
+
+
 def print_lines(found):
     for version, scenario, target, reachable, why in found:
         print(f"    {'reaches' if reachable else 'CANNOT REACH'} {version} {scenario} -> {target}: {why}")
@@ -199,6 +227,10 @@ def self_test(versions, jobs):
                         {"app.kubernetes.io/name": "outsider"}, NAMESPACE, {})[0]:
                 raise SystemExit(f"self-test: a pod of no release was admitted where {client} connects ({address})")
     print("self-test: where the services connect to one another, a pod of no release is refused, as it must")
+    # and a metricsFrom rule that names the API port too is caught
+    if scraped_alone(scrapes(versions[0], ("--set", "networkPolicy.enabled=false"))):
+        raise SystemExit("self-test: with no NetworkPolicy the scrapers reach every API port, and the check said not")
+    print("self-test: with no NetworkPolicy the scrapers reach the API ports too, and the check says so")
 
 
 def main(argv=None):
@@ -229,6 +261,15 @@ def main(argv=None):
             sys.exit(f"with latencyProxy.enabled={proxy}, tracing.enabled={traced}, a service's own connection is not admitted")
         print(f"with latencyProxy.enabled={proxy}, tracing.enabled={traced}, every service's own connection is admitted "
               f"({len(hops)} connections)")
+    for version in versions:
+        found = scrapes(version, values)
+        for service, port, reachable, why in found:
+            print(f"    {'reaches' if reachable else 'cannot reach'} {version} {service}:{port} from monitoring: {why}")
+        if not scraped_alone(found):
+            sys.exit(f"{version}: the namespace monitoring does not reach every management port, or reaches an API "
+                     "port other than web-api's")
+    print("the namespace monitoring reaches every service's management port (health, metrics) and no API port but "
+          "web-api's, which is public")
 
 
 if __name__ == "__main__":
