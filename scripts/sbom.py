@@ -18,8 +18,10 @@ same bytes, so that a drift is a change of what ships.
 """
 import argparse
 import json
+import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,12 +53,30 @@ def maven_boms():
             for module in modules}
 
 
+def loadgen_version():
+    """The version make gives loadgen (the Makefile's LOADGEN_VERSION)."""
+    return re.search(r"^LOADGEN_VERSION \?= (\S+)", (ROOT / "Makefile").read_text(), re.M).group(1)
+
+
 def gomod_bom(work):
-    """loadgen's CycloneDX document: the modules its main package links."""
+    """loadgen's CycloneDX document: the modules its main package links. cyclonedx-gomod takes the main module's
+    version from git; a copy of load/ in a repository of its own, tagged with loadgen's version, gives it that
+    version rather than one that changes with every commit."""
+    copy = pathlib.Path(work) / "load"
+    shutil.copytree(ROOT / "load", copy)
+    git = ["git", "-c", "user.name=sbom", "-c", "user.email=sbom@localhost", "-C", str(copy)]
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "loadgen"], ["tag", f"v{loadgen_version()}"]):
+        subprocess.run(git + command, check=True)
     output = pathlib.Path(work) / "loadgen.json"
-    subprocess.run(["go", "run", GOMOD, "app", "-json", "-reproducible", "-licenses", "-output", str(output),
-                    "-main", ".", "."], cwd=ROOT / "load", check=True)
-    return json.loads(output.read_text())
+    # the image's binary: static, for Linux (make loadgen's build constraints)
+    subprocess.run(["go", "run", GOMOD, "app", "-json", "-noserial", "-notimestamp", "-licenses", "-output",
+                    str(output), "-main", ".", "."], cwd=copy, check=True,
+                   env={**os.environ, "CGO_ENABLED": "0", "GOOS": "linux"})
+    bom = json.loads(output.read_text())
+    # The machine's Go toolchain is not the project's to pin (go.mod names the lowest): left out, like the time.
+    component = bom["metadata"]["component"]
+    component["properties"] = [p for p in component.get("properties", []) if not p["name"].endswith(":GOVERSION")]
+    return bom
 
 
 def normalised(bom, image, base):
@@ -75,8 +95,12 @@ def normalised(bom, image, base):
         parts.append(application)
     components = parts + bom.get("components", [])
     for component in components:
-        if component.get("purl", "").startswith(OURS) or component is application:
-            component.pop("hashes", None)  # built here: its jar's bytes change with the build's time
+        # what identifies a part and its licence is kept; its description and links are the registry's to give
+        for field in ("description", "externalReferences"):
+            component.pop(field, None)
+        component["hashes"] = [h for h in component.get("hashes", []) if h["alg"] == "SHA-256"]
+        if component.get("purl", "").startswith(OURS) or component is application or not component["hashes"]:
+            component.pop("hashes")  # built here: its jar's bytes change with the build's time
     bom["components"] = sorted(components, key=lambda c: (c.get("purl") or "", c.get("bom-ref") or ""))
     dependencies = bom.get("dependencies", [])
     dependencies.append({"ref": top, "dependsOn": [c["bom-ref"] for c in parts if c.get("bom-ref")]})
@@ -105,10 +129,12 @@ def drifted(found, kept):
 
 def self_test():
     def tool(version, serial, time, hash_):
+        def hashes(content):
+            return [{"alg": "MD5", "content": "m"}, {"alg": "SHA-256", "content": content}]
         return {"bomFormat": "CycloneDX", "serialNumber": serial, "metadata": {"timestamp": time, "component": {
-            "bom-ref": "app", "name": "authors-v1", "hashes": [hash_]}}, "components": [
-            {"bom-ref": "lib", "purl": f"pkg:maven/org.example/lib@{version}", "hashes": ["h-lib"]},
-            {"bom-ref": "ours", "purl": f"{OURS}problem@1.0", "hashes": [hash_]}], "dependencies": []}
+            "bom-ref": "app", "name": "authors-v1", "hashes": hashes(hash_)}}, "components": [
+            {"bom-ref": "lib", "purl": f"pkg:maven/org.example/lib@{version}", "hashes": hashes("h-lib")},
+            {"bom-ref": "ours", "purl": f"{OURS}problem@1.0", "hashes": hashes(hash_)}], "dependencies": []}
     before = {"authors-v1": normalised(tool("1.0", "urn:1", "t1", "h1"), "authors-v1", "base:1")}
     kept = {name: text(bom) for name, bom in before.items()}
     checks = {
