@@ -32,7 +32,10 @@ for ((i = 0; i < ${#BUILDS[@]}; i++)); do
   SERVICE_PORT["authors-${BUILDS[i]}"]=$((8082 + 10 * i))
   SERVICES+=("authors-${BUILDS[i]}" "articles-${BUILDS[i]}" "web-api-${BUILDS[i]}")
 done
-for name in "${!SERVICE_PORT[@]}"; do MANAGEMENT_PORT[$name]=$((SERVICE_PORT[$name] + 1000)); done
+for service_name in "${!SERVICE_PORT[@]}"; do
+  MANAGEMENT_PORT[$service_name]=$((SERVICE_PORT[$service_name] + 1000))
+done
+unset service_name
 readonly SERVICE_PORT MANAGEMENT_PORT SERVICES
 
 # The latency proxy (Toxiproxy): its API, and one proxy per hop that latency can be added to, per build: web-api to
