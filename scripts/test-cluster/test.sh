@@ -453,12 +453,17 @@ expect "make chaos-cluster, authors slower than the time-out (in v1's latency pr
 step "Traces in the pods: make deploy-v1 again with TRACING=on, one GET and one POST read back from the release's Jaeger"
 deploy_traced() { LATENCY_PROXY=on TRACING=on make_target deploy-v1 && answers_again "$NODE_DIR/traced-deploy-answer.json"; }
 expect "make deploy-v1 with TRACING=on: every service traced into a Jaeger of the release's own" deploy_traced
-traces_in_pods() {
+traces_in_pods() { # web-api's log followed into a file meanwhile, for the refused request's line and its trace id
   [[ -n ${seed_authors:-} ]] || { echo "no seed authors: they are read after the second deploy"; return 1; }
+  local log="$NODE_DIR/traced-web-api-v1.log" follower status=0
+  kubectl -n "$NS" logs -f deploy/bench-v1-web-api >"$log" 2>&1 &
+  follower=$!
   benchkit traces "$(cluster_url bench-v1-jaeger query)" "$(cluster_url bench-v1-web-api http)" v1 \
-    --authors "$seed_authors" --keep "$NODE_DIR/traces-v1.json"
+    --authors "$seed_authors" --keep "$NODE_DIR/traces-v1.json" --log "$log" || status=$?
+  kill "$follower" 2>/dev/null || true
+  return "$status"
 }
-expect "v1 in pods: a GET is one trace (web-api, articles, five author look-ups in parallel, each statement, over TLS to PostgreSQL), a POST's reaches web-api through Kafka" \
+expect "v1 in pods: a GET is one trace (web-api, articles, five author look-ups in parallel, each statement, over TLS to PostgreSQL), a POST's reaches web-api through Kafka, a refused one's log line names its trace" \
   traces_in_pods
 expect "make undeploy again" make_target undeploy
 
