@@ -26,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 
+from check_licenses import SERVICE_MODULES, base_image  # what the licence inventory reads the same way
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MAVEN_PLUGIN = "org.cyclonedx:cyclonedx-maven-plugin"  # its version and settings: services/pom.xml
 GOMOD = "github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0"
@@ -33,20 +35,10 @@ REPOSITORY = "localhost/reactive-bench"  # the images' names, as the charts pull
 OURS = "pkg:maven/io.reactivebench/"  # modules built here: their jars' hashes change with every build
 
 
-def base_image(dockerfile):
-    """The base image a Dockerfile names by default (its ARG BASE_IMAGE)."""
-    return re.search(r"^ARG BASE_IMAGE=(\S+)", (ROOT / dockerfile).read_text(), re.M).group(1)
-
-
-def service_modules():
-    """services/<service>/<build>, every build of every service."""
-    return sorted(str(p.parent.relative_to(ROOT / "services")) for p in (ROOT / "services").glob("*/v[0-9]*/pom.xml"))
-
-
 def maven_boms():
     """{module: its CycloneDX document}, from the Maven plugin (configured in services/pom.xml) over the nine
     modules at once, each into its target/cyclonedx.json."""
-    modules = service_modules()
+    modules = SERVICE_MODULES
     subprocess.run([str(ROOT / "services" / "mvnw"), "-B", "-ntp", "-q", f"{MAVEN_PLUGIN}:makeBom", "-pl",
                     ",".join(modules)], cwd=ROOT / "services", check=True)
     return {module: json.loads((ROOT / "services" / module / "target" / "cyclonedx.json").read_text())

@@ -91,10 +91,10 @@ def remainder(sides, steps, unlimited, tls):
     """{version: the steps' rounds and what follows from them}: sides {side: {rung: {version: Cost}}}, steps and
     unlimited ((side, rung), …), tls {version: (ms, why)}; a build without every step is left out."""
     found = {}
+    names = [step_name(side, rung) for side, rung, *_ in steps]
     for version in sides["node"].get(steps[-1][1], {}):
         measured = {step_name(side, rung): sides[side].get(rung, {}).get(version)
                     for side, rung in (*((side, rung) for side, rung, *_ in steps), *unlimited)}
-        names = [step_name(side, rung) for side, rung, *_ in steps]
         if all(measured[name] is not None for name in names):
             found[version] = figures_of({name: cost for name, cost in measured.items() if cost is not None}, names,
                                         [step_name(*s) for s in unlimited],

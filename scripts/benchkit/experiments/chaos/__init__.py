@@ -121,7 +121,8 @@ def run_fault(fault, version, platform, loadgen, timing, work):
 # ---------- overload: twice what the build sustains
 
 def run_overload(version, services, loadgen, timing, work):
-    web_api, management = services[f"web-api-{version}"]["url"], services[f"web-api-{version}"]["management"]
+    service = services[f"web-api-{version}"]
+    web_api, management = service["url"], service["management"]
     step(f"overload {version}: measuring what it sustains (closed model, {timing.probe_users} users, after the same warm-up)")
     probe_settings = {"USERS": timing.probe_users, "ITERATIONS": timing.probe_iterations}
     run_load(loadgen, version, web_api, "closed", probe_settings, work)  # warms the JIT; not measured
@@ -129,7 +130,7 @@ def run_overload(version, services, loadgen, timing, work):
     capacity = probe["rps"]
     rate = int(2 * capacity)
     info(f"{version} sustains {capacity:.0f} req/s; offering {rate}/s for {timing.overload} s")
-    pid = services[f"web-api-{version}"]["pid"]
+    pid = service["pid"]
     reset_peak_rss(pid)
     served_before = answered(scrape(management), "GET", "/articles", "200")
     (outcomes, durations), summary = run_load(loadgen, version, web_api, "open", {
