@@ -264,8 +264,27 @@ load_pods_on() { # load_pods_on RELEASE EXPECTED [HELM ARGS...]: a two-pod load 
   echo "$release on: $placed; bench-v2 on: $(nodes_of app.kubernetes.io/instance=bench-v2)"
   [[ $placed == "$expected" ]]
 }
+scheduler_sees_free_node() { # a pod that must keep off bench-v2's serving pods is scheduled, then deleted
+  # The scheduler's cache follows the API a moment behind: right after bench-v2 moved, it can still count the old
+  # pods on the load node, and then every node looks taken. A pod with the same terms, but required, schedules only
+  # once the scheduler sees a free node; so a preference scored after it is scored on the cluster as it is.
+  # The pod takes its terms from the load Job the chart renders, made required.
+  "$HELM" template probe "$ROOT/charts/load-job" --set build=v2 --set baseUrl=http://bench-v2-web-api:8080 |
+    kubectl create --dry-run=client -o json -f - | python3 -c '
+import json, sys
+job = json.load(sys.stdin)
+terms = [p["podAffinityTerm"] for p in
+         job["spec"]["template"]["spec"]["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]]
+print(json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "scheduler-caught-up"},
+                  "spec": {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": terms}},
+                           "containers": [{"name": "pause", "image": "localhost/reactive-bench/pause:none"}]}}))' |
+    kubectl -n "$NS" apply -f - >/dev/null || return 1
+  kubectl -n "$NS" wait pod/scheduler-caught-up --for=condition=Ready --timeout=60s >/dev/null || return 1
+  kubectl -n "$NS" delete pod/scheduler-caught-up --wait >/dev/null
+}
 load_pods_apart() { # a two-pod load Job's pods all on nodes without a pod of the build it loads (bench-v2)
   local release=load-apart build placed node
+  scheduler_sees_free_node || { echo "no node without bench-v2's pods, as the scheduler sees them, within 60 s"; return 1; }
   build=$(nodes_of app.kubernetes.io/instance=bench-v2)
   "$HELM" install "$release" "$ROOT/charts/load-job" -n "$NS" --set build=v2 --set scenario=smoke --set pods=2 \
     --set baseUrl=http://bench-v2-web-api:8080 >/dev/null || return 1
