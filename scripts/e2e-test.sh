@@ -87,22 +87,24 @@ crossed = {path: s["thresholds_crossed"] for path, s in summaries.items() if s["
 print(crossed or f"{len(summaries)} smoke runs of {builds} builds", end="")
 sys.exit(len(summaries) != builds or bool(crossed))' "${#BUILDS[@]}" "$WORK"/results/runs/v*-smoke-1.json
 expect "the report generator runs and finds equal work" benchkit report "$WORK/results"
-# What the report shows, read as data from the results.json it was rendered from.
-expect "results.json: every build did the same work, call for call (1 articles and 5 authors calls per complete answer)" \
-  benchkit check "$WORK/results/results.json" 'd["equal_work"]["passed"]' \
-  'all(t["articles"] == t["complete"] > 0 and t["authors"] == 5 * t["complete"] for t in d["equal_work"]["scenarios"]["smoke"].values())'
-expect "results.json: every build's CPU per request (whole system, each service), peak RSS and latency of complete answers" \
-  benchkit check "$WORK/results/results.json" \
-  'all(b["cpu_ms"][p]["median"] > 0 for b in d["scenarios"]["smoke"]["builds"].values() for p in ("whole system", "web-api", "articles", "authors"))' \
-  'all(m > 0 for b in d["scenarios"]["smoke"]["builds"].values() for figures in b["memory_mib"].values() for m in figures.values())' \
-  'all(b["figures"]["p99"]["median"] > 0 and b["figures"]["p99"]["unit"] == "ms" for b in d["scenarios"]["smoke"]["builds"].values())'
-expect "results.json: what the kernel counted of every process per complete answer (context switches, run delay, system calls, threads)" \
-  benchkit check "$WORK/results/results.json" \
-  'all(b["scheduling"][p]["voluntary_switches"]["median"] > 0 and b["scheduling"][p]["read_syscalls"]["median"] > 0 and b["scheduling"][p]["threads"]["median"] > 1 for b in d["scenarios"]["smoke"]["builds"].values() for p in ("web-api", "articles", "authors"))' \
-  'all(b["scheduling"]["every process"]["run_delay_ms"]["median"] is not None for b in d["scenarios"]["smoke"]["builds"].values())' \
-  'all(b["scheduling"]["web-api"]["packets"]["median"] is None for b in d["scenarios"]["smoke"]["builds"].values())'
-expect "results.json: SQL parity, 1 statement per request to articles and 5 to authors in every build, and nothing else (no transaction around a read)" \
-  benchkit check "$WORK/results/results.json" "len(d['sql']) == ${#BUILDS[@]}" \
+# What the report shows, read as data from the cell document it was rendered from (bench.json: a cell per build and
+# scenario, a round per run).
+SMOKE='(r for c in d["cells"] if c["mode"] == "smoke" for r in c["rounds"])'
+expect "bench.json: every build did the same work, call for call (1 articles and 5 authors calls per complete answer)" \
+  benchkit check "$WORK/results/bench.json" 'd["equal_work"]' \
+  'all(t["articles"] == t["complete"] > 0 and t["authors"] == 5 * t["complete"] for t in d["work"]["smoke"].values())'
+expect "bench.json: every build's CPU per request (whole system, each service), peak RSS and latency of complete answers" \
+  benchkit check "$WORK/results/bench.json" "len([c for c in d['cells'] if c['mode'] == 'smoke']) == ${#BUILDS[@]}" \
+  "all(r[k] > 0 for r in $SMOKE for k in ('cpu_ms', 'web-api_cpu_ms', 'articles_cpu_ms', 'authors_cpu_ms'))" \
+  "all(m > 0 for r in $SMOKE for figures in r['memory_mib'].values() for m in figures.values())" \
+  "all(r['p99'] > 0 for r in $SMOKE)"
+expect "bench.json: what the kernel counted of every process per complete answer (context switches, run delay, system calls, threads)" \
+  benchkit check "$WORK/results/bench.json" \
+  "all(r['scheduling'][p]['voluntary_switches'] > 0 and r['scheduling'][p]['read_syscalls'] > 0 and r['scheduling'][p]['threads'] > 1 for r in $SMOKE for p in ('web-api', 'articles', 'authors'))" \
+  "all(r['scheduling']['every process']['run_delay_ms'] is not None for r in $SMOKE)" \
+  "all(r['scheduling']['web-api']['packets'] is None for r in $SMOKE)"
+expect "bench.json: SQL parity, 1 statement per request to articles and 5 to authors in every build, and nothing else (no transaction around a read)" \
+  benchkit check "$WORK/results/bench.json" "len(d['sql']) == ${#BUILDS[@]}" \
   'all(abs(v["data_statements_per_request"]["articles"] - 1) < 0.01 and abs(v["data_statements_per_request"]["authors"] - 5) < 0.01 for v in d["sql"].values())' \
   'all(v["transactions_per_request"][db] < 0.5 for v in d["sql"].values() for db in ("articles", "authors"))'
 expect "a flame graph of every service of every build" flame_graphs "$WORK/results"
@@ -124,7 +126,7 @@ cost["requests_served"]["authors"] += cost["requests_served"]["web-api"]
 json.dump(cost, open(sys.argv[1], "w"))
 PY
   ! benchkit report "$tampered" >/dev/null 2>&1 &&
-    benchkit check "$tampered/results.json" 'd["equal_work"]["passed"] is False'
+    benchkit check "$tampered/bench.json" 'd["equal_work"] is False'
 }
 expect "the report says FAIL when v2 made more author calls than v1" report_flags_unequal_work
 

@@ -1,10 +1,10 @@
 """The figures the project publishes: every one comes from a small summary committed beside the docs
-(docs/results/<name>.json, written from a run's results.json by `publish`), and the docs show it between markers
+(docs/results/<name>.json, written from a run's document by `publish`), and the docs show it between markers
 that `render` fills in and `check` compares (make test fails on a figure that differs from its summary, and on a
 summary whose ratios are not what its own rounds give).
 
     python -m benchkit figures publish RESULTS NAME   docs/results/NAME.json from what a run wrote: its results
-                                                      directory, or the file itself (results.json, chaos.json, an
+                                                      directory, or the file itself (bench.json, chaos.json, an
                                                       A/B's <experiment>.json, compare.json, latency-map.json,
                                                       bakeoff.json; registry.py knows each); several chaos runs'
                                                       directories, comma-separated: one summary

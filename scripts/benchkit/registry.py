@@ -40,7 +40,7 @@ KNOBS = knobs.CORE + tuple(knob for package in PACKAGES for knob in knobs.declar
 
 # Every kind of published result: each experiment's (its KIND), the comparison of two runs (compare: the remainder
 # of two CPU maps or two benches), and the traces make test's trace check keeps. In the order a results directory is
-# looked into: a node's directory holds its results.json or cpu-map.json and its remainder.json, and publishing the
+# looked into: a node's directory holds its bench.json or cpu-map.json and its remainder.json, and publishing the
 # directory publishes the run (a comparison is published by its own path).
 # Every grid experiment writes the cell document (core.cells): one kind, whose tables and charts each design adds.
 # what a design's own check adds to the cell document's (the latency map's ratio grid and predictions)
@@ -73,24 +73,16 @@ def pooled(named, name, floors=None, again=None):
     return cells.pooled(named, name, DESIGN_POOL.get(designs.pop()) if len(designs) == 1 else None, floors, again)
 
 
-# A cell document is what a design's run wrote, or made of another run document (the bench's results.json)
-CELL_PUBLISHERS = {cells.SCHEMA: document_publisher(cells.SCHEMA, cell_consistency, ("environment", "explanation"),
-                                                    kept=cells.kept),
-                   **{schema: publish for package in PACKAGES for schema, publish in getattr(package, "PUBLISH", {}).items()}}
-
-
-def publish_cells(found, name, directory=SUMMARIES):
-    return CELL_PUBLISHERS[json.loads(pathlib.Path(found).read_text()).get("schema")](found, name, directory)
-
-
+# A cell document is what a design's run wrote (the bench's too)
 CELLS = Kind("cells", cells.SCHEMA, cells.SCHEMA,
              tuple(file for package in PACKAGES for file in getattr(package, "RUN_FILES", ())),
-             publish_cells, cell_consistency,
+             document_publisher(cells.SCHEMA, cell_consistency, ("environment", "explanation"), kept=cells.kept),
+             cell_consistency,
              {name: table for package in PACKAGES for name, table in getattr(package, "TABLES", {}).items()},
              {name: chart for package in PACKAGES for name, chart in getattr(package, "CHARTS", {}).items()})
 KINDS = (*(package.KIND for package in PACKAGES if hasattr(package, "KIND")), CELLS, compare.KIND, traces.KIND)
 BY_SUMMARY_SCHEMA = {kind.summary_schema: kind for kind in KINDS}
-BY_RUN_SCHEMA = {kind.run_schema: kind for kind in KINDS} | {schema: CELLS for schema in CELL_PUBLISHERS}
+BY_RUN_SCHEMA = {kind.run_schema: kind for kind in KINDS}
 TABLES = {name: table for kind in KINDS for name, table in kind.tables.items()}
 CHARTS = {name: chart for kind in KINDS for name, chart in kind.charts.items()}
 

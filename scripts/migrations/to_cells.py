@@ -7,7 +7,8 @@ import json
 import re
 
 from benchkit import ROOT, figures, registry
-from benchkit.core import cells, sizes
+from benchkit import BASELINE
+from benchkit.core import cells, results, sizes
 from benchkit.core.kinds import SUMMARIES
 from benchkit.experiments.bench import summaries
 
@@ -36,7 +37,41 @@ def migrated_bench(old):
     combined of several sessions is pooled again from theirs: main)."""
     head = {k: old[k] for k in ("name", "commit", "timestamp", "where", "on_kubernetes", "versions", "settled",
                                 "equal_work", "load_settings", "open_rate", "curve")}
-    return summaries.document_of(head, old["scenarios"])
+    return document_of(head, old["scenarios"])
+
+
+# What a round of a cell keeps of an old bench's figures, by the cell document's names: its answers, and its CPU per
+# request of each process (per complete answer for the whole system too).
+FIGURES = {"ok_rps": "complete_per_s", "p50": "p50", "p99": "p99", "error_pct": "failed_pct",
+           "degraded": "degraded", "shed": "shed"}
+CPU = {results.WHOLE: "cpu_ms", results.PER_COMPLETE: "cpu_ms_per_complete",
+       results.BACKGROUND_OFF: "cpu_ms_background_off", results.GENERATOR: "generator_cpu_ms",
+       **{process: f"{process}_cpu_ms" for process in results.PROCESSES}}
+
+
+def cell_rounds(build, rounds):
+    """A build's rounds of one scenario in an old bench's document as a cell's rounds: the figures of each, the
+    machine's speed before it and how far that drifted."""
+    figures = [(new, build[kind][old]["rounds"]) for kind, names in (("figures", FIGURES), ("cpu_ms", CPU))
+               for old, new in names.items() if old in build[kind]]
+    rounds = rounds + [{"number": n, "calibration_seconds": None, "drift": None}  # runs measured without a speed
+                       for n in range(len(rounds) + 1, build["runs"] + 1)]
+    return [{"round": r["number"], "calibration_seconds": r["calibration_seconds"], "drift": r["drift"],
+             **{new: values[index] for new, values in figures}} for index, r in enumerate(rounds[:build["runs"]])]
+
+
+def document_of(head, scenarios):
+    """The cell document of an old bench's scenarios ({scenario: {"builds": {version: {runs, figures, cpu_ms}},
+    "rounds"}}), under what the run says of itself (head)."""
+    summary = {"schema": cells.SCHEMA, "name": head.pop("name"), "design": summaries.DESIGN, "title": summaries.TITLE,
+               **head, "compared": cells.BUILD, "reference": BASELINE, "modes": list(scenarios),
+               "sizes": [sizes.NO_LIMIT],
+               "rounds": max(b["runs"] for s in scenarios.values() for b in s["builds"].values()),
+               "cells": [{"build": v, "mode": mode, "size": sizes.NO_LIMIT,
+                          "rounds": cell_rounds(build, scenario["rounds"])}
+                         for mode, scenario in scenarios.items() for v, build in scenario["builds"].items()]}
+    summary["cells"] = cells.with_ratios(summary)
+    return summary
 
 
 def new_bench_path(old, path):
@@ -49,10 +84,10 @@ def new_bench_path(old, path):
     mode, part, build, rest = keys[1], keys[2], keys[3], keys[4:]
     where = f"cells.[build={build},mode={mode}]"
     if part == "ratios":
-        return ".".join([where, "ratios", summaries.FIGURES[rest[0]], *rest[1:]])
+        return ".".join([where, "ratios", FIGURES[rest[0]], *rest[1:]])
     if rest == ["runs"]:
         return "rounds"
-    names = summaries.FIGURES if rest[0] == "figures" else summaries.CPU
+    names = FIGURES if rest[0] == "figures" else CPU
     assert rest[2] == "median", path
     return ".".join([where, "medians", names[rest[1]]])
 

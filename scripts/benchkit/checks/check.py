@@ -1,4 +1,4 @@
-"""python -m benchkit check FILE EXPRESSION…: whether each Python expression holds of a results file (results.json,
+"""python -m benchkit check FILE EXPRESSION…: whether each Python expression holds of a results file (bench.json,
 chaos.json, sweep.json, …), bound to `d`: how the end-to-end tests and make test-cluster read a run's results as
 data, never a report's wording. Prints what each expression gave; exits 1 when one does not hold."""
 import json

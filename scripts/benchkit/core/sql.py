@@ -86,7 +86,7 @@ def transactions(calls, database):
 
 
 def as_data(found):
-    """per_request's figures as results.json keeps them: {version: {"statements": [{database, statement,
+    """per_request's figures as a bench's document keeps them: {version: {"statements": [{database, statement,
     calls_per_request}], "data_statements_per_request": {database: the total}}}."""
     return {version: {"statements": [{"database": database, "statement": statement, "calls_per_request": count}
                                      for (database, statement), count in calls.items()],
@@ -105,7 +105,7 @@ def from_data(data):
 
 
 def rows(data):
-    """The SQL parity table (a header and rows) of results.json's figures, or None without pg_stat_statements
+    """The SQL parity table (a header and rows) of a bench's document's figures, or None without pg_stat_statements
     figures."""
     found = from_data(data)
     if not found:

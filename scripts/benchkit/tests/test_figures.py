@@ -6,7 +6,6 @@ from benchkit.core import cells
 from benchkit import figures, registry
 from benchkit.experiments.bench import document as results
 from benchkit.experiments.bench import tables
-from benchkit.experiments.bench import summaries as summaries_module
 from benchkit.experiments.chaos import summary as chaos_summary
 from benchkit.tests.test_report import write_run
 
@@ -23,7 +22,7 @@ def published(tmp_path):
         write_run(runs, "v2", "closed", run, requests=v2, authors=5 * v2, calibration_seconds=seconds)
     results.write(bench)
     summaries = tmp_path / "docs" / "results"
-    path = summaries_module.publish(bench, "demo", summaries)
+    path = registry.publish(bench, "demo", summaries)
     readme = tmp_path / "README.md"
     readme.write_text("v2 answers <!-- figure demo cells.[build=v2,mode=closed].ratios.complete_per_s.median {:.2f}× -->?"
                       "<!-- /figure --> as much as v1.\n\n<!-- figures demo headline -->\n<!-- /figures -->\n"
@@ -240,7 +239,7 @@ def run_summary(tmp_path, name, timestamp, v2_requests, seconds=(2.0, 2.1, 2.05)
         write_run(runs, "v1", "closed", run, calibration_seconds=calibration)
         write_run(runs, "v2", "closed", run, requests=v2, authors=5 * v2, calibration_seconds=calibration)
     results.write(bench)
-    return json.loads(summaries_module.publish(bench, name, tmp_path / "docs" / "results").read_text())
+    return json.loads(registry.publish(bench, name, tmp_path / "docs" / "results").read_text())
 
 
 def test_a_headline_of_two_independent_runs_covers_every_round_of_both(tmp_path):

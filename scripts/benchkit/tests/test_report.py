@@ -2,8 +2,22 @@ import json
 
 import pytest
 
+from benchkit.core import cells
 from benchkit.experiments.bench import report
 from benchkit.experiments.bench import document as results_module
+
+
+def cell(data, version, scenario="closed"):
+    return cells.cell_of(data, version, scenario)
+
+
+def figure(data, version, *path, scenario="closed"):
+    """The median, lowest and highest of what a cell's rounds hold at a path of keys, and each round's."""
+    return report.tables.at(cell(data, version, scenario), *path)
+
+
+def read(directory):
+    return json.loads((directory / results_module.FILE).read_text())
 
 
 def summary(requests=1000, seconds=10):
@@ -46,7 +60,7 @@ def results(tmp_path, **v2):
 
 
 def computed(directory, environment=None):
-    """results.json's data of a bench folder (with this environment.json, if given)."""
+    """The cell document of a bench folder (with this environment.json, if given)."""
     if environment is not None:
         (directory / "environment.json").write_text(json.dumps(environment))
     return results_module.write(directory)
@@ -55,16 +69,16 @@ def computed(directory, environment=None):
 def test_a_report_of_equal_work_is_rendered_from_its_results(tmp_path):
     directory = results(tmp_path)
     assert report.render(directory)
-    data = results_module.read(directory / "results.json")
-    assert data["equal_work"]["passed"] and data["versions"] == ["v1", "v2"]
-    closed = data["scenarios"]["closed"]["builds"]
+    data = read(directory)
+    assert data["schema"] == cells.SCHEMA and data["design"] == "bench"
+    assert data["equal_work"] and data["versions"] == ["v1", "v2"]
     for version in ("v1", "v2"):
-        assert closed[version]["cpu_ms"]["whole system"]["median"] == 2.25
-        assert closed[version]["cpu_ms"]["whole system"]["unit"] == "CPU ms per request"
-        assert closed[version]["cpu_ms"]["loadgen"]["median"] == 0.3
-        assert closed[version]["figures"]["rps"] == {"unit": "requests/s", "median": 100.0, "low": 100.0,
-                                                      "high": 100.0, "rounds": [100.0, 100.0]}
-        assert closed[version]["idle_cpu_s"]["median"] == 0.0225
+        assert figure(data, version, "cpu_ms")["median"] == 2.25
+        assert figure(data, version, "generator_cpu_ms")["median"] == 0.3
+        assert figure(data, version, "rps") == {"unit": "", "median": 100.0, "low": 100.0, "high": 100.0,
+                                                "rounds": [100.0, 100.0]}
+        assert figure(data, version, "idle_cpu_s")["median"] == 0.0225
+    assert cell(data, "v2")["ratios"]["complete_per_s"]["median"] == 1.0
     # the view shows the data's figures
     md = (directory / "report.md").read_text()
     assert "| 2.250 | 2.250 | 1.00× |" in md
@@ -77,14 +91,14 @@ def test_a_report_of_equal_work_is_rendered_from_its_results(tmp_path):
 def test_one_extra_call_per_request_fails(tmp_path):
     directory = results(tmp_path, authors=6000)
     assert not report.render(directory)
-    assert results_module.read(directory / "results.json")["equal_work"]["passed"] is False
+    assert read(directory)["equal_work"] is False
 
 
 def test_restarts_are_kept_with_their_reason(tmp_path):
     directory = results(tmp_path, restarts={"bench-v2-web-api-x/web-api": {"restarts": 1, "last_reason": "OOMKilled"}})
     data = computed(directory)
-    assert data["scenarios"]["closed"]["builds"]["v2"]["restarts"] == ["bench-v2-web-api-x/web-api: 1x (OOMKilled)",
-                                                                       "bench-v2-web-api-x/web-api: 1x (OOMKilled)"]
+    assert report.tables.restarts(cell(data, "v2")) == ["bench-v2-web-api-x/web-api: 1x (OOMKilled)",
+                                                        "bench-v2-web-api-x/web-api: 1x (OOMKilled)"]
     assert data["on_kubernetes"]
 
 
@@ -96,17 +110,20 @@ def test_the_headline_ratio_is_the_median_of_every_rounds_ratio_and_a_drifted_ro
         write_run(runs, "v1", "closed", run, calibration_seconds=seconds)
         write_run(runs, "v2", "closed", run, requests=v2_requests, authors=5 * v2_requests, calibration_seconds=seconds)
     assert report.render(tmp_path)
-    scenario = results_module.read(tmp_path / "results.json")["scenarios"]["closed"]
-    assert [(r["number"], r["order"]) for r in scenario["rounds"]] == [(1, ["v1", "v2"]), (2, ["v2", "v1"]),
-                                                                       (3, ["v1", "v2"])]
-    assert [r["drift"] is not None for r in scenario["rounds"]] == [False, False, True]
-    ratio = scenario["ratios"]["v2"]["ok_rps"]
-    assert ratio["rounds"] == [[1, 1.5], [2, 1.6], [3, 3.0]] and ratio["drifted_rounds"] == [3]
+    data = read(tmp_path)
+    assert [[r["place"] for r in cell(data, v)["rounds"]] for v in ("v1", "v2")] == [[1, 2, 1], [2, 1, 2]]
+    for version in ("v1", "v2"):
+        assert [r["drift"] is not None for r in cell(data, version)["rounds"]] == [False, False, True]
+    ratio = cell(data, "v2")["ratios"]["complete_per_s"]
+    assert ratio["rounds"] == [1.5, 1.6, 3.0]
     assert (ratio["median"], ratio["low"], ratio["high"]) == (1.6, 1.5, 3.0)  # every round counts
-    assert ratio["median_without_drifted"] == 1.55  # the sensitivity line
+    assert report.tables.without_drifted(cell(data, "v2")) == 1.55  # the sensitivity line
+    rows, lines = report.tables.rounds_rows(report.tables.scenarios_of(data)["closed"])
+    assert [row[1] for row in rows[1:]] == ["v1 → v2", "v2 → v1", "v1 → v2"] and "moved" in rows[3][2]
+    assert lines == ["v2 / v1 complete answers/s, the median of 3 rounds' ratios: 1.60× (1.50–3.00); without the "
+                     "drifted round 3: 1.55×"]
     # the ratio of the medians in the results table follows from its own row: 1600 / 1000
-    builds = scenario["builds"]
-    assert builds["v2"]["figures"]["ok_rps"]["median"] / builds["v1"]["figures"]["ok_rps"]["median"] == 1.6
+    assert figure(data, "v2", "complete_per_s")["median"] / figure(data, "v1", "complete_per_s")["median"] == 1.6
 
 
 def test_the_curve_knee_needs_every_repeat_of_its_step(tmp_path):
@@ -122,12 +139,13 @@ def test_the_curve_knee_needs_every_repeat_of_its_step(tmp_path):
             write_run(runs, "v1", f"curve-{rate}", run=repeat, requests=v1, authors=5 * v1)
             write_run(runs, "v2", f"curve-{rate}", run=repeat, requests=rate * 10, authors=5 * rate * 10)
     assert report.render(tmp_path)
-    data = results_module.read(tmp_path / "results.json")
+    data = read(tmp_path)
     assert data["curve"]["knees"] == {"v1": 50, "v2": 150} and data["curve"]["repeats"] == 2
-    step = next(s for s in data["curve"]["steps"] if s["version"] == "v1" and s["offered"] == 100)
-    assert [r["carried"] for r in step["repeats"]] == [True, False] and not step["carried"]
-    assert "curve (all steps)" in data["equal_work"]["scenarios"]
-    assert not any(name.startswith("curve-") for name in data["scenarios"])  # the steps are the curve's
+    step = data["curve"]["sessions"][0]["v1"]["100"]
+    assert [results_module.curve.carried(100, repeat) for repeat in step] == [True, False]
+    assert "(not carried)" in report.curve_section(data["curve"])[0][2][1]  # v1 at 100/s
+    assert "curve (all steps)" in data["work"]
+    assert data["modes"] == ["closed"]  # the steps are the curve's
     assert (tmp_path / "latency-curve.svg").exists()
 
 
@@ -158,12 +176,11 @@ def test_jit_gc_and_cfs_throttling_per_run_and_the_warm_up(tmp_path):
                              for version in ("v1", "v2")}
     data = computed(directory, environment)
     assert data["settled"] == {"v1": True, "v2": False}
-    builds = data["scenarios"]["closed"]["builds"]
-    assert builds["v1"]["jvm"]["web-api"]["jit_cpu_seconds"]["median"] == 0.2
-    assert builds["v1"]["jvm"]["web-api"]["gc_seconds"]["median"] == 0.125
-    assert builds["v1"]["throttling"] == {}  # v1 measured none (no quota)
-    assert builds["v2"]["throttling"]["web-api"]["throttled"]["median"] == 50
-    assert builds["v2"]["node_cpu_s"]["median"] is None  # only where the node's processes run on this machine
+    assert figure(data, "v1", "jvm", "web-api", "jit_cpu_seconds")["median"] == 0.2
+    assert figure(data, "v1", "jvm", "web-api", "gc_seconds")["median"] == 0.125
+    assert figure(data, "v1", "throttling")["median"] is None  # v1 measured none (no quota)
+    assert figure(data, "v2", "throttling", "web-api", "throttled")["median"] == 50
+    assert figure(data, "v2", "node_cpu_s")["median"] is None  # only where the node's processes run on this machine
     assert report.render(directory)  # the warm-up and throttling render
 
 
@@ -173,16 +190,16 @@ def test_cpu_per_complete_answer_and_without_the_background(tmp_path):
     # 0.1 CPU s per s with no load, over the 10 s of each run: 1 of its 2.25 CPU s
     environment["background_cpu_per_s"] = {v: {"web-api": 0.04, "articles": 0.02, "authors": 0.02, "postgres": 0.01,
                                                 "kafka": 0.01} for v in ("v1", "v2")}
-    cpu = computed(directory, environment)["scenarios"]["closed"]["builds"]["v1"]["cpu_ms"]
-    assert abs(cpu["whole system, the background rate taken off"]["median"] - 1.25) < 1e-9
-    assert cpu["whole system, per complete answer"]["median"] == 2.25
+    data = computed(directory, environment)
+    assert abs(figure(data, "v1", "cpu_ms_background_off")["median"] - 1.25) < 1e-9
+    assert figure(data, "v1", "cpu_ms_per_complete")["median"] == 2.25
 
 
 def test_the_node_s_own_processes_apart(tmp_path):
     directory = results(tmp_path, node_cpu={"etcd": 0.2, "kube-apiserver": 0.4, "kubelet": 0.3, "containerd": 0.225})
-    builds = computed(directory)["scenarios"]["closed"]["builds"]
-    assert abs(builds["v2"]["node_cpu_s"]["median"] - 1.125) < 1e-9 and builds["v1"]["node_cpu_s"]["median"] is None
-    assert builds["v2"]["system_cpu_s"]["median"] == 2.25
+    data = computed(directory)
+    assert abs(figure(data, "v2", "node_cpu_s")["median"] - 1.125) < 1e-9
+    assert figure(data, "v1", "node_cpu_s")["median"] is None and figure(data, "v2", "system_cpu_s")["median"] == 2.25
 
 
 def test_figures_are_computed_again_from_the_kept_samples(tmp_path):
@@ -200,8 +217,8 @@ def test_figures_are_computed_again_from_the_kept_samples(tmp_path):
             summary_file.unlink()
             summary_file.with_suffix(".cost.json").unlink()
     assert results_module.resummarize(directory) == 2
-    figures = results_module.write(directory)["scenarios"]["closed"]["builds"]["v1"]["figures"]
-    assert figures["p50"]["median"] == 10.0 and figures["shed"]["median"] == 900
+    data = results_module.write(directory)
+    assert figure(data, "v1", "p50")["median"] == 10.0 and figure(data, "v1", "shed")["median"] == 900
 
 
 def test_a_run_s_report_says_where_its_ratios_fall_against_the_published_answer(tmp_path):
@@ -216,8 +233,8 @@ def test_a_run_s_report_says_where_its_ratios_fall_against_the_published_answer(
                      cells.cell_of(published, "v2", size="0"))["ratios"]["complete_per_s"]
 
     def run(median):
-        return {"scenarios": {"closed": {"ratios": {"v2": {"ok_rps": {"median": median, "low": median - 0.1,
-                                                                      "high": median + 0.1}}}}}}
+        return {"cells": [{"build": "v2", "mode": "closed", "ratios": {"complete_per_s": {
+            "median": median, "low": median - 0.1, "high": median + 0.1}}}]}
     inside, = summaries.against_published(run(there["low"]), published)
     outside, = summaries.against_published(run(there["high"] + 0.01), published)
     assert inside["inside"] and not outside["inside"] and outside["published"]["median"] == there["median"]
@@ -228,7 +245,7 @@ def test_a_run_s_report_says_where_its_ratios_fall_against_the_published_answer(
         write_run(runs, "v1", "closed", run_number)
         write_run(runs, "v2", "closed", run_number, requests=1500, authors=7500)
     report.render(tmp_path)
-    rows, _ = report.published_rows(results_module.read(tmp_path / "results.json"))
+    rows, _ = report.published_rows(read(tmp_path))
     assert [row[0] for row in rows[1:]] == ["v2 (reactive)"] and rows[1][3] == ("yes" if there["low"] <= 1.5 <= there["high"] else "NO")
 
 

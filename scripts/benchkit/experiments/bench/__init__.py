@@ -18,10 +18,9 @@ from benchkit.core.knobs import knob, numbers
 from benchkit.core.protocol import background, measure, order, warm_up
 from benchkit.experiments.bench import document as rundoc, report, summaries, tables
 
-# What a bench publishes: its results.json as a cell document (summaries.publish), with its own tables, its own check
-# beside the cells', and what it adds when sessions are pooled.
-RUN_FILES = ("results.json",)
-PUBLISH = {rundoc.SCHEMA: summaries.publish}
+# What a bench publishes: its cell document (bench.json), with its own tables, its own check beside the cells', and
+# what it adds when sessions are pooled.
+RUN_FILES = (rundoc.FILE,)
 TABLES = tables.TABLES
 CONSISTENCY = {summaries.DESIGN: summaries.consistency}
 POOL = {summaries.DESIGN: summaries.pooled_extra}
@@ -102,7 +101,7 @@ def scenario_phase(closed_rates, settings):
 
 
 def run(platform, spec, directory):
-    """Every scenario of the spec, each RUNS times, then the report (results.json, report.md, report.html); exits 1
+    """Every scenario of the spec, each RUNS times, then the report (bench.json, report.md, report.html); exits 1
     when the builds did not do the same work. The scenarios are one design's modes, measured one after the other
     by the core's rounds, every build warmed once before the first."""
     runs = knobs.value("RUNS")
@@ -152,4 +151,4 @@ def run(platform, spec, directory):
     step(f"Report: {directory / 'report.html'} (or read report.md)")
     if not passed:
         sys.exit("Equal work check FAILED: see the report's 'Equal work' section")
-    return directory / "results.json"
+    return directory / rundoc.FILE

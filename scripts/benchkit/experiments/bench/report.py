@@ -1,40 +1,17 @@
 """The report of a bench run (python -m benchkit report RESULTS): every build beside v1 with the ratio to
 v1, the equal-work check, what the work cost per process, and the environment; report.md and a
-self-contained report.html, each run's samples beside it. Every figure comes from results.json (results.py
-writes it first): the report is a view of it. Exits 1 when the builds did not do the same work."""
+self-contained report.html, each run's samples beside it. Every figure comes from bench.json, the run's cell document
+(document.py writes it first): the report is a view of it. Exits 1 when the builds did not do the same work."""
 import argparse
 import json
 import pathlib
 import statistics
 import sys
 
-from benchkit import BASELINE, NAMES
+from benchkit import NAMES
 from benchkit.core import calibration, charts, curve, documents, profile, results, sql
-from benchkit.experiments.bench import document as rundoc, work
-from benchkit.experiments.bench import summaries
+from benchkit.experiments.bench import document as rundoc, summaries, tables, work
 from benchkit.experiments import sweep
-from benchkit.core.results import BACKGROUND_OFF, GENERATOR, PER_COMPLETE, PROCESSES, WHOLE
-from benchkit.core.stats import ratio
-
-# (key, label, format): the results table, one row each
-ROWS = [
-    ("requests", "requests", "{:.0f}"),
-    ("rps", "throughput (req/s)", "{:.1f}"),
-    ("ok_rps", "complete answers / s", "{:.1f}"),
-    ("avg", "latency avg of complete answers (ms)", "{:.1f}"),
-    ("p50", "latency p50 of complete answers (ms)", "{:.1f}"),
-    ("p90", "latency p90 of complete answers (ms)", "{:.1f}"),
-    ("p95", "latency p95 of complete answers (ms)", "{:.1f}"),
-    ("p99", "latency p99 of complete answers (ms)", "{:.1f}"),
-    ("max", "latency max of complete answers (ms)", "{:.1f}"),
-    ("p50_not_complete", "latency p50 of the other answers: degraded, shed, failed (ms)", "{:.1f}"),
-    ("p99_not_complete", "latency p99 of the other answers (ms)", "{:.1f}"),
-    ("error_pct", "failed (%)", "{:.2f}"),
-    ("shed", "shed by the edge (503, in failed)", "{:.0f}"),
-    ("degraded", "degraded answers (client)", "{:.0f}"),
-    ("fallbacks", "author look-up fallbacks (web-api's counter)", "{:.0f}"),
-    ("dropped", "unsent requests (open model: due, never sent)", "{:.0f}"),
-]
 
 READING = """How to read it: *closed* is the original study's model (virtual users each sending the next
 request when the last one answered): throughput is what each build sustains, latency is what a saturated
@@ -71,124 +48,6 @@ PROFILES = ("A JFR recording of every service during one more closed run per bui
             "through each library. A sample counts for every library on its stack, so a column does not add "
             "up to 100 %. Each service's flame graph is linked below; the .folded files beside them are the "
             "collapsed stacks other flame-graph tools read, the .jfr files open in JDK Mission Control.")
-
-
-def cell(figure, fmt):
-    """A figure's median, ± half the spread of its rounds as a per cent of it."""
-    if not figure or figure["median"] is None:
-        return "–"
-    value = figure["median"]
-    half = 50 * (figure["high"] - figure["low"]) / value if value else 0.0
-    return fmt.format(value) + (f" (±{half:.0f} %)" if half >= 0.5 else "")
-
-
-def median(figure):
-    return figure["median"] if figure else None
-
-
-def header(versions, what=""):
-    return [what] + [NAMES.get(v, v) for v in versions] + [f"{v} / {BASELINE} (of the medians)" for v in versions if v != BASELINE]
-
-
-def results_table(data):
-    """data: a scenario's builds ({version: BuildResult as results.json has it})."""
-    versions = list(data)
-    rows = [header(versions)]
-    for key, label, fmt in ROWS:
-        entries = [data[v]["figures"].get(key) for v in versions]
-        if all(median(e) is None for e in entries):
-            continue
-        base = median(data.get(BASELINE, {}).get("figures", {}).get(key))
-        rows.append([label] + [cell(e, fmt) for e in entries] +
-                    [ratio(base, median(e)) for v, e in zip(versions, entries) if v != BASELINE])
-    return rows
-
-
-def cost_rows(data):
-    versions = list(data)
-    rows = [header(versions, "what")]
-
-    def add(label, values, fmt):
-        base = values[versions.index(BASELINE)] if BASELINE in versions else None
-        rows.append([label] + [fmt(v) for v in values] +
-                    [ratio(base, v) for version, v in zip(versions, values) if version != BASELINE])
-
-    for process in (WHOLE, PER_COMPLETE, BACKGROUND_OFF, *PROCESSES, GENERATOR):
-        entries = [median(data[v]["cpu_ms"].get(process)) for v in versions]
-        if all(e is None for e in entries):
-            continue  # not measured on this platform
-        label = (f"CPU ms per {data[versions[0]]['target']} request, {process}" if process != PER_COMPLETE else
-                 f"CPU ms per complete answer, {process.split(',')[0]}") + (" (the load generator)" if process == GENERATOR else "")
-        add(label, entries, lambda value: "–" if value is None else f"{value:.3f}")
-    if any(median(data[v]["idle_cpu_s"]) is not None for v in versions):
-        rows.append(["CPU s of the other builds, idle meanwhile (share of the measured build's)"] +
-                    [share_cell(median(data[v]["idle_cpu_s"]), median(data[v]["system_cpu_s"])) for v in versions] +
-                    ["–"] * (len(versions) - 1))
-    if any(median(data[v]["node_cpu_s"]) is not None for v in versions):
-        rows.append(["CPU s of the node's own processes during the run (etcd, apiserver, kubelet, containerd, "
-                     "kube-proxy, …; share of the measured build's)"] +
-                    [share_cell(median(data[v]["node_cpu_s"]), median(data[v]["system_cpu_s"])) for v in versions] +
-                    ["–"] * (len(versions) - 1))
-    first = data[versions[0]]
-    for figure, label in (("jit_cpu_seconds", "JIT compiler threads' CPU s during the run"),
-                          ("jit_seconds", "JIT compile s during the run (elapsed, as HotSpot counts it)"),
-                          ("gc_seconds", "GC pauses s during the run (wall clock)"),
-                          ("gc_cpu_seconds", "GC threads' CPU s during the run")):
-        for service in dict.fromkeys(name for v in versions for name in data[v].get("jvm", {})):
-            add(f"{label}, {service}", [median(data[v].get("jvm", {}).get(service, {}).get(figure))
-                                        for v in versions], lambda value: "–" if value is None else f"{value:.2f}")
-    for name in dict.fromkeys(name for v in versions for name in data[v].get("throttling", {})):  # under a CPU quota
-        rows.append([f"CFS: periods throttled / with the quota, throttled s, {name}"] +
-                    [throttled_cell(data[v].get("throttling", {}).get(name)) for v in versions] +
-                    ["–"] * (len(versions) - 1))
-    for service, figures in first["memory_mib"].items():
-        for label in figures:
-            add(f"MiB, {service}: {label}", [data[v]["memory_mib"].get(service, {}).get(label) for v in versions],
-                lambda value: "not readable on this kernel" if value is None else f"{value:.0f}")
-    if first["on_kubernetes"]:  # pods can be restarted under the run
-        rows.append(["pod restarts during the run (OOM kills say OOMKilled)"] +
-                    ["; ".join(data[v]["restarts"]) or "none" for v in versions] + ["–"] * (len(versions) - 1))
-    return rows
-
-
-def rounds_rows(scenario):
-    """One row per round: the builds' order, the machine's speed (the calibration job), each build's complete
-    answers/s and latency p50, and the ratios to v1 within the round; and the headline lines: the median of the
-    per-round ratios over every round, and without the drifted ones."""
-    if not scenario["rounds"]:
-        return None, []
-    versions = sorted({v for r in scenario["rounds"] for v in r["complete_per_s"]})
-    rows = [["round", "order", "calibration s"] + [f"{v} complete/s, p50 ms" for v in versions] +
-            [f"{v} / {BASELINE} complete/s" for v in versions if v != BASELINE]]
-    for r in scenario["rounds"]:
-        flag = f" (moved {r['drift']:+.0%})" if r["drift"] is not None else ""
-        row = [str(r["number"]), " → ".join(r["order"]), f"{r['calibration_seconds']:.2f}{flag}"]
-        row += [f"{r['complete_per_s'][v]:.1f}, {r['p50_ms'][v]:.1f}" if v in r["complete_per_s"] else "–"
-                for v in versions]
-        row += [ratio(r["complete_per_s"].get(BASELINE), r["complete_per_s"].get(v)) for v in versions if v != BASELINE]
-        rows.append(row)
-    return rows, [headline_text(v, ratios[results.HEADLINE]) for v, ratios in scenario["ratios"].items()
-                  if ratios[results.HEADLINE]["median"] is not None]
-
-
-def headline_text(version, found):
-    """"v2 / v1 complete answers/s, median of 3 rounds' ratios: 2.35× (2.16–2.67)", and the sensitivity line."""
-    measured = [value for _, value in found["rounds"] if value is not None]
-    text = (f"{version} / v1 complete answers/s, the median of {len(measured)} round{'s' if len(measured) > 1 else ''}' "
-            f"ratios: {documents.ratio_text(found)}")
-    if found["drifted_rounds"]:
-        without = found["median_without_drifted"]
-        text += (f"; without the drifted round{'s' if len(found['drifted_rounds']) > 1 else ''} "
-                 f"{', '.join(map(str, found['drifted_rounds']))}: " + ("–" if without is None else f"{without:.2f}×"))
-    return text
-
-
-def throttled_cell(figures):
-    if not figures:
-        return "–"
-    periods, throttled = median(figures["periods"]), median(figures["throttled"])
-    share = f" ({100 * throttled / periods:.0f} %)" if periods else ""
-    return f"{throttled:.0f} / {periods:.0f}{share}, {median(figures['throttled_seconds']):.2f} s"
 
 
 WARMUP = ("Before its measured runs each build was warmed by the same rule: in windows of requests until the JIT "
@@ -228,17 +87,10 @@ def warmup_rows(environment):
     return rows
 
 
-def share_cell(seconds, system):
-    """CPU seconds and their share of the measured build's whole system."""
-    if seconds is None:
-        return "–"
-    return f"{seconds:.2f} ({100 * seconds / system:.1f} %)" if system else f"{seconds:.2f}"
-
-
 def restart_warnings(table):
     """A line per scenario and build whose pods restarted mid-run: such a run is not comparable."""
-    return [f"WARNING: {version} {scenario}: pods restarted during the run ({'; '.join(data[version]['restarts'])})"
-            for scenario, data in table.items() for version in data if data[version]["restarts"]]
+    return [f"WARNING: {version} {scenario}: pods restarted during the run ({'; '.join(tables.restarts(found))})"
+            for scenario, data in table.items() for version, found in data.items() if tables.restarts(found)]
 
 
 def chart_set(table):
@@ -246,10 +98,10 @@ def chart_set(table):
     for scenario, data in table.items():
         found[f"latency-{scenario}"] = charts.grouped_bars(
             f"{scenario}: latency percentiles of complete answers", "ms",
-            [(p, {v: median(data[v]["figures"][p]) for v in data}) for p in ("p50", "p90", "p95", "p99")])
+            [(p, {v: tables.median(tables.at(data[v], p)) for v in data}) for p in ("p50", "p90", "p95", "p99")])
     found["throughput"] = charts.grouped_bars(
         "Complete answers per second", "req/s",
-        [(s, {v: median(d[v]["figures"]["ok_rps"]) for v in d}) for s, d in table.items()])
+        [(s, {v: tables.median(tables.at(d[v], "complete_per_s")) for v in d}) for s, d in table.items()])
     return found
 
 
@@ -262,42 +114,38 @@ CURVE = ("Each build under the open model at the same ladder of arrival rates, f
 
 
 def curve_section(found):
-    """The curve's table and chart from results.json's steps, and each build's knee."""
-    if not found["steps"]:
+    """The curve's table and chart from the run's ladder (document.ladder), and each build's knee."""
+    ladder = found["sessions"][0] if found["sessions"] else None
+    if not ladder:
         return None
-    versions = sorted(found["knees"])
-    rates = sorted({step["offered"] for step in found["steps"]})
-    steps = {(step["offered"], step["version"]): step for step in found["steps"]}
+    versions = sorted(ladder)
+    rates = sorted({int(rate) for steps in ladder.values() for rate in steps})
     rows = [["offered req/s"] + [f"{v}: complete/s, p50 / p99 ms, unsent (each repeat)" for v in versions]]
-    points = {v: [] for v in versions}
     for rate in rates:
         row = [str(rate)]
         for v in versions:
-            step = steps.get((rate, v))
-            if step is None:
-                row.append("–")
-                continue
-            row.append("; ".join(f"{r['complete']:.0f}, {r['p50']:.1f} / {r['p99']:.1f}, {r['dropped']:.0f}"
-                                 for r in step["repeats"]) + ("" if step["carried"] else " (not carried)"))
-            points[v].append((rate, step))
+            repeats = ladder[v].get(str(rate))
+            row.append("–" if repeats is None else
+                       "; ".join(f"{r['complete']:.0f}, {r['p50']:.1f} / {r['p99']:.1f}, {r['dropped']:.0f}"
+                                 for r in repeats) +
+                       ("" if all(curve.carried(rate, r) for r in repeats) else " (not carried)"))
         rows.append(row)
     lines, knees = [], {}
     for v in versions:
-        rate = found["knees"][v]
-        at = steps.get((rate, v))
-        if at:
-            p50 = median_of(r["p50"] for r in at["repeats"])
-            p99 = median_of(r["p99"] for r in at["repeats"])
-            knees[v] = (median_of(r["complete"] for r in at["repeats"]), p99)
-            repeats = len(at["repeats"])
-            lines.append(f"{v}: knee at {rate} requests/s, " +
-                         (f"carried in each of {repeats} repeats (p50 {p50:.1f} ms, p99 {p99:.1f} ms, medians of "
-                          "the repeats)" if repeats > 1 else f"in its one step (p50 {p50:.1f} ms, p99 {p99:.1f} ms)"))
-        else:
+        rate = found["knees"].get(v)
+        if rate is None:
             lines.append(f"{v}: carried none of the steps")
+            continue
+        at_knee = ladder[v][str(rate)]
+        p50, p99 = (median_of(r[key] for r in at_knee) for key in ("p50", "p99"))
+        knees[v] = (median_of(r["complete"] for r in at_knee), p99)
+        lines.append(f"{v}: knee at {rate} requests/s, " +
+                     (f"carried in each of {len(at_knee)} repeats (p50 {p50:.1f} ms, p99 {p99:.1f} ms, medians of "
+                      "the repeats)" if len(at_knee) > 1 else f"in its one step (p50 {p50:.1f} ms, p99 {p99:.1f} ms)"))
     chart = charts.latency_curve("Latency versus load (open model)", {
-        v: [(median_of(r["complete"] for r in step["repeats"]), median_of(r["p50"] for r in step["repeats"]),
-             median_of(r["p99"] for r in step["repeats"])) for _, step in points[v]] for v in versions}, knees)
+        v: [(median_of(r["complete"] for r in repeats), median_of(r["p50"] for r in repeats),
+             median_of(r["p99"] for r in repeats)) for _, repeats in sorted(ladder[v].items(), key=lambda i: int(i[0]))]
+        for v in versions}, knees)
     return rows, lines, chart
 
 
@@ -329,18 +177,17 @@ def median_of(values):
 
 
 def render(directory):
-    """Writes results.json, then report.md and report.html from it; returns whether the builds did the same work."""
-    rundoc.write(directory)
-    data = rundoc.read(directory / "results.json")
+    """Writes bench.json, then report.md and report.html from it; returns whether the builds did the same work."""
+    data = rundoc.write(directory)
     environment = data["environment"]
-    table = {name: scenario["builds"] for name, scenario in data["scenarios"].items()}
+    table = tables.scenarios_of(data)
     ladder = curve_section(data["curve"])
-    work_rows, work_passed = work.rows(data["equal_work"]["scenarios"])
+    work_rows, work_passed = work.rows(data["work"])
     verdict = ("PASS: the builds did the same work for every complete answer" if work_passed
                else "FAIL: the builds did NOT do the same work")
     round_tables, round_lines = [], []
-    for name, scenario in data["scenarios"].items():
-        rows, lines = rounds_rows(scenario)
+    for name, found in table.items():
+        rows, lines = tables.rounds_rows(found)
         if rows:
             round_tables.append((f"Scenario: {name}", rows))
             round_lines += [f"{name}: {line}" for line in lines]
@@ -352,7 +199,7 @@ def render(directory):
     published = published_rows(data)
     sections = ([("Latency versus load", "\n\n".join([CURVE] + ladder[1]), [("", ladder[0])])] if ladder else [])
     sections += [("Results", "\n\n".join(restart_warnings(table) + [READING]),
-                 [(f"Scenario: {s}", results_table(d)) for s, d in table.items()]),
+                 [(f"Scenario: {s}", tables.results_table(d)) for s, d in table.items()]),
                 *([("Rounds", "\n\n".join([ROUNDS] + round_lines), round_tables)] if round_tables else []),
                 *([("Against the published answer", published[1], [("", published[0])])] if published else []),
                 *([sweep.section(json.loads(swept.read_text()))] if swept.exists() else []),
@@ -360,10 +207,10 @@ def render(directory):
                 *([("SQL parity", sql.EXPLANATION, [("", parity)])] if parity else []),
                 *([("Where the CPU goes", PROFILES, [("", profile.rows(profiled))])] if profiled else []),
                 ("Cost", COST_KUBERNETES if data["on_kubernetes"] else COST_LOCAL,
-                 [(f"Scenario: {s}", cost_rows(d)) for s, d in table.items()]),
+                 [(f"Scenario: {s}", tables.cost_rows(d)) for s, d in table.items()]),
                 ("What the kernel counted", results.SCHEDULING_TEXT,
-                 [(f"Scenario: {s}", results.scheduling_rows({v: b["scheduling"] for v, b in d.items()}))
-                  for s, d in table.items() if any(b["scheduling"] for b in d.values())]),
+                 [(f"Scenario: {s}", results.scheduling_rows(tables.scheduling(d)))
+                  for s, d in table.items() if any(c["rounds"][0].get("scheduling") for c in d.values())]),
                 *([("Warm-up", WARMUP, [("", warmed)])] if warmed else []),
                 *([("Where the pods ran", PLACEMENT, [("", rundoc.placement_rows(data["placement"]))])]
                   if data.get("placement") else []),

@@ -1,71 +1,16 @@
-"""A bench run's summary, committed beside the docs (docs/results/<name>.json) and written from its results.json by
-`benchkit figures publish`: the cell document (core.cells) every grid experiment writes, a cell for each build in each
-scenario, its rounds the runs' figures; several independent runs pooled into one (cells.pooled); where a new run
-falls against the published one."""
+"""What a bench's summary adds to the cell document's (a bench run writes one, document.py, and `benchkit figures
+publish` commits it like any design's): its own check, what it adds when sessions are pooled (cells.pooled), and
+where a new run falls against the published one."""
 import pathlib
 import re
 import sys
 
-from benchkit import BASELINE, ROOT
-from benchkit.core import calibration, cells, curve, results, sizes
-from benchkit.core.kinds import SUMMARIES, loaded, within, written
+from benchkit import ROOT
+from benchkit.core import calibration, cells, curve, sizes
+from benchkit.core.kinds import SUMMARIES, loaded
 from benchkit.experiments.bench import document as rundoc
 
-DESIGN = "bench"
-TITLE = "The demo and the bench: every scenario in rounds"
-# What a round of a cell keeps of a run's figures, by the cell document's names: its answers, and its CPU per
-# request of each process (per complete answer for the whole system too).
-FIGURES = {"ok_rps": "complete_per_s", "p50": "p50", "p99": "p99", "error_pct": "failed_pct",
-           "degraded": "degraded", "shed": "shed"}
-CPU = {results.WHOLE: "cpu_ms", results.PER_COMPLETE: "cpu_ms_per_complete",
-       results.BACKGROUND_OFF: "cpu_ms_background_off", results.GENERATOR: "generator_cpu_ms",
-       **{process: f"{process}_cpu_ms" for process in results.PROCESSES}}
-
-
-def cell_rounds(build, rounds):
-    """A build's rounds of one scenario in results.json as a cell's rounds: the figures of each, the machine's
-    speed before it and how far that drifted."""
-    figures = [(new, build[kind][old]["rounds"]) for kind, names in (("figures", FIGURES), ("cpu_ms", CPU))
-               for old, new in names.items() if old in build[kind]]
-    rounds = rounds + [{"number": n, "calibration_seconds": None, "drift": None}  # runs measured without a speed
-                       for n in range(len(rounds) + 1, build["runs"] + 1)]
-    return [{"round": r["number"], "calibration_seconds": r["calibration_seconds"], "drift": r["drift"],
-             **{new: values[index] for new, values in figures}} for index, r in enumerate(rounds[:build["runs"]])]
-
-
-def document_of(head, scenarios):
-    """The cell document of a bench's scenarios ({scenario: {"builds": {version: {runs, figures, cpu_ms}}, "rounds"}},
-    as results.json holds them), under what the run says of itself (head)."""
-    summary = {"schema": cells.SCHEMA, "name": head.pop("name"), "design": DESIGN, "title": TITLE, **head,
-               "compared": cells.BUILD, "reference": BASELINE, "modes": list(scenarios), "sizes": [sizes.NO_LIMIT],
-               "rounds": max(b["runs"] for s in scenarios.values() for b in s["builds"].values()),
-               "cells": [{"build": v, "mode": mode, "size": sizes.NO_LIMIT,
-                          "rounds": cell_rounds(build, scenario["rounds"])}
-                         for mode, scenario in scenarios.items() for v, build in scenario["builds"].items()]}
-    summary["cells"] = cells.with_ratios(summary)
-    return summary
-
-
-def publish(results_json, name, directory=SUMMARIES):
-    """A summary of a run's results.json (or of the results directory that holds it), as docs/results/<name>.json."""
-    results_dir = within(results_json, "results.json").parent
-    data = rundoc.read(results_dir / "results.json")
-    summary = document_of({
-        "name": name, "commit": data["commit"], "timestamp": data["timestamp"], "where": data["where"],
-        "on_kubernetes": data["on_kubernetes"], "versions": data["versions"], "settled": data["settled"],
-        "equal_work": data["equal_work"]["passed"], "load_settings": data["environment"].get("load_settings", {}),
-        "open_rate": data["environment"].get("open_rate"),
-        "curve": ladders([curve.kept(data["curve"]["steps"])])}, data["scenarios"])
-    problems = cells.consistency(summary) + consistency(summary)
-    if problems:
-        sys.exit(f"{results_dir}: the results are not consistent: " + "; ".join(problems))
-    return written(summary, name, directory)
-
-
-def ladders(sessions):
-    """The curve a summary keeps: each session's ladder (curve.kept; None where its steps were not kept), with the
-    knees and repeats they give."""
-    return {"sessions": sessions, **curve.summarized(sessions)}
+DESIGN, TITLE, ladders = rundoc.DESIGN, rundoc.TITLE, rundoc.ladders
 
 
 def consistency(summary):
@@ -130,16 +75,15 @@ def published_ratio(published, build):
     return (cell or {}).get("ratios", {}).get("complete_per_s")
 
 
-def against_published(data, published):
+def against_published(document, published):
     """For each build's closed-model ratio to v1 (complete answers/s): this run's median, lowest and highest round,
     the published run's, and whether this run's median falls inside the published interval. [] without both."""
-    mine = data.get("scenarios", {}).get("closed", {}).get("ratios", {})
     rows = []
-    for version in mine:
-        here, there = mine[version][results.HEADLINE], published and published_ratio(published, version)
+    for cell in (c for c in document["cells"] if c["mode"] == "closed" and "ratios" in c):
+        here, there = cell["ratios"]["complete_per_s"], published and published_ratio(published, cell["build"])
         if here["median"] is None or not there or there["median"] is None:
             continue
-        rows.append({"version": version, "median": here["median"], "low": here["low"], "high": here["high"],
+        rows.append({"version": cell["build"], "median": here["median"], "low": here["low"], "high": here["high"],
                      "published": {k: there[k] for k in ("median", "low", "high")},
                      "inside": there["low"] <= here["median"] <= there["high"]})
     return rows

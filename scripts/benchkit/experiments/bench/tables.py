@@ -1,10 +1,13 @@
-"""The tables a doc can show of a bench summary (a cell document: a cell per build and scenario; TABLES names them):
-rows of cells, the first row the header."""
+"""The tables of a bench's cell document (a cell per build and scenario), rows of cells, the first row the header:
+those a doc can show of a bench summary (TABLES names them), then those a run's report shows (report.py)."""
 import statistics
 
 from benchkit import BASELINE, NAMES
+from benchkit.core import documents, results
 from benchkit.core.cells import cell_of, figure
 from benchkit.core.documents import formatted, interval, ratio_text
+from benchkit.core.results import BACKGROUND_OFF, GENERATOR, PER_COMPLETE, PROCESSES, SCHEDULING, THREADS, WHOLE
+from benchkit.core.stats import ratio
 
 
 def builds(summary, scenario):
@@ -113,3 +116,193 @@ def cpu_table(summary, scenario="closed"):
 
 TABLES = {"headline": headline_table, "knees": knees_table, "answer": answer_table, "hops": hops_table,
           "cpu": cpu_table}
+
+
+# The run report's tables (report.py): every figure of a scenario, what it cost, its rounds.
+# (key, label, format): the results table, one row each
+ROWS = [
+    ("requests", "requests", "{:.0f}"),
+    ("rps", "throughput (req/s)", "{:.1f}"),
+    ("complete_per_s", "complete answers / s", "{:.1f}"),
+    ("avg", "latency avg of complete answers (ms)", "{:.1f}"),
+    ("p50", "latency p50 of complete answers (ms)", "{:.1f}"),
+    ("p90", "latency p90 of complete answers (ms)", "{:.1f}"),
+    ("p95", "latency p95 of complete answers (ms)", "{:.1f}"),
+    ("p99", "latency p99 of complete answers (ms)", "{:.1f}"),
+    ("max", "latency max of complete answers (ms)", "{:.1f}"),
+    ("p50_not_complete", "latency p50 of the other answers: degraded, shed, failed (ms)", "{:.1f}"),
+    ("p99_not_complete", "latency p99 of the other answers (ms)", "{:.1f}"),
+    ("failed_pct", "failed (%)", "{:.2f}"),
+    ("shed", "shed by the edge (503, in failed)", "{:.0f}"),
+    ("degraded", "degraded answers (client)", "{:.0f}"),
+    ("fallbacks", "author look-up fallbacks (web-api's counter)", "{:.0f}"),
+    ("dropped", "unsent requests (open model: due, never sent)", "{:.0f}"),
+]
+
+def cell(figure, fmt):
+    """A figure's median, ± half the spread of its rounds as a per cent of it."""
+    if not figure or figure["median"] is None:
+        return "–"
+    value = figure["median"]
+    half = 50 * (figure["high"] - figure["low"]) / value if value else 0.0
+    return fmt.format(value) + (f" (±{half:.0f} %)" if half >= 0.5 else "")
+
+
+def at(found, *path):
+    """{unit, median, low, high, rounds} of what each round of a cell holds at a path of keys (None where it holds
+    nothing there)."""
+    values = []
+    for value in found["rounds"]:
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        values.append(value)
+    return vars(results.Figure.of("", values))
+
+
+def median(figure):
+    return figure["median"] if figure else None
+
+
+def scenarios_of(document):
+    """{scenario: {version: its cell}}."""
+    found = {}
+    for c in document["cells"]:
+        found.setdefault(c["mode"], {})[c["build"]] = c
+    return found
+
+
+def header(versions, what=""):
+    return [what] + [NAMES.get(v, v) for v in versions] + [f"{v} / {BASELINE} (of the medians)" for v in versions if v != BASELINE]
+
+
+def results_table(data):
+    """data: a scenario's cells ({version: cell})."""
+    versions = list(data)
+    rows = [header(versions)]
+    for key, label, fmt in ROWS:
+        entries = [at(data[v], key) for v in versions]
+        if all(median(e) is None for e in entries):
+            continue
+        base = median(at(data[BASELINE], key)) if BASELINE in data else None
+        rows.append([label] + [cell(e, fmt) for e in entries] +
+                    [ratio(base, median(e)) for v, e in zip(versions, entries) if v != BASELINE])
+    return rows
+
+
+CPU = {WHOLE: "cpu_ms", PER_COMPLETE: "cpu_ms_per_complete", BACKGROUND_OFF: "cpu_ms_background_off",
+       **{process: f"{process}_cpu_ms" for process in PROCESSES}, GENERATOR: "generator_cpu_ms"}
+
+
+def cost_rows(data):
+    versions = list(data)
+    rows = [header(versions, "what")]
+
+    def add(label, values, fmt):
+        base = values[versions.index(BASELINE)] if BASELINE in versions else None
+        rows.append([label] + [fmt(v) for v in values] +
+                    [ratio(base, v) for version, v in zip(versions, values) if version != BASELINE])
+
+    target = data[versions[0]]["rounds"][0]["work"]["target"]
+    for process, key in CPU.items():
+        entries = [median(at(data[v], key)) for v in versions]
+        if all(e is None for e in entries):
+            continue  # not measured on this platform
+        label = (f"CPU ms per {target} request, {process}" if process != PER_COMPLETE else
+                 f"CPU ms per complete answer, {process.split(',')[0]}") + (" (the load generator)" if process == GENERATOR else "")
+        add(label, entries, lambda value: "–" if value is None else f"{value:.3f}")
+    for key, label in (("idle_cpu_s", "CPU s of the other builds, idle meanwhile"),
+                       ("node_cpu_s", "CPU s of the node's own processes during the run (etcd, apiserver, kubelet, "
+                                      "containerd, kube-proxy, …")):
+        if any(median(at(data[v], key)) is not None for v in versions):
+            rows.append([f"{label} (share of the measured build's)"] +
+                        [share_cell(median(at(data[v], key)), median(at(data[v], "system_cpu_s"))) for v in versions] +
+                        ["–"] * (len(versions) - 1))
+    first = data[versions[0]]["rounds"][0]
+    for counted, label in (("jit_cpu_seconds", "JIT compiler threads' CPU s during the run"),
+                           ("jit_seconds", "JIT compile s during the run (elapsed, as HotSpot counts it)"),
+                           ("gc_seconds", "GC pauses s during the run (wall clock)"),
+                           ("gc_cpu_seconds", "GC threads' CPU s during the run")):
+        for service in first.get("jvm") or {}:
+            add(f"{label}, {service}", [median(at(data[v], "jvm", service, counted)) for v in versions],
+                lambda value: "–" if value is None else f"{value:.2f}")
+    for name in first.get("throttling") or {}:  # under a CPU quota
+        rows.append([f"CFS: periods throttled / with the quota, throttled s, {name}"] +
+                    [throttled_cell({f: at(data[v], "throttling", name, f) for f in ("periods", "throttled",
+                                                                                      "throttled_seconds")})
+                     for v in versions] + ["–"] * (len(versions) - 1))
+    for service, figures in (first.get("memory_mib") or {}).items():
+        for label in figures:
+            add(f"MiB, {service}: {label}", [at(data[v], "memory_mib", service, label)["high"] for v in versions],
+                lambda value: "not readable on this kernel" if value is None else f"{value:.0f}")
+    if first.get("restarts") is not None:  # pods can be restarted under the run
+        rows.append(["pod restarts during the run (OOM kills say OOMKilled)"] +
+                    ["; ".join(restarts(data[v])) or "none" for v in versions] + ["–"] * (len(versions) - 1))
+    return rows
+
+
+def restarts(found):
+    """"container: N x (reason)" of every restart in a cell's runs."""
+    return [f"{container}: {r['restarts']}x ({r['last_reason'] or 'unknown reason'})"
+            for run in found["rounds"] for container, r in (run.get("restarts") or {}).items()]
+
+
+def scheduling(data):
+    """{version: {process: {figure: Figure as data}}} of a scenario's cells, for results.scheduling_rows."""
+    return {v: {process: {key: at(c, "scheduling", process, key) for key, _ in SCHEDULING + THREADS}
+                for process in c["rounds"][0].get("scheduling") or {}} for v, c in data.items()}
+
+
+def rounds_rows(data):
+    """One row per round: the builds' order, the machine's speed (the calibration job), each build's complete
+    answers/s and latency p50, and the ratios to v1 within the round; and the headline lines: the median of the
+    per-round ratios over every round, and without the drifted ones."""
+    versions = list(data)
+    by_round = {}
+    for v, c in data.items():
+        for r in c["rounds"]:
+            if r["calibration_seconds"] is not None:
+                by_round.setdefault(r["round"], {})[v] = r
+    if not by_round:
+        return None, []
+    rows = [["round", "order", "calibration s"] + [f"{v} complete/s, p50 ms" for v in versions] +
+            [f"{v} / {BASELINE} complete/s" for v in versions if v != BASELINE]]
+    for number, mine in sorted(by_round.items()):
+        first = next(iter(mine.values()))
+        flag = f" (moved {first['drift']:+.0%})" if first["drift"] is not None else ""
+        row = [str(number), " → ".join(sorted(mine, key=lambda v: mine[v].get("place") or 0)),
+               f"{first['calibration_seconds']:.2f}{flag}"]
+        row += [f"{mine[v]['complete_per_s']:.1f}, {mine[v]['p50']:.1f}" if v in mine else "–" for v in versions]
+        row += [ratio((mine.get(BASELINE) or {}).get("complete_per_s"), (mine.get(v) or {}).get("complete_per_s"))
+                for v in versions if v != BASELINE]
+        rows.append(row)
+    return rows, [headline_text(v, c) for v, c in data.items()
+                  if c.get("ratios", {}).get("complete_per_s", {}).get("median") is not None]
+
+
+def headline_text(version, found):
+    """"v2 / v1 complete answers/s, median of 3 rounds' ratios: 2.35× (2.16–2.67)", and the sensitivity line."""
+    ratios = found["ratios"]["complete_per_s"]
+    measured = [value for value in ratios["rounds"] if value is not None]
+    text = (f"{version} / v1 complete answers/s, the median of {len(measured)} round{'s' if len(measured) > 1 else ''}' "
+            f"ratios: {documents.ratio_text(ratios)}")
+    drifted = [r["round"] for r in found["rounds"] if r.get("drift") is not None]
+    if drifted:
+        without = without_drifted(found)
+        text += (f"; without the drifted round{'s' if len(drifted) > 1 else ''} {', '.join(map(str, drifted))}: "
+                 + ("–" if without is None else f"{without:.2f}×"))
+    return text
+
+
+def throttled_cell(figures):
+    if not figures or median(figures["periods"]) is None:
+        return "–"
+    periods, throttled = median(figures["periods"]), median(figures["throttled"])
+    share = f" ({100 * throttled / periods:.0f} %)" if periods else ""
+    return f"{throttled:.0f} / {periods:.0f}{share}, {median(figures['throttled_seconds']):.2f} s"
+
+
+def share_cell(seconds, system):
+    """CPU seconds and their share of the measured build's whole system."""
+    if seconds is None:
+        return "–"
+    return f"{seconds:.2f} ({100 * seconds / system:.1f} %)" if system else f"{seconds:.2f}"
