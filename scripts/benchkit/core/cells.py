@@ -297,17 +297,6 @@ def verdicts(document):
             *([name, figure, documents.ratio_text(ratio), said] for name, _, _, figure, ratio, said in judged(document))]
 
 
-def better(document):
-    """The figures of VERDICT_FIGURES on which one side is ahead (verdict), and which: the rows a decision is read
-    from; none where no figure has a verdict of ahead or behind."""
-    names = sides(document)
-    a, b = names[0], (names[1] if len(names) == 2 else "each")
-    rows = [["build", "figure", f"{b} / {a} (lowest–highest round)", "better"],
-            *([name, figure, documents.ratio_text(ratio), side if said == AHEAD else a]
-              for name, side, _, figure, ratio, said in judged(document) if said in (AHEAD, BEHIND))]
-    return rows + ([] if rows[1:] else [["every build", "every figure", "–", "neither: no figure ahead or behind"]])
-
-
 QUOTED_SESSIONS, QUOTED_ROUNDS = 2, 6  # what a cell's verdict rests on at least: sessions (hours apart), rounds
 AHEAD, LEVEL, BEHIND = "ahead", "level", "behind"
 

@@ -154,5 +154,5 @@ def run(platform, spec, directory):
 
 
 # what a doc may show of an A/B's cell document (the registry's cell Kind)
-TABLES = {"ab": cells.table, "ab-verdicts": cells.verdicts, "ab-better": cells.better}
+TABLES = {"ab": cells.table, "ab-verdicts": cells.verdicts}
 RUN_FILES = tuple(f"{name}.json" for name in EXPERIMENTS)

@@ -55,36 +55,6 @@ def knees_table(summary):
              *(formatted(knees[v], "{:,}") for v in knees)]]
 
 
-def answer_table(summary):
-    """The README's table: throughput when saturated with the ratios to v1, latency at the open model's rate, the
-    curve's knee, CPU per complete answer and the generator's share of it."""
-    versions = summary["versions"]
-    closed = {v: cell_of(summary, v, "closed") for v in versions}
-    rows = [["", *(NAMES.get(v, v) for v in versions)]]
-    row = ["throughput when saturated (complete answers/s, closed; ÷ v1: the median of the rounds' ratios, lowest–highest)"]
-    for v in versions:
-        ratio = closed[v].get("ratios", {}).get("complete_per_s")
-        row.append(interval(figure(closed[v], "complete_per_s")) +
-                   (f"; **{ratio['median']:.2f}×** ({ratio['low']:.2f}–{ratio['high']:.2f})" if ratio else ""))
-    rows.append(row)
-    if "open" in summary["modes"]:
-        rate = (summary.get("open_rate") or "").split("/")[0] or "a fixed rate"
-        opened = {v: cell_of(summary, v, "open")["medians"] for v in versions}
-        rows.append([f"latency at {rate} requests/s (open), p50 / p99 of complete answers (ms)",
-                     *(f"{opened[v]['p50']:.1f} / {opened[v]['p99']:.1f}" for v in versions)])
-    knees = summary["curve"]["knees"]
-    if knees:
-        repeats = summary["curve"]["repeats"]
-        rows.append(["highest rate carried (the curve's knee, " +
-                     (f"in each of {repeats} repeats)" if repeats > 1 else "one step each, not repeated)"),
-                     *(formatted(knees.get(v), "{:,}/s") for v in versions)])
-    rows.append(["CPU per complete answer, whole system (ms)",
-                 *(interval(figure(closed[v], "cpu_ms_per_complete"), "{:.2f}") for v in versions)])
-    rows.append(["of which the load generator, per request (ms)",
-                 *(formatted(closed[v]["medians"].get("generator_cpu_ms"), "{:.2f}") for v in versions)])
-    return rows
-
-
 def hops_table(summary):
     """Each downstream hop alone (closed, straight at the service): complete answers/s with the ratios to v1, and
     the service's own CPU per request."""
@@ -114,7 +84,7 @@ def cpu_table(summary, scenario="closed"):
     return rows
 
 
-TABLES = {"headline": headline_table, "knees": knees_table, "answer": answer_table, "hops": hops_table,
+TABLES = {"headline": headline_table, "knees": knees_table, "hops": hops_table,
           "cpu": cpu_table}
 
 
