@@ -124,6 +124,8 @@ BUSY_CORES ?= 0
 NODE_LOG := .local/logs/node-binaries.log
 TEST_K8S_TOOLS := helm shellcheck kube-tools
 TEST_K8S_TOOLS_READY := .local/logs/test-k8s-tools.ready
+# the second each stage of make test ended, from its start (scripts/timings.py publishes them in docs/timings.json)
+TEST_TIMES := .local/logs/make-test-times.tsv
 TEST_K8S_LOG := .local/logs/test-k8s.log
 # What the builds are made of: a build is done again only when one of these changed since the last (each
 # make deploy-vN, make up and make test-cluster asks for one). In the parent's target/, so mvnw clean drops it.
@@ -251,6 +253,8 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	@# Where the time goes, in any log of it: the minute each stage ends. test-k8s's waiter exits 3 when the
 	@# background ended before its tools were built (make itself exits 1 or 2): the background's log tells why.
 	@started=$$(date +%s); at() { echo "$$(( ($$(date +%s) - started) / 60 )) min"; }; busy=""; \
+	  printf 'started\t%s\t%s\n' $$started "$$(git rev-parse --short HEAD)" >$(TEST_TIMES); \
+	  mark() { printf '%s\t%s\n' "$$1" $$(( $$(date +%s) - started )) >>$(TEST_TIMES); }; \
 	  if (( $(BUSY_CORES) > 0 )); then echo "==> $(BUSY_CORES) cores kept busy with what nothing else wants until test-e2e ends (BUSY_CORES)"; \
 	    setsid scripts/lowest-priority.sh scripts/busy-cores.sh $(BUSY_CORES) idle & busy=$$!; fi; \
 	  setsid scripts/lowest-priority.sh bash -c '{ $(MAKE) --no-print-directory jaeger && $(MAKE) --no-print-directory node-packages; } & packages=$$!; \
@@ -259,26 +263,27 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	    >$(NODE_LOG) 2>&1 & binaries=$$!; k8s=""; \
 	  stop() { kill -- -$$binaries $${k8s:+-$$k8s} $${busy:+-$$busy} 2>/dev/null || true; exit 1; }; \
 	  background_failed() { tail -30 $(NODE_LOG); stop; }; \
-	  $(MAKE) --no-print-directory test-static test-services || stop; \
+	  $(MAKE) --no-print-directory test-static test-services || stop; mark test-services; \
 	  echo "==> test-services passed at $$(at); test-k8s runs beside test-e2e once its tools are ready (log in $(TEST_K8S_LOG))"; \
 	  setsid bash -c 'until [[ -e $(TEST_K8S_TOOLS_READY) ]]; do kill -0 '$$binaries' 2>/dev/null || exit 3; sleep 2; done; \
 	    exec $(MAKE) --no-print-directory test-k8s' >$(TEST_K8S_LOG) 2>&1 & k8s=$$!; \
-	  $(MAKE) --no-print-directory test-e2e JAEGER_FROM_BACKGROUND=1 || stop; \
+	  $(MAKE) --no-print-directory test-e2e JAEGER_FROM_BACKGROUND=1 || stop; mark test-e2e; \
 	  if [[ -n $$busy ]]; then kill -- -$$busy 2>/dev/null || true; busy=""; fi; \
 	  echo "==> The local parts passed at $$(at); waiting for test-k8s"; \
 	  k8s_status=0; wait $$k8s || k8s_status=$$?; k8s=""; \
 	  ((k8s_status != 3)) || background_failed; \
-	  cat $(TEST_K8S_LOG); ((k8s_status == 0)) || stop; \
+	  cat $(TEST_K8S_LOG); ((k8s_status == 0)) || stop; mark test-k8s; \
 	  echo "==> test-k8s passed at $$(at); waiting for what the node needs"; \
-	  wait $$binaries || background_failed; \
+	  wait $$binaries || background_failed; mark node-tools; \
 	  echo "==> What the node needs is ready at $$(at)"; \
-	  $(MAKE) --no-print-directory test-licenses || stop; \
-	  $(MAKE) --no-print-directory test-cluster && echo "==> make test passed in $$(at)"
+	  $(MAKE) --no-print-directory test-licenses || stop; mark test-licenses; \
+	  $(MAKE) --no-print-directory test-cluster && mark test-cluster && echo "==> make test passed in $$(at)"
 
 .PHONY: test-static
 test-static: benchkit toxiproxy ## Source audit (no SQL built at run time: scripts/check_sql.py, which first proves it bites); the harness's unit tests (pytest); the load generator's (go test); the published figures against their summaries.
 	@$(MAKE) --no-print-directory test-loadgen
 	@python3 scripts/check_sql.py --self-test
+	@python3 scripts/timings.py --self-test
 	@python3 scripts/check_sql.py
 	@cd scripts && $(BENCHKIT_PYTHON) -m pyflakes . && $(BENCHKIT_PYTHON) -m pytest -q -p no:cacheprovider benchkit/tests
 	@$(MAKE) --no-print-directory test-docs

@@ -303,11 +303,11 @@ profiled_in_pods() { # a flame graph of every service of every build, and the li
 expect "profile: JFR in every pod through kubectl exec, a flame graph per service and build, the libraries' shares" \
   profiled_in_pods
 expect "CPU and memory come from real cgroups (each service's CPU per request, its cgroup's peak and anonymous memory)" \
-  results_hold "all(b['cpu_ms'][s]['median'] > 0 for b in $CLOSED.values() for s in ('web-api', 'articles', 'authors'))" \
-  "all(m is not None and m > 0 for b in $CLOSED.values() for figures in b['memory_mib'].values() for m in figures.values())" \
-  "all(any(label.startswith('cgroup peak since start') for label in figures) for b in $CLOSED.values() for figures in b['memory_mib'].values())"
+  results_hold "all(r[s + '_cpu_ms'] > 0 for r in $CLOSED for s in ('web-api', 'articles', 'authors'))" \
+  "all(m is not None and m > 0 for r in $CLOSED for figures in r['memory_mib'].values() for m in figures.values())" \
+  "all(any(label.startswith('cgroup peak since start') for label in figures) for r in $CLOSED for figures in r['memory_mib'].values())"
 expect "no pod restarted during the runs" \
-  results_hold "not any(b['restarts'] for s in d['scenarios'].values() for b in s['builds'].values())"
+  results_hold "not any(r['restarts'] for c in d['cells'] for r in c['rounds'])"
 
 unreachable_target_stops_the_job() { # a Job whose target never answers stops at once, saying so, not at its deadline
   local started=$SECONDS output

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""How long make test, make demo and make cpu-map took here, kept as data so that the docs render it (setting markers
+of benchkit/timings.py), never typed.
+
+    scripts/timings.py publish [--cold]   docs/timings.json from the last runs' logs: make test's stages (the minute each
+                                          ended) and the minute each tool of its background was ready (its file in
+                                          .tools/bin), and each experiment's last run (make demo, make cpu-map, …);
+                                          --cold: that make test started from a fresh clone with empty caches
+    scripts/timings.py --self-test
+
+make test writes .local/logs/make-test-times.tsv (`started` and the epoch second, then each stage and its seconds);
+scripts/demo.sh appends each experiment's seconds to .local/logs/experiment-times.tsv."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TEST_TIMES = ".local/logs/make-test-times.tsv"
+EXPERIMENT_TIMES = ".local/logs/experiment-times.tsv"
+PUBLISHED = "docs/timings.json"
+
+
+def rows(path):
+    return [line.split("\t") for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+def minutes(seconds):
+    return round(int(seconds) / 60, 1)
+
+
+def make_test(root, cold):
+    """make test's last run: each stage's end and each background tool's readiness, in minutes from its start."""
+    found = rows(root / TEST_TIMES)
+    if not found or found[0][0] != "started":
+        return None
+    started, stages = int(found[0][1]), {stage: minutes(seconds) for stage, seconds in found[1:]}
+    tools = {path.name: minutes(path.stat().st_mtime - started) for path in sorted((root / ".tools" / "bin").glob("*"))
+             if path.is_file() and path.stat().st_mtime >= started}
+    return {"commit": found[0][2] if len(found[0]) > 2 else None, "cores": os.cpu_count(), "cold": cold,
+            "stages": stages, "tools_ready": dict(sorted(tools.items(), key=lambda item: item[1]))}
+
+
+def experiments(root):
+    """Each experiment's last run: {"make-NAME": {minutes, commit, cores}}."""
+    return {f"make-{'demo' if name == 'bench' else name}": {"minutes": minutes(seconds), "commit": commit,
+                                                               "cores": os.cpu_count()}
+            for name, seconds, commit in rows(root / EXPERIMENT_TIMES)}
+
+
+def publish(root, cold):
+    path = root / PUBLISHED
+    published = json.loads(path.read_text()) if path.exists() else {}
+    tested = make_test(root, cold)
+    published.update({**experiments(root), **({"make-test": tested} if tested else {})})
+    path.write_text(json.dumps(dict(sorted(published.items())), indent=2) + "\n")
+    return published
+
+
+def self_test():
+    """A make test of two stages, a tool built after it started and one before, and two runs of an experiment."""
+    with tempfile.TemporaryDirectory() as directory:
+        root = pathlib.Path(directory)
+        (root / ".local" / "logs").mkdir(parents=True)
+        (root / ".tools" / "bin").mkdir(parents=True)
+        (root / "docs").mkdir()
+        old, new = root / ".tools" / "bin" / "old", root / ".tools" / "bin" / "helm"
+        old.write_text("")
+        os.utime(old, (1000, 1000))
+        new.write_text("")
+        os.utime(new, (2000 + 90, 2000 + 90))
+        (root / TEST_TIMES).write_text("started\t2000\tabc1234\ntest-services\t600\ntest-cluster\t2700\n")
+        (root / EXPERIMENT_TIMES).write_text("bench\t1200\tabc1234\ncpu-map\t3000\tabc1234\nbench\t1260\tdef5678\n")
+        found = publish(root, cold=True)
+        assert found["make-test"]["stages"] == {"test-services": 10.0, "test-cluster": 45.0}, found
+        assert found["make-test"]["tools_ready"] == {"helm": 1.5} and found["make-test"]["cold"], found
+        assert found["make-demo"]["minutes"] == 21.0 and found["make-demo"]["commit"] == "def5678", found
+        assert found["make-cpu-map"]["minutes"] == 50.0, found
+        assert json.loads((root / PUBLISHED).read_text()) == found
+    print("timings.py --self-test: ok")
+
+
+def main(argv):
+    if argv[:1] == ["--self-test"]:
+        return self_test()
+    if argv[:1] != ["publish"]:
+        sys.exit(__doc__)
+    found = publish(ROOT, "--cold" in argv)
+    subprocess.run(["git", "-C", str(ROOT), "diff", "--stat", "--", PUBLISHED], check=False)
+    print(f"{PUBLISHED}: {', '.join(found)}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
