@@ -273,10 +273,10 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	  k8s_status=0; wait $$k8s || k8s_status=$$?; k8s=""; \
 	  ((k8s_status != 3)) || background_failed; \
 	  cat $(TEST_K8S_LOG); ((k8s_status == 0)) || stop; mark test-k8s; \
-	  echo "==> test-k8s passed at $$(at); waiting for what the node needs"; \
+	  echo "==> test-k8s passed at $$(at); test-licenses while what the node needs is built"; \
+	  $(MAKE) --no-print-directory test-licenses || stop; mark test-licenses; \
 	  wait $$binaries || background_failed; mark node-tools; \
 	  echo "==> What the node needs is ready at $$(at)"; \
-	  $(MAKE) --no-print-directory test-licenses || stop; mark test-licenses; \
 	  $(MAKE) --no-print-directory test-cluster && mark test-cluster && echo "==> make test passed in $$(at)"
 
 .PHONY: test-static
