@@ -247,7 +247,8 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	@# CPU those leave idle, on two branches: the Go builds (the Kubernetes binaries: 20 minutes of compiling the
 	@# first time; helm), first what test-k8s needs; and beside them Jaeger, which test-e2e's last steps wait for,
 	@# then Debian's packages and the Spilo-compatible image, mostly downloads. test-k8s (light: lint, an offline apiserver) runs beside test-e2e once its tools are
-	@# ready; test-cluster, which loads the whole machine, runs alone at the end.
+	@# ready; test-licenses, which reads every Go program in .tools/bin, once the node's are built too; test-cluster,
+	@# which loads the whole machine, runs alone at the end.
 	@mkdir -p $(dir $(BUILD_LOG)) && rm -f $(TEST_K8S_TOOLS_READY)
 	@echo "==> Meanwhile, in the background (nice 19): what the Kubernetes parts need (log in $(NODE_LOG))"
 	@# Where the time goes, in any log of it: the minute each stage ends. test-k8s's waiter exits 3 when the
@@ -273,10 +274,10 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	  k8s_status=0; wait $$k8s || k8s_status=$$?; k8s=""; \
 	  ((k8s_status != 3)) || background_failed; \
 	  cat $(TEST_K8S_LOG); ((k8s_status == 0)) || stop; mark test-k8s; \
-	  echo "==> test-k8s passed at $$(at); test-licenses while what the node needs is built"; \
-	  $(MAKE) --no-print-directory test-licenses || stop; mark test-licenses; \
+	  echo "==> test-k8s passed at $$(at); waiting for what the node needs"; \
 	  wait $$binaries || background_failed; mark node-tools; \
 	  echo "==> What the node needs is ready at $$(at)"; \
+	  $(MAKE) --no-print-directory test-licenses || stop; mark test-licenses; \
 	  $(MAKE) --no-print-directory test-cluster && mark test-cluster && echo "==> make test passed in $$(at)"
 
 .PHONY: test-static
