@@ -13,6 +13,7 @@ scripts/demo.sh appends each experiment's seconds to .local/logs/experiment-time
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -37,8 +38,9 @@ def make_test(root, cold):
     if not found or found[0][0] != "started":
         return None
     started, stages = int(found[0][1]), {stage: minutes(seconds) for stage, seconds in found[1:]}
-    tools = {path.name: minutes(path.stat().st_mtime - started) for path in sorted((root / ".tools" / "bin").glob("*"))
-             if path.is_file() and path.stat().st_mtime >= started}
+    # by name without its version: a page names a tool by a dotted path
+    tools = {re.sub(r"-v?[0-9].*$", "", path.name): minutes(path.stat().st_mtime - started)
+             for path in sorted((root / ".tools" / "bin").glob("*")) if path.is_file() and path.stat().st_mtime >= started}
     return {"commit": found[0][2] if len(found[0]) > 2 else None, "cores": os.cpu_count(), "cold": cold,
             "stages": stages, "tools_ready": dict(sorted(tools.items(), key=lambda item: item[1]))}
 
@@ -66,7 +68,7 @@ def self_test():
         (root / ".local" / "logs").mkdir(parents=True)
         (root / ".tools" / "bin").mkdir(parents=True)
         (root / "docs").mkdir()
-        old, new = root / ".tools" / "bin" / "old", root / ".tools" / "bin" / "helm"
+        old, new = root / ".tools" / "bin" / "old", root / ".tools" / "bin" / "helm-v3.22.0"
         old.write_text("")
         os.utime(old, (1000, 1000))
         new.write_text("")
