@@ -5,11 +5,6 @@ import statistics
 TOLERANCE = 1e-9
 
 
-def max_or_none(values):
-    values = [v for v in values if v is not None]
-    return max(values) if values else None
-
-
 def median_or_none(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
