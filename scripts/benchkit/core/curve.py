@@ -51,7 +51,7 @@ POINT = ("complete", "p50", "p99", "dropped", "requests")  # what a summary keep
 
 def kept(steps):
     """A session's ladder as a summary keeps it, {build: {rate: [each repeat's point]}} (the rate as text, as JSON
-    keys are), of the steps results.json holds."""
+    keys are), of a run's steps ({offered, version, repeats})."""
     found = {}
     for step in steps:
         found.setdefault(step["version"], {})[str(step["offered"])] = [
