@@ -101,9 +101,16 @@ def cell_of(document, build, mode=None, size=None):
                 and size in (None, c["size"]))
 
 
-def figure(cell, key):
-    """{unit, median, low, high, rounds} of one figure over a cell's rounds."""
-    return vars(results.Figure.of("", [r.get(key) for r in cell["rounds"]]))
+def figure(cell, *path):
+    """{unit, median, low, high, rounds} of one figure over a cell's rounds: what each round holds at a key, or at a
+    path of keys into what it holds (the bench's JIT seconds of a service: "jvm", service, figure); None where a round
+    holds nothing there."""
+    values = []
+    for value in cell["rounds"]:
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        values.append(value)
+    return vars(results.Figure.of("", values))
 
 
 # Sessions pooled into one document must be independent: separate starts of everything, at least this far apart.

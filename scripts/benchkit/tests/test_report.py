@@ -13,7 +13,7 @@ def cell(data, version, scenario="closed"):
 
 def figure(data, version, *path, scenario="closed"):
     """The median, lowest and highest of what a cell's rounds hold at a path of keys, and each round's."""
-    return report.tables.at(cell(data, version, scenario), *path)
+    return cells.figure(cell(data, version, scenario), *path)
 
 
 def read(directory):

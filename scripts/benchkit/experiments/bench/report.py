@@ -98,10 +98,10 @@ def chart_set(table):
     for scenario, data in table.items():
         found[f"latency-{scenario}"] = charts.grouped_bars(
             f"{scenario}: latency percentiles of complete answers", "ms",
-            [(p, {v: tables.median(tables.at(data[v], p)) for v in data}) for p in ("p50", "p90", "p95", "p99")])
+            [(p, {v: tables.median(tables.figure(data[v], p)) for v in data}) for p in ("p50", "p90", "p95", "p99")])
     found["throughput"] = charts.grouped_bars(
         "Complete answers per second", "req/s",
-        [(s, {v: tables.median(tables.at(d[v], "complete_per_s")) for v in d}) for s, d in table.items()])
+        [(s, {v: tables.median(tables.figure(d[v], "complete_per_s")) for v in d}) for s, d in table.items()])
     return found
 
 

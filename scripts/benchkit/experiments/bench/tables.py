@@ -3,7 +3,7 @@ those a doc can show of a bench summary (TABLES names them), then those a run's 
 import statistics
 
 from benchkit import BASELINE, NAMES
-from benchkit.core import documents, results
+from benchkit.core import documents
 from benchkit.core.cells import cell_of, figure
 from benchkit.core.documents import formatted, interval, ratio_text
 from benchkit.core.results import BACKGROUND_OFF, GENERATOR, PER_COMPLETE, PROCESSES, SCHEDULING, THREADS, WHOLE
@@ -109,28 +109,17 @@ ROWS = [
     ("dropped", "unsent requests (open model: due, never sent)", "{:.0f}"),
 ]
 
-def cell(figure, fmt):
+def cell(found, fmt):
     """A figure's median, ± half the spread of its rounds as a per cent of it."""
-    if not figure or figure["median"] is None:
+    if not found or found["median"] is None:
         return "–"
-    value = figure["median"]
-    half = 50 * (figure["high"] - figure["low"]) / value if value else 0.0
+    value = found["median"]
+    half = 50 * (found["high"] - found["low"]) / value if value else 0.0
     return fmt.format(value) + (f" (±{half:.0f} %)" if half >= 0.5 else "")
 
 
-def at(found, *path):
-    """{unit, median, low, high, rounds} of what each round of a cell holds at a path of keys (None where it holds
-    nothing there)."""
-    values = []
-    for value in found["rounds"]:
-        for key in path:
-            value = value.get(key) if isinstance(value, dict) else None
-        values.append(value)
-    return vars(results.Figure.of("", values))
-
-
-def median(figure):
-    return figure["median"] if figure else None
+def median(found):
+    return found["median"] if found else None
 
 
 def scenarios_of(document):
@@ -150,10 +139,10 @@ def results_table(data):
     versions = list(data)
     rows = [header(versions)]
     for key, label, fmt in ROWS:
-        entries = [at(data[v], key) for v in versions]
+        entries = [figure(data[v], key) for v in versions]
         if all(median(e) is None for e in entries):
             continue
-        base = median(at(data[BASELINE], key)) if BASELINE in data else None
+        base = median(figure(data[BASELINE], key)) if BASELINE in data else None
         rows.append([label] + [cell(e, fmt) for e in entries] +
                     [ratio(base, median(e)) for v, e in zip(versions, entries) if v != BASELINE])
     return rows
@@ -174,7 +163,7 @@ def cost_rows(data):
 
     target = data[versions[0]]["rounds"][0]["work"]["target"]
     for process, key in CPU.items():
-        entries = [median(at(data[v], key)) for v in versions]
+        entries = [median(figure(data[v], key)) for v in versions]
         if all(e is None for e in entries):
             continue  # not measured on this platform
         label = (f"CPU ms per {target} request, {process}" if process != PER_COMPLETE else
@@ -183,9 +172,9 @@ def cost_rows(data):
     for key, label in (("idle_cpu_s", "CPU s of the other builds, idle meanwhile"),
                        ("node_cpu_s", "CPU s of the node's own processes during the run (etcd, apiserver, kubelet, "
                                       "containerd, kube-proxy, …")):
-        if any(median(at(data[v], key)) is not None for v in versions):
+        if any(median(figure(data[v], key)) is not None for v in versions):
             rows.append([f"{label} (share of the measured build's)"] +
-                        [share_cell(median(at(data[v], key)), median(at(data[v], "system_cpu_s"))) for v in versions] +
+                        [share_cell(median(figure(data[v], key)), median(figure(data[v], "system_cpu_s"))) for v in versions] +
                         ["–"] * (len(versions) - 1))
     first = data[versions[0]]["rounds"][0]
     for counted, label in (("jit_cpu_seconds", "JIT compiler threads' CPU s during the run"),
@@ -193,16 +182,16 @@ def cost_rows(data):
                            ("gc_seconds", "GC pauses s during the run (wall clock)"),
                            ("gc_cpu_seconds", "GC threads' CPU s during the run")):
         for service in first.get("jvm") or {}:
-            add(f"{label}, {service}", [median(at(data[v], "jvm", service, counted)) for v in versions],
+            add(f"{label}, {service}", [median(figure(data[v], "jvm", service, counted)) for v in versions],
                 lambda value: "–" if value is None else f"{value:.2f}")
     for name in first.get("throttling") or {}:  # under a CPU quota
         rows.append([f"CFS: periods throttled / with the quota, throttled s, {name}"] +
-                    [throttled_cell({f: at(data[v], "throttling", name, f) for f in ("periods", "throttled",
+                    [throttled_cell({f: figure(data[v], "throttling", name, f) for f in ("periods", "throttled",
                                                                                       "throttled_seconds")})
                      for v in versions] + ["–"] * (len(versions) - 1))
     for service, figures in (first.get("memory_mib") or {}).items():
         for label in figures:
-            add(f"MiB, {service}: {label}", [at(data[v], "memory_mib", service, label)["high"] for v in versions],
+            add(f"MiB, {service}: {label}", [figure(data[v], "memory_mib", service, label)["high"] for v in versions],
                 lambda value: "not readable on this kernel" if value is None else f"{value:.0f}")
     if first.get("restarts") is not None:  # pods can be restarted under the run
         rows.append(["pod restarts during the run (OOM kills say OOMKilled)"] +
@@ -218,7 +207,7 @@ def restarts(found):
 
 def scheduling(data):
     """{version: {process: {figure: Figure as data}}} of a scenario's cells, for results.scheduling_rows."""
-    return {v: {process: {key: at(c, "scheduling", process, key) for key, _ in SCHEDULING + THREADS}
+    return {v: {process: {key: figure(c, "scheduling", process, key) for key, _ in SCHEDULING + THREADS}
                 for process in c["rounds"][0].get("scheduling") or {}} for v, c in data.items()}
 
 
