@@ -29,12 +29,21 @@ LOAD = ("requests", "rps", "avg", "p90", "p95", "max", "p50_not_complete", "p99_
 WORK = ("requests", "complete", "degraded", "failed", "shed")  # what the equal-work check sums of the load's figures
 
 
-def totals(rounds):
-    """What the equal-work check needs, summed over a build's rounds of one scenario (or the curve's steps)."""
-    summed = {key: sum(r["work"][key] for r in rounds) for key in (*WORK, "articles", "authors")}
-    return {**summed, "target": rounds[0]["work"]["target"], "expected_authors": rounds[0]["work"]["expected_authors"],
-            "bytes_min": min(r["work"]["bytes_min"] for r in rounds),
-            "bytes_max": max(r["work"]["bytes_max"] for r in rounds)}
+def work_of(run):
+    """What the equal-work check counts of one run: its answers, the calls the services counted, its bytes."""
+    metrics = run["metrics"]
+    return {**{key: metrics[key] for key in WORK}, "target": run.get("target", "web-api"),
+            **{service: run["requests_served"][service] for service in ("articles", "authors")},
+            "expected_authors": run["expected_calls_per_request"]["authors"],
+            "bytes_min": metrics["bytes_min"], "bytes_max": metrics["bytes_max"]}
+
+
+def totals(counted):
+    """What the equal-work check needs, summed over a build's runs of one scenario (or the curve's steps): counted,
+    each run's work_of."""
+    summed = {key: sum(w[key] for w in counted) for key in (*WORK, "articles", "authors")}
+    return {**summed, "target": counted[0]["target"], "expected_authors": counted[0]["expected_authors"],
+            "bytes_min": min(w["bytes_min"] for w in counted), "bytes_max": max(w["bytes_max"] for w in counted)}
 
 
 def cell_round(run, settled):
@@ -49,10 +58,7 @@ def cell_round(run, settled):
             "jvm": run.get("jvm"), "memory_mib": run.get("memory_mib"), "restarts": run.get("restarts"),
             "idle_cpu_s": run.get("idle_cpu_seconds"), "system_cpu_s": sum(run["cpu_seconds"].values()),
             "node_cpu_s": sum(run["node_cpu_seconds"].values()) if run.get("node_cpu_seconds") else None,
-            "work": {**{key: metrics[key] for key in WORK}, "target": run.get("target", "web-api"),
-                     **{service: run["requests_served"][service] for service in ("articles", "authors")},
-                     "expected_authors": run["expected_calls_per_request"]["authors"],
-                     "bytes_min": metrics["bytes_min"], "bytes_max": metrics["bytes_max"]}}
+            "work": work_of(run)}
 
 
 def with_drift(found):
@@ -70,7 +76,7 @@ def with_drift(found):
 def ladder(runs):
     """The curve's steps as a summary keeps them (curve.kept), of the runs at the curve's rates."""
     steps = {}
-    for run in sorted(runs, key=lambda r: r["run"]):
+    for run in runs:  # in the order of their repeats
         rate = curve.rate_of(run["scenario"])
         if rate:
             m = run["metrics"]
@@ -84,21 +90,21 @@ def ladder(runs):
 def compute(directory):
     """The cell document of a bench run's folder (its runs/ and environment.json)."""
     environment = json.loads((directory / "environment.json").read_text())
-    runs = read_runs(directory, environment)
+    runs = sorted(read_runs(directory, environment), key=lambda run: run["run"])
     warmups = {v: w for v, w in (environment.get("warmup") or {}).items() if isinstance(w, dict)}
     versions = sorted({run["version"] for run in runs})
     settled = {v: (warmups[v]["settled"] if v in warmups else None) for v in versions}
     scenarios = [name for name in dict.fromkeys(run["scenario"] for run in runs) if not curve.rate_of(name)]
     found = [{"build": v, "mode": scenario, "size": sizes.NO_LIMIT,
-              "rounds": [cell_round(run, settled[v]) for run in sorted(runs, key=lambda r: r["run"])
+              "rounds": [cell_round(run, settled[v]) for run in runs
                          if run["scenario"] == scenario and run["version"] == v]}
              for scenario in scenarios for v in versions]
     found = with_drift([c for c in found if c["rounds"]])
-    judged = {scenario: {c["build"]: totals(c["rounds"]) for c in found if c["mode"] == scenario}
+    judged = {scenario: {c["build"]: totals([r["work"] for r in c["rounds"]]) for c in found if c["mode"] == scenario}
               for scenario in scenarios}
     curve_runs = [run for run in runs if curve.rate_of(run["scenario"])]
     if curve_runs:  # equal work is judged over all the curve's steps at once
-        judged["curve (all steps)"] = {v: totals([cell_round(run, None) for run in curve_runs if run["version"] == v])
+        judged["curve (all steps)"] = {v: totals([work_of(run) for run in curve_runs if run["version"] == v])
                                        for v in dict.fromkeys(run["version"] for run in curve_runs)}
     document = {
         "schema": cells.SCHEMA, "design": DESIGN, "title": TITLE, "explanation": __doc__,
