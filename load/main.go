@@ -26,6 +26,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -220,11 +221,24 @@ func probe(open, dropped []string) int {
 			failures = append(failures, url+" "+problem)
 		}
 	}
-	for _, url := range dropped {
-		status, _, err := fasthttp.GetTimeout(nil, url, 3*time.Second)
-		fmt.Printf("dropped %s: %s\n", url, or(errorText(err), strconv.Itoa(status)))
-		if !timedOut(err) {
-			failures = append(failures, fmt.Sprintf("%s was not dropped: %d %s", url, status, errorText(err)))
+	// A dropped request is known only when its time-out has passed: all of them wait out the same 3 s at once.
+	notDropped := make([]string, len(dropped))
+	var waiting sync.WaitGroup
+	for i, url := range dropped {
+		waiting.Add(1)
+		go func() {
+			defer waiting.Done()
+			status, _, err := fasthttp.GetTimeout(nil, url, 3*time.Second)
+			fmt.Printf("dropped %s: %s\n", url, or(errorText(err), strconv.Itoa(status)))
+			if !timedOut(err) {
+				notDropped[i] = fmt.Sprintf("%s was not dropped: %d %s", url, status, errorText(err))
+			}
+		}()
+	}
+	waiting.Wait()
+	for _, failure := range notDropped {
+		if failure != "" {
+			failures = append(failures, failure)
 		}
 	}
 	if len(failures) > 0 {
