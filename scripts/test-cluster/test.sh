@@ -183,11 +183,13 @@ expect "a pod without web-api's labels gets web-api's complete answer (web-api r
   reachability "$NS" "" "$(urls "$SERVICE-web-api:8080/{v}/articles")" \
   "$HOPS"
 metrics_from_monitoring_only() { # metricsFrom: a pod in the namespace monitoring reads /q/metrics on the management
-  # port, and not the API port; a pod elsewhere reads neither
-  local metrics api
+  # port, and not the API port; a pod elsewhere reads neither (the two pods at once: each waits out its drops)
+  local metrics api monitoring elsewhere=0
   metrics="$(urls "$SERVICE-articles.$NS:9000/q/metrics")$(urls "$SERVICE-authors.$NS:9000/q/metrics")"
   api="$(urls "$SERVICE-articles.$NS:8080/{v}/articles")$(urls "$SERVICE-authors.$NS:8080/{v}/authors?name=Niklas%20Heidloff")"
-  reachability monitoring "" "$metrics" "$api" && reachability default "" "" "$metrics"
+  reachability monitoring "" "$metrics" "$api" & monitoring=$!
+  reachability default "" "" "$metrics" || elsewhere=$?
+  wait "$monitoring" && ((elsewhere == 0))
 }
 kubectl create namespace monitoring >/dev/null
 expect "a pod in the namespace monitoring reads articles' and authors' /q/metrics on the management port (metricsFrom), not their API; one in another namespace reads neither" \
