@@ -102,6 +102,19 @@ public final class HttpStandIn implements AutoCloseable {
         return maxInFlight.get();
     }
 
+    /** Waits until no request is in flight (a slow reply of an earlier test, still being held), at most 20 s. */
+    public void awaitIdle() {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
     @Override
     public void close() {
         server.stop(0);

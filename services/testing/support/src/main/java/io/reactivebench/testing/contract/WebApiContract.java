@@ -369,14 +369,15 @@ public abstract class WebApiContract extends ServiceContract {
         return given().get(path()).then().statusCode(200).contentType(ContentType.JSON).extract().jsonPath().getList("$");
     }
 
-    private static Reply authorReply(String name) {
+    /** An author as the stand-in for authors answers it: the seed's, or 404. */
+    public static Reply authorReply(String name) {
         return Fixtures.AUTHORS.stream().filter(a -> a.get("name").equals(name)).findFirst()
                 .map(author -> Reply.json(200, Json.write(author)))
                 .orElse(Reply.problem(404, "Not Found"));
     }
 
     /** The seed articles merged with their authors; authors in {@code missing} have null details. */
-    private static List<Map<String, Object>> expectedViews(List<String> missing) {
+    public static List<Map<String, Object>> expectedViews(List<String> missing) {
         List<Map<String, Object>> views = new ArrayList<>();
         for (Map<String, Object> article : Fixtures.newestArticles()) {
             String name = (String) article.get("author");

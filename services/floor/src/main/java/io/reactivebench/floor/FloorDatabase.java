@@ -1,0 +1,43 @@
+package io.reactivebench.floor;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.PoolOptions;
+import org.flywaydb.core.Flyway;
+
+/** The database of a v0 service: its schema migrated as every build's is at start, and v2's pool. */
+public final class FloorDatabase {
+    private FloorDatabase() {
+    }
+
+    /**
+     * Migrates the build's schema from {@code locations} (Flyway over JDBC, off the event loop, as the other builds do
+     * at start), then opens the pool.
+     */
+    public static Future<Pool> open(Vertx vertx, FloorSettings settings, String locations) {
+        return vertx.executeBlocking(() -> Flyway.configure()
+                        .dataSource(settings.required("QUARKUS_DATASOURCE_JDBC_URL"),
+                                settings.required("QUARKUS_DATASOURCE_USERNAME"), settings.required("QUARKUS_DATASOURCE_PASSWORD"))
+                        .schemas(settings.build()).locations(locations).load().migrate())
+                .map(migrated -> pool(vertx, settings));
+    }
+
+    /** As v2's application.properties configures its pool: five connections, statements prepared once, pipelined. */
+    private static Pool pool(Vertx vertx, FloorSettings settings) {
+        PgConnectOptions connection = PgConnectOptions.fromUri(settings.required("QUARKUS_DATASOURCE_REACTIVE_URL"))
+                .setUser(settings.required("QUARKUS_DATASOURCE_USERNAME"))
+                .setPassword(settings.required("QUARKUS_DATASOURCE_PASSWORD"))
+                .setCachePreparedStatements(true).setPipeliningLimit(256)
+                .addProperty("search_path", settings.build());
+        return PgBuilder.pool().with(new PoolOptions().setMaxSize(settings.number("QUARKUS_DATASOURCE_REACTIVE_MAX_SIZE", 5)))
+                .connectingTo(connection).using(vertx).build();
+    }
+
+    /** Readiness: the database answers. */
+    public static Future<?> answers(Pool database) {
+        return database.query("SELECT 1").execute();
+    }
+}

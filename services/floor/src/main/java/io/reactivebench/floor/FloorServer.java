@@ -1,0 +1,98 @@
+package io.reactivebench.floor;
+
+import io.vertx.core.AbstractVerticle;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonObject;
+import java.util.Map;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
+
+/**
+ * A v0 service's two servers: its API, an HTTP server on each event loop (the instances share the port), the
+ * routes under the build's prefix, and the management port with health and metrics, as Quarkus' management
+ * interface serves them.
+ */
+public final class FloorServer {
+    private final Vertx vertx;
+    private final FloorSettings settings;
+    private final ServedRequests served;
+
+    /**
+     * A v0 service's main: its settings from the environment, a Vert.x of as many event loops as they give, and
+     * {@code start}; exits when it fails.
+     */
+    public static void run(BiFunction<Vertx, FloorSettings, Future<Void>> start) {
+        FloorSettings settings = FloorSettings.fromEnvironment();
+        start.apply(Vertx.vertx(new VertxOptions().setEventLoopPoolSize(settings.eventLoops())), settings)
+                .onFailure(failure -> {
+                    failure.printStackTrace();
+                    System.exit(1);
+                });
+    }
+
+    public FloorServer(Vertx vertx, FloorSettings settings, ServedRequests served) {
+        this.vertx = vertx;
+        this.settings = settings;
+        this.served = served;
+    }
+
+    /**
+     * Serves {@code routes} (GET only: what the floor answers; each by its path without the prefix), and readiness as
+     * {@code ready} finds it; completes once both servers listen.
+     */
+    public Future<Void> start(Map<String, Handler<HttpServerRequest>> routes, Supplier<Future<?>> ready) {
+        String prefix = "/" + settings.build();
+        Supplier<io.vertx.core.Verticle> api = () -> new AbstractVerticle() {
+            @Override
+            public void start(Promise<Void> started) {
+                vertx.createHttpServer(new HttpServerOptions().setHost(settings.httpHost()).setPort(settings.httpPort()))
+                        .requestHandler(request -> dispatch(request, prefix, routes))
+                        .listen().<Void>mapEmpty().onComplete(started);
+            }
+        };
+        return vertx.deployVerticle(api, new DeploymentOptions().setInstances(settings.eventLoops()))
+                .compose(deployed -> vertx.createHttpServer(new HttpServerOptions()
+                                .setHost(settings.managementHost()).setPort(settings.managementPort()))
+                        .requestHandler(request -> manage(request, ready)).listen())
+                .mapEmpty();
+    }
+
+    private void dispatch(HttpServerRequest request, String prefix, Map<String, Handler<HttpServerRequest>> routes) {
+        long arrived = System.nanoTime();
+        String path = request.path();
+        Handler<HttpServerRequest> route = path.startsWith(prefix) && request.method() == HttpMethod.GET
+                ? routes.get(path.substring(prefix.length())) : null;
+        String counted = route == null ? "NOT_FOUND" : path.substring(prefix.length());
+        request.response().endHandler(ended ->
+                served.record(request.method().name(), counted, request.response().getStatusCode(), System.nanoTime() - arrived));
+        if (route == null) {
+            Problems.send(request.response(), 404, "No resource at " + path);
+        } else {
+            route.handle(request);
+        }
+    }
+
+    private void manage(HttpServerRequest request, Supplier<Future<?>> ready) {
+        switch (request.path()) {
+            case "/q/health/live" -> health(request, Future.succeededFuture());
+            case "/q/health/ready", "/q/health" -> health(request, ready.get());
+            case "/q/metrics" -> request.response().putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+                    .end(served.prometheus());
+            default -> Problems.send(request.response(), 404, "No resource at " + request.path());
+        }
+    }
+
+    private static void health(HttpServerRequest request, Future<?> check) {
+        check.onComplete(result -> request.response().setStatusCode(result.succeeded() ? 200 : 503)
+                .putHeader("Content-Type", "application/json")
+                .end(new JsonObject().put("status", result.succeeded() ? "UP" : "DOWN").toBuffer()));
+    }
+}
