@@ -33,7 +33,7 @@ started_stack=true
 "$ROOT/scripts/stack.sh" up
 benchkit run "$EXPERIMENT" --platform local --results "$RESULTS"
 step "Done in $(elapsed). Open $RESULTS (its .html report, or read the .md)."
-# how long it took, for scripts/timings.py (docs/timings.json)
+# how long it took, and with which of its settings, for scripts/timings.py (docs/timings.json)
 mkdir -p "$ROOT/.local/logs"
-printf '%s\t%s\t%s\n' "$EXPERIMENT" $((SECONDS - SECONDS_AT_START)) "$(git -C "$ROOT" rev-parse --short HEAD)" \
-  >>"$ROOT/.local/logs/experiment-times.tsv"
+printf '%s\t%s\t%s\t%s\n' "$EXPERIMENT" $((SECONDS - SECONDS_AT_START)) "$(git -C "$ROOT" rev-parse --short HEAD)" \
+  "$(benchkit settings "$EXPERIMENT")" >>"$ROOT/.local/logs/experiment-times.tsv"

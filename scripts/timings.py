@@ -46,10 +46,11 @@ def make_test(root, cold):
 
 
 def experiments(root):
-    """Each experiment's last run: {"make-NAME": {minutes, commit, cores}}."""
+    """Each experiment's last run: {"make-NAME": {minutes, commit, cores, settings}}, its settings as benchkit
+    described them (a row of an older demo.sh has none)."""
     return {f"make-{'demo' if name == 'bench' else name}": {"minutes": minutes(seconds), "commit": commit,
-                                                               "cores": os.cpu_count()}
-            for name, seconds, commit in rows(root / EXPERIMENT_TIMES)}
+                                                               "cores": os.cpu_count(), "settings": settings[0] if settings else None}
+            for name, seconds, commit, *settings in rows(root / EXPERIMENT_TIMES)}
 
 
 def publish(root, cold):
@@ -74,12 +75,14 @@ def self_test():
         new.write_text("")
         os.utime(new, (2000 + 90, 2000 + 90))
         (root / TEST_TIMES).write_text("started\t2000\tabc1234\ntest-services\t600\ntest-cluster\t2700\n")
-        (root / EXPERIMENT_TIMES).write_text("bench\t1200\tabc1234\ncpu-map\t3000\tabc1234\nbench\t1260\tdef5678\n")
+        (root / EXPERIMENT_TIMES).write_text("bench\t1200\tabc1234\ncpu-map\t3000\tabc1234\tCPU_MAP_SIZES=0.5,0\n"
+                                             "bench\t1260\tdef5678\tSCENARIOS=closed\n")
         found = publish(root, cold=True)
         assert found["make-test"]["stages"] == {"test-services": 10.0, "test-cluster": 45.0}, found
         assert found["make-test"]["tools_ready"] == {"helm": 1.5} and found["make-test"]["cold"], found
         assert found["make-demo"]["minutes"] == 21.0 and found["make-demo"]["commit"] == "def5678", found
-        assert found["make-cpu-map"]["minutes"] == 50.0, found
+        assert found["make-cpu-map"]["minutes"] == 50.0 and found["make-cpu-map"]["settings"] == "CPU_MAP_SIZES=0.5,0", found
+        assert found["make-demo"]["settings"] == "SCENARIOS=closed", found
         assert json.loads((root / PUBLISHED).read_text()) == found
     print("timings.py --self-test: ok")
 
