@@ -297,8 +297,8 @@ def declared(licence):
 
 
 SHIPPED_SECTIONS = {
-    "maven": ("The services' images: Java libraries", "every artifact on the runtime classpath of the nine builds "
-              "(`services/<service>/vN`, `mvnw dependency:list`, compile and runtime scopes), as its POM licenses it"),
+    "maven": ("The services' images: Java libraries", "every artifact on the runtime classpath of every build "
+              "(`services/<service>/vN`, the floor v0 among them, `mvnw dependency:list`, compile and runtime scopes), as its POM licenses it"),
     "go": ("The load generator's, the latency proxy's and Jaeger's images: Go modules", "every module compiled into "
            "loadgen, toxiproxy-server and jaeger (`go version -m`), as its LICENSE file says; and Go's standard library "
            "(BSD)"),

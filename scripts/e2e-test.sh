@@ -41,7 +41,9 @@ if ((${CPU_HOGS:-0} > 0)); then
 fi
 "$ROOT/scripts/stack.sh" up
 
-step "Same bytes from every build (${BUILDS[*]})"
+# What make demo and make bench measure by default: every build, and the floor (v0: the read alone) beside them.
+readonly MEASURED=("${BUILDS[@]}" "${FLOOR[@]}")
+step "Same bytes from every build (${BUILDS[*]}) and the floor (${FLOOR[*]})"
 complete_answer() { # complete_answer VERSION FILE: the first answer without a fallen-back author look-up
   local version=$1 file=$2 attempt
   for attempt in $(seq 20); do
@@ -55,10 +57,10 @@ complete_answer() { # complete_answer VERSION FILE: the first answer without a f
   # never complete: the byte-for-byte comparison below must not run on a degraded answer
   die "$version: 20 answers in a row were degraded (a look-up fell back every time)"
 }
-for version in "${BUILDS[@]}"; do
+for version in "${MEASURED[@]}"; do
   complete_answer "$version" "$WORK/$version.json"
 done
-for version in "${BUILDS[@]:1}"; do
+for version in "${MEASURED[@]:1}"; do
   expect "GET /$version/articles answers the same JSON as GET /v1/articles, byte for byte ($(wc -c <"$WORK/v1.json") bytes)" \
     cmp -s "$WORK/v1.json" "$WORK/$version.json"
 done
@@ -76,7 +78,7 @@ export WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=2
 export BACKGROUND_SECONDS=3
 # run EXPERIMENT RESULTS SETTING=VALUE…: one experiment on this stack, its settings for this call alone
 run() ( export "${@:3}"; benchkit run "$1" --platform local --results "$2" )
-expect "the smoke load passes its thresholds for ${BUILDS[*]}, and a short profiled run records every service" \
+expect "the smoke load passes its thresholds for ${MEASURED[*]}, and a short profiled run records every service" \
   run bench "$WORK/results" RUNS=1 SCENARIOS=smoke,profile ITERATIONS=10
 unset WARMUP_ITERATIONS
 expect "every build's smoke run crossed no threshold of load/scenarios.json (judged on its samples)" python3 -c '
@@ -85,16 +87,16 @@ builds, paths = int(sys.argv[1]), sys.argv[2:]
 summaries = {path: json.load(open(path)) for path in paths}
 crossed = {path: s["thresholds_crossed"] for path, s in summaries.items() if s["thresholds_crossed"]}
 print(crossed or f"{len(summaries)} smoke runs of {builds} builds", end="")
-sys.exit(len(summaries) != builds or bool(crossed))' "${#BUILDS[@]}" "$WORK"/results/runs/v*-smoke-1.json
+sys.exit(len(summaries) != builds or bool(crossed))' "${#MEASURED[@]}" "$WORK"/results/runs/v*-smoke-1.json
 expect "the report generator runs and finds equal work" benchkit report "$WORK/results"
 # What the report shows, read as data from the cell document it was rendered from (bench.json: a cell per build and
 # scenario, a round per run).
 SMOKE='(r for c in d["cells"] if c["mode"] == "smoke" for r in c["rounds"])'
-expect "bench.json: every build did the same work, call for call (1 articles and 5 authors calls per complete answer)" \
+expect "bench.json: every build and the floor did the same work, call for call (1 articles and 5 authors calls per complete answer)" \
   benchkit check "$WORK/results/bench.json" 'd["equal_work"]' \
   'all(t["articles"] == t["complete"] > 0 and t["authors"] == 5 * t["complete"] for t in d["work"]["smoke"].values())'
 expect "bench.json: every build's CPU per request (whole system, each service), peak RSS and latency of complete answers" \
-  benchkit check "$WORK/results/bench.json" "len([c for c in d['cells'] if c['mode'] == 'smoke']) == ${#BUILDS[@]}" \
+  benchkit check "$WORK/results/bench.json" "len([c for c in d['cells'] if c['mode'] == 'smoke']) == ${#MEASURED[@]}" \
   "all(r[k] > 0 for r in $SMOKE for k in ('cpu_ms', 'web-api_cpu_ms', 'articles_cpu_ms', 'authors_cpu_ms'))" \
   "all(m > 0 for r in $SMOKE for figures in r['memory_mib'].values() for m in figures.values())" \
   "all(r['p99'] > 0 for r in $SMOKE)"
@@ -104,10 +106,10 @@ expect "bench.json: what the kernel counted of every process per complete answer
   "all(r['scheduling']['every process']['run_delay_ms'] is not None for r in $SMOKE)" \
   "all(r['scheduling']['web-api']['packets'] is None for r in $SMOKE)"
 expect "bench.json: SQL parity, 1 statement per request to articles and 5 to authors in every build, and nothing else (no transaction around a read)" \
-  benchkit check "$WORK/results/bench.json" "len(d['sql']) == ${#BUILDS[@]}" \
+  benchkit check "$WORK/results/bench.json" "len(d['sql']) == ${#MEASURED[@]}" \
   'all(abs(v["data_statements_per_request"]["articles"] - 1) < 0.01 and abs(v["data_statements_per_request"]["authors"] - 5) < 0.01 for v in d["sql"].values())' \
   'all(v["transactions_per_request"][db] < 0.5 for v in d["sql"].values() for db in ("articles", "authors"))'
-expect "a flame graph of every service of every build" flame_graphs "$WORK/results"
+expect "a flame graph of every service of every build and the floor" flame_graphs "$WORK/results" "${MEASURED[@]}"
 expect "no virtual thread pinned its carrier during the profiled run (JFR, every service of every build)" python3 -c '
 import json, sys
 summary = json.load(open(sys.argv[1]))

@@ -10,27 +10,33 @@ readonly LOG_DIR="$LOCAL_DIR/logs"
 readonly PID_DIR="$LOCAL_DIR/pids"
 readonly TOOLS_DIR="$ROOT/.tools/bin"
 
-# The builds (services/builds.conf, the one list of them, parsed by benchkit alone): BUILDS (v1 v2 v3), and
-# BUILD_JAVA_OPTIONS and BUILD_CHART_VALUES by version.
+# The builds (services/builds.conf, the one list of them, parsed by benchkit alone): BUILDS (v1 v2 v3), the floor
+# FLOOR (v0: the read alone, in plain Vert.x; the local stack runs it beside them), and BUILD_JAVA_OPTIONS and
+# BUILD_CHART_VALUES by version.
 build_declarations=$(cd "$ROOT/scripts" && python3 -m benchkit builds shell) ||
   { echo "cannot read services/builds.conf (python3 -m benchkit builds shell)" >&2; exit 1; }
 eval "$build_declarations"
 unset build_declarations
-readonly BUILDS
+readonly BUILDS FLOOR
 
-# Loopback ports of the local stack: web-api, articles, authors of v1 on 8080-8082, v2 on 8090-8092, v3 on 8100-8102;
-# each service's management interface (health, metrics) 1000 above its API port (9080-9082, …).
+# Loopback ports of the local stack: web-api, articles, authors of v1 on 8080-8082, v2 on 8090-8092, v3 on 8100-8102,
+# the floor's below them on 8070-8072; each service's management interface (health, metrics) 1000 above its API
+# port (9080-9082, …).
 readonly POSTGRES_PORT="${POSTGRES_PORT:-15432}"
 readonly KAFKA_PORT="${KAFKA_PORT:-19092}"
 # The infrastructure's control port: stops and starts PostgreSQL and Kafka for the fault-injection suite.
 readonly CONTROL_PORT="${CONTROL_PORT:-19099}"
 declare -A SERVICE_PORT=() MANAGEMENT_PORT=()
 SERVICES=() # start order: each service's dependencies first
-for ((i = 0; i < ${#BUILDS[@]}; i++)); do
-  SERVICE_PORT["web-api-${BUILDS[i]}"]=$((8080 + 10 * i))
-  SERVICE_PORT["articles-${BUILDS[i]}"]=$((8081 + 10 * i))
-  SERVICE_PORT["authors-${BUILDS[i]}"]=$((8082 + 10 * i))
-  SERVICES+=("authors-${BUILDS[i]}" "articles-${BUILDS[i]}" "web-api-${BUILDS[i]}")
+# The builds at 0, 1, 2 (their order in builds.conf), the floor at -1: its ports below theirs.
+declare -A PORT_INDEX=()
+for ((i = 0; i < ${#BUILDS[@]}; i++)); do PORT_INDEX[${BUILDS[i]}]=$i; done
+for ((i = 0; i < ${#FLOOR[@]}; i++)); do PORT_INDEX[${FLOOR[i]}]=$((-1 - i)); done
+for version in "${BUILDS[@]}" "${FLOOR[@]}"; do
+  SERVICE_PORT["web-api-$version"]=$((8080 + 10 * PORT_INDEX[$version]))
+  SERVICE_PORT["articles-$version"]=$((8081 + 10 * PORT_INDEX[$version]))
+  SERVICE_PORT["authors-$version"]=$((8082 + 10 * PORT_INDEX[$version]))
+  SERVICES+=("authors-$version" "articles-$version" "web-api-$version")
 done
 for service_name in "${!SERVICE_PORT[@]}"; do
   MANAGEMENT_PORT[$service_name]=$((SERVICE_PORT[$service_name] + 1000))
@@ -41,18 +47,19 @@ readonly SERVICE_PORT MANAGEMENT_PORT SERVICES
 # The latency proxy (Toxiproxy): its API, and one proxy per hop that latency can be added to, per build: web-api to
 # authors, and each data service to PostgreSQL. A build's services go through it when started with LATENCY_PROXY=on
 # (make latency-map); otherwise they connect directly and the proxy idles. v1's hops listen on 18500-18502, v2's on
-# 18510-18512, v3's on 18520-18522.
+# 18510-18512, v3's on 18520-18522, the floor's on 18490-18492.
 readonly TOXIPROXY_PORT="${TOXIPROXY_PORT:-18474}"
 declare -A PROXY_PORT=() PROXY_UPSTREAM=()
-for ((i = 0; i < ${#BUILDS[@]}; i++)); do
-  PROXY_PORT["authors-${BUILDS[i]}"]=$((18500 + 10 * i))
-  PROXY_UPSTREAM["authors-${BUILDS[i]}"]="127.0.0.1:${SERVICE_PORT["authors-${BUILDS[i]}"]}"
-  PROXY_PORT["postgres-articles-${BUILDS[i]}"]=$((18501 + 10 * i))
-  PROXY_PORT["postgres-authors-${BUILDS[i]}"]=$((18502 + 10 * i))
-  PROXY_UPSTREAM["postgres-articles-${BUILDS[i]}"]="127.0.0.1:$POSTGRES_PORT"
-  PROXY_UPSTREAM["postgres-authors-${BUILDS[i]}"]="127.0.0.1:$POSTGRES_PORT"
+for version in "${BUILDS[@]}" "${FLOOR[@]}"; do
+  PROXY_PORT["authors-$version"]=$((18500 + 10 * PORT_INDEX[$version]))
+  PROXY_UPSTREAM["authors-$version"]="127.0.0.1:${SERVICE_PORT["authors-$version"]}"
+  PROXY_PORT["postgres-articles-$version"]=$((18501 + 10 * PORT_INDEX[$version]))
+  PROXY_PORT["postgres-authors-$version"]=$((18502 + 10 * PORT_INDEX[$version]))
+  PROXY_UPSTREAM["postgres-articles-$version"]="127.0.0.1:$POSTGRES_PORT"
+  PROXY_UPSTREAM["postgres-authors-$version"]="127.0.0.1:$POSTGRES_PORT"
 done
-readonly PROXY_PORT PROXY_UPSTREAM
+unset version
+readonly PROXY_PORT PROXY_UPSTREAM PORT_INDEX
 
 # The trace store of TRACING=on (Jaeger, which JAEGER names; the Makefile sets it): OTLP in, its query API and UI out.
 readonly JAEGER_OTLP_PORT="${JAEGER_OTLP_PORT:-14317}"
@@ -128,6 +135,13 @@ fail() { failed=$((failed + 1)); outcome 31 FAIL "$1"; }
 summary() { # prints "NAME: N passed, N failed" and fails when anything failed
   echo "$1: $passed passed, $failed failed, in $(elapsed)"
   ((failed == 0))
+}
+
+# is_floor VERSION: whether it is the floor's (FLOOR), not one of the builds
+is_floor() {
+  local version
+  for version in "${FLOOR[@]}"; do [[ $version != "$1" ]] || return 0; done
+  return 1
 }
 
 # service_dir web-api-v1 -> services/web-api/v1

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The local stack: PostgreSQL, Kafka and the nine services (three services x three builds) on loopback, no Docker, no Kubernetes.
+# The local stack: PostgreSQL, Kafka and the nine services (three services x three builds) on loopback, and the
+# floor's three (v0: the read alone), no Docker, no Kubernetes.
 #   stack.sh up       start what is not running yet, wait until everything is ready
 #   stack.sh down     stop everything the stack started (also after a crash)
 #   stack.sh status   what runs, where, and whether it is ready
@@ -30,12 +31,14 @@ setting() { # setting NAME DEFAULT: a setting's value, in the environment or in 
 switched_on() { [[ $(setting "$1" off) == on ]]; } # switched_on NAME: whether a switch is on (as setting)
 through_proxy() { switched_on LATENCY_PROXY; } # whether a service starts behind the latency proxy (see above)
 traced() { switched_on TRACING; }              # whether a service starts traced (see above)
-# The application a service starts from: target/quarkus-app as make build makes it, or another build of the same
-# service beside it, target/SERVICE_BUILD/quarkus-app (without-tracing: make build-without-tracing).
-application() {
+# The jar a service starts from: target/quarkus-app's as make build makes it, or another build of the same service
+# beside it, target/SERVICE_BUILD/quarkus-app's (without-tracing: make build-without-tracing); the floor's services,
+# which are not Quarkus applications and have neither, from target/<service>-<version>.jar with its lib/.
+application_jar() {
   local build
+  if is_floor "${1##*-}"; then echo "$(service_dir "$1")/target/$1.jar"; return; fi
   build=$(setting SERVICE_BUILD "")
-  echo "$(service_dir "$1")/target/${build:+$build/}quarkus-app"
+  echo "$(service_dir "$1")/target/${build:+$build/}quarkus-app/quarkus-run.jar"
 }
 
 # hop_address HOP: where a service reaches the far end of a hop (authors-v1, postgres-articles-v1): through the
@@ -155,7 +158,7 @@ proxy_ready() {
 start_service() {
   local name=$1 jar
   if traced; then start_jaeger; fi
-  jar="$(application "$name")/quarkus-run.jar"
+  jar="$(application_jar "$name")"
   [[ -f "$jar" ]] || die "$name is not built: run 'make build' first (${jar#"$ROOT"/} is missing)"
   if [[ -n "$(pid_of "$name")" ]]; then
     return
@@ -190,6 +193,7 @@ up() {
   write_inventory
   local version ready="Local stack ready: web-api"
   for version in "${BUILDS[@]}"; do ready+=" $version on $(service_url "web-api-$version"),"; done
+  for version in "${FLOOR[@]}"; do ready+=" the floor $version on $(service_url "web-api-$version"),"; done
   step "${ready%,}"
 }
 

@@ -5,7 +5,7 @@ of result they publish; figures.py renders the docs' figures from the published 
 import os
 import pathlib
 
-from benchkit.core.buildsconf import build_lines, builds
+from benchkit.core.buildsconf import build_lines, builds, floor
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LOCAL_DIR = pathlib.Path(os.environ.get("LOCAL_DIR", ROOT / ".local"))
@@ -14,10 +14,12 @@ SERVICES = ("web-api", "articles", "authors")
 
 BUILDS = builds()
 VERSIONS = tuple(BUILDS)
+FLOOR = tuple(floor())  # the read alone in plain Vert.x: measured where an experiment or VERSIONS asks for it
 BASELINE = VERSIONS[0]  # every ratio is a build's figure over the first build's (builds.conf's order)
 CHART_VALUES = build_lines("chart-values")  # what a build gets in its pods beyond its own configuration
 # "v1 (imperative)", "v3 (virtual threads)": what a report's columns are called
-NAMES = {version: f"{version} ({description.split(':', 1)[0]})" for version, description in BUILDS.items()}
+NAMES = {version: f"{version} ({description.split(':', 1)[0]})" for version, description in BUILDS.items()} | {
+    version: f"{version} (floor)" for version in FLOOR}
 
 
 def step(message):

@@ -5,9 +5,10 @@ admission, the Quarkus version. Make and the shell ask this module for what they
 the standard library is enough):
 
     builds versions              v1 v2 v3
+    builds floor                 v0
     builds java-options VERSION  the build's own JVM options, or nothing
     builds chart-values VERSION  its chart values in its pods, name=value words, or nothing
-    builds shell                 Bash declarations: BUILDS, BUILD_JAVA_OPTIONS, BUILD_CHART_VALUES"""
+    builds shell                 Bash declarations: BUILDS, FLOOR, BUILD_JAVA_OPTIONS, BUILD_CHART_VALUES"""
 import functools
 import pathlib
 import re
@@ -30,6 +31,11 @@ def builds(conf=CONF):
             version, description = line.split(" ", 1)
             found[version] = description
     return found
+
+
+def floor(conf=CONF):
+    """{version: what it is} of the floor (builds.conf's floor line): the read alone, in plain Vert.x."""
+    return build_lines("floor", conf)
 
 
 def build_lines(kind, conf=CONF):
@@ -99,7 +105,7 @@ def shell(conf=CONF):
     """Bash declarations of what the scripts need (scripts/lib.sh evaluates them)."""
     def associative(name, values):
         return f"declare -gA {name}=(" + " ".join(f"[{k}]={shlex.quote(v)}" for k, v in values.items()) + ")"
-    return "\n".join([f"BUILDS=({' '.join(builds(conf))})",
+    return "\n".join([f"BUILDS=({' '.join(builds(conf))})", f"FLOOR=({' '.join(floor(conf))})",
                       associative("BUILD_JAVA_OPTIONS", java_options(conf)),
                       associative("BUILD_CHART_VALUES", build_lines("chart-values", conf))])
 
@@ -109,6 +115,8 @@ def main(argv=None):
     what = argv[0] if argv else ""
     if what == "versions":
         print(" ".join(builds()))
+    elif what == "floor":
+        print(" ".join(floor()))
     elif what in ("java-options", "chart-values") and len(argv) == 2:
         print(build_lines(what).get(argv[1], ""))
     elif what == "shell":

@@ -7,13 +7,15 @@
 
     select(kind, versions)   the platform of a run: "local" or "kubernetes"
 """
+from benchkit import FLOOR
 from benchkit.core import knobs, prometheus
 from benchkit.platforms import hsperf, procfs
 
 
-def select(kind, versions=None):
+def select(kind, versions=None, floor=False):
     """The platform of a run: "local" (the local stack) or "kubernetes" (the builds deployed in BENCH_NAMESPACE); its
-    `versions` the builds the run measures: those given, else every build there."""
+    `versions` the builds the run measures: those given, else every build there, and the floor (v0) where it is there
+    and the experiment measures it by default (`floor`)."""
     if kind == "kubernetes":
         from benchkit.platforms import kube
         from benchkit.platforms.kubernetes import Kubernetes
@@ -26,7 +28,7 @@ def select(kind, versions=None):
     if missing or not platform.available:
         raise SystemExit(f"{platform.where}: {', '.join(missing) or 'no build'} not there (there: "
                          f"{', '.join(platform.available) or 'none'}; make deploy-vN deploys one)")
-    platform.versions = tuple(versions or platform.available)
+    platform.versions = tuple(versions or (v for v in platform.available if floor or v not in FLOOR))
     return platform
 
 # ---------- what both platforms read of a JVM

@@ -9,7 +9,7 @@ import time
 import urllib.parse
 import urllib.request
 
-from benchkit import LOCAL_DIR, ROOT, SERVICES, VERSIONS, info
+from benchkit import FLOOR, LOCAL_DIR, ROOT, SERVICES, VERSIONS, info
 from benchkit.core import buildsconf, calibration, latency, load, profile, prometheus, provenance
 from benchkit.core.platform import (Build, Faults, LatencyProxy, Platform, counted_processors, sized_environment,
                                     with_settings)
@@ -140,7 +140,7 @@ class Local(Platform, Faults, LatencyProxy):
     started again by it."""
 
     where = "local stack (one machine, loopback)"
-    available = VERSIONS
+    available = VERSIONS + FLOOR  # the local stack runs the floor beside the builds
     kind = "local"
     restores_itself = False  # a stopped part stays away until restore starts it
 

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from benchkit import BUILDS, NAMES, ROOT, SERVICES, VERSIONS, build_lines, builds
-from benchkit.core.buildsconf import java_options, shell
+from benchkit import BUILDS, FLOOR, NAMES, ROOT, SERVICES, VERSIONS, build_lines, builds
+from benchkit.core.buildsconf import floor, java_options, shell
 
 
 def test_builds_conf_lists_the_builds_in_order_with_what_they_are(tmp_path):
@@ -21,14 +21,24 @@ def test_builds_conf_lists_the_builds_in_order_with_what_they_are(tmp_path):
 def test_a_build_may_have_jvm_options_of_its_own_and_they_are_not_a_build(tmp_path):
     conf = tmp_path / "builds.conf"
     conf.write_text("v1 imperative: threads\nv2 reactive: loops\njava-options v2: -Da=1 -Db=2\n"
-                    "chart-values v2: eventLoopsPerCpu=1\n")
+                    "chart-values v2: eventLoopsPerCpu=1\nfloor v0: plain\n")
     assert list(builds(conf)) == ["v1", "v2"]
     assert java_options(conf) == {"v2": "-Da=1 -Db=2"}
     assert build_lines("chart-values", conf) == {"v2": "eventLoopsPerCpu=1"}
+    assert floor(conf) == {"v0": "plain"}
     assert set(java_options()) <= set(VERSIONS)
-    # what the Makefile and scripts/lib.sh are handed: the builds alone, and the options by version
-    assert shell(conf).splitlines() == ["BUILDS=(v1 v2)", "declare -gA BUILD_JAVA_OPTIONS=([v2]='-Da=1 -Db=2')",
+    # what the Makefile and scripts/lib.sh are handed: the builds alone, the floor apart, the options by version
+    assert shell(conf).splitlines() == ["BUILDS=(v1 v2)", "FLOOR=(v0)", "declare -gA BUILD_JAVA_OPTIONS=([v2]='-Da=1 -Db=2')",
                                         "declare -gA BUILD_CHART_VALUES=([v2]=eventLoopsPerCpu=1)"]
+
+
+def test_the_floor_is_no_build_and_has_every_service_as_a_maven_module_of_its_own():
+    assert FLOOR == ("v0",) and not set(FLOOR) & set(VERSIONS) and NAMES["v0"] == "v0 (floor)"
+    modules = re.findall(r"<module>(.*)</module>", (ROOT / "services/pom.xml").read_text())
+    for service in SERVICES:
+        assert f"{service}/v0" in modules
+        # not a Quarkus application: the local stack starts its own jar (scripts/stack.sh)
+        assert "quarkus-maven-plugin" not in (ROOT / "services" / service / "v0/pom.xml").read_text()
 
 
 def test_the_charts_allow_exactly_the_builds():

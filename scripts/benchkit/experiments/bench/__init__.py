@@ -21,6 +21,7 @@ from benchkit.experiments.bench import document as rundoc, report, summaries, ta
 # What a bench publishes: its cell document (bench.json), with its own tables, its own check beside the cells', and
 # what it adds when sessions are pooled.
 RUN_FILES = (rundoc.FILE,)
+MEASURES_FLOOR = True  # make demo and make bench measure the floor (v0) beside the builds, where it runs
 TABLES = tables.TABLES
 CONSISTENCY = {summaries.DESIGN: summaries.consistency}
 POOL = {summaries.DESIGN: summaries.pooled_extra}
