@@ -215,6 +215,10 @@ func TestSettingsComeFromTheEnvironmentOrTheScenariosDefaults(t *testing.T) {
 	if err != nil || p.Users != 100 || p.Iterations != 300 || p.BaseURL != "http://127.0.0.1:8100" {
 		t.Fatalf("%+v %v", p, err)
 	}
+	// the floor, v0, below the builds (scripts/lib.sh)
+	if p, err = resolve(scenariosJSON, get(map[string]string{"VERSION": "v0"})); err != nil || p.BaseURL != "http://127.0.0.1:8070" {
+		t.Fatalf("%+v %v", p, err)
+	}
 	p, _ = resolve(scenariosJSON, get(map[string]string{"SCENARIO": "warmup", "USERS": "7", "WARMUP_ITERATIONS": "9"}))
 	if p.Users != 7 || p.Iterations != 9 {
 		t.Fatalf("%+v", p)
@@ -223,7 +227,7 @@ func TestSettingsComeFromTheEnvironmentOrTheScenariosDefaults(t *testing.T) {
 	if strings.Join(p.paths, " ") != "/v1/authors?name=Ada+Lovelace /v1/authors?name=Alan+Turing" {
 		t.Fatalf("%v", p.paths)
 	}
-	for _, bad := range []map[string]string{{"SCENARIO": "soak"}, {"TARGET": "kafka"}, {"VERSION": "2"},
+	for _, bad := range []map[string]string{{"SCENARIO": "soak"}, {"TARGET": "kafka"}, {"VERSION": "2"}, {"VERSION": "v-1"},
 		{"SCENARIO": "open", "RATE": "-1"}, {"SCENARIO": "closed", "USERS": "none"}, {"SHARD_COUNT": "2", "SHARD_INDEX": "2"}} {
 		if _, err := resolve(scenariosJSON, get(bad)); err == nil {
 			t.Errorf("%v was accepted", bad)

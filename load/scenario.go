@@ -147,11 +147,11 @@ func resolve(raw []byte, getenv func(string) string) (*plan, error) {
 	if !ok {
 		return nil, fmt.Errorf("TARGET must be one of %s, not %s", names(defs.Targets), p.Target)
 	}
-	version, err := positiveInt("VERSION's number", strings.TrimPrefix(p.Version, "v"))
-	if err != nil || !strings.HasPrefix(p.Version, "v") {
-		return nil, fmt.Errorf("VERSION must be v1, v2, … (services/builds.conf), not %q", p.Version)
+	version, err := strconv.Atoi(strings.TrimPrefix(p.Version, "v"))
+	if err != nil || version < 0 || !strings.HasPrefix(p.Version, "v") {
+		return nil, fmt.Errorf("VERSION must be v1, v2, … or the floor's v0 (services/builds.conf), not %q", p.Version)
 	}
-	// The local stack's ports: web-api v1 on 8080, v2 on 8090, v3 on 8100 (scripts/lib.sh).
+	// The local stack's ports: web-api v1 on 8080, v2 on 8090, v3 on 8100, the floor v0 on 8070 (scripts/lib.sh).
 	p.BaseURL = strings.TrimSuffix(or("BASE_URL", fmt.Sprintf("http://127.0.0.1:%d", 8080+10*(version-1))), "/")
 	if p.Shards, err = positiveInt("SHARD_COUNT", or("SHARD_COUNT", "1")); err != nil {
 		return nil, err
