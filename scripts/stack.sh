@@ -169,7 +169,8 @@ start_service() {
     : >"$PID_DIR/$name.proxied"
   fi
   rm -f "$PID_DIR/$name.traced"
-  if traced; then : >"$PID_DIR/$name.traced"; fi
+  # the floor has no tracing to switch on (no OpenTelemetry): it never counts as traced
+  if traced && ! is_floor "${name##*-}"; then : >"$PID_DIR/$name.traced"; fi
   # shellcheck disable=SC2046,SC2086 # one word per variable and per JVM flag, on purpose
   # Appended: a service restarted by a fault or a sweep keeps what its earlier runs logged.
   env $(service_env "$name") ${SERVICE_SETTINGS:-} nohup "$JAVA" $SERVICE_JAVA_OPTS -jar "$jar" >>"$LOG_DIR/$name.log" 2>&1 &
