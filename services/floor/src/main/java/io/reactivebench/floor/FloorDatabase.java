@@ -1,11 +1,15 @@
 package io.reactivebench.floor;
 
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
+import java.util.Map;
+import java.util.function.Function;
 import org.flywaydb.core.Flyway;
 
 /** The database of a v0 service: its schema migrated as every build's is at start, and v2's pool. */
@@ -17,7 +21,7 @@ public final class FloorDatabase {
      * Migrates the build's schema from {@code locations} (Flyway over JDBC, off the event loop, as the other builds do
      * at start), then opens the pool.
      */
-    public static Future<Pool> open(Vertx vertx, FloorSettings settings, String locations) {
+    static Future<Pool> open(Vertx vertx, FloorSettings settings, String locations) {
         return vertx.executeBlocking(() -> Flyway.configure()
                         .dataSource(settings.required("QUARKUS_DATASOURCE_JDBC_URL"),
                                 settings.required("QUARKUS_DATASOURCE_USERNAME"), settings.required("QUARKUS_DATASOURCE_PASSWORD"))
@@ -36,8 +40,13 @@ public final class FloorDatabase {
                 .connectingTo(connection).using(vertx).build();
     }
 
-    /** Readiness: the database answers. */
-    public static Future<?> answers(Pool database) {
-        return database.query("SELECT 1").execute();
+    /**
+     * A database-backed v0 service: its schema migrated from {@code locations}, then {@code route} served by the
+     * handler {@code handler} makes of the pool, ready while the database answers; completes once it listens.
+     */
+    public static Future<Void> serve(Vertx vertx, FloorSettings settings, String locations, String route,
+            Function<Pool, Handler<HttpServerRequest>> handler) {
+        return open(vertx, settings, locations).compose(database -> new FloorServer(vertx, settings, new ServedRequests())
+                .start(Map.of(route, handler.apply(database)), () -> database.query("SELECT 1").execute()));
     }
 }

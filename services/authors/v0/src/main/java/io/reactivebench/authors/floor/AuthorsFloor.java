@@ -5,7 +5,6 @@ import io.reactivebench.floor.FloorDatabase;
 import io.reactivebench.floor.FloorServer;
 import io.reactivebench.floor.FloorSettings;
 import io.reactivebench.floor.Problems;
-import io.reactivebench.floor.ServedRequests;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerRequest;
@@ -14,7 +13,6 @@ import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
-import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
@@ -38,8 +36,7 @@ public final class AuthorsFloor {
 
     /** Migrates the build's schema, then serves; completes once it listens. */
     public static Future<Void> start(Vertx vertx, FloorSettings settings) {
-        return FloorDatabase.open(vertx, settings, "classpath:db/authors").compose(database -> new FloorServer(vertx, settings,
-                new ServedRequests()).start(Map.of("/authors", new AuthorsFloor(database)::findByName), () -> FloorDatabase.answers(database)));
+        return FloorDatabase.serve(vertx, settings, "classpath:db/authors", "/authors", database -> new AuthorsFloor(database)::findByName);
     }
 
     void findByName(HttpServerRequest request) {
