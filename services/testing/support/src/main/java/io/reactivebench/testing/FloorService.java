@@ -48,8 +48,6 @@ public record FloorService(int port, int managementPort) {
 
     /** The sum of the Prometheus samples of a series (its name and labels as the line starts), 0 when there are none. */
     public double metric(String series) {
-        return management().get("/q/metrics").then().statusCode(200).extract().asString().lines()
-                .filter(line -> line.startsWith(series))
-                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
+        return Metrics.sum(management(), series);
     }
 }

@@ -9,6 +9,7 @@ import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.emptyOrNullString;
 
 import io.reactivebench.testing.EventLoopGuard;
+import io.reactivebench.testing.Metrics;
 import io.reactivebench.testing.PinnedThreadGuard;
 import io.quarkus.test.common.http.TestHTTPResourceManager;
 import io.restassured.RestAssured;
@@ -117,10 +118,7 @@ public abstract class ServiceContract {
 
     /** The sum of the Prometheus samples whose line starts with {@code prefix}. */
     protected static double metric(String prefix) {
-        return management().get("/q/metrics").then().statusCode(200).extract().asString().lines()
-                .filter(line -> line.startsWith(prefix))
-                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
-                .sum();
+        return Metrics.sum(management(), prefix);
     }
 
     /** The metric as soon as it reads {@code expected}, or as it reads after {@code atMost}. */
