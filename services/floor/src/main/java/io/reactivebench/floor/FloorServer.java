@@ -68,9 +68,9 @@ public final class FloorServer {
     private void dispatch(HttpServerRequest request, String prefix, Map<String, Handler<HttpServerRequest>> routes) {
         long arrived = System.nanoTime();
         String path = request.path();
-        Handler<HttpServerRequest> route = path.startsWith(prefix) && request.method() == HttpMethod.GET
-                ? routes.get(path.substring(prefix.length())) : null;
-        String counted = route == null ? "NOT_FOUND" : path.substring(prefix.length());
+        String unprefixed = path.startsWith(prefix) && request.method() == HttpMethod.GET ? path.substring(prefix.length()) : null;
+        Handler<HttpServerRequest> route = unprefixed == null ? null : routes.get(unprefixed);
+        String counted = route == null ? "NOT_FOUND" : unprefixed;
         request.response().endHandler(ended ->
                 served.record(request.method().name(), counted, request.response().getStatusCode(), System.nanoTime() - arrived));
         if (route == null) {
