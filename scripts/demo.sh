@@ -22,7 +22,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-benchkit settings "$EXPERIMENT" >/dev/null
+settings=$(benchkit settings "$EXPERIMENT") # refuses a setting given wrong; the timing below keeps what it says
 if curl -s -o /dev/null "$(service_url web-api-v1)"; then
   die "The local stack's ports are in use: stop it first (make down)"
 fi
@@ -36,4 +36,4 @@ step "Done in $(elapsed). Open $RESULTS (its .html report, or read the .md)."
 # how long it took, and with which of its settings, for scripts/timings.py (docs/timings.json)
 mkdir -p "$ROOT/.local/logs"
 printf '%s\t%s\t%s\t%s\n' "$EXPERIMENT" $((SECONDS - SECONDS_AT_START)) "$(git -C "$ROOT" rev-parse --short HEAD)" \
-  "$(benchkit settings "$EXPERIMENT")" >>"$ROOT/.local/logs/experiment-times.tsv"
+  "$settings" >>"$ROOT/.local/logs/experiment-times.tsv"
