@@ -115,6 +115,8 @@ export KUBELET KUBE_PROXY COREDNS PAUSE KUBE_VERSION POSTGRES_OPERATOR CALICO_FE
 MVNW := cd services && ./mvnw -B -ntp
 # The builds: services/builds.conf is the one list of them (v1 v2 v3), parsed by benchkit alone.
 BUILDS := $(shell cd scripts && python3 -m benchkit builds versions)
+# The floor (v0: the read alone in plain Vert.x, to measure the builds against), deployed like one (make deploy-v0).
+FLOOR_BUILD := $(shell cd scripts && python3 -m benchkit builds floor)
 BUILD_LOG := .local/logs/build.log
 # Cores make test keeps busy while its local parts run (test-static to test-e2e), as the background build does on a
 # fresh machine: a check that holds only on an idle machine fails where it lands (.ci/run sets 2). The loops take only
@@ -190,11 +192,12 @@ status: ## Show what the local stack runs, where, and whether it is ready (logs 
 minikube: ## Start the minikube profile (pinned Kubernetes, CPUs and memory sized for the benchmark).
 	@scripts/k8s.sh minikube
 
-.PHONY: $(addprefix deploy-,$(BUILDS))
+.PHONY: $(addprefix deploy-,$(BUILDS) $(FLOOR_BUILD))
 deploy-v1: ## Deploy v1: operators if missing, Kafka + PostgreSQL, images built in minikube, helm upgrade --install (REPLICAS=2: two pods per service; LATENCY_PROXY=on: its hops through a latency proxy).
 deploy-v2: ## Deploy v2 the same way (the builds can run side by side).
 deploy-v3: ## Deploy v3 the same way.
-$(addprefix deploy-,$(BUILDS)): deploy-%:
+deploy-v0: ## Deploy the floor the same way (the read alone, in plain Vert.x: make bench then measures the builds against it).
+$(addprefix deploy-,$(BUILDS) $(FLOOR_BUILD)): deploy-%:
 	@scripts/k8s.sh check
 	@$(MAKE) build helm $(if $(filter on,$(LATENCY_PROXY)),toxiproxy)
 	@scripts/k8s.sh deploy $*

@@ -18,7 +18,7 @@ import pathlib
 import re
 import sys
 
-from benchkit import VERSIONS as BUILDS# services/builds.conf, read once by the harness (standard library only)
+from benchkit import FLOOR, VERSIONS as BUILDS# services/builds.conf, read once by the harness (standard library only)
 from benchkit.platforms import kube
 from benchkit.platforms.kube import helm_template
 
@@ -133,6 +133,11 @@ def main():
     replicated = [f"services.{service}.replicas=2" for service in ("web-api", "articles", "authors")]
     if not report(*budget(replicated, builds=BUILDS[:1], load_job=False)):
         sys.exit("One build with two replicas per service does not fit the minikube profile (see minikube/profile.env)")
+    # make bench against the floor: deploy-v0 beside two builds (all four exceed minikube's memory: undeploy one)
+    beside = BUILDS[:2] + FLOOR
+    print(f"==> The floor: {' + '.join('deploy-' + b for b in beside)} + bench (all the builds and the floor do not fit)")
+    if not report(*budget(builds=beside)):
+        sys.exit("The floor beside two builds does not fit the minikube profile (see minikube/profile.env)")
     # make latency-map-cluster: every build deployed with LATENCY_PROXY=on (a latency proxy per release), a load Job
     print("==> The latency map: every build deployed with its latency proxy (LATENCY_PROXY=on), and a load Job")
     if not report(*budget(["latencyProxy.enabled=true"])):

@@ -167,10 +167,12 @@ pods_that_cannot_start() { # why pods of the namespace cannot start (unschedulab
   BENCHKIT_PYTHON=python3 benchkit unschedulable "$NS"
 }
 
-build_images() { # build_images VERSION TAG: the three images of one build, where the cluster finds them
-  local version=$1 tag=$2 service
+build_images() { # build_images VERSION TAG: the three images of one build (or of the floor), where the cluster finds them
+  local version=$1 tag=$2 service dockerfile=Dockerfile.jvm
+  # the floor's services are a jar and its libraries, not Quarkus' fast-jar layout
+  if is_floor "$version"; then dockerfile=Dockerfile.floor; fi
   for service in "${BUILD_SERVICES[@]}"; do
-    build_image "$(image_repository)/$service-$version:$tag" "$ROOT/services" Dockerfile.jvm "SERVICE=$service/$version"
+    build_image "$(image_repository)/$service-$version:$tag" "$ROOT/services" "$dockerfile" "SERVICE=$service/$version"
   done
 }
 
@@ -274,7 +276,8 @@ values_files() { # values_files [VARIABLE]: the --values options of the files it
 
 deploy() {
   local version=$1
-  [[ " ${BUILDS[*]} " == *" $version "* ]] || die "usage: $0 deploy VERSION (one of ${BUILDS[*]}: services/builds.conf)"
+  [[ " ${BUILDS[*]} ${FLOOR[*]} " == *" $version "* ]] ||
+    die "usage: $0 deploy VERSION (one of ${BUILDS[*]}, or the floor ${FLOOR[*]}: services/builds.conf)"
   require_cluster
   ensure_namespace
   if [[ $KAFKA_PLATFORM == operators || $POSTGRES_PLATFORM == operators ]]; then
@@ -298,6 +301,7 @@ deploy() {
   fi
   # TRACING=on: every service traced into a Jaeger of the release's own (TRACING_SAMPLED: the share of requests)
   if [[ ${TRACING:-off} == on ]]; then
+    ! is_floor "$version" || die "TRACING=on: the floor ($version) has no tracing to switch on (services/builds.conf)"
     build_tracing_image
     values+=(--set tracing.enabled=true --set tracing.image.tag="$TRACING_IMAGE_TAG")
     [[ -z "${TRACING_SAMPLED:-}" ]] || values+=(--set-string tracing.sampled="$TRACING_SAMPLED")

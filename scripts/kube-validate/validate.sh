@@ -92,7 +92,7 @@ wait_for "CRDs established" 60 kubectl wait --for=condition=Established crd --al
 dry_run() { kubectl apply --server-side --dry-run=server --validate=strict --field-manager=validate -n "$NS" -f "$1"; }
 
 step "Rendering the charts"
-for version in "${BUILDS[@]}"; do
+for version in "${BUILDS[@]}" "${FLOOR[@]}"; do # the floor deploys with the same chart (make deploy-v0)
   "$HELM" template "bench-$version" "$ROOT/charts/reactive-bench" -n "$NS" --kube-version "$KUBE_VERSION" --set build="$version" \
     >"$WORK/manifests/bench-$version.yaml"
 done

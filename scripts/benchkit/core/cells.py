@@ -9,7 +9,7 @@ import datetime
 import json
 import sys
 
-from benchkit import NAMES
+from benchkit import FLOOR, NAMES
 from benchkit.core import documents, results, sizes
 
 SCHEMA = "reactive-bench/cells/1"
@@ -34,6 +34,10 @@ FIGURES = (("complete_per_s", "complete answers/s", "{:.0f}", True),
            ("settled", "warm-up settled (the JIT under 3 % of the services' CPU)", "{}", False))
 # the figures a cell has a ratio of, and a median: those a table shows with a ratio, and p50 at the fixed rate
 RATIOS = (*(key for key, _, _, shown in FIGURES if shown), "open_p50")
+# what a build is measured against the floor by (its multiples of the floor's, round by round): what it can answer
+# and what an answer costs the whole system (the bench's; the CPU map's with the background taken off)
+AGAINST_FLOOR = ("complete_per_s", "capacity_per_s", "cpu_ms_per_complete", "cpu_ms_per_complete_background_off")
+DERIVED = ("medians", "ratios", "against_no_limit", "against_floor")  # what with_ratios computes of a cell's rounds
 MEDIANS = (*RATIOS, "generator_cpu_ms")  # and a median alone: the load generator's CPU per request (the bench's)
 LABELS = {key: name for key, name, _, _ in FIGURES}
 
@@ -78,18 +82,23 @@ def reference_of(cell, cells, compared, reference):
 
 def with_ratios(document):
     """Its cells, each with the median of its rounds of every figure of RATIOS it has ("medians"), its ratios to its
-    reference cell, round against round of the same number (results.ratios_by_round), and where the same build in the
-    same mode was measured with no limit, its ratios to that cell ("against_no_limit": what a size costs it)."""
+    reference cell, round against round of the same number (results.ratios_by_round), where the same build in the
+    same mode was measured with no limit, its ratios to that cell ("against_no_limit": what a size costs it), and
+    where the floor was measured in the same mode at the same size, the figures of AGAINST_FLOOR over the floor's
+    ("against_floor": how far a build is from the work itself)."""
     found = []
     for cell in document["cells"]:
-        mine = {k: v for k, v in cell.items() if k not in ("medians", "ratios", "against_no_limit")}
+        mine = {k: v for k, v in cell.items() if k not in DERIVED}
         mine["medians"] = {key: results.Figure.of("", [r.get(key) for r in cell["rounds"]]).median
                            for key in MEDIANS if any(key in r for r in cell["rounds"])}
-        for name, base in (("ratios", reference_of(cell, document["cells"], document["compared"],
-                                                   document["reference"])),
-                           ("against_no_limit", reference_of(cell, document["cells"], "size", sizes.NO_LIMIT))):
+        floor = None if cell["build"] in FLOOR else next(
+            (reference_of(cell, document["cells"], "build", build) for build in FLOOR), None)
+        for name, base, figures in (
+                ("ratios", reference_of(cell, document["cells"], document["compared"], document["reference"]), RATIOS),
+                ("against_no_limit", reference_of(cell, document["cells"], "size", sizes.NO_LIMIT), RATIOS),
+                ("against_floor", floor, AGAINST_FLOOR)):
             if base is not None:
-                keys = [k for k in RATIOS if any(k in r for r in base["rounds"] + cell["rounds"])]
+                keys = [k for k in figures if any(k in r for r in base["rounds"] + cell["rounds"])]
                 mine[name] = results.ratios_by_round(zip(base["rounds"], cell["rounds"]), keys)
         found.append(mine)
     return found
@@ -225,7 +234,7 @@ def consistency(document):
     give ([] when none is)."""
     return [f"{c['build']}, {variant_name(c['mode'], c['size'])}: {key} not what its rounds give"
             for c, again in zip(document["cells"], with_ratios(document))
-            for key in ("medians", "ratios", "against_no_limit") if c.get(key) != again.get(key)] \
+            for key in DERIVED if c.get(key) != again.get(key)] \
         + [f"floor: {problem}" for problem in (consistency(document["floor"]) if "floor" in document else [])] \
         + [f"{session['name']}: {problem}" for session in document.get("again", ()) for problem in consistency(session)]
 

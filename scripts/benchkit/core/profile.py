@@ -11,6 +11,7 @@ import pathlib
 import subprocess
 import zlib
 
+from benchkit import FLOOR, NAMES
 from benchkit.core import knobs
 
 # Inclusive: a sample counts for every library on its stack (JSON written from inside an HTTP handler
@@ -30,6 +31,34 @@ LIBRARIES = (
     ("metrics (Micrometer)", ("io.micrometer.",)),
     ("logging (JBoss LogManager)", ("org.jboss.logmanager.", "org.jboss.logging.")),
     ("the project's own code", ("io.reactivebench.",)),
+)
+
+
+# Exclusive: a sample counts for one layer, the one of the innermost frame on its stack that has a layer's prefix (a
+# frame of the JDK counts for whatever called it: a HashMap look-up inside Jackson is JSON's), so a service's layers
+# add up to all its samples. A frame belongs to the first layer whose prefix it has: the catch-all of the framework
+# comes last.
+OTHER_LAYER = "the JDK alone (no layer's frame on the stack)"
+LAYERS = (
+    ("JSON (Jackson, Vert.x's JsonObject)", ("com.fasterxml.jackson.", "io.vertx.core.json.", "io.quarkus.jackson.",
+                                            "org.jboss.resteasy.reactive.server.jackson.",
+                                            "io.quarkus.resteasy.reactive.jackson.")),
+    ("REST server and client (Quarkus REST and its client; the floor's web client)",
+     ("org.jboss.resteasy.reactive.", "io.quarkus.resteasy.reactive.", "io.quarkus.rest.client.", "io.vertx.ext.web.")),
+    ("HTTP and TCP (Vert.x core, Netty)", ("io.vertx.core.", "io.netty.")),
+    ("validation (Hibernate Validator)", ("org.hibernate.validator.", "jakarta.validation.")),
+    ("SQL: Hibernate ORM", ("org.hibernate.", "io.quarkus.hibernate.orm.")),
+    ("SQL: JDBC driver and pool (pgJDBC, Agroal)", ("org.postgresql.", "io.agroal.", "io.quarkus.agroal.")),
+    ("SQL: the reactive client (Vert.x)", ("io.vertx.pgclient.", "io.vertx.sqlclient.")),
+    ("pools and scheduling (executors, virtual threads, Mutiny, locks)",
+     ("java.util.concurrent.ThreadPoolExecutor", "java.util.concurrent.ForkJoin", "java.util.concurrent.CompletableFuture",
+      "java.util.concurrent.FutureTask", "java.util.concurrent.locks.", "java.util.concurrent.LinkedBlockingQueue",
+      "java.util.concurrent.SynchronousQueue", "java.util.concurrent.Semaphore", "java.lang.VirtualThread",
+      "jdk.internal.vm.Continuation", "org.jboss.threads.", "io.smallrye.mutiny.", "io.smallrye.context.",
+      "io.quarkus.virtual.threads.")),
+    ("the project's own code", ("io.reactivebench.",)),
+    ("the framework's other parts (CDI, fault tolerance, metrics, logging, tracing, config)",
+     ("io.quarkus.", "io.smallrye.", "io.micrometer.", "io.opentelemetry.", "org.jboss.", "jakarta.")),
 )
 
 
@@ -116,6 +145,21 @@ def shares(folded):
     return {name: (hit / total if total else None) for name, hit in hits.items()}, total
 
 
+def layers(folded):
+    """{layer: share of samples} of LAYERS and OTHER_LAYER, each sample counted once (see LAYERS): they add up to 1."""
+    total = sum(folded.values())
+    found = dict.fromkeys([name for name, _ in LAYERS] + [OTHER_LAYER], 0)
+    for stack, count in folded.items():
+        frames = stack.split(";")  # root first: the innermost frame last
+        found[next((layer for layer in map(layer_of, reversed(frames)) if layer), OTHER_LAYER)] += count
+    return {name: (hits / total if total else None) for name, hits in found.items()}
+
+
+def layer_of(frame):
+    """The first layer of LAYERS whose prefix the frame has, or None."""
+    return next((name for name, prefixes in LAYERS if frame.startswith(prefixes)), None)
+
+
 def library_of(frame):
     """The first library of LIBRARIES whose prefix the frame has, or None."""
     return next((name for name, prefixes in LIBRARIES if frame.startswith(prefixes)), None)
@@ -189,18 +233,21 @@ def flame_graph(folded, path, title, max_depth=48):
 
 
 def record(builds, versions, results):
-    """One profiled closed run per build, as long as a measured one (the closed scenario's ITERATIONS):
-    results/profiles/<version>-<service>.{jfr,folded,svg} and profile.json with each library's share."""
+    """One profiled closed run per build, as long as a measured one (the closed scenario's ITERATIONS), measured as
+    any run is (protocol.measure: what every process used meanwhile):
+    results/profiles/<version>-<service>.{jfr,folded,svg}, profile.json with each library's share and each layer's,
+    and costs.json: what an answer cost each process, each JVM's GC and its JIT during that run."""
+    from benchkit.core import protocol  # the protocol measures; this module only records beside it
     directory = results / "profiles"
     directory.mkdir(exist_ok=True)
-    summary = {}
+    summary, spent = {}, {}  # profile.json: {version: {service: …}}; costs.json: {version: costs of its run}
     for version in versions:
         recordings = builds[version].profiled()
         if not recordings:
             return None
         for recording in recordings.values():
             recording.start()
-        builds[version].run("closed", directory / f"{version}-profile-run.json")
+        measured = protocol.measure(builds[version], "closed", directory, 1, label="profile")
         summary[version] = {}
         files = {service: directory / f"{version}-{service}.jfr" for service in recordings}
         for service, jfr in recordings.items():
@@ -214,9 +261,76 @@ def record(builds, versions, results):
             write_folded(folded, recording.with_suffix(".folded"))
             flame_graph(folded, recording.with_suffix(".svg"), f"{service} {version}")
             shared, samples = shares(folded)
-            summary[version][service] = {"samples": samples, "shares": shared, "pins": pinned(found[PINNED])}
+            summary[version][service] = {"samples": samples, "shares": shared, "layers": layers(folded),
+                                         "pins": pinned(found[PINNED])}
+        spent[version] = costs(measured)
     (directory / "profile.json").write_text(json.dumps(summary, indent=2))
+    (directory / "costs.json").write_text(json.dumps(spent, indent=2))
     return summary
+
+
+def costs(measured):
+    """CPU ms per complete answer of a measured run (protocol.measure's): each process's, and each JVM's GC threads'
+    and JIT compiler threads' (None where not counted)."""
+    cost, complete = measured["cost"], measured["complete"]
+    per = (lambda seconds: None if seconds is None or not complete else 1000 * seconds / complete)
+    return {"complete": complete, "cpu_ms": {name: per(seconds) for name, seconds in cost["cpu_seconds"].items()},
+            **{f"{kind}_ms": {name: per((jvm or {}).get(f"{kind}_cpu_seconds")) for name, jvm in (cost["jvm"] or {}).items()}
+               for kind in ("gc", "jit")}}
+
+
+GC_LAYER, JIT_LAYER = "GC (its threads' CPU)", "JIT (its compiler threads' CPU)"
+NOT_PROFILED = "PostgreSQL and Kafka (not profiled)"
+
+
+def as_layers(summary, spent):
+    """What a bench's document keeps of its profiles for the layer table: {"layers": {version: {service: {layer:
+    share}}}, "costs": {version: costs}} (None without costs.json: a run from before it was written)."""
+    if not spent:
+        return None
+    return {"layers": {v: {service: found["layers"] for service, found in services.items()}
+                       for v, services in summary.items() if v in spent},
+            "costs": {v: spent[v] for v in summary if v in spent}}
+
+
+def layer_ms(kept):
+    """{version: {layer: CPU ms per complete answer}} of as_layers' data: each JVM's CPU in the profiled run less its
+    GC threads' and JIT compiler threads', split by its layers' shares of the samples (what JFR does not sample, the
+    native code of a system call and the VM's other threads, falls in proportion), added up over the three services;
+    GC and JIT apart, and PostgreSQL's and Kafka's CPU, so that the column adds up to the whole system's."""
+    found = {}
+    for version, services in kept["layers"].items():
+        cost = kept["costs"][version]
+        mine = dict.fromkeys([name for name, _ in LAYERS] + [OTHER_LAYER, GC_LAYER, JIT_LAYER], 0.0)
+        for service, shares_ in services.items():
+            cpu, gc, jit = (cost[key].get(service) for key in ("cpu_ms", "gc_ms", "jit_ms"))
+            if cpu is None:
+                continue
+            sampled = cpu - (gc or 0) - (jit or 0)
+            for layer, share_ in shares_.items():
+                mine[layer] += sampled * (share_ or 0)
+            mine[GC_LAYER] += gc or 0
+            mine[JIT_LAYER] += jit or 0
+        mine[NOT_PROFILED] = sum(cost["cpu_ms"].get(process) or 0 for process in ("postgres", "kafka"))
+        found[version] = mine
+    return found
+
+
+def layer_rows(kept):
+    """Layers x builds (the floor last, and each build's ms beyond the floor's beside): CPU ms per complete answer."""
+    found = layer_ms(kept)
+    versions = [v for v in found if v not in FLOOR] + [v for v in found if v in FLOOR]
+    floor = next((v for v in versions if v in FLOOR), None)
+    beyond = [v for v in versions if floor and v != floor]
+    table = [["CPU ms per complete answer, the profiled run", *(NAMES.get(v, v) for v in versions),
+              *(f"{v} beyond the floor" for v in beyond)]]
+    for layer in next(iter(found.values()), {}):
+        table.append([layer, *(f"{found[v][layer]:.3f}" for v in versions),
+                      *(f"{found[v][layer] - found[floor][layer]:+.3f}" for v in beyond)])
+    totals = {v: sum(found[v].values()) for v in versions}
+    table.append(["whole system", *(f"{totals[v]:.3f}" for v in versions),
+                  *(f"{totals[v] - totals[floor]:+.3f}" for v in beyond)])
+    return table
 
 
 def rows(summary):

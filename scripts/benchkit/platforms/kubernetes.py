@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from benchkit import CHART_VALUES, LOCAL_DIR, ROOT, SERVICES, VERSIONS, info
+from benchkit import CHART_VALUES, FLOOR, LOCAL_DIR, ROOT, SERVICES, VERSIONS, info
 from benchkit.core import latency, load, provenance
 from benchkit.platforms import kube, loadjobs, podreadings, procfs
 from benchkit.core.platform import (RESTORE_LIMIT_SECONDS, Faults, LatencyProxy, Platform, counted_processors,
@@ -42,7 +42,7 @@ class Kubernetes(Platform, Faults, LatencyProxy):
     def __init__(self, namespace, deployed=None):
         """deployed: the builds deployed there (None: asked of helm)."""
         self.namespace = namespace
-        self.available = self.deployed = kube.deployed(namespace, VERSIONS) if deployed is None else tuple(deployed)
+        self.available = self.deployed = kube.deployed(namespace, VERSIONS + FLOOR) if deployed is None else tuple(deployed)
         self.where = f"Kubernetes, namespace {namespace}"
         self.before = {}  # selector -> its pods before the fault's inject
         self.changed = {}  # deployment -> the variables a reconfiguration set on it
@@ -198,7 +198,7 @@ class Kubernetes(Platform, Faults, LatencyProxy):
                 labels = pod["metadata"].get("labels", {})
                 name = "postgres" if "cluster-name" in labels else labels.get("app.kubernetes.io/name", pod["metadata"]["name"])
                 build = labels.get("app.kubernetes.io/instance", "").removeprefix("bench-")
-                self.pod_parts[pod["metadata"]["uid"]] = f"{name} {build}" if build in VERSIONS else name
+                self.pod_parts[pod["metadata"]["uid"]] = f"{name} {build}" if build in VERSIONS + FLOOR else name
             # a pod of another namespace once, not listed again every second
             self.pod_parts.update({uid: "other pods" for uid in set(seconds) - set(self.pod_parts)})
         return {uid: (self.pod_parts[uid], value) for uid, value in seconds.items()}

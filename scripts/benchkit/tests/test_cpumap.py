@@ -223,3 +223,23 @@ def test_a_map_s_rounds_and_each_round_s_bound_by_are_checked():
         f"{unsettled['cells'][2]['build']} at 0.5 CPU: its rounds of one session say its one warm-up settled and did not"]
     pooled = registry.loaded()["answer-local-55dd71c-e4bf029"]  # its sessions' warm-ups apart
     assert registry.consistency(pooled) == []
+
+
+def test_each_build_is_measured_against_the_floor_round_by_round_and_the_floor_against_nothing():
+    document = a_map({"v1": {"0": [400, 300, 500]}, "v2": {"0": [600, 600, 600]}, "v0": {"0": [800, 600, 1000]}})
+    v1, v2, floor = (celldoc.cell_of(document, v) for v in ("v1", "v2", "v0"))
+    assert v1["against_floor"]["complete_per_s"]["rounds"] == [0.5, 0.5, 0.5]
+    assert v2["against_floor"]["complete_per_s"]["rounds"] == [0.75, 1.0, 0.6]
+    assert v2["against_floor"]["complete_per_s"]["median"] == 0.75
+    # CPU per answer (1000 / rate here): the floor's is the least, so a build's is a multiple above 1
+    assert v1["against_floor"]["cpu_ms_per_complete_background_off"]["rounds"] == pytest.approx([2.0, 2.0, 2.0])
+    assert set(v1["against_floor"]) == {"complete_per_s", "capacity_per_s", "cpu_ms_per_complete_background_off"}
+    assert "against_floor" not in floor and "ratios" in floor  # v0 is no reference: it is divided by v1 like any build
+    assert celldoc.consistency(document) == []
+    v2["against_floor"]["complete_per_s"]["median"] = 1.0
+    assert celldoc.consistency(document) == ["v2, as shipped: against_floor not what its rounds give"]
+
+
+def test_without_the_floor_no_build_has_a_multiple_of_it():
+    document = a_map({"v1": {"0": [400]}, "v2": {"0": [600]}})
+    assert all("against_floor" not in c for c in document["cells"])

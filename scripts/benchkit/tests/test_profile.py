@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 from benchkit.core import profile
 from benchkit.experiments.bench import report
 from benchkit.tests.test_report import results
@@ -99,3 +101,50 @@ def test_one_jfr_run_reads_a_real_recordings_samples_and_pins(tmp_path):
     assert set(found) >= {profile.SAMPLE, profile.PINNED} and found[profile.PINNED] == []
     folded = profile.collapse(found[profile.SAMPLE])
     assert any(stack.endswith("Busy.main") for stack in folded), list(folded)[:5]
+
+
+def test_layers_count_each_sample_once_for_the_innermost_frame_of_a_layer():
+    folded = profile.collapse([
+        # Jackson inside Quarkus REST inside Vert.x: JSON's, whatever calls it
+        sample("com.fasterxml.jackson.core.JsonGenerator.writeString", "org.jboss.resteasy.reactive.server.Handler.handle",
+               "io.vertx.core.http.impl.Http1xServerConnection.handle", "java.lang.Thread.run"),
+        # a JDK leaf counts for its caller: a HashMap look-up in the project's code is the project's
+        sample("java.util.HashMap.get", "io.reactivebench.webapi.ArticleMerger.merge",
+               "io.vertx.core.http.impl.Http1xServerConnection.handle", "java.lang.Thread.run"),
+        # Vert.x's JsonObject is JSON, not the HTTP layer it shares a prefix with
+        sample("io.vertx.core.json.JsonObject.encode", "io.vertx.core.http.impl.Http1xServerConnection.handle",
+               "java.lang.Thread.run"),
+        sample("org.postgresql.core.PGStream.receive", "io.agroal.pool.ConnectionPool.getConnection",
+               "org.hibernate.loader.Loader.load", "java.lang.Thread.run"),
+        sample("java.util.concurrent.ThreadPoolExecutor.runWorker", "java.lang.Thread.run"),
+        sample("java.lang.String.hashCode", "java.lang.Thread.run")])
+    found = profile.layers(folded)
+    assert sum(found.values()) == pytest.approx(1.0)
+    assert found["JSON (Jackson, Vert.x's JsonObject)"] == pytest.approx(2 / 6)
+    assert found["the project's own code"] == pytest.approx(1 / 6)
+    assert found["SQL: JDBC driver and pool (pgJDBC, Agroal)"] == pytest.approx(1 / 6)
+    assert found["SQL: Hibernate ORM"] == 0
+    assert found["pools and scheduling (executors, virtual threads, Mutiny, locks)"] == pytest.approx(1 / 6)
+    assert found[profile.OTHER_LAYER] == pytest.approx(1 / 6)
+    assert found["HTTP and TCP (Vert.x core, Netty)"] == 0
+
+
+def test_a_layer_s_ms_per_answer_is_its_share_of_the_jvm_s_cpu_less_gc_and_jit():
+    json_layer, http_layer = "JSON (Jackson, Vert.x's JsonObject)", "HTTP and TCP (Vert.x core, Netty)"
+    half = {json_layer: 0.5, http_layer: 0.5}
+    kept = {"layers": {"v1": {"web-api": half, "authors": {http_layer: 1.0}}, "v0": {"web-api": half}},
+            "costs": {"v1": {"cpu_ms": {"web-api": 1.2, "authors": 0.5, "postgres": 0.3, "kafka": 0.0},
+                             "gc_ms": {"web-api": 0.1, "authors": None}, "jit_ms": {"web-api": 0.1, "authors": 0.1}},
+                      "v0": {"cpu_ms": {"web-api": 0.4, "postgres": 0.3}, "gc_ms": {"web-api": 0.0},
+                             "jit_ms": {"web-api": 0.0}}}}
+    found = profile.layer_ms(kept)
+    assert found["v1"][json_layer] == pytest.approx(0.5)  # (1.2 - 0.1 - 0.1) / 2
+    assert found["v1"][http_layer] == pytest.approx(0.5 + 0.4)  # and authors' 0.5 less its JIT
+    assert found["v1"][profile.GC_LAYER] == pytest.approx(0.1) and found["v1"][profile.JIT_LAYER] == pytest.approx(0.2)
+    assert found["v1"][profile.NOT_PROFILED] == pytest.approx(0.3)
+    assert sum(found["v1"].values()) == pytest.approx(1.2 + 0.5 + 0.3)  # the whole system's, every process
+    rows = profile.layer_rows(kept)
+    assert rows[0][1:] == ["v1 (imperative)", "v0 (floor)", "v1 beyond the floor"]
+    by_layer = {row[0]: row[1:] for row in rows}
+    assert by_layer[json_layer] == ["0.500", "0.200", "+0.300"]
+    assert by_layer["whole system"] == ["2.000", "0.700", "+1.300"]

@@ -269,3 +269,46 @@ def test_in_a_cluster_the_report_says_which_node_each_pod_and_load_pod_ran_on(tm
     assert "Where the pods ran" in (directory / "report.md").read_text()
     (tmp_path / "local").mkdir()
     assert computed(results(tmp_path / "local"))["placement"] == {}  # the local stack: nothing placed
+
+
+def test_the_floor_measured_in_the_same_rounds_gives_each_build_its_multiples_and_the_layer_table(tmp_path):
+    directory = results(tmp_path)
+    runs = directory / "runs"
+    for run in (1, 2):  # the floor answers twice as many in the same time, each at half the CPU
+        write_run(runs, "v0", "closed", run, requests=2000, authors=10000)
+    json_layer = "JSON (Jackson, Vert.x's JsonObject)"
+    profiles = directory / "profiles"
+    profiles.mkdir()
+    (profiles / "profile.json").write_text(json.dumps(
+        {v: {s: {"samples": 10, "shares": {}, "layers": {json_layer: 1.0}, "pins": {"count": 0}}
+             for s in ("web-api", "articles", "authors")} for v in ("v0", "v1", "v2")}))
+    (profiles / "costs.json").write_text(json.dumps(
+        {v: {"complete": 1000, "cpu_ms": {"web-api": 1.0 / factor, "articles": 0.5, "authors": 0.5, "postgres": 0.2},
+             "gc_ms": {"web-api": 0.0}, "jit_ms": {"web-api": 0.0}} for v, factor in (("v0", 2), ("v1", 1), ("v2", 1))}))
+    report.render(directory)
+    data = read(directory)
+    v1 = cell(data, "v1")
+    assert v1["against_floor"]["complete_per_s"]["rounds"] == [0.5, 0.5]
+    assert v1["against_floor"]["cpu_ms_per_complete"]["median"] == pytest.approx(2.0)
+    assert "against_floor" not in cell(data, "v0")
+    rows = report.tables.floor_table(data)
+    assert rows[0][1:] == ["v1 (imperative)", "v2 (reactive)", "v0 (floor)"]
+    assert rows[2][1:] == ["0.50× (0.50–0.50)", "0.50× (0.50–0.50)", "1"]
+    assert rows[4][1:] == ["2.00× (2.00–2.00)", "2.00× (2.00–2.00)", "1"]
+    assert data["profile"]["costs"]["v0"]["cpu_ms"]["web-api"] == 0.5
+    layers = {row[0]: row[1:] for row in report.tables.layers_table(data)}
+    assert layers[json_layer] == ["2.000", "2.000", "1.500", "+0.500", "+0.500"]
+    again = tmp_path / "again"
+    again.mkdir()
+    without = computed(results(again))
+    assert report.tables.floor_table(without) is None and report.tables.layers_table(without) is None
+
+
+def test_the_floor_is_set_against_the_public_estimate_as_a_multiple_of_each_end():
+    from benchkit.experiments.bench import public
+    data = {"cells": [{"build": "v0", "mode": "closed", "size": "0", "rounds": [{"cpu_ms_per_complete": 1.6}, {"cpu_ms_per_complete": 1.6}]}]}
+    rows = report.tables.public_table(data)
+    low, high = public.ESTIMATE_BEST_JVM_MS
+    assert rows[1][1:] == ["1.60", "1"]
+    assert rows[2][1:] == [f"{low:.1f}–{high:.1f}", f"{1.6 / high:.1f}–{1.6 / low:.1f}×"]
+    assert report.tables.public_table({"cells": [{"build": "v1", "mode": "closed", "size": "0", "rounds": []}]}) is None

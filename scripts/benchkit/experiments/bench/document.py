@@ -15,7 +15,7 @@ import pathlib
 import sys
 
 from benchkit import BASELINE
-from benchkit.core import calibration, cells, curve, samples, sizes, sql
+from benchkit.core import calibration, cells, curve, profile, samples, sizes, sql
 from benchkit.core.results import BACKGROUND_OFF, GENERATOR, per_request_cpu, read_runs, round_figures
 from benchkit.experiments.bench import work
 
@@ -87,6 +87,14 @@ def ladder(runs):
                        for (rate, version), repeats in sorted(steps.items())])
 
 
+def profiled(directory):
+    """What the layer table needs of the run's profiles (profile.as_layers), or None where none were recorded."""
+    found = [directory / "profiles" / name for name in ("profile.json", "costs.json")]
+    if not all(path.exists() for path in found):
+        return None
+    return profile.as_layers(*(json.loads(path.read_text()) for path in found))
+
+
 def compute(directory):
     """The cell document of a bench run's folder (its runs/ and environment.json)."""
     environment = json.loads((directory / "environment.json").read_text())
@@ -115,7 +123,7 @@ def compute(directory):
         "versions": versions, "settled": settled, "equal_work": work.rows(judged)[1], "work": judged,
         "load_settings": environment.get("load_settings", {}), "open_rate": environment.get("open_rate"),
         "curve": ladders([ladder(runs)]), "sql": sql.as_data(sql.per_request(runs)), "placement": placement(runs),
-        "environment": environment, "cells": found}
+        **({"profile": kept} if (kept := profiled(directory)) else {}), "environment": environment, "cells": found}
     document["cells"] = cells.with_ratios(document)
     return document
 

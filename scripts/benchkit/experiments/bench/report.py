@@ -47,7 +47,18 @@ PROFILES = ("A JFR recording of every service during one more closed run per bui
             "(profiling costs a little, so it is not one of them): the share of CPU samples whose stack passes "
             "through each library. A sample counts for every library on its stack, so a column does not add "
             "up to 100 %. Each service's flame graph is linked below; the .folded files beside them are the "
-            "collapsed stacks other flame-graph tools read, the .jfr files open in JDK Mission Control.")
+            "collapsed stacks other flame-graph tools read, the .jfr files open in JDK Mission Control. Layer by layer, "
+            "each sample counts once, for the innermost frame on its stack that belongs to a layer (a frame of the JDK "
+            "counts for its caller), and each JVM's CPU during that run, less its GC's and JIT's, is split by those "
+            "shares: CPU ms per complete answer, added up over the three services, PostgreSQL and Kafka apart.")
+
+
+FLOOR_TEXT = ("The floor (v0) does the same work as every build, the same read with the same statements and bytes, in "
+              "plain Vert.x: no Quarkus, CDI, JAX-RS, ORM or object mapping on its path, and nothing a product needs "
+              "beyond answering (no fault tolerance, writes, stream or tracing). Measured in the same rounds as the "
+              "builds, closed model: each build's figure over the floor's round by round, the median of those ratios "
+              "with the lowest and highest round. What a build spends beyond the floor is its framework's and its "
+              "paradigm's; what the floor spends, no build can remove.")
 
 
 WARMUP = ("Before its measured runs each build was warmed by the same rule: in windows of requests until the JIT "
@@ -197,15 +208,19 @@ def render(directory):
     profiled = json.loads(profiles.read_text()) if profiles.exists() else None
     swept = directory / "sweep.json"
     published = published_rows(data)
+    against_floor = tables.floor_table(data)
     sections = ([("Latency versus load", "\n\n".join([CURVE] + ladder[1]), [("", ladder[0])])] if ladder else [])
     sections += [("Results", "\n\n".join(restart_warnings(table) + [READING]),
                  [(f"Scenario: {s}", tables.results_table(d)) for s, d in table.items()]),
                 *([("Rounds", "\n\n".join([ROUNDS] + round_lines), round_tables)] if round_tables else []),
+                *([("Against the floor", FLOOR_TEXT, [("", against_floor)])] if against_floor else []),
                 *([("Against the published answer", published[1], [("", published[0])])] if published else []),
                 *([sweep.section(json.loads(swept.read_text()))] if swept.exists() else []),
                 ("Equal work", verdict + ".\n\n" + work.EXPLANATION, [("", work_rows)]),
                 *([("SQL parity", sql.EXPLANATION, [("", parity)])] if parity else []),
-                *([("Where the CPU goes", PROFILES, [("", profile.rows(profiled))])] if profiled else []),
+                *([("Where the CPU goes", PROFILES, [("", profile.rows(profiled))] +
+                    ([("Layer by layer", tables.layers_table(data))] if data.get("profile") else []))]
+                  if profiled else []),
                 ("Cost", COST_KUBERNETES if data["on_kubernetes"] else COST_LOCAL,
                  [(f"Scenario: {s}", tables.cost_rows(d)) for s, d in table.items()]),
                 ("What the kernel counted", results.SCHEDULING_TEXT,

@@ -2,12 +2,13 @@
 those a doc can show of a bench summary (TABLES names them), then those a run's report shows (report.py)."""
 import statistics
 
-from benchkit import BASELINE, NAMES
-from benchkit.core import documents
+from benchkit import BASELINE, FLOOR, NAMES
+from benchkit.core import documents, profile
 from benchkit.core.cells import cell_of, figure
 from benchkit.core.documents import formatted, interval, ratio_text
 from benchkit.core.results import BACKGROUND_OFF, GENERATOR, PER_COMPLETE, PROCESSES, SCHEDULING, THREADS, WHOLE
 from benchkit.core.stats import ratio
+from benchkit.experiments.bench import public
 
 
 def builds(summary, scenario):
@@ -84,8 +85,58 @@ def cpu_table(summary, scenario="closed"):
     return rows
 
 
+def floor_table(summary, scenario="closed"):
+    """Each build against the floor (v0: the same read in plain Vert.x), measured in the same rounds: its complete
+    answers/s and whole-system CPU per complete answer, medians with the lowest and highest round, then as multiples of
+    the floor's (the median of the rounds' ratios, lowest–highest), and the CPU an answer costs beyond the floor's (of
+    the medians). None where the floor was not measured."""
+    versions = builds(summary, scenario)
+    floors = [v for v in versions if v in FLOOR]
+    if not floors:
+        return None
+    shown = [v for v in versions if v not in FLOOR] + floors
+    found = {v: cell_of(summary, v, scenario) for v in shown}
+    against = {v: found[v].get("against_floor", {}) for v in shown}
+    floor_cpu = figure(found[floors[0]], "cpu_ms_per_complete")["median"]
+    return [["", *(NAMES.get(v, v) for v in shown)],
+            ["complete answers / s (lowest–highest round)", *(interval(figure(found[v], "complete_per_s")) for v in shown)],
+            ["÷ the floor's: the median of the rounds' ratios (lowest–highest)",
+             *("1" if v in FLOOR else ratio_text(against[v].get("complete_per_s")) for v in shown)],
+            ["CPU ms per complete answer, whole system",
+             *(interval(figure(found[v], "cpu_ms_per_complete"), "{:.2f}") for v in shown)],
+            ["× the floor's: the median of the rounds' ratios (lowest–highest)",
+             *("1" if v in FLOOR else ratio_text(against[v].get("cpu_ms_per_complete")) for v in shown)],
+            ["CPU ms per complete answer beyond the floor's (of the medians)",
+             *("–" if v in FLOOR or floor_cpu is None else
+               formatted(figure(found[v], "cpu_ms_per_complete")["median"] - floor_cpu, "{:+.2f}") for v in shown)]]
+
+
+def public_table(summary, scenario="closed"):
+    """The floor measured here (its whole-system CPU per complete answer, median with the lowest and highest round)
+    against what public runs on other hardware make of this request's work (public.py), as a multiple of each end of
+    their estimate. None where the floor was not measured."""
+    floors = [v for v in builds(summary, scenario) if v in FLOOR]
+    if not floors:
+        return None
+    measured = figure(cell_of(summary, floors[0], scenario), "cpu_ms_per_complete")
+    rows = [["CPU ms per complete answer", "ms", "measured here ÷ it"],
+            [f"{NAMES.get(floors[0], floors[0])}, measured here, the whole system (lowest–highest round)",
+             interval(measured, "{:.2f}"), "1"]]
+    for label, (low, high) in (("the public estimate, the best JVM stacks", public.ESTIMATE_BEST_JVM_MS),
+                               ("the public estimate, native servers", public.ESTIMATE_NATIVE_MS)):
+        rows.append([label, f"{low:.1f}–{high:.1f}", "–" if measured["median"] is None else
+                     f"{measured['median'] / high:.1f}–{measured['median'] / low:.1f}×"])
+    return rows
+
+
+def layers_table(summary):
+    """Where an answer's CPU goes, layer by layer, in each build and the floor (core.profile.layer_rows), of the
+    profiled run's; None where the run kept no profile."""
+    return profile.layer_rows(summary["profile"]) if summary.get("profile") else None
+
+
 TABLES = {"headline": headline_table, "knees": knees_table, "hops": hops_table,
-          "cpu": cpu_table}
+          "cpu": cpu_table, "floor": floor_table, "layers": layers_table, "public": public_table}
 
 
 # The run report's tables (report.py): every figure of a scenario, what it cost, its rounds.

@@ -6,6 +6,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.pgclient.SslMode;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
 import java.util.Map;
@@ -29,12 +30,18 @@ public final class FloorDatabase {
                 .map(migrated -> pool(vertx, settings));
     }
 
-    /** As v2's application.properties configures its pool: five connections, statements prepared once, pipelined. */
+    /**
+     * As v2's application.properties configures its pool: five connections, statements prepared once, pipelined;
+     * TLS as the variables say that configure v2's (the chart's {@code sslmode=require} with trust-all, for the
+     * operator's PostgreSQL, which refuses anything else; off unless told, Quarkus' default).
+     */
     private static Pool pool(Vertx vertx, FloorSettings settings) {
         PgConnectOptions connection = PgConnectOptions.fromUri(settings.required("QUARKUS_DATASOURCE_REACTIVE_URL"))
                 .setUser(settings.required("QUARKUS_DATASOURCE_USERNAME"))
                 .setPassword(settings.required("QUARKUS_DATASOURCE_PASSWORD"))
                 .setCachePreparedStatements(true).setPipeliningLimit(256)
+                .setSslMode(SslMode.of(settings.get("QUARKUS_DATASOURCE_REACTIVE_POSTGRESQL_SSL_MODE", "disable")))
+                .setTrustAll(Boolean.parseBoolean(settings.get("QUARKUS_DATASOURCE_REACTIVE_TRUST_ALL", "false")))
                 .addProperty("search_path", settings.build());
         return PgBuilder.pool().with(new PoolOptions().setMaxSize(settings.number("QUARKUS_DATASOURCE_REACTIVE_MAX_SIZE", 5)))
                 .connectingTo(connection).using(vertx).build();

@@ -82,7 +82,8 @@ public final class FloorServer {
 
     private void manage(HttpServerRequest request, Supplier<Future<?>> ready) {
         switch (request.path()) {
-            case "/q/health/live" -> health(request, Future.succeededFuture());
+            // started: this server listens only once the API's have started (the chart's startup probe asks it)
+            case "/q/health/live", "/q/health/started" -> health(request, Future.succeededFuture());
             case "/q/health/ready", "/q/health" -> health(request, ready.get());
             case "/q/metrics" -> request.response().putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
                     .end(served.prometheus());

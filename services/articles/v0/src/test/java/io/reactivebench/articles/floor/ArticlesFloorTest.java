@@ -13,7 +13,9 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -85,9 +87,23 @@ class ArticlesFloorTest {
 
     @Test
     void servesHealthOnTheManagementPortAlone() {
+        articles.management().get("/q/health/started").then().statusCode(200).body("status", equalTo("UP"));
         articles.management().get("/q/health/live").then().statusCode(200).body("status", equalTo("UP"));
         articles.management().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
         articles.api().get("/q/health/ready").then().statusCode(404);
+    }
+
+    @Test
+    void asksForTlsWhereTheVariableTheChartSetsSaysSo() {
+        // The chart sets sslmode=require (the operator's PostgreSQL refuses anything else); the suite's PostgreSQL
+        // offers no TLS, so a service told to require it cannot read, and says so, where one not told to reads.
+        Map<String, String> variables = new HashMap<>(FloorService.database("articles"));
+        variables.put("QUARKUS_DATASOURCE_REACTIVE_POSTGRESQL_SSL_MODE", "require");
+        variables.put("QUARKUS_DATASOURCE_REACTIVE_TRUST_ALL", "true");
+        FloorService requiring = FloorService.start(variables,
+                all -> ArticlesFloor.start(vertx, new FloorSettings(all)).toCompletionStage());
+        requiring.management().get("/q/health/ready").then().statusCode(503).body("status", equalTo("DOWN"));
+        articles.management().get("/q/health/ready").then().statusCode(200);
     }
 
     @Test
