@@ -6,6 +6,7 @@ import functools
 import json
 import random
 import time
+import urllib.error
 import urllib.request
 
 from benchkit.core import curve, knobs, load, results
@@ -13,11 +14,26 @@ from benchkit.core.platform import deltas, scheduling_between
 from benchkit import info, step
 
 
-def probe(build):
+# How long the probe before a run waits for a complete answer: right after a run that saturated a build (a closed run
+# under half a CPU), web-api may still shed or fail fast while its backlog drains (503, Retry-After), for longer on a
+# slower machine; the run must start from an answer, not from that moment.
+PROBE_SECONDS = 120
+
+
+def probe(build, patience=PROBE_SECONDS):
     """One request through web-api: what it must cost downstream (one articles call, one call per distinct
-    author it shows), and those authors' names, for the authors-alone hop."""
+    author it shows), and those authors' names, for the authors-alone hop. A 503 is asked again (after its
+    Retry-After, a second at most) until an answer or `patience` seconds."""
     url = f"{build.web_api_url()}/{build.version}/articles"
-    articles = json.loads(urllib.request.urlopen(url, timeout=10).read())
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            articles = json.loads(urllib.request.urlopen(url, timeout=10).read())
+            break
+        except urllib.error.HTTPError as refused:
+            if refused.code != 503 or time.monotonic() > deadline:
+                raise
+            time.sleep(min(1.0, float(refused.headers.get("Retry-After") or 1)))
     names = sorted({article["authorName"] for article in articles})
     return {"articles": 1, "authors": len(names)}, names
 
