@@ -124,7 +124,10 @@ def open_round(build, runs_dir, round_, label, closed_rate):
 # timed out, the circuit opened, and the rest fell back at once without calling authors). The first window is
 # WARMUP_ITERATIONS per user, each later one a third of it. WARMUP_MAX_WINDOWS caps the complete windows spent
 # waiting for the JIT; a window of incomplete answers never ends the warm-up: it waits for the circuit and warms
-# again, and past WARMUP_INCOMPLETE_SECONDS of incomplete windows the run fails, naming what the answers were.
+# again, and past WARMUP_INCOMPLETE_SECONDS of incomplete windows after the first the run fails, naming what the
+# answers were. The time counts from the end of the first incomplete window, not its start: a first window long only
+# because the machine is slow (a cold JVM's first seconds incomplete, the rest complete) is no wait, and the windows
+# after it, a third as long, say whether the build answers.
 WARMUP_CLEAN_SHARE = 0.01
 JIT_SETTLED_SHARE = 0.03
 WARMUP_INCOMPLETE_SECONDS = 300  # a cold build behind a slow proxy on a busy machine came back in two windows
@@ -168,7 +171,7 @@ def warm_up(version, build, runs_dir, iterations=None):
         windows.append({"iterations": count, "seconds": round(after["time"] - before["time"], 1),
                         "incomplete_share": incomplete, "jit_share": None if share is None else round(share, 4)})
         if incomplete > WARMUP_CLEAN_SHARE:
-            incomplete_since = before["time"] if incomplete_since is None else incomplete_since
+            incomplete_since = after["time"] if incomplete_since is None else incomplete_since
             waited = after["time"] - incomplete_since
             if waited > WARMUP_INCOMPLETE_SECONDS:
                 raise WarmUpFailed(

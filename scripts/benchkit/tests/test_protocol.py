@@ -99,9 +99,25 @@ def test_the_window_cap_never_ends_a_warm_up_on_incomplete_answers(tmp_path, mon
 def test_a_warm_up_whose_answers_stay_incomplete_fails_naming_why(tmp_path, monkeypatch):
     monkeypatch.setattr(protocol, "BREAKER_DELAY_SECONDS", 0)
     monkeypatch.setattr(protocol, "WARMUP_INCOMPLETE_SECONDS", 12)  # each fake window takes 5 s
-    with pytest.raises(protocol.WarmUpFailed, match=r"incomplete for 15 s \(3 windows; the last: 100% of 100 not "
+    # counted from the end of the first incomplete window: 5 s, 10 s, then 15 s, past the 12 allowed
+    with pytest.raises(protocol.WarmUpFailed, match=r"incomplete for 15 s \(4 windows; the last: 100% of 100 not "
                                                  r"complete, 100 degraded"):
         protocol.warm_up("v1", FakeBuild([5.0] * 9, incomplete=[100] * 9), tmp_path, 30)
+
+
+def test_a_first_window_long_only_because_the_machine_is_slow_is_no_wait(tmp_path, monkeypatch):
+    """A slow machine: the cold first window takes longer than the whole allowance, its first seconds incomplete; the
+    next window, complete, ends the warm-up (the window's length is the machine's, not the build's failing)."""
+    monkeypatch.setattr(protocol, "BREAKER_DELAY_SECONDS", 0)
+    monkeypatch.setattr(protocol, "WARMUP_INCOMPLETE_SECONDS", 12)
+
+    class Slow(FakeBuild):
+        def run(self, scenario, summary, settings):
+            found = super().run(scenario, summary, settings)
+            self.clock += 300 if len(self.jit_per_window) == 1 else 0  # the first window: 305 s
+            return found
+    warmed = protocol.warm_up("v1", Slow([5.0, 0.1], incomplete=[13, 0]), tmp_path, 30)
+    assert [w["incomplete_share"] for w in warmed["windows"]] == [0.13, 0.0] and warmed["settled"]
 
 
 def test_the_background_rate_of_every_build_comes_from_one_quiet_window(monkeypatch):
