@@ -91,8 +91,9 @@ def with_ratios(document):
         mine = {k: v for k, v in cell.items() if k not in DERIVED}
         mine["medians"] = {key: results.Figure.of("", [r.get(key) for r in cell["rounds"]]).median
                            for key in MEDIANS if any(key in r for r in cell["rounds"])}
+        # the floor's cell beside it (the first floor measured there), unless it is the floor's own
         floor = None if cell["build"] in FLOOR else next(
-            (reference_of(cell, document["cells"], "build", build) for build in FLOOR), None)
+            (found for found in (reference_of(cell, document["cells"], "build", b) for b in FLOOR) if found), None)
         for name, base, figures in (
                 ("ratios", reference_of(cell, document["cells"], document["compared"], document["reference"]), RATIOS),
                 ("against_no_limit", reference_of(cell, document["cells"], "size", sizes.NO_LIMIT), RATIOS),

@@ -11,7 +11,7 @@ import pathlib
 import subprocess
 import zlib
 
-from benchkit import FLOOR, NAMES
+from benchkit import FLOOR, NAMES, floor_last
 from benchkit.core import knobs
 
 # Inclusive: a sample counts for every library on its stack (JSON written from inside an HTTP handler
@@ -319,7 +319,7 @@ def layer_ms(kept):
 def layer_rows(kept):
     """Layers x builds (the floor last, and each build's ms beyond the floor's beside): CPU ms per complete answer."""
     found = layer_ms(kept)
-    versions = [v for v in found if v not in FLOOR] + [v for v in found if v in FLOOR]
+    versions = floor_last(found)
     floor = next((v for v in versions if v in FLOOR), None)
     beyond = [v for v in versions if floor and v != floor]
     table = [["CPU ms per complete answer, the profiled run", *(NAMES.get(v, v) for v in versions),

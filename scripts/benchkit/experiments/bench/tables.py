@@ -2,7 +2,7 @@
 those a doc can show of a bench summary (TABLES names them), then those a run's report shows (report.py)."""
 import statistics
 
-from benchkit import BASELINE, FLOOR, NAMES
+from benchkit import BASELINE, FLOOR, NAMES, floor_last
 from benchkit.core import documents, profile
 from benchkit.core.cells import cell_of, figure
 from benchkit.core.documents import formatted, interval, ratio_text
@@ -85,19 +85,23 @@ def cpu_table(summary, scenario="closed"):
     return rows
 
 
+def floor_measured(summary, scenario):
+    """The floor's version where the summary measured it in the scenario, else None."""
+    return next((v for v in builds(summary, scenario) if v in FLOOR), None)
+
+
 def floor_table(summary, scenario="closed"):
     """Each build against the floor (v0: the same read in plain Vert.x), measured in the same rounds: its complete
     answers/s and whole-system CPU per complete answer, medians with the lowest and highest round, then as multiples of
     the floor's (the median of the rounds' ratios, lowest–highest), and the CPU an answer costs beyond the floor's (of
     the medians). None where the floor was not measured."""
-    versions = builds(summary, scenario)
-    floors = [v for v in versions if v in FLOOR]
-    if not floors:
+    floor = floor_measured(summary, scenario)
+    if not floor:
         return None
-    shown = [v for v in versions if v not in FLOOR] + floors
+    shown = floor_last(builds(summary, scenario))
     found = {v: cell_of(summary, v, scenario) for v in shown}
     against = {v: found[v].get("against_floor", {}) for v in shown}
-    floor_cpu = figure(found[floors[0]], "cpu_ms_per_complete")["median"]
+    floor_cpu = figure(found[floor], "cpu_ms_per_complete")["median"]
     return [["", *(NAMES.get(v, v) for v in shown)],
             ["complete answers / s (lowest–highest round)", *(interval(figure(found[v], "complete_per_s")) for v in shown)],
             ["÷ the floor's: the median of the rounds' ratios (lowest–highest)",
@@ -115,12 +119,12 @@ def public_table(summary, scenario="closed"):
     """The floor measured here (its whole-system CPU per complete answer, median with the lowest and highest round)
     against what public runs on other hardware make of this request's work (public.py), as a multiple of each end of
     their estimate. None where the floor was not measured."""
-    floors = [v for v in builds(summary, scenario) if v in FLOOR]
-    if not floors:
+    floor = floor_measured(summary, scenario)
+    if not floor:
         return None
-    measured = figure(cell_of(summary, floors[0], scenario), "cpu_ms_per_complete")
+    measured = figure(cell_of(summary, floor, scenario), "cpu_ms_per_complete")
     rows = [["CPU ms per complete answer", "ms", "measured here ÷ it"],
-            [f"{NAMES.get(floors[0], floors[0])}, measured here, the whole system (lowest–highest round)",
+            [f"{NAMES.get(floor, floor)}, measured here, the whole system (lowest–highest round)",
              interval(measured, "{:.2f}"), "1"]]
     for label, (low, high) in (("the public estimate, the best JVM stacks", public.ESTIMATE_BEST_JVM_MS),
                                ("the public estimate, native servers", public.ESTIMATE_NATIVE_MS)):
