@@ -4,7 +4,8 @@ of benchkit/timings.py), never typed.
 
     scripts/timings.py publish [--cold]   docs/timings.json from the last runs' logs: make test's stages (the minute each
                                           ended) and the minute each tool of its background was ready (its file in
-                                          .tools/bin), and each experiment's last run (make demo, make cpu-map, …);
+                                          .tools/bin), and each experiment's last run at its defaults (make demo,
+                                          make cpu-map, …: a run given other settings is left out, named);
                                           --cold: that make test started from a fresh clone with empty caches
     scripts/timings.py --self-test
 
@@ -45,25 +46,43 @@ def make_test(root, cold):
             "stages": stages, "tools_ready": dict(sorted(tools.items(), key=lambda item: item[1]))}
 
 
-def experiments(root):
-    """Each experiment's last run: {"make-NAME": {minutes, commit, cores, settings}}, its settings as benchkit
-    described them (a row of an older demo.sh has none)."""
-    return {f"make-{'demo' if name == 'bench' else name}": {"minutes": minutes(seconds), "commit": commit,
-                                                               "cores": os.cpu_count(), "settings": settings[0] if settings else None}
-            for name, seconds, commit, *settings in rows(root / EXPERIMENT_TIMES)}
+def default_settings(name):
+    """The settings a run of the experiment NAME has when none is given, as benchkit describes them (`benchkit
+    settings` in an environment that sets none)."""
+    python = ROOT / ".tools" / "benchkit" / "bin" / "python"
+    environment = {variable: os.environ[variable] for variable in ("PATH", "HOME") if variable in os.environ}
+    return subprocess.run([str(python), "-m", "benchkit", "settings", name], cwd=ROOT / "scripts", env=environment,
+                          capture_output=True, text=True, check=True).stdout.strip()
 
 
-def publish(root, cold):
+def experiments(root, defaults=default_settings):
+    """Each experiment's last run at its defaults: {"make-NAME": {minutes, commit, cores, settings}}, its settings as
+    benchkit described them. The page says how long make NAME takes as a user runs it: a run given other settings
+    (a demo of two scenarios) is left out, and named; a row of an older demo.sh, without its settings, is kept."""
+    found, default = {}, {}
+    for name, seconds, commit, *settings in rows(root / EXPERIMENT_TIMES):
+        if name not in default:
+            default[name] = defaults(name)
+        if settings and settings[0] != default[name]:
+            print(f"left out: make {'demo' if name == 'bench' else name} at {commit} ({settings[0]}): not its defaults")
+            continue
+        found[f"make-{'demo' if name == 'bench' else name}"] = {"minutes": minutes(seconds), "commit": commit,
+                                                                 "cores": os.cpu_count(), "settings": settings[0] if settings else None}
+    return found
+
+
+def publish(root, cold, defaults=default_settings):
     path = root / PUBLISHED
     published = json.loads(path.read_text()) if path.exists() else {}
     tested = make_test(root, cold)
-    published.update({**experiments(root), **({"make-test": tested} if tested else {})})
+    published.update({**experiments(root, defaults), **({"make-test": tested} if tested else {})})
     path.write_text(json.dumps(dict(sorted(published.items())), indent=2) + "\n")
     return published
 
 
 def self_test():
-    """A make test of two stages, a tool built after it started and one before, and two runs of an experiment."""
+    """A make test of two stages, a tool built after it started and one before, two runs of an experiment at its
+    defaults and one given other settings after them."""
     with tempfile.TemporaryDirectory() as directory:
         root = pathlib.Path(directory)
         (root / ".local" / "logs").mkdir(parents=True)
@@ -76,8 +95,10 @@ def self_test():
         os.utime(new, (2000 + 90, 2000 + 90))
         (root / TEST_TIMES).write_text("started\t2000\tabc1234\ntest-services\t600\ntest-cluster\t2700\n")
         (root / EXPERIMENT_TIMES).write_text("bench\t1200\tabc1234\ncpu-map\t3000\tabc1234\tCPU_MAP_SIZES=0.5,0\n"
-                                             "bench\t1260\tdef5678\tSCENARIOS=closed\n")
-        found = publish(root, cold=True)
+                                             "bench\t1260\tdef5678\tSCENARIOS=closed\n"
+                                             "bench\t600\t0123abc\tSCENARIOS=profile\n")
+        defaults = {"bench": "SCENARIOS=closed", "cpu-map": "CPU_MAP_SIZES=0.5,0"}.get
+        found = publish(root, cold=True, defaults=defaults)
         assert found["make-test"]["stages"] == {"test-services": 10.0, "test-cluster": 45.0}, found
         assert found["make-test"]["tools_ready"] == {"helm": 1.5} and found["make-test"]["cold"], found
         assert found["make-demo"]["minutes"] == 21.0 and found["make-demo"]["commit"] == "def5678", found
