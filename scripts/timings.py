@@ -23,6 +23,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 TEST_TIMES = ".local/logs/make-test-times.tsv"
 EXPERIMENT_TIMES = ".local/logs/experiment-times.tsv"
 PUBLISHED = "docs/timings.json"
+LAST_STAGE = "test-cluster"  # the Makefile's test: the stage that ends it
 
 
 def rows(path):
@@ -34,11 +35,16 @@ def minutes(seconds):
 
 
 def make_test(root, cold):
-    """make test's last run: each stage's end and each background tool's readiness, in minutes from its start."""
+    """make test's last run: each stage's end and each background tool's readiness, in minutes from its start; none
+    when that run stopped before its last stage (a failed or interrupted run says nothing of how long make test takes)."""
     found = rows(root / TEST_TIMES)
     if not found or found[0][0] != "started":
         return None
     started, stages = int(found[0][1]), {stage: minutes(seconds) for stage, seconds in found[1:]}
+    if LAST_STAGE not in stages:
+        print(f"left out: make test at {found[0][2] if len(found[0]) > 2 else '?'} stopped after "
+              f"{next(reversed(stages), 'its start')}: it never reached {LAST_STAGE}")
+        return None
     # by name without its version: a page names a tool by a dotted path
     tools = {re.sub(r"-v?[0-9].*$", "", path.name): minutes(path.stat().st_mtime - started)
              for path in sorted((root / ".tools" / "bin").glob("*")) if path.is_file() and path.stat().st_mtime >= started}
@@ -82,7 +88,7 @@ def publish(root, cold, defaults=default_settings):
 
 def self_test():
     """A make test of two stages, a tool built after it started and one before, two runs of an experiment at its
-    defaults and one given other settings after them."""
+    defaults and one given other settings after them; then a make test that stopped early."""
     with tempfile.TemporaryDirectory() as directory:
         root = pathlib.Path(directory)
         (root / ".local" / "logs").mkdir(parents=True)
@@ -105,6 +111,10 @@ def self_test():
         assert found["make-cpu-map"]["minutes"] == 50.0 and found["make-cpu-map"]["settings"] == "CPU_MAP_SIZES=0.5,0", found
         assert found["make-demo"]["settings"] == "SCENARIOS=closed", found
         assert json.loads((root / PUBLISHED).read_text()) == found
+        # a later make test that stopped after its first stage leaves the whole one published
+        (root / TEST_TIMES).write_text("started\t3000\tfed4321\ntest-services\t660\n")
+        again = publish(root, cold=True, defaults=defaults)
+        assert again["make-test"]["commit"] == "abc1234" and again["make-test"]["stages"]["test-cluster"] == 45.0, again
     print("timings.py --self-test: ok")
 
 
