@@ -8,6 +8,7 @@ warm-up and its background, in rounds whose order on the compared axis is drawn 
 round after). It writes one cell document (core.cells), whatever the design."""
 import dataclasses
 import json
+import time
 
 from benchkit import BASELINE, info, step
 from benchkit.core import cells as celldoc, knobs, load, sizes
@@ -161,11 +162,15 @@ def run(platform, design, directory, extra=None, on_cell=None, kept=None):
         """The rounds kept so far of a build's cell in a variant (the document's own list, whatever rewrote it)."""
         return next(c for c in document["cells"] if celldoc.key(c) == (build, variant.mode, variant.size))["rounds"]
 
+    began, measured_groups = time.monotonic(), 0
     try:
         for position, group in enumerate(groups):
             if all(len(rounds_of(build, variant)) == rounds for build, variant in group):
                 step(f"{', '.join(dict.fromkeys(b for b, _ in group))} at {sizes.label(group[0][1].size)}: kept")
                 continue
+            step(f"{', '.join(dict.fromkeys(b for b, _ in group))} at {sizes.label(group[0][1].size)}: "
+                 f"{progress(position, len(groups), measured_groups, time.monotonic() - began)}")
+            measured_groups += 1
             def keep(build, variant, figures):  # each cell's round kept at once: a run stopped half-way shows it
                 rounds_of(build, variant).append({**figures, **(on_cell(figures, environment) if on_cell else {})})
                 (directory / f"{design.name}.json").write_text(json.dumps(document, indent=2))
@@ -177,6 +182,15 @@ def run(platform, design, directory, extra=None, on_cell=None, kept=None):
             platform.restore(build)
         platform.close()
     return document
+
+
+def progress(position, groups, measured, seconds):
+    """Where a run of many groups is, for its log: this group's place, the time so far, and the rest at the pace of
+    the groups this run has measured (a continued run's kept groups took none of it)."""
+    said = f"group {position + 1} of {groups}, {seconds / 60:.0f} min so far"
+    if not measured:
+        return said
+    return f"{said}, about {seconds / measured * (groups - position) / 60:.0f} min more at this pace"
 
 
 def measure_group(platform, design, group, position, rounds, runs_dir, iterations, warmup, keep, document):

@@ -192,3 +192,11 @@ def test_a_design_s_phases_are_its_own_unless_iterations_or_warm_up_is_given_onc
     monkeypatch.setenv("ITERATIONS", "20")
     monkeypatch.setenv("WARMUP_ITERATIONS", "30")
     assert ab.TLS.lengths() == the_map.lengths() == design.lengths(1, 2) == (20, 30)
+
+
+def test_a_long_run_says_where_it_is_and_the_rest_at_its_own_pace():
+    assert design.progress(0, 3, 0, 30) == "group 1 of 3, 0 min so far"  # no pace before a group is measured
+    # two groups in 40 minutes: the third at that pace
+    assert design.progress(2, 3, 2, 2400) == "group 3 of 3, 40 min so far, about 20 min more at this pace"
+    # a continued run: the first group was kept, the second took 30 minutes, two remain with this one
+    assert design.progress(2, 4, 1, 1800) == "group 3 of 4, 30 min so far, about 60 min more at this pace"
