@@ -165,11 +165,11 @@ def run(platform, design, directory, extra=None, on_cell=None, kept=None):
     began, measured_groups = time.monotonic(), 0
     try:
         for position, group in enumerate(groups):
+            named = f"{', '.join(dict.fromkeys(b for b, _ in group))} at {sizes.label(group[0][1].size)}"
             if all(len(rounds_of(build, variant)) == rounds for build, variant in group):
-                step(f"{', '.join(dict.fromkeys(b for b, _ in group))} at {sizes.label(group[0][1].size)}: kept")
+                step(f"{named}: kept")
                 continue
-            step(f"{', '.join(dict.fromkeys(b for b, _ in group))} at {sizes.label(group[0][1].size)}: "
-                 f"{progress(position, len(groups), measured_groups, time.monotonic() - began)}")
+            step(f"{named}: {progress(position, len(groups), measured_groups, time.monotonic() - began)}")
             measured_groups += 1
             def keep(build, variant, figures):  # each cell's round kept at once: a run stopped half-way shows it
                 rounds_of(build, variant).append({**figures, **(on_cell(figures, environment) if on_cell else {})})
