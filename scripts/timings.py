@@ -68,7 +68,7 @@ def experiments(root, defaults=default_settings):
     found, default = {}, {}
     for name, seconds, commit, *settings in rows(root / EXPERIMENT_TIMES):
         target = "demo" if name == "bench" else name  # make demo runs the experiment bench
-        if name not in default:
+        if settings and name not in default:  # a row without settings is kept, unasked
             default[name] = defaults(name)
         if settings and settings[0] != default[name]:
             print(f"left out: make {target} at {commit} ({settings[0]}): not its defaults")

@@ -15,16 +15,16 @@ SERVICES = ("web-api", "articles", "authors")
 BUILDS = builds()
 VERSIONS = tuple(BUILDS)
 FLOOR = tuple(floor())  # the read alone in plain Vert.x: measured where an experiment or VERSIONS asks for it
-
-
-def floor_last(versions):
-    """The versions in their order, the floor's after the builds': the order a table sets them against the floor."""
-    return [v for v in versions if v not in FLOOR] + [v for v in versions if v in FLOOR]
 BASELINE = VERSIONS[0]  # every ratio is a build's figure over the first build's (builds.conf's order)
 CHART_VALUES = build_lines("chart-values")  # what a build gets in its pods beyond its own configuration
 # "v1 (imperative)", "v3 (virtual threads)": what a report's columns are called
 NAMES = {version: f"{version} ({description.split(':', 1)[0]})" for version, description in BUILDS.items()} | {
     version: f"{version} (floor)" for version in FLOOR}
+
+
+def floor_last(versions):
+    """The versions in their order, the floor's after the builds': the order a table sets them against the floor."""
+    return [v for v in versions if v not in FLOOR] + [v for v in versions if v in FLOOR]
 
 
 def step(message):
