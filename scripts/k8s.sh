@@ -109,7 +109,24 @@ wait_until() {
   warn "$what: not after ${seconds}s. What the namespace shows:"
   kubectl -n "$NS" get pods -o wide >&2 || true
   kubectl -n "$NS" get events --sort-by=.lastTimestamp 2>/dev/null | tail -10 >&2 || true
+  # A pod that does not stop: what its process last said (what it waits on at its shutdown).
+  local pod stopping='{range .items[?(@.metadata.deletionTimestamp)]}{.metadata.name}{" "}{end}'
+  for pod in $(kubectl -n "$NS" get pods -o jsonpath="$stopping" 2>/dev/null); do
+    warn "$pod is stopping; its last lines:"
+    kubectl -n "$NS" logs "$pod" --all-containers --tail=15 >&2 2>&1 || true
+  done
   die "$what timed out"
+}
+
+# stop_allowance: the seconds the kubelet may take to stop the namespace's pods (the builds' gone, the platform's): their longest
+# terminationGracePeriodSeconds (the Zalando operator gives PostgreSQL's 5 minutes; Kubernetes' default is 30),
+# after which it kills them, and two minutes for the kill, the volumes and the API to follow; five minutes at least.
+stop_allowance() {
+  local longest
+  longest=$(kubectl -n "$NS" --request-timeout=20s get pods \
+    -o jsonpath='{range .items[*]}{.spec.terminationGracePeriodSeconds}{"\n"}{end}' 2>/dev/null | sort -n | tail -1)
+  longest=$(( ${longest:-30} + 120 ))
+  echo $(( longest > 300 ? longest : 300 ))
 }
 
 deploy_platform() {
@@ -379,6 +396,9 @@ undeploy() {
     kubectl -n "$NS" delete kafkatopics --all --wait=false >/dev/null
     wait_until "KafkaTopics removed by the topic operator" 120 gone kafkatopics
   fi
+  # Read before the operators start to stop them: what a pod is allowed, once it is stopping, is in its spec.
+  local allowance
+  allowance=$(stop_allowance)
   if "$HELM" status platform --namespace "$NS" >/dev/null 2>&1; then
     "$HELM" uninstall platform --namespace "$NS" --wait --timeout 5m >/dev/null
   fi
@@ -386,15 +406,15 @@ undeploy() {
     # What the operator made goes (it deletes it a moment after its custom resource); what exists without it, and
     # the namespace it lives in, stay.
     if [[ $POSTGRES_PLATFORM == operators ]]; then
-      wait_until "what the Zalando operator made gone" 300 gone statefulsets,pods,services,endpoints,secrets,persistentvolumeclaims \
+      wait_until "what the Zalando operator made gone" "$allowance" gone statefulsets,pods,services,endpoints,secrets,persistentvolumeclaims \
         -l "cluster-name=$POSTGRES_CLUSTER"
     else
-      wait_until "what Strimzi made gone" 300 gone pods,services -l "strimzi.io/cluster=$KAFKA_CLUSTER"
+      wait_until "what Strimzi made gone" "$allowance" gone pods,services -l "strimzi.io/cluster=$KAFKA_CLUSTER"
     fi
     step "Removed in $(elapsed); the namespace $NS and the external $([[ $KAFKA_PLATFORM == external ]] && echo Kafka || echo PostgreSQL) stay"
     return
   fi
-  wait_until "Kafka and PostgreSQL pods gone" 300 gone pods
+  wait_until "Kafka and PostgreSQL pods gone" "$allowance" gone pods
   step "Removing namespace $NS"
   if ! kubectl delete namespace "$NS" --timeout=3m >/dev/null 2>&1; then
     warn "namespace $NS is still terminating; objects left, with their finalizers:"

@@ -22,6 +22,8 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TEST_TIMES = ".local/logs/make-test-times.tsv"
 EXPERIMENT_TIMES = ".local/logs/experiment-times.tsv"
+NODE_LOG = ".local/logs/node-binaries.log"  # make test's background (the Makefile's NODE_LOG)
+INSTALLED = "Installing from Debian's packages"  # what scripts/test-cluster/install-packages.sh says when it installs
 PUBLISHED = "docs/timings.json"
 LAST_STAGE = "test-cluster"  # the Makefile's test: the stage that ends it
 
@@ -48,8 +50,12 @@ def make_test(root, cold):
     # by name without its version: a page names a tool by a dotted path
     tools = {re.sub(r"-v?[0-9].*$", "", path.name): minutes(path.stat().st_mtime - started)
              for path in sorted((root / ".tools" / "bin").glob("*")) if path.is_file() and path.stat().st_mtime >= started}
+    # whether that run installed the node's Debian packages too (a machine that never ran make test), or found them
+    node_log = root / NODE_LOG
+    installed = node_log.exists() and INSTALLED in node_log.read_text(errors="replace")
     return {"commit": found[0][2] if len(found[0]) > 2 else None, "cores": os.cpu_count(), "cold": cold,
-            "stages": stages, "tools_ready": dict(sorted(tools.items(), key=lambda item: item[1]))}
+            "packages_installed": installed, "stages": stages,
+            "tools_ready": dict(sorted(tools.items(), key=lambda item: item[1]))}
 
 
 def default_settings(name):
@@ -101,6 +107,7 @@ def self_test():
         new.write_text("")
         os.utime(new, (2000 + 90, 2000 + 90))
         (root / TEST_TIMES).write_text("started\t2000\tabc1234\ntest-services\t600\ntest-cluster\t2700\n")
+        (root / NODE_LOG).write_text(f"==> {INSTALLED}: containerd=1.6.20~ds1-1+deb12u3\n")
         (root / EXPERIMENT_TIMES).write_text("bench\t1200\tabc1234\ncpu-map\t3000\tabc1234\tCPU_MAP_SIZES=0.5,0\n"
                                              "bench\t1260\tdef5678\tSCENARIOS=closed\n"
                                              "bench\t600\t0123abc\tSCENARIOS=profile\n")
@@ -108,6 +115,7 @@ def self_test():
         found = publish(root, cold=True, defaults=defaults)
         assert found["make-test"]["stages"] == {"test-services": 10.0, "test-cluster": 45.0}, found
         assert found["make-test"]["tools_ready"] == {"helm": 1.5} and found["make-test"]["cold"], found
+        assert found["make-test"]["packages_installed"], found
         assert found["make-demo"]["minutes"] == 21.0 and found["make-demo"]["commit"] == "def5678", found
         assert found["make-cpu-map"]["minutes"] == 50.0 and found["make-cpu-map"]["settings"] == "CPU_MAP_SIZES=0.5,0", found
         assert found["make-demo"]["settings"] == "SCENARIOS=closed", found
@@ -116,6 +124,10 @@ def self_test():
         (root / TEST_TIMES).write_text("started\t3000\tfed4321\ntest-services\t660\n")
         again = publish(root, cold=True, defaults=defaults)
         assert again["make-test"]["commit"] == "abc1234" and again["make-test"]["stages"]["test-cluster"] == 45.0, again
+        # a whole one on a machine that had the packages: its background installed nothing
+        (root / TEST_TIMES).write_text("started\t4000\t5678def\ntest-cluster\t2400\n")
+        (root / NODE_LOG).write_text("==> Building helm v3.22.0 with go install\n")
+        assert not publish(root, cold=False, defaults=defaults)["make-test"]["packages_installed"]
     print("timings.py --self-test: ok")
 
 
