@@ -116,8 +116,8 @@ wait_until() {
   kubectl -n "$NS" get pods -o wide >&2 || true
   kubectl -n "$NS" get events --sort-by=.lastTimestamp 2>/dev/null | tail -10 >&2 || true
   # A pod that does not stop: what its process last said (what it waits on at its shutdown).
-  local pod stopping='{range .items[?(@.metadata.deletionTimestamp)]}{.metadata.name}{" "}{end}'
-  for pod in $(kubectl -n "$NS" get pods -o jsonpath="$stopping" 2>/dev/null); do
+  local pod
+  for pod in $(stopping_pods 2>/dev/null); do
     warn "$pod is stopping; its last lines:"
     kubectl -n "$NS" logs "$pod" --all-containers --tail=15 >&2 2>&1 || true
   done
@@ -366,11 +366,16 @@ run_experiment() {
   benchkit run "$1" --platform kubernetes ${RESULTS:+--results "$RESULTS"}
 }
 
+# stopping_pods [SELECTOR…]: the names of the namespace's pods that are terminating, one a line
+stopping_pods() {
+  kubectl -n "$NS" --request-timeout=20s get pods "$@" \
+    -o jsonpath='{range .items[?(@.metadata.deletionTimestamp)]}{.metadata.name}{"\n"}{end}'
+}
+
 # no_pod_stopping RELEASE: true when none of the release's pods is terminating
 no_pod_stopping() {
   local stopping
-  stopping=$(kubectl -n "$NS" --request-timeout=20s get pods -l "app.kubernetes.io/instance=$1" \
-    -o jsonpath='{range .items[?(@.metadata.deletionTimestamp)]}{.metadata.name}{"\n"}{end}') || return 1
+  stopping=$(stopping_pods -l "app.kubernetes.io/instance=$1") || return 1
   [[ -z $stopping ]]
 }
 
