@@ -22,11 +22,18 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * Fails a test class when a virtual thread pinned its carrier in a way that matters while it ran: JFR's
  * {@code jdk.VirtualThreadPinned} events, every one (threshold 0, not JFR's default 20 ms), recorded in this JVM.
  * A pin matters when the code that led into it is the project's, when it lasted {@link #ONE_OFF_BOUND} or more, or
- * when the same site pinned again in the class. Left out: a one-off pin inside the JDK on a first use, reached from a
- * library (the JDK's method-type cache, filled once while a connection pool links its first call: its length is how
- * busy the machine is that moment, not the code's), which is printed, not failed; and, as not the application's at
- * all, pins of the JDK's own I/O poller threads ({@code sun.nio.ch.Poller}) and a class being loaded for the first
- * time (the JVM calls the class loader from native code, which pins even on JDK 24+).
+ * when the same site pinned again in the class. Printed, not failed, when shorter than the bound:
+ * <ul>
+ *   <li>a one-off pin inside the JDK on a first use, reached from a library (the JDK's method-type cache, filled once
+ *   while a connection pool links its first call: its length is how busy the machine is that moment, not the code's);
+ *   <li>a wait for a class that another thread is initializing (the JVM waits in its own code, which pins even on
+ *   JDK 24+, and JFR names it in {@code pinnedReason}): it happens on a class's first use only, however many
+ *   requests arrive together, so neither the project's frame that first used the class nor a site seen twice makes
+ *   it matter. Its length is the other thread's initializer, which, if it blocks on a virtual thread, is a pin of
+ *   its own that the guard keeps.
+ * </ul>
+ * Left out as not the application's at all: pins of the JDK's own I/O poller threads ({@code sun.nio.ch.Poller}) and
+ * a class being loaded for the first time (the JVM calls the class loader from native code).
  */
 public class PinnedThreadGuard implements BeforeAllCallback, AfterAllCallback {
     static final String PINNED = "jdk.VirtualThreadPinned";
@@ -36,13 +43,24 @@ public class PinnedThreadGuard implements BeforeAllCallback, AfterAllCallback {
     private static final List<String> JDK = List.of("java.", "javax.", "jdk.", "sun.", "com.sun.");
     private static final String JDK_POLLER = "sun.nio.ch.Poller";
     private static final Duration DELIVERY = Duration.ofSeconds(10);
+    /** JFR's reason for a wait on another thread's class initialization (JDK 24+; the field is absent before). */
+    static final String CLASS_INITIALIZATION_WAIT = "Waited for initialization of ";
+    private static final String PINNED_REASON = "pinnedReason";
 
     private static final List<Pin> PINS = new CopyOnWriteArrayList<>();
     private static volatile CountDownLatch delivered;
     private static RecordingStream stream;
 
-    /** One pin: the stack's frames as {@code type.method}, innermost first, and how long the carrier was held. */
-    record Pin(List<String> frames, Duration duration, String description) {
+    /**
+     * One pin: the stack's frames as {@code type.method}, innermost first, how long the carrier was held, and JFR's
+     * reason for it (empty where the JDK records none).
+     */
+    record Pin(List<String> frames, Duration duration, String reason, String description) {
+
+        /** A wait for another thread's class initialization: a class's first use, once by construction. */
+        boolean waitedForAClassToInitialize() {
+            return reason.startsWith(CLASS_INITIALIZATION_WAIT);
+        }
 
         /** The code that led into the pin: the innermost frame that is not the JDK's (null: the JDK's alone). */
         String ledBy() {
@@ -108,16 +126,22 @@ public class PinnedThreadGuard implements BeforeAllCallback, AfterAllCallback {
         PINS.clear();
     }
 
-    /** Of these pins, the ones that matter: led by the project's code, as long as the bound, or from a site seen twice. */
+    /**
+     * Of these pins, the ones that matter: as long as the bound, or, unless a wait for a class to initialize, led by
+     * the project's code or from a site seen twice.
+     */
     static List<Pin> thatMatter(List<Pin> pins) {
         Map<List<String>, Long> bySite = pins.stream().collect(Collectors.groupingBy(Pin::site, Collectors.counting()));
         List<Pin> matter = new ArrayList<>();
         for (Pin pin : pins) {
-            if (pin.ledByTheProject() || pin.duration().compareTo(ONE_OFF_BOUND) >= 0 || bySite.get(pin.site()) > 1) {
+            boolean once = pin.waitedForAClassToInitialize();
+            if (pin.duration().compareTo(ONE_OFF_BOUND) >= 0
+                    || !once && (pin.ledByTheProject() || bySite.get(pin.site()) > 1)) {
                 matter.add(pin);
             } else {
-                System.out.println("[PinnedThreadGuard] left out, a one-off pin inside the JDK on a first use: "
-                        + pin.description());
+                System.out.println("[PinnedThreadGuard] left out, " + (once
+                        ? "a wait for a class that another thread was initializing: "
+                        : "a one-off pin inside the JDK on a first use: ") + pin.description());
             }
         }
         return matter;
@@ -136,8 +160,11 @@ public class PinnedThreadGuard implements BeforeAllCallback, AfterAllCallback {
         String stack = frames.isEmpty() ? "(no stack trace)" : frames.stream().limit(12)
                 .map(frame -> name.apply(frame) + " line " + frame.getLineNumber())
                 .collect(Collectors.joining("\n    at ", "    at ", ""));
-        return new Pin(frames.stream().map(name).toList(), event.getDuration(),
-                "a virtual thread pinned its carrier for " + event.getDuration().toMillis() + " ms:\n" + stack);
+        String reason = event.hasField(PINNED_REASON) && event.getString(PINNED_REASON) != null
+                ? event.getString(PINNED_REASON) : "";
+        return new Pin(frames.stream().map(name).toList(), event.getDuration(), reason,
+                "a virtual thread pinned its carrier for " + event.getDuration().toMillis() + " ms"
+                        + (reason.isEmpty() ? "" : " (" + reason + ")") + ":\n" + stack);
     }
 
     @Override

@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.reactivebench.testing.PinnedThreadGuard.Pin;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
  * The guard bites: a virtual thread that parks inside a class initializer pins its carrier (even on JDK 24+), and a
- * pin in the JDK that repeats or lasts is kept; a one-off pin inside the JDK on a first use is left out.
+ * pin in the JDK that repeats or lasts is kept; a one-off pin inside the JDK on a first use, and a short wait for a
+ * class that another thread is initializing, are left out.
  */
 class PinnedThreadGuardTest {
 
@@ -29,6 +31,34 @@ class PinnedThreadGuardTest {
         List<String> pins = PinnedThreadGuard.pins();
         assertEquals(1, pins.size(), String.join("\n", pins));
         assertTrue(pins.get(0).contains(ParksWhileInitializing.class.getName()), pins.get(0));
+    }
+
+    /** Outside the class it tells of: a thread reading it there would wait for the initialization too. */
+    private static final CountDownLatch INITIALIZATION_STARTED = new CountDownLatch(1);
+
+    static class InitializedByAnotherThread {
+        static {
+            INITIALIZATION_STARTED.countDown();
+            LockSupport.parkNanos(50_000_000); // on a platform thread: no pin of its own
+        }
+
+        static void use() {
+        }
+    }
+
+    @Test
+    void leavesOutAShortWaitForAClassThatAnotherThreadIsInitializing() throws InterruptedException {
+        PinnedThreadGuard.start();
+        PinnedThreadGuard.clear();
+        Thread initializer = Thread.ofPlatform().start(InitializedByAnotherThread::use);
+        INITIALIZATION_STARTED.await();
+        Thread.ofVirtual().start(InitializedByAnotherThread::use).join();
+        initializer.join();
+        List<Pin> recorded = PinnedThreadGuard.recorded();
+        assertEquals(1, recorded.size(), recorded.toString());
+        assertTrue(recorded.get(0).waitedForAClassToInitialize(), recorded.get(0).description());
+        assertTrue(recorded.get(0).ledByTheProject(), recorded.get(0).description());
+        assertEquals(List.of(), PinnedThreadGuard.pins());
     }
 
     @Test
@@ -53,7 +83,30 @@ class PinnedThreadGuardTest {
             "io.reactivebench.authors.AuthorRepository.findById");
 
     private static Pin pin(List<String> frames, long millis) {
-        return new Pin(frames, Duration.ofMillis(millis), frames.get(frames.size() - 1) + " " + millis + " ms");
+        return pin(frames, millis, "");
+    }
+
+    private static Pin pin(List<String> frames, long millis, String reason) {
+        return new Pin(frames, Duration.ofMillis(millis), reason, frames.get(frames.size() - 1) + " " + millis + " ms");
+    }
+
+    /** The stack of the pin seen on CI: a request's first use of a class that a concurrent request was initializing. */
+    private static final List<String> FIRST_USE_OF_A_CLASS = List.of(
+            "io.reactivebench.webapi.service.ArticleViewService.findNewest",
+            "io.reactivebench.webapi.rest.ArticleViewResource.findNewest");
+    private static final String WAITED = PinnedThreadGuard.CLASS_INITIALIZATION_WAIT
+            + "io.reactivebench.webapi.api.ArticleView by another thread";
+
+    @Test
+    void leavesOutWaitsForAClassToInitializeThoughTheProjectLedAndTheSiteRepeats() {
+        List<Pin> together = List.of(pin(FIRST_USE_OF_A_CLASS, 1, WAITED), pin(FIRST_USE_OF_A_CLASS, 3, WAITED));
+        assertEquals(List.of(), PinnedThreadGuard.thatMatter(together));
+    }
+
+    @Test
+    void keepsAWaitForAClassToInitializeThatLastsPastTheBound() {
+        Pin long_ = pin(FIRST_USE_OF_A_CLASS, PinnedThreadGuard.ONE_OFF_BOUND.toMillis(), WAITED);
+        assertEquals(List.of(long_), PinnedThreadGuard.thatMatter(List.of(long_)));
     }
 
     @Test
