@@ -21,6 +21,6 @@ cp -r "$(go_module_dir "github.com/projectcalico/calico@$CALICO_VERSION")" "$bui
 cp -r "$(go_module_dir "github.com/projectcalico/api@$CALICO_API_VERSION")" "$build_dir/api"
 chmod -R u+w "$build_dir"
 # Static, without cgo: Felix's BPF data plane (which needs libbpf) is left out; the node runs the iptables one.
-(cd "$build_dir" && CGO_ENABLED=0 go build -o "$felix_out" -ldflags "${GO_LDFLAGS:-}" ./felix/cmd/calico-felix &&
-  CGO_ENABLED=0 go build -o "$cni_out" -ldflags "${GO_LDFLAGS:-}" ./cni-plugin/cmd/calico)
+(cd "$build_dir" && CGO_ENABLED=0 go build -o "$felix_out" -gcflags "${GO_GCFLAGS:-}" -ldflags "${GO_LDFLAGS:-}" ./felix/cmd/calico-felix &&
+  CGO_ENABLED=0 go build -o "$cni_out" -gcflags "${GO_GCFLAGS:-}" -ldflags "${GO_LDFLAGS:-}" ./cni-plugin/cmd/calico)
 rm -rf "$build_dir"
