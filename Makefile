@@ -116,6 +116,11 @@ export JAEGER JAEGER_VERSION CLUSTER_JAEGER
 export LOCALBIN LOADGEN LOADGEN_VERSION VEGETA VEGETA_VERSION TOXIPROXY TOXIPROXY_VERSION SCHEMATHESIS BENCHKIT_PYTHON HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
 export KUBELET KUBE_PROXY COREDNS PAUSE KUBE_VERSION POSTGRES_OPERATOR CALICO_FELIX CALICO_CNI
 MVNW := cd services && ./mvnw -B -ntp
+# The contract suites' JVMs (and Maven's own, services/.mvn/jvm.config) live a minute or two: the C1 compiler alone and
+# the serial collector do their work with less CPU than C2 and G1 spend warming up (make test-services, warm: 513
+# CPU-s instead of 812). Nothing a suite asserts depends on either. The services' JVMs, which the benchmarks measure,
+# keep the JDK's defaults, and so does the stall reproducer's suite, whose runs are JVMs of their own (its argLine).
+TEST_JVM_OPTIONS := -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
 # The builds: services/builds.conf is the one list of them (v1 v2 v3), parsed by benchkit alone.
 BUILDS := $(shell cd scripts && python3 -m benchkit builds versions)
 # The floor (v0: the read alone in plain Vert.x, to measure the builds against), deployed like one (make deploy-v0).
@@ -125,10 +130,9 @@ BUILD_LOG := .local/logs/build.log
 # fresh machine: a check that holds only on an idle machine fails where it lands (.ci/run sets 2). The loops take only
 # the CPU nothing else wants (an idle CPU cgroup, else nice 19), so they do not slow make test's own background build.
 BUSY_CORES ?= 0
-# make test's background: what the Kubernetes parts need, and the mark that what test-k8s needs is ready.
+# make test's background: what the node needs.
 NODE_LOG := .local/logs/node-binaries.log
 TEST_K8S_TOOLS := helm shellcheck kube-tools
-TEST_K8S_TOOLS_READY := .local/logs/test-k8s-tools.ready
 # the second each stage of make test ended, from its start (scripts/timings.py publishes them in docs/timings.json)
 TEST_TIMES := .local/logs/make-test-times.tsv
 TEST_K8S_LOG := .local/logs/test-k8s.log
@@ -252,45 +256,40 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	@scripts/doctor.sh test
 	@# What the node needs is prepared in the background at the lowest priority while the local parts run, in the
 	@# CPU those leave idle, on two branches: the Go builds (the Kubernetes binaries: 20 minutes of compiling the
-	@# first time; helm), first what test-k8s needs; and beside them Jaeger, which test-e2e's last steps wait for,
-	@# then Debian's packages and the Spilo-compatible image, mostly downloads. test-k8s (light: lint, an offline apiserver) runs beside test-e2e once its tools are
-	@# ready; test-cluster, which loads the whole machine, once the node's are built too, with test-licenses (it reads
-	@# every Go program in .tools/bin) beside its start at the lowest priority: the node's start and deploys wait on
-	@# pods more than they compute, and the licences had been 1.4 minutes of the critical path alone.
-	@mkdir -p $(dir $(BUILD_LOG)) && rm -f $(TEST_K8S_TOOLS_READY)
-	@echo "==> Meanwhile, in the background (nice 19): what the Kubernetes parts need (log in $(NODE_LOG))"
-	@# Where the time goes, in any log of it: the minute each stage ends. test-k8s's waiter exits 3 when the
-	@# background ended before its tools were built (make itself exits 1 or 2): the background's log tells why.
-	@started=$$(date +%s); at() { echo "$$(( ($$(date +%s) - started) / 60 )) min"; }; busy=""; licences=""; \
+	@# first time; helm); and beside them Jaeger, which test-e2e's last steps wait for, then Debian's packages and the
+	@# Spilo-compatible image, mostly downloads. The local parts keep both cores busy; test-cluster does not: it waits
+	@# on pods more than it computes (part of the machine idle through it in a cold run). So what only the offline checks
+	@# need (kwok, shellcheck, the other architecture's programs) is built, and test-k8s run, beside test-cluster,
+	@# and test-licenses after test-k8s (it reads every Go program in .tools/bin, those too) at the lowest priority.
+	@mkdir -p $(dir $(BUILD_LOG))
+	@echo "==> Meanwhile, in the background (nice 19): what the node needs (log in $(NODE_LOG))"
+	@# Where the time goes, in any log of it: the minute each stage ends (test-k8s and test-licenses write their own).
+	@started=$$(date +%s); at() { echo "$$(( ($$(date +%s) - started) / 60 )) min"; }; busy=""; beside=""; \
 	  printf 'started\t%s\t%s\n' $$started "$$(git rev-parse --short HEAD)" >$(TEST_TIMES); \
 	  mark() { printf '%s\t%s\n' "$$1" $$(( $$(date +%s) - started )) >>$(TEST_TIMES); }; \
 	  if (( $(BUSY_CORES) > 0 )); then echo "==> $(BUSY_CORES) cores kept busy with what nothing else wants until test-e2e ends (BUSY_CORES)"; \
 	    setsid scripts/lowest-priority.sh scripts/busy-cores.sh $(BUSY_CORES) idle & busy=$$!; fi; \
 	  setsid scripts/lowest-priority.sh bash -c '{ $(MAKE) --no-print-directory jaeger && $(MAKE) --no-print-directory node-packages; } & packages=$$!; \
-	    $(MAKE) --no-print-directory $(TEST_K8S_TOOLS) && touch $(TEST_K8S_TOOLS_READY) && \
 	    $(MAKE) --no-print-directory node-binaries helm; built=$$?; wait $$packages; packaged=$$?; exit $$((built ? built : packaged))' \
-	    >$(NODE_LOG) 2>&1 & binaries=$$!; k8s=""; \
-	  stop() { kill -- -$$binaries $${k8s:+-$$k8s} $${busy:+-$$busy} $${licences:+-$$licences} 2>/dev/null || true; exit 1; }; \
+	    >$(NODE_LOG) 2>&1 & binaries=$$!; \
+	  stop() { kill -- -$$binaries $${busy:+-$$busy} $${beside:+-$$beside} 2>/dev/null || true; exit 1; }; \
 	  background_failed() { tail -30 $(NODE_LOG); stop; }; \
 	  $(MAKE) --no-print-directory test-static test-services || stop; mark test-services; \
-	  echo "==> test-services passed at $$(at); test-k8s runs beside test-e2e once its tools are ready (log in $(TEST_K8S_LOG))"; \
-	  setsid bash -c 'until [[ -e $(TEST_K8S_TOOLS_READY) ]]; do kill -0 '$$binaries' 2>/dev/null || exit 3; sleep 2; done; \
-	    exec $(MAKE) --no-print-directory test-k8s' >$(TEST_K8S_LOG) 2>&1 & k8s=$$!; \
+	  echo "==> test-services passed at $$(at)"; \
 	  $(MAKE) --no-print-directory test-e2e JAEGER_FROM_BACKGROUND=1 || stop; mark test-e2e; \
 	  if [[ -n $$busy ]]; then kill -- -$$busy 2>/dev/null || true; busy=""; fi; \
-	  echo "==> The local parts passed at $$(at); waiting for test-k8s"; \
-	  k8s_status=0; wait $$k8s || k8s_status=$$?; k8s=""; \
-	  ((k8s_status != 3)) || background_failed; \
-	  cat $(TEST_K8S_LOG); ((k8s_status == 0)) || stop; mark test-k8s; \
-	  echo "==> test-k8s passed at $$(at); waiting for what the node needs"; \
+	  echo "==> The local parts passed at $$(at); waiting for what the node needs"; \
 	  wait $$binaries || background_failed; mark node-tools; \
-	  echo "==> What the node needs is ready at $$(at); test-licenses runs beside test-cluster's start (log in $(TEST_LICENSES_LOG))"; \
-	  setsid scripts/lowest-priority.sh bash -c '$(MAKE) --no-print-directory test-licenses && \
-	    printf "test-licenses\t%s\n" $$(( $$(date +%s) - '$$started' )) >>$(TEST_TIMES)' >$(TEST_LICENSES_LOG) 2>&1 & licences=$$!; \
+	  echo "==> What the node needs is ready at $$(at); beside test-cluster: test-k8s, then test-licenses at the lowest priority (logs in $(TEST_K8S_LOG), $(TEST_LICENSES_LOG))"; \
+	  setsid bash -c 'at_end() { printf "%s\t%s\n" "$$1" $$(( $$(date +%s) - '$$started' )) >>$(TEST_TIMES); }; \
+	    $(MAKE) --no-print-directory test-k8s >$(TEST_K8S_LOG) 2>&1 || exit 3; at_end test-k8s; \
+	    echo 19 >/proc/self/autogroup 2>/dev/null || true; nice -n 19 $(MAKE) --no-print-directory test-licenses >$(TEST_LICENSES_LOG) 2>&1 || exit 4; \
+	    at_end test-licenses' & beside=$$!; \
 	  $(MAKE) --no-print-directory test-cluster || stop; mark test-cluster; \
-	  licences_status=0; wait $$licences || licences_status=$$?; licences=""; \
-	  echo "==> test-licenses (beside test-cluster):"; cat $(TEST_LICENSES_LOG); ((licences_status == 0)) || stop; \
-	  echo "==> make test passed in $$(at)"
+	  beside_status=0; wait $$beside || beside_status=$$?; beside=""; \
+	  echo "==> test-k8s (beside test-cluster):"; cat $(TEST_K8S_LOG); ((beside_status != 3)) || stop; \
+	  echo "==> test-licenses (after it):"; cat $(TEST_LICENSES_LOG); ((beside_status == 0)) || stop; \
+	  mark passed; echo "==> make test passed in $$(at)"
 
 .PHONY: test-static
 test-static: benchkit toxiproxy ## Source audit (no SQL built at run time: scripts/check_sql.py, which first proves it bites); the harness's unit tests (pytest); the load generator's (go test); the published figures against their summaries.
@@ -315,7 +314,7 @@ docs-figures: benchkit ## Render every marked figure of README.md and docs/ from
 test-services: ## The contract suites of every build, on real PostgreSQL and Kafka (Maven).
 	@# A failure's name and message come last, where a log read from its end shows them. Two modules at a time: one
 	@# module's suite waits on its JVMs' start and its brokers, which the other's fills (6 min instead of 10 on 2 cores).
-	@started=$$(date +%s); $(MVNW) -T 2 install -Pstall-reproducer || { python3 $(CURDIR)/scripts/test-failures.py --since $$started; exit 1; }
+	@started=$$(date +%s); $(MVNW) -T 2 install -Pstall-reproducer -DargLine="$(TEST_JVM_OPTIONS)" || { python3 $(CURDIR)/scripts/test-failures.py --since $$started; exit 1; }
 	@mkdir -p $(dir $(BUILD_STAMP)) && touch $(BUILD_STAMP)
 
 .PHONY: test-e2e
@@ -485,7 +484,7 @@ $(CURDIR)/.tools/jre-$(NEXT_JRE_VERSION)/bin/java:
 kube-tools: $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(ETCD) $(KWOK) ## Build the offline cluster: kube-apiserver, controller-manager, scheduler, etcd, kwok (10+ minutes the first time).
 
 .PHONY: node-binaries
-node-binaries: kube-tools $(KUBELET) $(KUBE_PROXY) $(COREDNS) $(PAUSE) $(POSTGRES_OPERATOR) $(CALICO_FELIX) $(CALICO_CNI) ## What make test-cluster's node compiles from the Go module proxy: kube-tools, kubelet, kube-proxy, CoreDNS, pause, the Zalando operator, Calico.
+node-binaries: $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(ETCD) $(KUBELET) $(KUBE_PROXY) $(COREDNS) $(PAUSE) $(POSTGRES_OPERATOR) $(CALICO_FELIX) $(CALICO_CNI) ## What make test-cluster's node compiles from the Go module proxy: kube-apiserver, controller-manager, scheduler, etcd, kubelet, kube-proxy, CoreDNS, pause, the Zalando operator, Calico.
 
 .PHONY: node-tools
 node-tools: node-prerequisites loadgen ## The real node of make test-cluster: node-prerequisites and loadgen.

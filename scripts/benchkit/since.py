@@ -15,7 +15,7 @@ import subprocess
 SINCE = re.compile(r"<!-- since (\S+) -->(.*?)<!-- /since -->", re.DOTALL)
 CODE = "services"  # the tree whose figures are measured: every build's code, its build files and builds.conf
 COMMIT_KEYS = ("commit", "git_commit")
-NOT_SHIPPED = re.compile(r"/src/test/|^services/testing/")  # the tests and their support: no build runs them
+NOT_SHIPPED = re.compile(r"/src/test/|^services/testing/|^services/\.mvn/")  # the tests, their support, Maven's own JVM: no build runs them
 
 
 def commits_of(summary):

@@ -109,6 +109,21 @@ class PinnedThreadGuardTest {
         assertEquals(List.of(long_), PinnedThreadGuard.thatMatter(List.of(long_)));
     }
 
+    private static final String COULD_NOT_UNMOUNT = PinnedThreadGuard.VM_COULD_NOT_UNMOUNT + " (2)";
+
+    @Test
+    void leavesOutAOneOffPinWhereTheJvmCouldNotUnmountThoughTheProjectLed() {
+        assertEquals(List.of(), PinnedThreadGuard.thatMatter(List.of(pin(FIRST_USE_OF_A_CLASS, 9, COULD_NOT_UNMOUNT))));
+    }
+
+    @Test
+    void keepsPinsWhereTheJvmCouldNotUnmountWhenTheSiteRepeatsOrTheyLastPastTheBound() {
+        List<Pin> twice = List.of(pin(FIRST_USE_OF_A_CLASS, 9, COULD_NOT_UNMOUNT), pin(FIRST_USE_OF_A_CLASS, 2, COULD_NOT_UNMOUNT));
+        assertEquals(twice, PinnedThreadGuard.thatMatter(twice));
+        Pin long_ = pin(FIRST_USE_OF_A_CLASS, PinnedThreadGuard.ONE_OFF_BOUND.toMillis(), COULD_NOT_UNMOUNT);
+        assertEquals(List.of(long_), PinnedThreadGuard.thatMatter(List.of(long_)));
+    }
+
     @Test
     void leavesOutAOneOffPinInsideTheJdkOnAFirstUse() {
         assertEquals(List.of(), PinnedThreadGuard.thatMatter(List.of(pin(FIRST_USE_IN_THE_JDK, 15))));
