@@ -117,8 +117,8 @@ export LOCALBIN LOADGEN LOADGEN_VERSION VEGETA VEGETA_VERSION TOXIPROXY TOXIPROX
 export KUBELET KUBE_PROXY COREDNS PAUSE KUBE_VERSION POSTGRES_OPERATOR CALICO_FELIX CALICO_CNI
 MVNW := cd services && ./mvnw -B -ntp
 # The contract suites' JVMs (and Maven's own, services/.mvn/jvm.config) live a minute or two: the C1 compiler alone and
-# the serial collector do their work with less CPU than C2 and G1 spend warming up (make test-services, warm: 513
-# CPU-s instead of 812). Nothing a suite asserts depends on either. The services' JVMs, which the benchmarks measure,
+# the serial collector do their work with less CPU than C2 and G1 spend warming up (make test-services, warm, three
+# runs in turn: 812 CPU-s without, 513 with, 817 without again). Nothing a suite asserts depends on either. The services' JVMs, which the benchmarks measure,
 # keep the JDK's defaults, and so does the stall reproducer's suite, whose runs are JVMs of their own (its argLine).
 TEST_JVM_OPTIONS := -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
 # The builds: services/builds.conf is the one list of them (v1 v2 v3), parsed by benchkit alone.
