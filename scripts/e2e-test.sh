@@ -190,23 +190,23 @@ expect "after the sweep v2 runs as it ships again (no setting of the sweep left 
   ! grep -qaE 'QUARKUS_DATASOURCE_REACTIVE_POSTGRESQL_PIPELINING_LIMIT=' /proc/\$(cat '$PID_DIR/authors-v2.pid')/environ &&
   ! grep -q reactive-bench /proc/\$(cat '$PID_DIR/web-api-v2.pid')/cgroup"
 
-step "Each build by CPU per service: a short CPU map of v1 and v2 at half a CPU (make cpu-map: every build, the whole ladder)"
-# Two builds at one size: a limit is set and taken off again (every service outside any quota after), each JVM counts
-# what it was given, the quota holds the loaded build back; no limit at all is how every other run here runs.
-expect "v1 and v2 restart with each service's JVM under a quota of half a CPU, and are measured" \
-  run cpu-map "$WORK/cpu-map" VERSIONS=v1,v2 CPU_MAP_SIZES=0.5 RUNS=1 ITERATIONS=10 \
+step "Each build by CPU per service: a short CPU map of v1 at half a CPU (make cpu-map: every build, the whole ladder)"
+# One build at one size: a limit is set and taken off again (every service outside any quota after), each JVM counts
+# what it was given, the quota holds the loaded build back; no limit at all is how every other run here runs. v1 here,
+# v2 in make test-cluster's pods (its event loops sized by the limit); the map's ratios between builds are
+# test_cpumap's, as every Design's are the engine's (make test-e2e's smoke bench computes them for every build).
+expect "v1 restarts with each service's JVM under a quota of half a CPU, and is measured" \
+  run cpu-map "$WORK/cpu-map" VERSIONS=v1 CPU_MAP_SIZES=0.5 RUNS=1 ITERATIONS=10 \
   WARMUP_ITERATIONS=10 WARMUP_MAX_WINDOWS=1 OPEN_RATE=40 CAPACITY_SHARES=0.3 OPEN_SECONDS=3
-expect "cpu-map.json: both measured at half a CPU, each JVM under that quota counting one processor (v2 its one event loop, as a pod of it), throttled when loaded" \
+expect "cpu-map.json: v1 measured at half a CPU, each JVM under that quota counting one processor, throttled when loaded" \
   benchkit check "$WORK/cpu-map/cpu-map.json" \
-  '[(c["build"], c["size"]) for c in d["cells"]] == [("v1", "0.5"), ("v2", "0.5")] and all(c["rounds"][0]["complete_per_s"] > 0 for c in d["cells"])' \
-  'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for v in ("v1", "v2") for s in d["ergonomics"]["0.5 CPU"][v].values())' \
-  'all(s["event_loop_count"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v2"].values())' \
+  '[(c["build"], c["size"]) for c in d["cells"]] == [("v1", "0.5")] and all(c["rounds"][0]["complete_per_s"] > 0 for c in d["cells"])' \
+  'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v1"].values())' \
   'all(any(t and t["throttled"] > 0 for t in r["throttling"].values()) for c in d["cells"] for r in c["rounds"])' \
   'all(r["scheduling"][s]["voluntary_switches"] > 0 and r["scheduling"][s]["threads"] > 1 for c in d["cells"] for r in c["rounds"] for s in ("web-api", "articles", "authors"))' \
-  'all(r["open_p99"] > 0 and r["capacity_steps"] and r["bound_by"]["by"] == "quota" for c in d["cells"] for r in c["rounds"])' \
-  '"ratios" in d["cells"][1] and d["cells"][1]["ratios"]["complete_per_s"]["median"] > 0'
+  'all(r["open_p99"] > 0 and r["capacity_steps"] and r["bound_by"]["by"] == "quota" for c in d["cells"] for r in c["rounds"])'
 expect "after the CPU map every service runs outside any quota again" bash -c "
-  ! grep -q reactive-bench /proc/\$(cat '$PID_DIR/web-api-v1.pid')/cgroup /proc/\$(cat '$PID_DIR/web-api-v2.pid')/cgroup"
+  ! grep -q reactive-bench /proc/\$(cat '$PID_DIR/web-api-v1.pid')/cgroup /proc/\$(cat '$PID_DIR/authors-v1.pid')/cgroup"
 
 step "When the services wait: a short latency map of v2 (make latency-map runs every build over the whole grid)"
 # One build here, v1 in make test-cluster's pods; the map's ratios to v1 are test_latencymap's.
@@ -221,10 +221,12 @@ expect "after the map v2 connects directly again (its services restarted as they
   'not any(s["through_proxy"] for name, s in d["services"].items() if name.endswith("-v2"))'
 
 step "Traces: one GET and one POST of each build, read back from Jaeger (TRACING=on)"
-# Jaeger is built in make test's background (a few minutes of compiling), meanwhile the steps above ran untraced.
+# Jaeger is built in make test's background (a few minutes of compiling), meanwhile the steps above ran untraced. It
+# builds at the lowest priority from the end of test-services on, after the node's tools in line for the CPU (make test
+# waits for them: scripts/make-test.sh): up to an hour here, the headroom of a machine three times slower.
 traced_again() { # every service restarted with tracing on, Jaeger started with them
   local name
-  wait_for "Jaeger built (make jaeger)" 1200 test -x "$JAEGER" || return 1
+  wait_for "Jaeger built (make jaeger)" 3600 test -x "$JAEGER" || return 1
   for name in "${SERVICES[@]}"; do "$ROOT/scripts/stack.sh" stop "$name" >/dev/null; done
   TRACING=on "$ROOT/scripts/stack.sh" up >/dev/null
 }

@@ -82,7 +82,8 @@ export JAVA_HOME
 readonly JAVA="$JAVA_HOME/bin/java"
 
 SECONDS_AT_START=$SECONDS
-step() { printf '\033[36m==>\033[0m %s\n' "$*"; }
+# Each step with the time of day it began: a long run's log read against the machine's load at that moment.
+step() { printf '\033[36m==>\033[0m %(%H:%M:%S)T %s\n' -1 "$*"; }
 info() { printf '    %s\n' "$*"; }
 warn() { printf '\033[33m!!\033[0m  %s\n' "$*" >&2; }
 die() { printf '\033[31mxx\033[0m  %s\n' "$*" >&2; exit 1; }
@@ -125,14 +126,18 @@ elapsed() { printf '%ds' $((SECONDS - SECONDS_AT_START)); }
 # Each outcome shows the seconds since the one before, so a slow part of a suite shows in any log of it.
 passed=0
 failed=0
+failures=()
 last_outcome_at=$SECONDS
 outcome() { # outcome COLOUR WORD WHAT
   printf '    \033[%sm%s\033[0m %s (%ds)\n' "$1" "$2" "$3" $((SECONDS - last_outcome_at))
   last_outcome_at=$SECONDS
 }
 pass() { passed=$((passed + 1)); outcome 32 PASS "$1"; }
-fail() { failed=$((failed + 1)); outcome 31 FAIL "$1"; }
-summary() { # prints "NAME: N passed, N failed" and fails when anything failed
+fail() { failed=$((failed + 1)); failures+=("$1"); outcome 31 FAIL "$1"; }
+summary() { # prints what failed, then "NAME: N passed, N failed", and fails when anything failed: the last lines of a
+  # log, the part CI and make test show of a failed suite, name each failure however long the suite ran after it
+  local what
+  for what in "${failures[@]}"; do printf '    \033[31mFAILED\033[0m %s\n' "$what"; done
   echo "$1: $passed passed, $failed failed, in $(elapsed)"
   ((failed == 0))
 }

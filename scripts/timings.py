@@ -42,7 +42,11 @@ def make_test(root, cold):
     found = rows(root / TEST_TIMES)
     if not found or found[0][0] != "started":
         return None
-    started, stages = int(found[0][1]), {stage: minutes(seconds) for stage, seconds in found[1:]}
+    started, stages = int(found[0][1]), {stage: minutes(seconds) for stage, seconds, *_ in found[1:]}
+    # the cores' busy share from the start to each stage's end (a mark's third column: the machine's CPU-seconds by
+    # then), where the run recorded it: what the stage waited on, the CPU or something else
+    busy = {stage: round(int(cpu[0]) / int(seconds) / (os.cpu_count() or 1), 2)
+            for stage, seconds, *cpu in found[1:] if cpu and int(seconds) > 0}
     if LAST_STAGE not in stages:
         print(f"left out: make test at {found[0][2] if len(found[0]) > 2 else '?'} stopped after "
               f"{next(reversed(stages), 'its start')}: it never reached {LAST_STAGE}")
@@ -54,7 +58,7 @@ def make_test(root, cold):
     node_log = root / NODE_LOG
     installed = node_log.exists() and INSTALLED in node_log.read_text(errors="replace")
     return {"commit": found[0][2] if len(found[0]) > 2 else None, "cores": os.cpu_count(), "cold": cold,
-            "packages_installed": installed, "stages": stages,
+            "packages_installed": installed, "stages": stages, **({"cores_busy_by_then": busy} if busy else {}),
             "tools_ready": dict(sorted(tools.items(), key=lambda item: item[1]))}
 
 
@@ -106,7 +110,9 @@ def self_test():
         os.utime(old, (1000, 1000))
         new.write_text("")
         os.utime(new, (2000 + 90, 2000 + 90))
-        (root / TEST_TIMES).write_text("started\t2000\tabc1234\ntest-services\t600\ntest-cluster\t2640\npassed\t2700\n")
+        cores = os.cpu_count() or 1
+        (root / TEST_TIMES).write_text(f"started\t2000\tabc1234\ntest-services\t600\t{540 * cores}\n"
+                                       f"test-cluster\t2640\t{2112 * cores}\npassed\t2700\t{2160 * cores}\n")
         (root / NODE_LOG).write_text(f"==> {INSTALLED}: containerd=1.6.20~ds1-1+deb12u3\n")
         (root / EXPERIMENT_TIMES).write_text("bench\t1200\tabc1234\ncpu-map\t3000\tabc1234\tCPU_MAP_SIZES=0.5,0\n"
                                              "bench\t1260\tdef5678\tSCENARIOS=closed\n"
@@ -114,6 +120,7 @@ def self_test():
         defaults = {"bench": "SCENARIOS=closed", "cpu-map": "CPU_MAP_SIZES=0.5,0"}.get
         found = publish(root, cold=True, defaults=defaults)
         assert found["make-test"]["stages"] == {"test-services": 10.0, "test-cluster": 44.0, "passed": 45.0}, found
+        assert found["make-test"]["cores_busy_by_then"] == {"test-services": 0.9, "test-cluster": 0.8, "passed": 0.8}, found
         assert found["make-test"]["tools_ready"] == {"helm": 1.5} and found["make-test"]["cold"], found
         assert found["make-test"]["packages_installed"], found
         assert found["make-demo"]["minutes"] == 21.0 and found["make-demo"]["commit"] == "def5678", found
@@ -127,7 +134,8 @@ def self_test():
         # a whole one on a machine that had the packages: its background installed nothing
         (root / TEST_TIMES).write_text("started\t4000\t5678def\npassed\t2400\n")
         (root / NODE_LOG).write_text("==> Building helm v3.22.0 with go install\n")
-        assert not publish(root, cold=False, defaults=defaults)["make-test"]["packages_installed"]
+        older = publish(root, cold=False, defaults=defaults)["make-test"]
+        assert not older["packages_installed"] and "cores_busy_by_then" not in older, older  # a run of marks without CPU
     print("timings.py --self-test: ok")
 
 

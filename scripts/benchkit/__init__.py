@@ -4,6 +4,7 @@ document model); experiments/ holds one package per experiment; registry.py list
 of result they publish; figures.py renders the docs' figures from the published summaries (docs/architecture.md)."""
 import os
 import pathlib
+import time
 
 from benchkit.core.buildsconf import build_lines, builds, floor
 
@@ -28,7 +29,8 @@ def floor_last(versions):
 
 
 def step(message):
-    print(f"\033[36m==>\033[0m {message}", flush=True)
+    """A step of a run, with the time of day it began (as scripts/lib.sh's)."""
+    print(f"\033[36m==>\033[0m {time.strftime('%H:%M:%S')} {message}", flush=True)
 
 
 def info(message):

@@ -1,6 +1,7 @@
 """Kubernetes through kubectl and helm: pods and their states, exec, rolling a Deployment with other variables or
 resources, port-forwards, what the cluster runs. What a pod's containers counted is podreadings.py's; the load
 generator as a Job, loadjobs.py's."""
+import atexit
 import json
 import re
 import subprocess
@@ -107,13 +108,20 @@ def restarts_between(before, after):
     return changed
 
 
+# What the scheduler says of a pod whose claim waits for its volume: it tries again by itself once a provisioner made
+# one (seconds), so it is no reason to stop waiting; a claim that never binds ends at the wait's own deadline. Seen on
+# make test-cluster's node: PostgreSQL's pod of a second deploy, its claim made again under the same name just before.
+VOLUME_NOT_YET_BOUND = "unbound immediate PersistentVolumeClaims"
+
+
 def unschedulable(namespace, selector=None):
-    """Why the pods (of a selector) cannot start: unschedulable, or no image. An empty string if none.
-    Also used by scripts/k8s.sh while helm waits for a rollout."""
+    """Why the pods (of a selector) cannot start: unschedulable (a claim still waiting for its volume aside), or no
+    image. An empty string if none. Also used by scripts/k8s.sh while helm waits for a rollout."""
     reasons = []
     for pod in pods(namespace, selector):
         for condition in pod.get("status", {}).get("conditions", []):
-            if condition["type"] == "PodScheduled" and condition.get("reason") == "Unschedulable":
+            if condition["type"] == "PodScheduled" and condition.get("reason") == "Unschedulable" and \
+                    VOLUME_NOT_YET_BOUND not in condition.get("message", ""):
                 reasons.append(f"{pod['metadata']['name']} is unschedulable: {condition.get('message', '')}")
         for status in pod.get("status", {}).get("containerStatuses", []):
             waiting = status.get("state", {}).get("waiting", {}).get("reason", "")
@@ -140,9 +148,13 @@ class PortForward:
             if match and match.group(2) in self.PORTS:
                 found[self.PORTS[match.group(2)]] = f"http://127.0.0.1:{match.group(1)}"
         self.url, self.management = found["url"], found["management"]
+        # A build whose platform handed it out and never closed it (a warm-up's, a reconfiguration's) must not leave
+        # its kubectl behind: three of v2's outlived make test-cluster's chaos-cluster by minutes, orphaned.
+        atexit.register(self.close)
 
     def close(self):
-        self.process.terminate()
+        if self.process.poll() is None:
+            self.process.terminate()
 
 
 def deployed(namespace, versions):

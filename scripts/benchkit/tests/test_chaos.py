@@ -63,7 +63,7 @@ def test_a_part_that_must_stay_unchanged_waits_until_its_pods_are_ready_again(mo
 
 def run(outcomes, writes, events=None):
     at = 100.0
-    return {"started": at, "injected": at + 6, "restoring": at + 6, "restored": at + 20, "ended": at + 50,
+    return {"started": at, "steady_from": at, "injected": at + 6, "restoring": at + 6, "restored": at + 20, "ended": at + 50,
             "outcomes": [(at + 1 + i, outcome) for i, outcome in enumerate(outcomes)], "durations": [],
             "writes": [(at + i, status, i if status == 201 else None, f"t{i}") for i, status in enumerate(writes)],
             "created": {i: f"t{i}" for i, status in enumerate(writes) if status == 201},
@@ -81,6 +81,17 @@ def test_on_kubernetes_a_dropped_write_fails_and_a_rolling_update_allows_no_degr
     assert not degraded["checks"]["reads_all_complete"]
     lost = verdicts.assess(rolling, "v1", True, 2, run(["complete"] * 10, [201, 201], events=[(101.0, 0, "t0")]))
     assert not lost["checks"]["no_event_lost"] and lost["events"]["lost"] == 1
+
+
+def test_only_the_steady_state_just_before_the_fault_must_be_clean():
+    stopped = next(f for f in faults.FAULTS if f.name == "kafka stopped")
+    # answers at 101..112 s, the fault at 106 s: one degraded at 101 s, before the steady state waited for from 103 s
+    early = run(["degraded"] + ["complete"] * 11, [201])
+    early["steady_from"] = 103.0
+    assert verdicts.assess(stopped, "v1", False, 1, early)["checks"]["no_errors_before"]
+    within = run(["complete"] * 3 + ["degraded"] + ["complete"] * 8, [201])  # at 104 s: in it
+    within["steady_from"] = 103.0
+    assert not verdicts.assess(stopped, "v1", False, 1, within)["checks"]["no_errors_before"]
 
 
 def test_with_one_replica_a_rolling_update_may_degrade_reads_but_not_fail_them_and_a_kubelet_restart_may_not_even_degrade():

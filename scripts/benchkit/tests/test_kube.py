@@ -1,3 +1,9 @@
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
 import pytest
 
 from benchkit.platforms import kube, loadjobs, podreadings
@@ -87,7 +93,7 @@ def fake_kubectl(tmp_path, monkeypatch, watched, pods):
                       f"  *'get pods'*) cat '{tmp_path / 'pods.json'}' ;;\n"
                       "  *) exit 1 ;;\nesac\n")
     script.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{tmp_path}:{__import__('os').environ['PATH']}")
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
 
 
 def test_a_job_that_succeeds_is_seen_from_the_watch(tmp_path, monkeypatch):
@@ -109,6 +115,18 @@ def test_a_job_whose_pod_cannot_start_stops_the_wait(tmp_path, monkeypatch):
     fake_kubectl(tmp_path, monkeypatch, ",\\n", pods)
     with pytest.raises(SystemExit, match="cannot start: load-0 is unschedulable: 0/1 nodes: Insufficient cpu"):
         loadjobs.await_job("ns", "load-v1-closed", "v1 closed", every=30)
+
+
+def test_a_pod_whose_claim_waits_for_its_volume_can_still_start(tmp_path, monkeypatch):
+    def pod(name, message):
+        return (f'{{"metadata": {{"name": "{name}"}}, "status": {{"conditions": [{{"type": "PodScheduled", '
+                f'"reason": "Unschedulable", "message": "{message}"}}]}}}}')
+    waiting = pod("bench-postgres-0", "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims. "
+                                      "preemption: 0/1 nodes are available")
+    fake_kubectl(tmp_path, monkeypatch, ",\\n", f'{{"items": [{waiting}]}}')
+    assert kube.unschedulable("ns") == ""
+    fake_kubectl(tmp_path, monkeypatch, ",\\n", f'{{"items": [{waiting}, {pod("load-0", "0/1 nodes: Insufficient cpu")}]}}')
+    assert kube.unschedulable("ns") == "load-0 is unschedulable: 0/1 nodes: Insufficient cpu"
 
 
 def test_a_split_run_s_start_skew_from_each_pod_s_log():
@@ -187,16 +205,41 @@ def test_a_program_s_architecture_from_its_elf_header(tmp_path):
         kube.elf_architecture(script)
 
 
-def test_a_port_forward_finds_the_api_and_the_management_port_or_says_why_not(tmp_path, monkeypatch):
-    import os
-    kubectl = tmp_path / "kubectl"
-    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+def forwarding_kubectl(directory):
+    """A kubectl in DIRECTORY whose port-forward says where it forwards the API and the management port, then stays."""
+    kubectl = directory / "kubectl"
     kubectl.write_text("#!/bin/sh\n" + "".join(f"echo 'Forwarding from {host}:{local} -> {remote}'\n" for local, remote in (
-        (41235, 8080), (41236, 9000)) for host in ("127.0.0.1", "[::1]")) + "sleep 30\n")
+        (41235, 8080), (41236, 9000)) for host in ("127.0.0.1", "[::1]")) + "exec sleep 30\n")
     kubectl.chmod(0o755)
+    return kubectl
+
+
+def test_a_port_forward_finds_the_api_and_the_management_port_or_says_why_not(tmp_path, monkeypatch):
+    kubectl = forwarding_kubectl(tmp_path)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
     forward = kube.PortForward("ns", "bench-v1-web-api")
     assert (forward.url, forward.management) == ("http://127.0.0.1:41235", "http://127.0.0.1:41236")
     forward.close()
     kubectl.write_text("#!/bin/sh\necho 'error: services \"bench-v1-web-api\" not found'\nexit 1\n")
     with pytest.raises(SystemExit, match="port-forward to bench-v1-web-api failed: error: services"):
         kube.PortForward("ns", "bench-v1-web-api")
+
+
+def test_a_port_forward_never_outlives_the_harness(tmp_path):
+    """A platform that hands out a build and never closes it (a warm-up's) still leaves no kubectl behind it."""
+    forwarding_kubectl(tmp_path)
+    harness = "from benchkit.platforms import kube; print(kube.PortForward('ns', 'svc').process.pid)"
+    started = subprocess.run([sys.executable, "-c", harness], capture_output=True, text=True, check=True,
+                             cwd=pathlib.Path(__file__).parents[2],
+                             env={**os.environ, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"})
+    pid = int(started.stdout.split()[0])
+    for _ in range(50):  # its end is the kernel's to record: up to 5 s
+        try:
+            state = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return
+        if state == "Z":
+            return
+        time.sleep(0.1)
+    os.kill(pid, 9)
+    raise AssertionError(f"kubectl port-forward ({pid}) outlived the harness that started it")

@@ -37,6 +37,8 @@ KIND = published.KIND  # what a chaos run publishes: the summary of one or sever
 NEEDS = (Faults, LatencyProxy)  # what it asks of a platform beyond what every experiment does
 # the open model's requests in flight at most under a fault: the modest rate's answers held up to five seconds
 MAX_IN_FLIGHT = 200
+# The longest the load waits for the steady state (`before` seconds of complete answers) before it makes the fault.
+STEADY_LIMIT_SECONDS = 60
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,13 +49,30 @@ class Timing:
     # of answers were all complete: two of web-api's breaker delays (5 s), so a circuit that closed and would open
     # again shows within them
     settled: int = 10
-    before: int = 6  # the generator needs a moment to start sending: a few seconds of normal service before the fault
+    before: int = 6  # the steady state the fault is made in: this many seconds of complete answers just before it
     rate: int = 40  # the open model's requests/s during a fault
     writes: int = 4  # articles published per second meanwhile, each expected on the stream
     drain: int = 60  # the longest the stream is waited for, after the load, to deliver every article published
     probe_users: int = 50  # overload: what a build sustains, in the closed model …
     probe_iterations: int = 100
     overload: int = 20  # … then twice that, offered for so long
+
+
+def make_fault(fault, version, platform, timing, answers, started):
+    """The fault made and undone while the load runs (answers: its samples file), once the answers have settled
+    again, or `after` seconds: (when it was made, when its restore began, when the part was back)."""
+    # The fault is made in a steady state: once every answer of the last `before` seconds was complete. On a machine
+    # shared with other work a build can degrade before any fault (242 degraded answers from 3 s on, in a warm CI
+    # run with test-cluster rolling pods beside it), and the fault's effect would not show apart from what was there.
+    await_settled(samples.Reader(answers), started, timing.before, started + STEADY_LIMIT_SECONDS)
+    injected = time.time()
+    platform.act(fault.inject, fault, version)
+    time.sleep(max(0, injected + (PROXY_FAULT_SECONDS if fault.through_proxy else timing.fault) - time.time()))
+    restoring = time.time()
+    platform.act(fault.restore, fault, version)
+    restored = time.time()  # a restarted service is ready; a restarted server accepts connections
+    await_settled(samples.Reader(answers), restored, timing.settled, restored + timing.after)
+    return injected, restoring, restored
 
 
 def run_fault(fault, version, platform, loadgen, timing, work):
@@ -70,8 +89,11 @@ def run_fault(fault, version, platform, loadgen, timing, work):
     cpu.start()
 
     # The load lasts until the answers have settled once the part is back (at most `after` seconds), however long
-    # it took to come back: the generator is given room for the longest restart the stack waits for, and stopped then.
-    duration = timing.before + timing.fault + RESTORE_LIMIT_SECONDS + timing.after
+    # it took to come back: the generator is given room for the longest steady-state wait and the longest restart the
+    # stack waits for, and stopped then.
+    duration = STEADY_LIMIT_SECONDS + timing.fault + RESTORE_LIMIT_SECONDS + timing.after
+    answers = work / "load.csv"
+    answers.unlink(missing_ok=True)  # the last fault's answers: read from the start below, they are not this one's
     load_result, enough = {}, threading.Event()
     loading = threading.Thread(target=lambda: load_result.update(zip(("samples", "summary"), run_load(
         loadgen, version, web_api, "open", {"RATE": timing.rate, "DURATION": f"{duration}s",
@@ -81,14 +103,7 @@ def run_fault(fault, version, platform, loadgen, timing, work):
     writer.start()
     started = time.time()
 
-    time.sleep(timing.before)
-    injected = time.time()
-    platform.act(fault.inject, fault, version)
-    time.sleep(max(0, injected + (PROXY_FAULT_SECONDS if fault.through_proxy else timing.fault) - time.time()))
-    restoring = time.time()
-    platform.act(fault.restore, fault, version)
-    restored = time.time()  # a restarted service is ready; a restarted server accepts connections
-    await_settled(samples.Reader(work / "load.csv"), restored, timing.settled, restored + timing.after)
+    injected, restoring, restored = make_fault(fault, version, platform, timing, answers, started)
     enough.set()
     loading.join()
     writer.done.set()
@@ -110,7 +125,8 @@ def run_fault(fault, version, platform, loadgen, timing, work):
 
     outcomes, durations = load_result["samples"]
     return assess(fault, version, platform.restores_itself, replicas, {
-        "started": started, "injected": injected, "restoring": restoring, "restored": restored, "ended": ended,
+        "started": started, "steady_from": injected - timing.before, "injected": injected, "restoring": restoring,
+        "restored": restored, "ended": ended,
         "outcomes": outcomes, "durations": durations, "writes": writer.sent, "created": created,
         "events": [e for e in reader.events if e[2] and e[2].startswith(tag)], "circuit_openings": openings,
         "retries": retries, "timeouts": timeouts,
