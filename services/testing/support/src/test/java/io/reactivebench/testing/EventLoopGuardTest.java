@@ -151,6 +151,31 @@ class EventLoopGuardTest {
         assertFalse(EventLoopGuard.counts("Thread Thread[vert.x-eventloop-thread-0] has been blocked for 1020 ms, time limit is 50 ms", null));
     }
 
+    @Test
+    void leavesANonBlockingReadOfNettyAlone() {
+        // the stack CI's make test reported: Netty's read of a non-blocking channel, descheduled on a busy machine
+        Throwable netty = stack("sun.nio.ch.SocketDispatcher.read0", "sun.nio.ch.SocketDispatcher.read",
+                "sun.nio.ch.IOUtil.readIntoNativeBuffer", "sun.nio.ch.IOUtil.read", "sun.nio.ch.IOUtil.read",
+                "sun.nio.ch.SocketChannelImpl.implRead", "sun.nio.ch.SocketChannelImpl.read",
+                "io.netty.buffer.PooledByteBuf.setBytes", "io.netty.buffer.AbstractByteBuf.writeBytes",
+                "io.netty.channel.socket.nio.NioSocketChannel.doReadBytes",
+                "io.netty.channel.nio.AbstractNioByteChannel$NioByteUnsafe.read");
+        String message = "Thread Thread[vert.x-eventloop-thread-0,5,main] has been blocked for 103 ms, time limit is 50 ms";
+        assertFalse(EventLoopGuard.counts(message, netty));
+        // the same read made by anything else may be a blocking channel's, and counts
+        Throwable blocking = stack("sun.nio.ch.SocketDispatcher.read0", "sun.nio.ch.SocketDispatcher.read",
+                "sun.nio.ch.IOUtil.read", "sun.nio.ch.SocketChannelImpl.read", "org.postgresql.core.PGStream.receive");
+        assertTrue(EventLoopGuard.counts(message, blocking));
+    }
+
+    private static Throwable stack(String... frames) {
+        Throwable stack = new Throwable();
+        stack.setStackTrace(java.util.Arrays.stream(frames).map(frame -> new StackTraceElement(
+                frame.substring(0, frame.lastIndexOf('.')), frame.substring(frame.lastIndexOf('.') + 1), null, -1))
+                .toArray(StackTraceElement[]::new));
+        return stack;
+    }
+
     /** Waits until Vert.x's checker reported a block (any, counted or not), at most 5 s. */
     private void awaitCheckerReport() throws InterruptedException {
         Instant deadline = Instant.now().plusSeconds(5);
