@@ -7,7 +7,7 @@
   knobs                  every setting, with its one default
   report RESULTS | results RESULTS | compare LOCAL NODE | latency-report RESULTS | latency-map-verdicts FILE
   figures publish|combine|render|check | check FILE EXPRESSION… | blocked LOG… | traces JAEGER WEB_API VERSION | builds … |
-  unschedulable NAMESPACE | architecture PROGRAM"""
+  unschedulable NAMESPACE | architecture PROGRAM | simulate [TRIALS]   how often the answer's rule is right"""
 import argparse
 import datetime
 import importlib
@@ -22,7 +22,7 @@ TOOLS = {"report": "experiments.bench.report", "results": "experiments.bench.doc
          "latency-report": "experiments.latencymap.report", "latency-map-verdicts": "experiments.latencymap",
          "figures": "figures", "check": "checks.check", "blocked": "checks.blocked",
          "traces": "checks.traces",
-         "builds": "core.buildsconf"}
+         "builds": "core.buildsconf", "simulate": "core.simulate"}
 
 
 def prepared(name):

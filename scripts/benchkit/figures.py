@@ -45,7 +45,7 @@ import re
 import sys
 
 from benchkit import ROOT, registry, since, unmarked
-from benchkit.core import knobs
+from benchkit.core import knobs, sealing
 from benchkit.core.kinds import SUMMARIES, written
 from benchkit.core.documents import formatted, markdown_table
 
@@ -177,7 +177,7 @@ def check(root=ROOT, directory=SUMMARIES):
     outside a marker (unmarked.py)."""
     found = registry.loaded(directory)
     problems = [f"docs/results/{name}.json: {problem}" for name, summary in found.items()
-                for problem in registry.consistency(summary)]
+                for problem in registry.consistency(summary) + registry.pooled_again(summary, found)]
     problems += [f"docs/results/{path.name}: schema {json.loads(path.read_text()).get('schema')!r}: no kind publishes "
                  "it, so nothing checks it" for path in sorted(pathlib.Path(directory).glob("*.json"))
                  if path.stem not in found]
@@ -185,6 +185,10 @@ def check(root=ROOT, directory=SUMMARIES):
         problems += [f"docs/results/{name}.json: {problem}" for name, summary in found.items()
                      for problem in registry.sealed(
                          summary, lambda name=name: first_of(root, pathlib.Path(directory) / f"{name}.json"),
+                         lambda commit: since.known(root, commit))]
+        problems += [f"docs/results/{name}.json: {problem}" for name, summary in found.items()
+                     for problem in sealing.problems(
+                         summary, since.first_alike(root, pathlib.Path(directory) / f"{name}.json", sealing.alike(summary)),
                          lambda commit: since.known(root, commit))]
     problems += unmarked.problems(documents(root), root) + dead_links(root)
     for path in documents(root):

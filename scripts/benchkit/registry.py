@@ -10,7 +10,7 @@ import sys
 
 from benchkit import catalogue
 from benchkit.checks import traces
-from benchkit.core import cells, knobs
+from benchkit.core import cells, knobs, sealing, stats
 from benchkit.core.kinds import SUMMARIES, Kind, document_publisher, loaded as loaded_schemas
 from benchkit import compare
 from benchkit.experiments import chaos
@@ -71,6 +71,24 @@ def pooled(named, name, floors=None, again=None):
     noise floor of the same sessions and other sessions kept apart where given)."""
     designs = {summary.get("design") for summary in named.values()}
     return cells.pooled(named, name, DESIGN_POOL.get(designs.pop()) if len(designs) == 1 else None, floors, again)
+
+
+def pooled_again(summary, found):
+    """Where a pooled summary is not what its sessions' summaries (and its floor's and the sessions kept apart) pool
+    into again ([] where it is, or is not pooled): a round edited in the pool, its derived figures recomputed, is
+    consistent with itself, and only its sessions can tell."""
+    named = {flag: [s["name"] for s in part] for flag, part in (
+        ("sessions", summary.get("sessions", ())), ("floors", summary.get("floor", {}).get("sessions", ())),
+        ("again", summary.get("again", ())))}
+    if not named["sessions"]:
+        return []
+    missing = [n for names in named.values() for n in names if n not in found]
+    if missing:
+        return [f"pooled from {missing[0]}, which is not published: it cannot be pooled again"]
+    sessions, floors, apart = ({n: found[n] for n in named[flag]} or None for flag in ("sessions", "floors", "again"))
+    recomputed = json.loads(json.dumps(pooled(sessions, summary["name"], floors, apart)))
+    return [f"{path or 'the summary'} is not what its sessions pool into"
+            for path in stats.differences(sealing.unamended(summary), sealing.unamended(recomputed))[:3]]
 
 
 # A cell document is what a design's run wrote (the bench's too)

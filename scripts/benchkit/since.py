@@ -8,9 +8,12 @@ summary says so with a statement rendered from git, between markers
 and the command that shows how), and `figures check` fails where a page quotes such a summary without one, or where
 one is not what git gives now. The checkout's own tree is compared, so a change and the statement it makes stale are
 rendered and committed together."""
+import json
 import pathlib
 import re
 import subprocess
+
+from benchkit.core.sealing import AMENDED
 
 SINCE = re.compile(r"<!-- since (\S+) -->(.*?)<!-- /since -->", re.DOTALL)
 CODE = "services"  # the tree whose figures are measured: every build's code, its build files and builds.conf
@@ -20,7 +23,7 @@ NOT_SHIPPED = re.compile(r"/src/test/|^services/testing/|^services/\.mvn/")  # t
 
 def commits_of(summary):
     """The commits a summary's figures were measured at, in the order first met: its own, or every run's it holds
-    (a combined summary's "dce3321, 6cfbdd4" is two)."""
+    (a combined summary's "dce3321, 6cfbdd4" is two); an amendment's commit changed it, and measured nothing."""
     found = []
 
     def visit(value):
@@ -33,7 +36,7 @@ def commits_of(summary):
         elif isinstance(value, list):
             for item in value:
                 visit(item)
-    visit(summary)
+    visit({key: value for key, value in summary.items() if key != AMENDED})
     return list(dict.fromkeys(found))
 
 
@@ -55,6 +58,17 @@ def first_committed(root, path):
     added = git(root, "log", "--diff-filter=A", "--format=%H", "--", str(path)).stdout.split()
     return git(root, "show", f"{added[-1]}:{pathlib.Path(path).resolve().relative_to(pathlib.Path(root).resolve())}"
                ).stdout if added else None
+
+
+def first_alike(root, path, alike):
+    """The oldest committed version of a file that alike(version) accepts, as data, with its commit: (commit, data),
+    or None (a file not committed yet, or none alike)."""
+    relative = pathlib.Path(path).resolve().relative_to(pathlib.Path(root).resolve())
+    for commit in reversed(git(root, "log", "--format=%H", "--", str(path)).stdout.split()):
+        version = json.loads(git(root, "show", f"{commit}:{relative}").stdout)
+        if alike(version):
+            return commit, version
+    return None
 
 
 def changed_files(root, commit):

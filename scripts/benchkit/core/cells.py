@@ -10,7 +10,7 @@ import json
 import sys
 
 from benchkit import FLOOR, NAMES
-from benchkit.core import documents, results, sizes
+from benchkit.core import documents, results, sealing, sizes
 
 SCHEMA = "reactive-bench/cells/1"
 MODE, BUILD = "mode", "build"  # the axes a design compares along
@@ -185,7 +185,7 @@ def pooled(named, name, extra=None, floors=None, again=None):
                                 "session_round": r.get("round", index)}
                                for index, r in enumerate(mine[key(cell)]["rounds"], start=1)]
         offset += document["rounds"]
-    whole = {**{k: v for k, v in first.items() if k not in ("name", "cells")},
+    whole = {**{k: v for k, v in first.items() if k not in ("name", "cells", sealing.AMENDED)},
              "name": name, "commit": ", ".join(dict.fromkeys(d["commit"] for _, d in sessions)),
              "timestamp": sessions[-1][1]["timestamp"], "rounds": offset,
              "modes": [mode for mode in first["modes"] if mode not in left_out],
@@ -290,34 +290,6 @@ def table(document):
     return rows
 
 
-# what a team reads off a comparison: what a build carries, the latency it gives at a load, what it costs; and which
-# way is better for each (True: higher)
-VERDICT_FIGURES = ("complete_per_s", "open_p99", "capacity_per_s", "cpu_ms_per_complete_background_off")
-HIGHER_IS_BETTER = {"complete_per_s": True, "open_p99": False, "capacity_per_s": True,
-                    "cpu_ms_per_complete_background_off": False, "peak_memory_mib": False}
-
-
-def judged(document):
-    """[(what the row names, side, figure's key, its label, side / reference, its verdict)] of every set of compared
-    cells and figure of VERDICT_FIGURES that has a ratio: the one verdict every kind of result has (verdict)."""
-    return [(name if len(sides(document)) == 2 else f"{name}: {cell[document['compared']]}", cell[document["compared"]],
-             key, LABELS[key], cell["ratios"][key], verdict(document, cell, key))
-            for name, _, cells in compared(document) for cell in cells for key in VERDICT_FIGURES
-            if cell.get("ratios", {}).get(key)]
-
-
-def verdicts(document):
-    """Per set of compared cells and figure of VERDICT_FIGURES: side / reference and its verdict."""
-    names = sides(document)
-    a, b = names[0], (names[1] if len(names) == 2 else "each")
-    return [["build", "figure", f"{b} / {a} (lowest–highest round)", f"{b} against {a}"],
-            *([name, figure, documents.ratio_text(ratio), said] for name, _, _, figure, ratio, said in judged(document))]
-
-
-QUOTED_SESSIONS, QUOTED_ROUNDS = 2, 6  # what a cell's verdict rests on at least: sessions (hours apart), rounds
-AHEAD, LEVEL, BEHIND = "ahead", "level", "behind"
-
-
 def floor_build(document, cell):  # the build whose floor judges a cell: the reference build, or an A/B's own build
     return cell["build"] if document["compared"] == MODE else document["reference"]
 
@@ -326,15 +298,6 @@ def floor_of(document, cell):
     """The noise floor's cell at the cell's size (floor_build again over itself), or None."""
     return next((c for c in document.get("floor", {}).get("cells", ()) if c["mode"] == FLOOR_SIDE
                  and c["size"] == cell["size"] and c["build"] == floor_build(document, cell)), None)
-
-
-def by_session(cell, ratio):
-    """{session: [the ratio of each of its rounds that has one]} of a pooled cell (one session "" where unpooled)."""
-    found = {}
-    for measured, value in zip(cell["rounds"], ratio["rounds"]):
-        if value is not None:
-            found.setdefault(measured.get("session", ""), []).append(value)
-    return found
 
 
 def sessions_of(document):  # the names of its sessions in time order ([""] for one not pooled)
@@ -346,40 +309,3 @@ def in_session(cell, key, session, ratio=False):
     values = cell["ratios"][key]["rounds"] if ratio else [r.get(key) for r in cell["rounds"]]
     return vars(results.Figure.of("", [value for r, value in zip(cell["rounds"], values)
                                        if r.get("session", "") == session]))
-
-
-def verdict(document, cell, key):
-    """A compared cell's word on one figure of VERDICT_FIGURES, from every round's ratio to the reference against the
-    noise floor's band: "ahead" where every round's ratio lies beyond it on the better side (as HIGHER_IS_BETTER
-    says), "behind" on the worse side, else "level". No word but why where the cell rests on fewer
-    than QUOTED_SESSIONS sessions or QUOTED_ROUNDS rounds, where its sessions' intervals do not overlap (they
-    disagree: not averaged away), or where there is no floor."""
-    ratio = cell.get("ratios", {}).get(key)
-    if not ratio or ratio["median"] is None:
-        return "–"
-    sessions = by_session(cell, ratio)
-    rounds = sum(len(values) for values in sessions.values())
-    if len(sessions) < QUOTED_SESSIONS or rounds < QUOTED_ROUNDS:
-        return "no verdict (too few sessions)" if len(sessions) < QUOTED_SESSIONS else "no verdict (too few rounds)"
-    if max(min(values) for values in sessions.values()) > min(max(values) for values in sessions.values()):
-        return "sessions disagree"  # two sessions' intervals do not overlap
-    noise = band(floor_of(document, cell), key)
-    if noise is None:
-        return "no verdict (no floor)"
-    higher = HIGHER_IS_BETTER[key]
-    if ratio["low"] > noise[1]:
-        return AHEAD if higher else BEHIND
-    if ratio["high"] < noise[0]:
-        return BEHIND if higher else AHEAD
-    return LEVEL
-
-
-def band(floor, key):
-    """(low, high): how far the noise floor's rounds lie from 1 on one figure, either way: which side of an A/A is A
-    is chance, so a round's A again / A of 1.2 says that 1 / 1.2 could have been measured as well. None without one."""
-    ratio = floor and floor.get("ratios", {}).get(key)
-    rounds = [r for r in (ratio or {}).get("rounds", ()) if r]
-    if not rounds:
-        return None
-    farthest = max(max(r, 1 / r) for r in rounds)
-    return 1 / farthest, farthest

@@ -151,7 +151,8 @@ def run(platform, design, directory, extra=None, on_cell=None, kept=None):
     environment = platform.environment(platform.where, rounds, True)
     groups = design.groups()
     document = celldoc.document(design, environment, rounds,
-                                {"iterations": iterations, "order_seed": seed(), **(extra or {})},
+                                {"iterations": iterations, "order_seed": seed(),
+                                 "forks": design.restart == EACH_CELL, **(extra or {})},
                                 [(build, variant.mode, variant.size) for group in groups for build, variant in group])
     if design.ergonomics:
         document["ergonomics"] = {}

@@ -1,9 +1,9 @@
-"""A verdict is a word from every round of every session against the noise floor's, and the answer table shows it:
-ahead or behind only beyond every round of the floor, none from too few sessions or rounds, none where sessions
-disagree; a floor pools only with the sessions it was measured in."""
+"""A verdict is a word read off a cell's interval against the equivalence margin (core.decide), and the answer table
+shows it: none from one session, none where an A/A failed its calibration or none was measured; a floor pools only
+with the sessions it was measured in."""
 import pytest
 
-from benchkit.core import cells, results
+from benchkit.core import cells, decide, results, verdicts
 from benchkit.experiments import cpumap
 
 SIZES = ("0.5", "0")
@@ -45,42 +45,75 @@ def pooled(*sessions, floors=None):
                         floors=floors and {f"f{i}": d for i, d in enumerate(floors)})
 
 
-def two_sessions(**given):
-    return pooled(cpu_map("2026-11-29T08:00:00+00:00", **given), cpu_map("2026-11-29T11:00:00+00:00", **given),
+def two_sessions(v2_rates=(1700, 1750, 1800)):
+    """Two sessions whose v2 differs a little (so that the pooled spread is not 0), each with its A/A."""
+    later = tuple(rate - 50 for rate in v2_rates)
+    return pooled(cpu_map("2026-11-29T08:00:00+00:00", v2_rates=v2_rates),
+                  cpu_map("2026-11-29T11:00:00+00:00", v2_rates=later),
                   floors=[floor("2026-11-29T08:40:00+00:00"), floor("2026-11-29T11:40:00+00:00")])
 
 
 def verdict(document, build, key, size="0.5"):
-    return cells.verdict(document, cells.cell_of(document, build, size=size), key)
+    return verdicts.verdict(document, cells.cell_of(document, build, size=size), key)
 
 
-def test_ahead_and_behind_only_beyond_every_round_of_the_floor():
+def test_words_come_from_the_interval_against_the_margin():
     document = two_sessions()
-    assert verdict(document, "v2", "complete_per_s") == "ahead"
+    assert verdict(document, "v2", "complete_per_s") == "ahead"  # 1.72× (about 1.69–1.76): beyond 1.10
     assert verdict(document, "v2", "cpu_ms_per_complete_background_off") == "ahead"  # half the CPU: lower is better
     assert verdict(document, "v3", "capacity_per_s") == "behind"  # 300 against v1's 500
-    assert verdict(document, "v2", "open_p99") == "level"  # the same p99: within the floor
+    assert verdict(document, "v2", "open_p99") == "level"  # the same p99: an interval inside the margin
     assert verdict(document, "v3", "complete_per_s") == "level"
+    found = verdicts.interval(document, cells.cell_of(document, "v2", size="0.5"), "complete_per_s")
+    # two sessions' means, the spread pooled over the four compared cells: 4 degrees of freedom
+    assert (found.sessions, found.units, found.df, found.method) == (2, 2, 4, "sessions")
+    assert found.low < 1.72 < found.high and found.low > decide.MARGIN
 
 
-def test_a_ratio_inside_the_floor_s_spread_is_level_though_every_round_is_above_one():
-    # 1.02 to 1.04 in every round of both sessions: above 1 each time, yet within the floor's 0.98 to 1.03
+def test_a_ratio_inside_the_margin_is_level_though_every_round_is_above_one():
+    # 1.02 to 1.04 in every round of both sessions: above 1 each time, and shown within 1/1.10 to 1.10
     document = two_sessions(v2_rates=(1020, 1030, 1040))
     assert verdict(document, "v2", "complete_per_s") == "level"
 
 
-def test_no_verdict_from_one_session_or_without_a_floor():
+def test_one_session_or_no_a_a_gives_no_word():
     one = cpu_map("2026-11-29T08:00:00+00:00")
-    assert verdict(one, "v2", "complete_per_s") == "no verdict (too few sessions)"
-    without = pooled(cpu_map("2026-11-29T08:00:00+00:00"), cpu_map("2026-11-29T11:00:00+00:00"))
-    assert verdict(without, "v2", "complete_per_s") == "no verdict (no floor)"
+    # a CPU map's rounds share a start: one session is one independent ratio per cell, and no interval
+    assert verdicts.interval(one, cells.cell_of(one, "v2", size="0.5"), "complete_per_s") is None
+    assert verdict(one, "v2", "complete_per_s") == "undecided"
+    assert verdicts.decided(one, cells.cell_of(one, "v2", size="0.5"), "complete_per_s") == "– (one start: no interval)"
+    without = pooled(cpu_map("2026-11-29T08:00:00+00:00"), cpu_map("2026-11-29T11:00:00+00:00", v2_rates=(1700,) * 3))
+    assert verdicts.refusals(without) == ["no A/A in the same sessions"]
+    assert verdict(without, "v2", "complete_per_s") == "undecided"
 
 
-def test_sessions_whose_intervals_do_not_overlap_are_said_to_disagree_not_averaged():
-    document = pooled(cpu_map("2026-11-29T08:00:00+00:00", v2_rates=(1200, 1250, 1300)),
-                      cpu_map("2026-11-29T11:00:00+00:00", v2_rates=(1600, 1700, 1800)),
+def test_sessions_far_apart_leave_the_cell_undecided_with_what_it_could_have_told_apart():
+    document = pooled(cpu_map("2026-11-29T08:00:00+00:00", v2_rates=(1000, 1050, 1100)),
+                      cpu_map("2026-11-29T11:00:00+00:00", v2_rates=(1400, 1450, 1500)),
                       floors=[floor("2026-11-29T08:40:00+00:00"), floor("2026-11-29T11:40:00+00:00")])
-    assert verdict(document, "v2", "complete_per_s") == "sessions disagree"
+    cell = cells.cell_of(document, "v2", size="0.5")
+    assert verdict(document, "v2", "complete_per_s") == "undecided"
+    found = verdicts.interval(document, cell, "complete_per_s")
+    assert found.low < decide.MARGIN < found.high
+    assert verdicts.decided(document, cell, "complete_per_s").endswith(
+        f", detectable {decide.detectable(found):.2f}× either way")
+    assert decide.detectable(found) > found.estimate  # a larger effect than this one would have been told apart
+
+
+def test_a_session_whose_a_a_excludes_one_is_refused_and_no_word_stands():
+    # A again answered more than A in every fork of one session: the method found a difference where there is none
+    biased = [floor("2026-11-29T08:40:00+00:00", again=(1110, 1200, 1300)), floor("2026-11-29T11:40:00+00:00")]
+    document = pooled(cpu_map("2026-11-29T08:00:00+00:00"),
+                      cpu_map("2026-11-29T11:00:00+00:00", v2_rates=(1650, 1700, 1750)), floors=biased)
+    # complete answers/s and the capacity (half of it in these rounds), at each size
+    assert [r.split(":")[0] for r in verdicts.refusals(document)] == ["f0"] * 4
+    assert "complete answers/s at 0.5 CPU" in verdicts.refusals(document)[0]
+    assert verdict(document, "v2", "complete_per_s") == "undecided"
+    assert verdicts.decided(document, cells.cell_of(document, "v2", size="0.5"),
+                         "complete_per_s").endswith("undecided: a session's A/A failed")
+    row = [r for r in cpumap.answer_rows(document) if r[1].startswith("v1 again")][0]
+    assert row[2].endswith("excludes 1 in 1 session(s) of 2")
+    assert cpumap.sentences(document)[-1][0].startswith("No word stands: 4 A/A interval(s) exclude 1 (f0: ")
 
 
 def test_a_floor_pools_only_with_the_sessions_it_was_measured_in():
@@ -107,10 +140,12 @@ def test_a_floor_s_ratios_are_checked_like_the_cells():
 def test_the_answer_has_the_sizes_whose_quota_binds_the_whole_machine_and_the_floor():
     rows = cpumap.answer_rows(two_sessions())
     assert rows[0] == ["CPU per service", "build", "complete answers/s, closed", "capacity under the p99 bound",
-                       "CPU per complete answer", "p99 at the fixed rate", "peak memory", "rounds (sessions)"]
+                       "CPU per complete answer", "p99 at the fixed rate", "peak memory", "what it rests on"]
     half = [row for row in rows if row[0] == "0.5 CPU (the quota binds)"]
-    assert [row[1] for row in half] == ["v2 / v1", "v3 / v1", "v1 again / v1: the noise floor"]
-    assert half[0][2] == "1.75× (1.70–1.80) ahead" and half[0][-1] == "6 (2)"
+    assert [row[1] for row in half] == ["v2 / v1", "v3 / v1", "v1 again / v1: the A/A"]
+    found = verdicts.interval(two_sessions(), cells.cell_of(two_sessions(), "v2", size="0.5"), "complete_per_s")
+    assert half[0][2] == f"{found.estimate:.2f}× ({found.low:.2f}–{found.high:.2f}) ahead"
+    assert half[0][-1] == "6 rounds on 2 starts (2 sessions)" and half[2][-1] == "6 forks (2 sessions)"
     # one CPU for each of three services is more than two cores: the machine binds there, not the quota
     assert [row[0] for row in rows if row[1].startswith("not measured here")] == ["1 CPU", "2 CPU"]
     assert [row[1] for row in rows if row[0] == "no limit (the whole machine)"][:2] == ["v2 / v1", "v3 / v1"]
@@ -162,16 +197,3 @@ def test_a_session_kept_apart_is_set_beside_the_pooled_intervals():
     with pytest.raises(SystemExit, match="not another session"):
         cells.pooled({"s0": cpu_map("2026-11-29T08:00:00+00:00"), "s1": cpu_map("2026-11-29T11:00:00+00:00")}, "x",
                      again={"s2": floor("2026-11-29T18:00:00+00:00")})
-
-
-def test_the_floor_s_band_lies_either_side_of_one_whichever_side_of_the_a_a_came_out_ahead():
-    # A again answered more than A in every round (a JIT that compiled better in those starts): which side is A is
-    # chance, so the band is 1 / 1.30 to 1.30, and a ratio of 1 in every round is level, not behind
-    lucky = [floor("2026-11-29T08:40:00+00:00", again=(1110, 1200, 1300)),
-             floor("2026-11-29T11:40:00+00:00", again=(1150, 1250, 1200))]
-    document = pooled(cpu_map("2026-11-29T08:00:00+00:00"), cpu_map("2026-11-29T11:00:00+00:00"), floors=lucky)
-    assert cells.band(cells.floor_of(document, {"size": "0.5"}), "complete_per_s") == pytest.approx((1 / 1.3, 1.3))
-    assert verdict(document, "v3", "complete_per_s") == "level"  # 1.00 in every round
-    assert verdict(document, "v2", "complete_per_s") == "ahead"  # 1.70 to 1.80: beyond 1.30
-    row = [r for r in cpumap.answer_rows(document) if r[1].startswith("v1 again")][0]
-    assert row[2] == "1.20× (1.11–1.30), band 0.77–1.30"

@@ -7,7 +7,7 @@ document, core.cells: every round's figures, and B / A round by round), <name>.m
 import dataclasses
 
 from benchkit import ROOT, SERVICES, VERSIONS, info
-from benchkit.core import cells, design, documents, sizes
+from benchkit.core import cells, design, documents, sizes, verdicts
 from benchkit.core.design import CLOSED, OPEN, Design
 from benchkit.core.knobs import knob
 from benchkit.core.tunables import DATA, LATENCY_PROXY, Setting
@@ -154,5 +154,5 @@ def run(platform, spec, directory):
 
 
 # what a doc may show of an A/B's cell document (the registry's cell Kind)
-TABLES = {"ab": cells.table, "ab-verdicts": cells.verdicts}
+TABLES = {"ab": cells.table, "ab-verdicts": verdicts.table}
 RUN_FILES = tuple(f"{name}.json" for name in EXPERIMENTS)

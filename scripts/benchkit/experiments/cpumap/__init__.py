@@ -14,7 +14,7 @@ import pathlib
 import statistics
 
 from benchkit import BASELINE, NAMES, SERVICES, step
-from benchkit.core import calibration, cells as celldoc, charts, design, documents, results
+from benchkit.core import calibration, cells as celldoc, charts, design, documents, results, verdicts
 from benchkit.core.design import CLOSED, OPEN, Design
 from benchkit.core.knobs import knob, results_directory
 from benchkit.core.sizes import NO_LIMIT, given, label, rungs
@@ -191,10 +191,11 @@ ANSWER = (("complete_per_s", "complete answers/s, closed"), ("capacity_per_s", "
 
 
 ANSWER_TEXT = ("Each build over v1 at the sizes a pod's quota binds on this machine, and at the whole machine: the "
-               "median of the rounds' ratios (lowest–highest), and its verdict against the noise floor (make "
-               "noise-floor: v1 measured again as if it were another build): ahead or behind where every round lies "
-               "beyond the floor's band (as far from 1, either way, as its farthest round), else level. A verdict needs rounds of two sessions or more, hours "
-               "apart (make docs-figures COMBINE=… FLOOR=… pools them), whose intervals overlap.")
+               "estimate (the geometric mean of the cell's independent ratios), its 95 % interval, and its word "
+               "(core.decide): ahead or behind where the interval lies wholly beyond the equivalence margin, level "
+               "where it lies wholly inside it, else undecided, with the smallest effect its starts could have told "
+               "apart. A word rests on two sessions or more, hours apart (make docs-figures COMBINE=… FLOOR=… pools "
+               "them), each of whose A/A (v1 again over v1) contains 1.")
 
 
 def quota_binds(document, size):
@@ -206,45 +207,87 @@ def quota_binds(document, size):
 
 
 def measured_in(document, cell):
-    """"6 (2)": the rounds of a cell's ratio and the sessions they come from, and in how many of them its warm-up or
-    its reference's did not settle."""
+    """"6 rounds on 2 starts (2 sessions)", "6 forks (2 sessions)": what a cell's ratio rests on, and in how many of
+    its rounds its warm-up or its reference's did not settle."""
     reference = celldoc.reference_of(cell, document["cells"], document["compared"], document["reference"]) or cell
     unsettled = sum(r.get("settled") is False or b.get("settled") is False
                     for r, b in zip(cell["rounds"], reference["rounds"]))
-    return (f"{len(cell['rounds'])} ({len({r.get('session', '') for r in cell['rounds']})})"
-            + (f", {unsettled} with a warm-up unsettled" if unsettled else ""))
+    sessions = len({r.get("session", "") for r in cell["rounds"]})
+    rounds = (f"{len(cell['rounds'])} forks" if verdicts.forked(document)
+              else f"{len(cell['rounds'])} rounds on {sessions} starts")
+    return f"{rounds} ({sessions} sessions)" + (f", {unsettled} with a warm-up unsettled" if unsettled else "")
+
+
+def answer_sizes(document):
+    """[(size, why it is not a pod's answer here, or None)]: the ladder's sizes whose quota binds on this machine, and
+    the whole machine; the others named with why (the machine's cores run out before their quota binds)."""
+    found = []
+    for size in [*(r for r in Spec.sizes if not r.endswith("p") and r != NO_LIMIT), NO_LIMIT]:
+        if size != NO_LIMIT and not quota_binds(document, size):
+            why = "not a pod's answer here" if size in document["sizes"] else "not measured here"
+            found.append((size, f"{why}: {len(SERVICES)} services × {label(size)} need "
+                                f"{len(SERVICES) * given(size)[0]:g} CPUs of the machine's {celldoc.cores(document) or 'few'} "
+                                f"cores, which run out before the quota binds; `CPU_MAP_SIZES={size} make "
+                                "cpu-map-cluster` measures it on a cluster whose nodes can give it"))
+        elif size in document["sizes"]:
+            found.append((size, None))
+    return found
 
 
 def answer_rows(document):
     """The answer a team sizes pods by: at each size whose quota binds here, and at the whole machine, each build over
-    v1 on every ANSWER figure (the median of the rounds' ratios, the lowest and highest) with its verdict against the
-    noise floor (cells.verdict), and the floor itself (v1 again over v1); the ladder's other sizes, which the machine
-    cannot give three services, named with what measures them on a cluster."""
+    v1 on every ANSWER figure (verdicts.decided: estimate, interval, word), and the A/A (v1 again over v1), each of
+    whose sessions calibrates the method (its interval contains 1); the ladder's other sizes, which the machine cannot
+    give three services, named with what measures them on a cluster."""
     versions = [v for v in builds(document) if v != BASELINE]
-    cores = celldoc.cores(document)
-    rows = [["CPU per service", "build", *(name for _, name in ANSWER), "rounds (sessions)"]]  # of the build's cell
-    for size in [*(r for r in Spec.sizes if not r.endswith("p") and r != NO_LIMIT), NO_LIMIT]:
-        if size != NO_LIMIT and not quota_binds(document, size):
-            why = "not a pod's answer here" if size in document["sizes"] else "not measured here"
-            rows.append([label(size), f"{why}: {len(SERVICES)} services × {label(size)} need "
-                         f"{len(SERVICES) * given(size)[0]:g} CPUs of the machine's {cores or 'few'} cores, which run out "
-                         f"before the quota binds; `CPU_MAP_SIZES={size} make cpu-map-cluster` measures it on a cluster "
-                         "whose nodes can give it", *("" for _ in ANSWER), ""])
-            continue
-        if size not in document["sizes"]:
+    rows = [["CPU per service", "build", *(name for _, name in ANSWER), "what it rests on"]]
+    for size, why in answer_sizes(document):
+        if why:
+            rows.append([label(size), why, *("" for _ in ANSWER), ""])
             continue
         where = f"{label(size)}" + (" (the whole machine)" if size == NO_LIMIT else " (the quota binds)")
         for version in versions:
             cell = celldoc.cell_of(document, version, size=size)
             rows.append([where, f"{version} / {BASELINE}",
-                         *(f"{documents.ratio_text(celldoc.ratio(cell, key))} {celldoc.verdict(document, cell, key)}"
-                           for key, _ in ANSWER), measured_in(document, cell)])
+                         *(verdicts.decided(document, cell, key) for key, _ in ANSWER), measured_in(document, cell)])
         floor = celldoc.floor_of(document, {"size": size})
         if floor:
-            rows.append([where, f"{BASELINE} again / {BASELINE}: the noise floor",
-                         *(f"{documents.ratio_text(celldoc.ratio(floor, key))}, band {noise[0]:.2f}–{noise[1]:.2f}"
-                           if (noise := celldoc.band(floor, key)) else "–" for key, _ in ANSWER),
+            rows.append([where, f"{BASELINE} again / {BASELINE}: the A/A",
+                         *(a_a(document["floor"], floor, key) for key, _ in ANSWER),
                          measured_in(document["floor"], floor)])
+    return rows
+
+
+def a_a(floor, cell, key):
+    """The A/A's interval on one figure over every session, and whether each session's own contains 1."""
+    found = verdicts.interval(floor, cell, key)
+    if found is None:
+        return "–"
+    own = [verdicts.interval(floor, cell, key, session or None) for session in celldoc.sessions_of(floor)]
+    failed = sum(1 for i in own if i is not None and not i.low <= 1 <= i.high)
+    return (f"{found.estimate:.2f}× ({found.low:.2f}–{found.high:.2f}), "
+            + (f"excludes 1 in {failed} session(s) of {len(own)}" if failed else "contains 1 in every session"))
+
+
+def sentences(document):
+    """The answer in one sentence per size (rendered from the words, never typed): what v2 and v3 carry and what an
+    answer costs them, each against v1."""
+    rows = [["The answer, by CPU per service (v2 reactive, v3 virtual threads, each over v1 imperative)"]]
+    for size, why in answer_sizes(document):
+        if why:
+            continue
+        said = []
+        for version in (v for v in builds(document) if v != BASELINE):
+            cell = celldoc.cell_of(document, version, size=size)
+            (rate, rate_word), (cpu, cpu_word) = (verdicts.said(document, cell, key)
+                                                  for key in ("complete_per_s", CPU_PER_ANSWER))
+            said.append(f"{version} answers {rate} as many requests per second as v1 ({rate_word}), at {cpu} its CPU "
+                        f"per answer ({cpu_word})")
+        where = "with no limit (the whole machine)" if size == NO_LIMIT else f"at {label(size)} per service"
+        rows.append([f"{where[0].upper()}{where[1:]}, " + "; ".join(said) + "."])
+    refused = verdicts.refusals(document)
+    if refused:
+        rows.append([f"No word stands: {len(refused)} A/A interval(s) exclude 1 ({refused[0]})."])
     return rows
 
 
@@ -336,7 +379,7 @@ def map_consistency(document):
 
 # what a doc may show of a CPU map's cell document (the registry's cell Kind)
 TABLES = {"cpu-map": table, "cpu-map-headline": headline_rows, "cpu-map-against-no-limit": against_no_limit_rows,
-          "cpu-map-answer": answer_rows, "cpu-map-floor": floor_rows, "cpu-map-sessions": sessions_rows,
+          "cpu-map-answer": answer_rows, "cpu-map-sentences": sentences, "cpu-map-floor": floor_rows, "cpu-map-sessions": sessions_rows,
           "cpu-map-again": again_rows}
 CHARTS = {f"cpu-map-{version}": heat_map(version) for version in ("v2", "v3")}
 RUN_FILES = ("cpu-map.json",)

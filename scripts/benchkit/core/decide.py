@@ -1,0 +1,151 @@
+"""What a comparison decides: an estimate of a cell's ratio to its reference, a 95 % interval for it, and one of four
+words, read off the interval against one equivalence margin.
+
+- The estimate is the geometric mean of the cell's independent ratios: its forks' (every round from cold JVMs), or,
+  where its rounds share a start, one ratio per session (the geometric mean of that session's rounds).
+- The interval: with two sessions or more, a random-effects interval over the sessions' means, on the log scale,
+  whose variance is pooled over the document's cells of the same figure (a session is a level of variance of its
+  own: a machine, an hour, a start of everything, so it is sampled as one, Kalibera and Jones 2013); with one session
+  of forks, a t-interval over its forks' log ratios, pooled alike. The pooled variance is the estimate of one spread
+  from every cell at once: its degrees of freedom add up over the cells, so two sessions of four cells have four.
+  A hierarchical bootstrap is not used: with the handful of sessions a run here has, it cannot reach the tails it
+  resamples, and its interval is too narrow (core.simulate measures it).
+- The words (the interval against MARGIN):
+  ahead / behind: the interval lies wholly beyond the margin, on the better / worse side;
+  level: the interval lies wholly inside the margin (equivalence, as two one-sided tests show it);
+  undecided: any other case, shown with the smallest effect its forks could have called ahead (DETECTABLE_POWER).
+
+Everything is on the log scale, where a ratio and its inverse are as far from 1."""
+import dataclasses
+import functools
+import math
+import statistics
+
+# The equivalence margin: two builds whose ratio lies within 1/MARGIN–MARGIN are level. Chosen from this machine's
+# A/A (v1 against itself, every round a fresh start: noise-floor-55dd71c and -e4bf029): one start's complete
+# answers/s lay 0.10 from its session's mean on the log scale (the forks' pooled standard deviation), so an effect
+# under 10 % is smaller than what a team sees between two deployments of the same build, and not worth sizing by.
+MARGIN = 1.10
+CONFIDENCE = 0.95
+# how often, at most, the words may say ahead or behind where there is no difference (core.simulate; its tests hold it)
+WRONG_AT_MOST = 0.05
+# the power at which undecided's detectable effect is given: the effect these forks would call ahead 4 times in 5
+DETECTABLE_POWER = 0.80
+AHEAD, LEVEL, BEHIND, UNDECIDED = "ahead", "level", "behind", "undecided"
+WORDS = (AHEAD, LEVEL, BEHIND, UNDECIDED)
+
+
+@dataclasses.dataclass(frozen=True)
+class Interval:
+    """A cell's estimate (a ratio), its interval, and what they rest on."""
+    estimate: float
+    low: float
+    high: float
+    units: int  # the independent ratios it rests on: forks, or sessions where a session's rounds share a start
+    sessions: int
+    df: int  # the degrees of freedom of the pooled spread
+    standard_error: float  # of the log estimate
+    method: str  # "sessions" (random effects over the sessions' means) or "forks" (one session's forks)
+
+
+def word(interval, higher_is_better=True, margin=MARGIN):
+    """The interval's word against the margin (see the module's text); undecided where there is none."""
+    if interval is None:
+        return UNDECIDED
+    better = interval.low > margin if higher_is_better else interval.high < 1 / margin
+    worse = interval.high < 1 / margin if higher_is_better else interval.low > margin
+    if better:
+        return AHEAD
+    if worse:
+        return BEHIND
+    return LEVEL if 1 / margin < interval.low and interval.high < margin else UNDECIDED
+
+
+def detectable(interval, margin=MARGIN):
+    """The smallest ratio (above 1) that an interval of this spread would lie wholly beyond the margin for, with
+    DETECTABLE_POWER: what undecided's forks could have told apart."""
+    if interval is None:
+        return None
+    quantile = t_quantile(1 - (1 - CONFIDENCE) / 2, interval.df)
+    power = t_quantile(DETECTABLE_POWER, interval.df)
+    return math.exp(math.log(margin) + (quantile + power) * interval.standard_error)
+
+
+def units_by_session(rounds, ratios, forked):
+    """{session: [log ratio of each independent unit]}: every round where the rounds are forks, else one unit per
+    session, the mean of its rounds' logs (rounds on one start are not independent of each other)."""
+    found = {}
+    for measured, value in zip(rounds, ratios):
+        if value:
+            found.setdefault(measured.get("session", ""), []).append(math.log(value))
+    return found if forked else {session: [statistics.fmean(values)] for session, values in found.items()}
+
+
+def intervals(cells):
+    """{name: Interval or None} of cells that share one spread ({name: {session: [log ratios]}}, as
+    units_by_session gives them): random effects over session means where the cells have two sessions or more, else
+    a t-interval over one session's units; None where a cell has too little to estimate from, or the pooled spread
+    has no degrees of freedom."""
+    multi = {name: found for name, found in cells.items() if len(found) >= 2}
+    if multi:
+        result = pooled({name: [statistics.fmean(units) for units in found.values()] for name, found in multi.items()})
+        return {name: result.get(name) for name in cells}
+    single = {name: next(iter(found.values())) for name, found in cells.items() if found}
+    result = pooled(single, method="forks") if single else {}
+    return {name: result.get(name) for name in cells}
+
+
+def pooled(groups, method="sessions"):
+    """{name: Interval}: each group's mean (on the log scale) with a t-interval whose variance is pooled over every
+    group ({name: [values]}; a group of one value adds no degree of freedom but is given one too)."""
+    df = sum(len(values) - 1 for values in groups.values())
+    if df < 1:
+        return {name: None for name in groups}
+    spread = math.sqrt(sum((v - statistics.fmean(values)) ** 2 for values in groups.values() for v in values) / df)
+    quantile = t_quantile(1 - (1 - CONFIDENCE) / 2, df)
+    found = {}
+    for name, values in groups.items():
+        mean, error = statistics.fmean(values), spread / math.sqrt(len(values))
+        found[name] = Interval(math.exp(mean), math.exp(mean - quantile * error), math.exp(mean + quantile * error),
+                               len(values), len(values) if method == "sessions" else 1, df, error, method)
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def t_quantile(p, df):
+    """The p-quantile of Student's t with df degrees of freedom (bisection on its distribution function)."""
+    low, high = -1e3, 1e3
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (middle, high) if t_cdf(middle, df) < p else (low, middle)
+    return (low + high) / 2
+
+
+def t_cdf(t, df):
+    """Student's t distribution function, from the regularized incomplete beta function."""
+    tail = 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t))
+    return 1 - tail if t > 0 else tail
+
+
+def incomplete_beta(a, b, x):
+    """The regularized incomplete beta function I_x(a, b), by its continued fraction (Lentz's method), on whichever
+    side of the mean it converges fast."""
+    if x <= 0 or x >= 1:
+        return 0.0 if x <= 0 else 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x > (a + 1) / (a + b + 2):
+        return 1 - incomplete_beta(b, a, 1 - x)
+    tiny, c, d = 1e-300, 1.0, 1 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    fraction = d
+    for m in range(1, 300):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1 + numerator * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            fraction *= c * d
+        if abs(c * d - 1) < 1e-15:
+            break
+    return front * fraction / a

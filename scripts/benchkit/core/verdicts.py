@@ -1,0 +1,106 @@
+"""What a comparison's cells decide (core.decide, on a cell document of core.cells): each compared cell's estimate, its
+95 % interval and its word on every figure a team reads off a comparison, the A/A's calibration of the method in each
+session, and why a document's words cannot stand."""
+from benchkit.core import decide, documents, sizes
+from benchkit.core.cells import (FLOOR_DESIGN, FLOOR_SIDE, LABELS, MODE, compared, key, sessions_of, sides)
+
+# what a team reads off a comparison: what a build carries, the latency it gives at a load, what it costs; and which
+# way is better for each (True: higher)
+VERDICT_FIGURES = ("complete_per_s", "open_p99", "capacity_per_s", "cpu_ms_per_complete_background_off")
+HIGHER_IS_BETTER = {"complete_per_s": True, "open_p99": False, "capacity_per_s": True,
+                    "cpu_ms_per_complete_background_off": False, "peak_memory_mib": False}
+
+
+def judged(document):
+    """[(what the row names, side, figure's key, its label, side / reference, its verdict)] of every set of compared
+    cells and figure of VERDICT_FIGURES that has a ratio: the one verdict every kind of result has (verdict)."""
+    return [(name if len(sides(document)) == 2 else f"{name}: {cell[document['compared']]}", cell[document["compared"]],
+             figure_key, LABELS[figure_key], cell["ratios"][figure_key], decided(document, cell, figure_key))
+            for name, _, cells in compared(document) for cell in cells for figure_key in VERDICT_FIGURES
+            if cell.get("ratios", {}).get(figure_key)]
+
+
+def table(document):
+    """Per set of compared cells and figure of VERDICT_FIGURES: side / reference, its interval and its verdict."""
+    names = sides(document)
+    a, b = names[0], (names[1] if len(names) == 2 else "each")
+    return [["build", "figure", f"{b} / {a} (lowest–highest round)", f"{b} against {a}: estimate (95 % interval), word"],
+            *([name, figure, documents.ratio_text(ratio), said] for name, _, _, figure, ratio, said in judged(document))]
+
+
+# A published word rests on this many sessions at least (hours apart, everything started again): one session's
+# interval speaks of that session alone, as a session is a level of variance of its own (core.simulate shows how often
+# one session's word is wrong about the next).
+QUOTED_SESSIONS = 2
+
+
+def forked(document):
+    """Whether a document's rounds are forks, every cell's services started from cold JVMs in every round: design.run
+    says so ("forks"); before it did, every design that compared modes restarted every cell (two modes of one build
+    cannot run at once), and no other did."""
+    return document.get("forks", document["compared"] == MODE)
+
+
+def interval(document, cell, figure_key, session=None):
+    """decide.Interval of a compared cell's ratio to its reference on one figure, its spread pooled over the
+    document's compared cells of that figure (over one session's rounds alone, where one is named); None where it
+    has too little to rest on."""
+    found = {}
+    for c in document["cells"]:
+        ratio_ = (c.get("ratios") or {}).get(figure_key)
+        if ratio_:
+            rounds = [(r, v) for r, v in zip(c["rounds"], ratio_["rounds"])
+                      if session is None or r.get("session", "") == session]
+            found[key(c)] = decide.units_by_session([r for r, _ in rounds], [v for _, v in rounds], forked(document))
+    return decide.intervals(found).get(key(cell))
+
+
+def verdict(document, cell, figure_key):
+    """A compared cell's word on one figure (decide.word, the better side as HIGHER_IS_BETTER says): undecided where
+    it rests on fewer than QUOTED_SESSIONS sessions, or where a session's A/A failed its calibration (refusals)."""
+    found = interval(document, cell, figure_key)
+    if found is None or found.sessions < QUOTED_SESSIONS or refusals(document):
+        return decide.UNDECIDED
+    return decide.word(found, HIGHER_IS_BETTER.get(figure_key, True))
+
+
+def decided(document, cell, figure_key):
+    """"1.83× (1.60–2.09) ahead": a compared cell's estimate, its interval and its word (said)."""
+    return " ".join(said(document, cell, figure_key))
+
+
+def said(document, cell, figure_key):
+    """("1.83× (1.60–2.09)", "ahead"): the estimate with its interval, and its word; an undecided cell's with the
+    smallest effect its starts could have told apart, or why it has no word (("–", …) where it has no interval)."""
+    found = interval(document, cell, figure_key)
+    if found is None:
+        return ("–", "(one start: no interval)") if cell.get("ratios", {}).get(figure_key) else ("–", "")
+    word = verdict(document, cell, figure_key)
+    if word == decide.UNDECIDED:
+        refused = refusals(document)
+        word += (": one session" if found.sessions < QUOTED_SESSIONS else f": {refused[0]}"
+                 if refused == ["no A/A in the same sessions"] else ": a session's A/A failed" if refused
+                 else f", detectable {decide.detectable(found):.2f}× either way")
+    return f"{found.estimate:.2f}× ({found.low:.2f}–{found.high:.2f})", word
+
+
+def calibration(floor):
+    """[(session, size, figure's key, decide.Interval)] of a noise-floor document: the A/A (a build again over itself,
+    every round a fork) in each of its sessions on each figure of VERDICT_FIGURES, pooled over its sizes. Each
+    interval must contain 1: the method, run on no difference, must find none."""
+    return [(session, c["size"], figure_key, found)
+            for session in sessions_of(floor) for figure_key in VERDICT_FIGURES for c in floor["cells"]
+            if c["mode"] == FLOOR_SIDE and (found := interval(floor, c, figure_key, session or None)) is not None]
+
+
+def refusals(document):
+    """Why a document's words cannot stand: no A/A measured in its sessions, or each session whose A/A excludes 1 on
+    a figure (calibration), as "noise-floor-x: the A/A 1.22× (1.07–1.39) complete answers/s at 0.5 CPU"."""
+    floor = document.get("floor") or (document if document.get("design") == FLOOR_DESIGN else None)
+    if not floor:
+        return ["no A/A in the same sessions"]
+    return [f"{session or floor.get('name', '')}: the A/A {found.estimate:.2f}× ({found.low:.2f}–{found.high:.2f}) "
+            f"{LABELS[figure_key]} at {sizes.label(size)}" for session, size, figure_key, found in calibration(floor)
+            if not found.low <= 1 <= found.high]
+
+
