@@ -195,8 +195,8 @@ step "Each build by CPU per service: a short CPU map of v1 at half a CPU (make c
 # what it was given, the quota holds the loaded build back; no limit at all is how every other run here runs. v1 here,
 # v2 in make test-cluster's pods (its event loops sized by the limit); the map's ratios between builds are
 # test_cpumap's, as every Design's are the engine's (make test-e2e's smoke bench computes them for every build).
-expect "v1 restarts with each service's JVM under a quota of half a CPU, and is measured" \
-  run cpu-map "$WORK/cpu-map" VERSIONS=v1 CPU_MAP_SIZES=0.5 RUNS=1 ITERATIONS=10 \
+expect "v1 restarts with each service's JVM under a quota of half a CPU in each of two rounds, and is measured" \
+  run cpu-map "$WORK/cpu-map" VERSIONS=v1 CPU_MAP_SIZES=0.5 RUNS=2 ITERATIONS=10 \
   WARMUP_ITERATIONS=10 WARMUP_MAX_WINDOWS=1 OPEN_RATE=40 CAPACITY_SHARES=0.3 OPEN_SECONDS=3
 expect "cpu-map.json: v1 measured at half a CPU, each JVM under that quota counting one processor, throttled when loaded" \
   benchkit check "$WORK/cpu-map/cpu-map.json" \
@@ -205,6 +205,11 @@ expect "cpu-map.json: v1 measured at half a CPU, each JVM under that quota count
   'all(any(t and t["throttled"] > 0 for t in r["throttling"].values()) for c in d["cells"] for r in c["rounds"])' \
   'all(r["scheduling"][s]["voluntary_switches"] > 0 and r["scheduling"][s]["threads"] > 1 for c in d["cells"] for r in c["rounds"] for s in ("web-api", "articles", "authors"))' \
   'all(r["open_p99"] > 0 and r["capacity_steps"] and r["bound_by"]["by"] == "quota" for c in d["cells"] for r in c["rounds"])'
+expect "cpu-map.json: every round a fork, each service's JVM started anew (its start differs), with its time to ready, to the first complete answer, and its peak memory" \
+  benchkit check "$WORK/cpu-map/cpu-map.json" \
+  'd["forks"] and len({r["fork"][s]["started"] for c in d["cells"] for r in c["rounds"] for s in ("web-api", "articles", "authors")}) == 6' \
+  'all(0 < r["fork"][s]["ready_s"] <= r["fork"]["first_answer_s"] < 600 for c in d["cells"] for r in c["rounds"] for s in ("web-api",))' \
+  'all(r["peak_memory_mib_by_service"][s] > 0 for c in d["cells"] for r in c["rounds"] for s in ("web-api", "articles", "authors"))'
 expect "after the CPU map every service runs outside any quota again" bash -c "
   ! grep -q reactive-bench /proc/\$(cat '$PID_DIR/web-api-v1.pid')/cgroup /proc/\$(cat '$PID_DIR/authors-v1.pid')/cgroup"
 

@@ -372,7 +372,8 @@ expect "cpu-map.json (pods): v2 measured at 0.5 CPU, each JVM under that limit c
   'all(s["event_loop_count"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v2"].values())' \
   'any(t and t["throttled"] > 0 for t in d["cells"][0]["rounds"][0]["throttling"].values())' \
   'd["cells"][0]["rounds"][0]["open_p99"] > 0 and len(d["cells"][0]["rounds"][0]["capacity_steps"]) == 1' \
-  'all(d["cells"][0]["rounds"][0]["scheduling"][s]["voluntary_switches"] > 0 and d["cells"][0]["rounds"][0]["scheduling"][s]["packets"] > 0 for s in ("web-api", "articles", "authors"))'
+  'all(d["cells"][0]["rounds"][0]["scheduling"][s]["voluntary_switches"] > 0 and d["cells"][0]["rounds"][0]["scheduling"][s]["packets"] > 0 for s in ("web-api", "articles", "authors"))' \
+  'd["forks"] and all(0 < d["cells"][0]["rounds"][0]["fork"][s]["ready_s"] <= d["cells"][0]["rounds"][0]["fork"]["first_answer_s"] for s in ("web-api",))'
 runs_as_deployed() { # every Deployment of v2 with the resources and variables it was deployed with
   local now
   now=$(as_deployed)

@@ -230,12 +230,27 @@ def ratio(cell, key):
     return cell.get("ratios", {}).get(key)
 
 
+def same_forks(document):
+    """Where a document says its rounds are forks and two rounds of a cell name one JVM start of a service (their
+    "fork": each service's process_start_time_seconds; rounds before it was kept name none)."""
+    if not document.get("forks"):
+        return []
+    found = []
+    for c in document["cells"]:
+        starts = [(r["fork"][service]["started"], service) for r in c["rounds"] if r.get("fork")
+                  for service in r["fork"] if isinstance(r["fork"][service], dict) and r["fork"][service].get("started")]
+        if len(starts) != len(set(starts)):
+            found.append(f"{c['build']}, {variant_name(c['mode'], c['size'])}: two rounds name one start of a service,"
+                         " though its rounds are forks")
+    return found
+
+
 def consistency(document):
     """Where a cell document's ratios (and its floor's, and those of each session kept apart) are not what its rounds
-    give ([] when none is)."""
+    give, or its forks are not ([] when none is)."""
     return [f"{c['build']}, {variant_name(c['mode'], c['size'])}: {key} not what its rounds give"
             for c, again in zip(document["cells"], with_ratios(document))
-            for key in DERIVED if c.get(key) != again.get(key)] \
+            for key in DERIVED if c.get(key) != again.get(key)] + same_forks(document) \
         + [f"floor: {problem}" for problem in (consistency(document["floor"]) if "floor" in document else [])] \
         + [f"{session['name']}: {problem}" for session in document.get("again", ()) for problem in consistency(session)]
 

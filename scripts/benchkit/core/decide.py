@@ -81,28 +81,29 @@ def units_by_session(rounds, ratios, forked):
     return found if forked else {session: [statistics.fmean(values)] for session, values in found.items()}
 
 
-def intervals(cells):
+def intervals(cells, confidence=CONFIDENCE):
     """{name: Interval or None} of cells that share one spread ({name: {session: [log ratios]}}, as
     units_by_session gives them): random effects over session means where the cells have two sessions or more, else
     a t-interval over one session's units; None where a cell has too little to estimate from, or the pooled spread
     has no degrees of freedom."""
     multi = {name: found for name, found in cells.items() if len(found) >= 2}
     if multi:
-        result = pooled({name: [statistics.fmean(units) for units in found.values()] for name, found in multi.items()})
+        result = pooled({name: [statistics.fmean(units) for units in found.values()] for name, found in multi.items()},
+                        confidence=confidence)
         return {name: result.get(name) for name in cells}
     single = {name: next(iter(found.values())) for name, found in cells.items() if found}
-    result = pooled(single, method="forks") if single else {}
+    result = pooled(single, method="forks", confidence=confidence) if single else {}
     return {name: result.get(name) for name in cells}
 
 
-def pooled(groups, method="sessions"):
+def pooled(groups, method="sessions", confidence=CONFIDENCE):
     """{name: Interval}: each group's mean (on the log scale) with a t-interval whose variance is pooled over every
     group ({name: [values]}; a group of one value adds no degree of freedom but is given one too)."""
     df = sum(len(values) - 1 for values in groups.values())
     if df < 1:
         return {name: None for name in groups}
     spread = math.sqrt(sum((v - statistics.fmean(values)) ** 2 for values in groups.values() for v in values) / df)
-    quantile = t_quantile(1 - (1 - CONFIDENCE) / 2, df)
+    quantile = t_quantile(1 - (1 - confidence) / 2, df)
     found = {}
     for name, values in groups.items():
         mean, error = statistics.fmean(values), spread / math.sqrt(len(values))

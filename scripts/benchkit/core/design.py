@@ -12,7 +12,7 @@ import time
 
 from benchkit import BASELINE, info, step
 from benchkit.core import cells as celldoc, knobs, load, sizes
-from benchkit.core.protocol import background, closed_round, open_round, order, seed, warm_up
+from benchkit.core.protocol import background, closed_round, fork, open_round, order, seed, warm_up
 from benchkit.core.tunables import environments
 
 CLOSED, OPEN = "closed", "open"  # the phases: every cell has the closed one; the open one after it (rate and ladder)
@@ -42,9 +42,11 @@ class Design:
     compared: str = celldoc.MODE  # MODE: each build's modes against its first; BUILD: each build against BASELINE
     phases: tuple = (CLOSED,)
     settings: tuple = ()  # the tunables.Setting the modes' values set
-    # EACH_CELL: every cell from a cold JVM in every round (two modes of one build cannot run at once); EACH_SIZE: every
-    # build started once at a size, warmed once, then measured round after round; AS_RUNNING: every build as it runs
-    # (deployed, or as the experiment started it), warmed once
+    # EACH_CELL: every cell from a cold JVM in every round (two modes of one build cannot run at once), one build's
+    # rounds after another's; EACH_ROUND: every build of a size from cold JVMs in every round, the builds in the round's
+    # drawn order (every round a fork of each, as the CPU map measures them); EACH_SIZE: every build started once at a
+    # size, warmed once, then measured round after round; AS_RUNNING: every build as it runs (deployed, or as the
+    # experiment started it), warmed once
     restart: str = "each cell"
     # at NO_LIMIT: False, no limit (in pods, the chart's limit taken off: the CPU map's and the A/Bs' whole machine);
     # True, every build under the limits it was deployed with (the sweep without a size tunes the pods as they run)
@@ -79,7 +81,8 @@ class Design:
         return found
 
 
-EACH_CELL, EACH_SIZE, AS_RUNNING = "each cell", "each size", "as running"
+EACH_CELL, EACH_ROUND, EACH_SIZE, AS_RUNNING = "each cell", "each round", "each size", "as running"
+FORKED = (EACH_CELL, EACH_ROUND)  # the restarts that make every round a fork: cold JVMs, warmed again
 
 
 def lengths(iterations, warmup):
@@ -109,7 +112,7 @@ def started(platform, design, build, variant):
         return platform.reconfigure(build, environment, fresh=True)
     # fresh: a cell measured again at the size it already runs at starts from a cold JVM as well (the noise floor)
     return platform.size(build, *sizes.given(variant.size), environments=environment or None,
-                         fresh=design.restart == EACH_CELL)
+                         fresh=design.restart in FORKED)
 
 
 def warmed(build, running, runs_dir, warmup):
@@ -152,7 +155,7 @@ def run(platform, design, directory, extra=None, on_cell=None, kept=None):
     groups = design.groups()
     document = celldoc.document(design, environment, rounds,
                                 {"iterations": iterations, "order_seed": seed(),
-                                 "forks": design.restart == EACH_CELL, **(extra or {})},
+                                 "forks": design.restart in FORKED, **(extra or {})},
                                 [(build, variant.mode, variant.size) for group in groups for build, variant in group])
     if design.ergonomics:
         document["ergonomics"] = {}
@@ -197,14 +200,18 @@ def progress(position, groups, measured, seconds):
 def measure_group(platform, design, group, position, rounds, runs_dir, iterations, warmup, keep, document):
     """A group's rounds, each cell's figures given to keep(build, variant, figures)."""
     running = {}
-    if design.restart != EACH_CELL:  # every build of the group started, then each warmed, once
+
+    def warmed_fork(build, it):  # what a JVM chose, after its first warm-up: the threads it starts on demand exist
+        seen = document["ergonomics"].setdefault(sizes.label(group[0][1].size), {}) if design.ergonomics else {build}
+        if build not in seen:
+            seen[build] = it.ergonomics()
+    if design.restart not in FORKED:  # every build of the group started, then each warmed, once
         running = {build: started(platform, design, build, variant) for build, variant in group}
         running = {build: (it, *warmed(build, it, runs_dir, warmup)) for build, it in running.items()}
-        if design.ergonomics:  # after the warm-up: the threads a JVM starts on demand exist by now
-            document["ergonomics"][sizes.label(group[0][1].size)] = {
-                build: it.ergonomics() for build, (it, *_) in running.items()}
+        for build, (it, *_) in running.items():
+            warmed_fork(build, it)
     measure_rounds(platform, design, group, position, range(1, rounds + 1), runs_dir, iterations, warmup, keep,
-                   running)
+                   running, warmed_fork)
     for extra in range(1, design.extra_rounds + 1 if rounds > 1 else 1):
         disagree = design.again(document)
         wanted = [(build, variant) for build, variant in group if variant.mode in disagree]
@@ -212,26 +219,32 @@ def measure_group(platform, design, group, position, rounds, runs_dir, iteration
             break
         info(f"round {rounds + extra}: {len(wanted)} cell(s) measured again ({design.name}: their rounds disagree)")
         measure_rounds(platform, design, wanted, position, (rounds + extra,), runs_dir, iterations, warmup, keep,
-                       running)
+                       running, warmed_fork)
 
 
-def measure_rounds(platform, design, cells, position, numbers, runs_dir, iterations, warmup, keep, running):
+def measure_rounds(platform, design, cells, position, numbers, runs_dir, iterations, warmup, keep, running,
+                   warmed_fork=lambda build, it: None):
     """The cells' rounds of these numbers, the machine's speed measured before each; running: {build: (the build,
-    its warm-up, its background)} of the builds already warmed (a build measured from a cold JVM in every cell is
-    started and warmed here, cell by cell)."""
+    its warm-up, its background)} of the builds already warmed (a build measured from a cold JVM in every round is
+    started and warmed here, cell by cell, and its fork's identity and start kept with its figures: protocol.fork;
+    warmed_fork(build, it) after each such warm-up)."""
     for round_ in numbers:
         speed = platform.calibrate()
         info(f"round {round_}: the calibration job took {speed:.2f} s")
         for place, (build, variant) in enumerate(in_round(design, cells, round_, position), start=1):
             step(f"{build}: {design.name}, {celldoc.variant_name(variant.mode, variant.size)}, "
                  f"round {round_}/{max(numbers)}")
-            if design.restart == EACH_CELL:
+            identity = None
+            if design.restart in FORKED:
                 it = started(platform, design, build, variant)
+                identity = fork(it)
                 running[build] = (it, *warmed(build, it, runs_dir, warmup))
+                warmed_fork(build, it)
             if design.arrange:
                 design.arrange(build, variant, round_)
             it, warm, idle = running[build]
-            keep(build, variant, measured(design, it, runs_dir, round_, variant, iterations, warm, idle, speed, place))
+            figures = measured(design, it, runs_dir, round_, variant, iterations, warm, idle, speed, place)
+            keep(build, variant, {**figures, **({"fork": identity} if identity else {})})
 
 
 def continued(kept, document):

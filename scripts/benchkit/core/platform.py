@@ -41,6 +41,10 @@ class Build(abc.ABC):
         authors; articles, authors: PostgreSQL)}}, a figure None where it cannot be read (sampled during a run)."""
         return {}
 
+    def metrics(self):
+        """{service: its Prometheus text now} (/q/metrics), {} where a platform cannot read them."""
+        return {}
+
     @abc.abstractmethod
     def ergonomics(self):
         """{service: how its JVM sized itself there: processors, GC, compiler threads, threads by kind}."""

@@ -85,3 +85,8 @@ def pools(metrics):
     return {"worker_pool_size": both("worker_pool", 'pool_name="vert.x-worker-thread"'),
             "event_loop_count": gauge("netty_eventexecutor_workers", 'executor="eventLoop"'),
             "sql_pool_size": both("sql_pool")}
+
+
+def sample(metrics, name):
+    """An unlabelled sample's value (a gauge: process_uptime_seconds), or None where the text has none."""
+    return next((value(line) for line in metrics.splitlines() if line.startswith(name + " ")), None)

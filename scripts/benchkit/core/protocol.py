@@ -9,7 +9,7 @@ import time
 import urllib.error
 import urllib.request
 
-from benchkit.core import curve, knobs, load, results
+from benchkit.core import curve, knobs, load, prometheus, results
 from benchkit.core.platform import deltas, scheduling_between
 from benchkit import info, step
 
@@ -36,6 +36,22 @@ def probe(build, patience=PROBE_SECONDS):
             time.sleep(min(1.0, float(refused.headers.get("Retry-After") or 1)))
     names = sorted({article["authorName"] for article in articles})
     return {"articles": 1, "authors": len(names)}, names
+
+
+def fork(build):
+    """What identifies a fork, and what its start took: per service, its JVM's start (process_start_time_seconds,
+    epoch seconds: another start, another value) and its uptime when first read after the platform found it ready
+    ("ready_s": its start to ready, at most); and the seconds from web-api's start to its first complete answer
+    ("first_answer_s"), the probe's. A team sizes a readiness probe and a start-up budget by these. None where the
+    platform cannot read the services' metrics."""
+    metrics = build.metrics()
+    if not metrics:
+        return None
+    found = {name: {"started": prometheus.sample(text, "process_start_time_seconds"),
+                    "ready_s": prometheus.sample(text, "process_uptime_seconds")} for name, text in metrics.items()}
+    probe(build)
+    found["first_answer_s"] = prometheus.sample(build.metrics()["web-api"], "process_uptime_seconds")
+    return found
 
 
 def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, label=None, target="web-api"):

@@ -160,6 +160,13 @@ def peak_memory_mib(cost):
     return sum(peaks) if peaks and None not in peaks else None
 
 
+def peak_memory_by_service(cost):
+    """{service: its memory at its peak during the run, MiB (as peak_memory_mib reads it), or None}: what a team sets
+    each pod's memory limit by."""
+    return {service: next((mib for name, mib in figures.items() if "peak" in name), None)
+            for service, figures in (cost.get("memory_mib") or {}).items()}
+
+
 def round_figures(cost, figures, idle, speed, warmed):
     """One measured run in rounds of an experiment (an A/B's mode, a size of the CPU map): its answers, its CPU per
     request and per complete answer (background off), its statements, its services' peak memory, the machine's speed,
@@ -177,7 +184,8 @@ def round_figures(cost, figures, idle, speed, warmed):
             "jaeger_cpu_ms": cpu.get("jaeger"),
             "data_services_cpu_ms": sum(cpu[s] for s in ("articles", "authors")) if cpu["articles"] is not None else None,
             "statements_per_request": every, "data_statements_per_request": data,
-            "peak_memory_mib": peak_memory_mib(cost), "scheduling": scheduling_per_complete(run), "throttling": cost.get("throttling"),
+            "peak_memory_mib": peak_memory_mib(cost), "peak_memory_mib_by_service": peak_memory_by_service(cost),
+            "scheduling": scheduling_per_complete(run), "throttling": cost.get("throttling"),
             "cores_used": (sum(cost["cpu_seconds"].values()) + (cost.get("load_cpu_seconds") or 0)) / cost["seconds"],
             "calibration_seconds": speed, "settled": warmed["settled"]}
 

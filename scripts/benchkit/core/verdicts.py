@@ -1,6 +1,8 @@
 """What a comparison's cells decide (core.decide, on a cell document of core.cells): each compared cell's estimate, its
 95 % interval and its word on every figure a team reads off a comparison, the A/A's calibration of the method in each
 session, and why a document's words cannot stand."""
+import math
+
 from benchkit.core import decide, documents, sizes
 from benchkit.core.cells import (FLOOR_DESIGN, FLOOR_SIDE, LABELS, MODE, compared, key, sessions_of, sides)
 
@@ -41,7 +43,7 @@ def forked(document):
     return document.get("forks", document["compared"] == MODE)
 
 
-def interval(document, cell, figure_key, session=None):
+def interval(document, cell, figure_key, session=None, confidence=decide.CONFIDENCE):
     """decide.Interval of a compared cell's ratio to its reference on one figure, its spread pooled over the
     document's compared cells of that figure (over one session's rounds alone, where one is named); None where it
     has too little to rest on."""
@@ -52,7 +54,7 @@ def interval(document, cell, figure_key, session=None):
             rounds = [(r, v) for r, v in zip(c["rounds"], ratio_["rounds"])
                       if session is None or r.get("session", "") == session]
             found[key(c)] = decide.units_by_session([r for r, _ in rounds], [v for _, v in rounds], forked(document))
-    return decide.intervals(found).get(key(cell))
+    return decide.intervals(found, confidence).get(key(cell))
 
 
 def verdict(document, cell, figure_key):
@@ -86,11 +88,29 @@ def said(document, cell, figure_key):
 
 def calibration(floor):
     """[(session, size, figure's key, decide.Interval)] of a noise-floor document: the A/A (a build again over itself,
-    every round a fork) in each of its sessions on each figure of VERDICT_FIGURES, pooled over its sizes. Each
-    interval must contain 1: the method, run on no difference, must find none."""
+    every round a fork) in each of its sessions on each figure of VERDICT_FIGURES at each size. Each interval must
+    contain 1: the method, run on no difference, must find none. A session gives one interval per figure and size,
+    so each is at 1 - 5 % / their number (Bonferroni): a sound session is refused 5 % of the time at most, where
+    eight intervals at 95 % each would refuse a third of them (1 - 0.95⁸)."""
+    aa = [c for c in floor["cells"] if c["mode"] == FLOOR_SIDE]
+    confidence = 1 - (1 - decide.CONFIDENCE) / max(1, len(aa) * len(VERDICT_FIGURES))
     return [(session, c["size"], figure_key, found)
-            for session in sessions_of(floor) for figure_key in VERDICT_FIGURES for c in floor["cells"]
-            if c["mode"] == FLOOR_SIDE and (found := interval(floor, c, figure_key, session or None)) is not None]
+            for session in sessions_of(floor) for figure_key in VERDICT_FIGURES for c in aa
+            if (found := interval(floor, c, figure_key, session or None, confidence)) is not None]
+
+
+def order_effect(floor):
+    """decide.Interval of the A/A's second fork in a round over its first, over every round of every size and session
+    (the drawn order puts either side first): where a build measured later in a round gains, this lies above 1."""
+    values = []
+    for reference in (c for c in floor["cells"] if c["mode"] == floor["reference"]):
+        again = next((c for c in floor["cells"] if c["mode"] == FLOOR_SIDE and c["size"] == reference["size"]
+                      and c["build"] == reference["build"]), None)
+        for first, second in zip(reference["rounds"], (again or {}).get("rounds", ())):
+            if first.get("complete_per_s") and second.get("complete_per_s") and first.get("place") != second.get("place"):
+                later = second["complete_per_s"] / first["complete_per_s"]
+                values.append(math.log(later if second["place"] > first["place"] else 1 / later))
+    return decide.pooled({"order": values}, method="forks")["order"] if len(values) > 1 else None
 
 
 def refusals(document):

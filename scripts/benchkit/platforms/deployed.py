@@ -66,6 +66,9 @@ class KubernetesBuild(Build):
                                  {**load.settings_from_environment(), **(settings or {}), "TARGET": target},
                                  loadjobs.service_url(self.version, target))
 
+    def metrics(self):
+        return {name: prometheus.scrape(forward.management) for name, forward in self.forwards.items()}
+
     def snapshot(self):
         # About twenty kubectl calls, each a round trip of 0.2 s or more through the API server and the container
         # runtime: made together, the snapshot takes the time of the slowest instead of their sum (and its figures

@@ -71,9 +71,11 @@ class LocalBuild(Build):
         print(load.console_tail(summary.with_suffix(".log").read_text()), end="")
         return code, cpu
 
+    def metrics(self):
+        return {name: prometheus.scrape(service["management"]) for name, service in self.services.items()}
+
     def snapshot(self):
-        counts = prometheus.requests_served(
-            {name: prometheus.scrape(service["management"]) for name, service in self.services.items()})
+        counts = prometheus.requests_served(self.metrics())
         cpu = {name: procfs.cpu_seconds(service["pid"]) for name, service in self.services.items()}
         cpu["postgres"] = procfs.tree_cpu_seconds(self.postgres)
         cpu["kafka"] = procfs.cpu_seconds(self.kafka)

@@ -115,6 +115,10 @@ def measured_by(monkeypatch, rates, rounds=1):
         "open_p99": 10.0, "capacity_per_s": rate // 2})
     monkeypatch.setattr(design.knobs, "value", lambda name: rounds)
     monkeypatch.setattr(ab.documents, "write", lambda *args: None)
+    # each fork a start of its own (protocol.fork reads it off the services: test_protocol)
+    starts = iter(range(1, 10_000))
+    monkeypatch.setattr(design, "fork", lambda build: {"web-api": {"started": float(next(starts)), "ready_s": 2.0},
+                                                       "first_answer_s": 2.5})
 
 
 def test_the_build_a_b_starts_each_mode_from_its_own_application_at_each_size(monkeypatch, tmp_path):

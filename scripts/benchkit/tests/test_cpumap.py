@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from benchkit import SERVICES
 from benchkit.core import cells as celldoc, design, protocol, sizes
 from benchkit.platforms import procfs
 from benchkit.experiments import cpumap
@@ -181,7 +182,7 @@ def test_a_map_that_stopped_half_way_is_continued_with_its_finished_rungs_kept()
         design.continued(kept, {**document, "cells": document["cells"][2:]})
 
 
-def test_a_map_starts_every_build_once_per_size_and_turns_the_builds_order_round(monkeypatch, tmp_path):
+def test_a_map_starts_every_build_in_every_round_and_turns_the_builds_order_round(monkeypatch, tmp_path):
     from benchkit.tests.test_ab import Platform, measured_by
     measured_by(monkeypatch, [100, 200, 210, 110, 300, 600, 590, 310], rounds=2)
     platform = Platform(("v1", "v2"))
@@ -189,20 +190,66 @@ def test_a_map_starts_every_build_once_per_size_and_turns_the_builds_order_round
     monkeypatch.setattr(design, "celldoc", celldoc)
     ergonomics = []
     monkeypatch.setattr(platform, "size", lambda version, cpus, processors=None, environments=None, fresh=False: (
-        platform.started.append((version, cpus)), type("Running", (), {
+        platform.started.append((version, cpus, fresh)), type("Running", (), {
             "ergonomics": lambda self: ergonomics.append(version) or {"web-api": {"cpu_limit": cpus}}})())[1],
         raising=False)
     monkeypatch.setattr(cpumap.documents, "write", lambda *args: None)
     spec = cpumap.Spec(sizes=("0.5", "1"), keep=None)
     data = json.loads(cpumap.run(platform, spec, tmp_path).read_text())
-    assert platform.started[:4] == [("v1", 0.5), ("v2", 0.5), ("v1", 1.0), ("v2", 1.0)]
-    assert list(data["ergonomics"]) == ["0.5 CPU", "1 CPU"] and ergonomics == ["v1", "v2", "v1", "v2"]
-    # round 1 v1 then v2, round 2 v2 then v1; the next size starts the other way round
+    # every build from cold JVMs in every round, in the round's order: round 1 v1 then v2, round 2 v2 then v1; the
+    # next size starts the other way round
+    assert platform.started[:8] == [("v1", 0.5, True), ("v2", 0.5, True), ("v2", 0.5, True), ("v1", 0.5, True),
+                                    ("v2", 1.0, True), ("v1", 1.0, True), ("v1", 1.0, True), ("v2", 1.0, True)]
+    # what each JVM chose, once per build and size (its first fork's)
+    assert list(data["ergonomics"]) == ["0.5 CPU", "1 CPU"] and ergonomics == ["v1", "v2", "v2", "v1"]
     assert [r["complete_per_s"] for r in celldoc.cell_of(data, "v1", size="0.5")["rounds"]] == [100, 110]
     assert celldoc.cell_of(data, "v2", size="0.5")["ratios"]["complete_per_s"]["rounds"] == [2.0, pytest.approx(210 / 110)]
     assert [r["complete_per_s"] for r in celldoc.cell_of(data, "v2", size="1")["rounds"]] == [300, 310]
     assert all(r["bound_by"]["by"] in ("quota", "machine") for c in data["cells"] for r in c["rounds"])
+    # every round a fork, each naming its own start
+    assert data["forks"] is True
+    assert len({r["fork"]["web-api"]["started"] for c in data["cells"] for r in c["rounds"]}) == 8
     assert celldoc.consistency(data) == []
+    again = json.loads(json.dumps(data))  # two rounds of a cell naming one start: not forks
+    first, second = celldoc.cell_of(again, "v1", size="0.5")["rounds"]
+    second["fork"] = first["fork"]
+    assert celldoc.consistency(again) == [
+        "v1, at 0.5 CPU: two rounds name one start of a service, though its rounds are forks"]
+
+
+def test_a_fork_s_start_is_read_off_its_services():
+    """protocol.fork: each service's JVM start and its uptime once ready, and web-api's uptime at its first answer."""
+    texts = iter([{"web-api": "process_start_time_seconds 1.7964E9\nprocess_uptime_seconds 6.5\n",
+                   "articles": "process_uptime_seconds 5.25\nprocess_start_time_seconds 1.79639E9\n",
+                   "authors": "process_start_time_seconds 1.79638E9\nprocess_uptime_seconds 4.0\n"},
+                  {"web-api": "process_start_time_seconds 1.7964E9\nprocess_uptime_seconds 7.75\n"}])
+    probed = []
+    build = type("Build", (), {"metrics": lambda self: next(texts)})()
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setattr(protocol, "probe", lambda b: probed.append(b))
+    try:
+        found = protocol.fork(build)
+    finally:
+        monkeypatch.undo()
+    assert found == {"web-api": {"started": 1.7964e9, "ready_s": 6.5}, "articles": {"started": 1.79639e9, "ready_s": 5.25},
+                     "authors": {"started": 1.79638e9, "ready_s": 4.0}, "first_answer_s": 7.75}
+    assert probed == [build]
+    assert protocol.fork(type("Build", (), {"metrics": lambda self: {}})()) is None  # a platform that cannot read them
+
+
+def test_what_each_fork_took_to_start_is_shown_per_build_and_size():
+    document = a_map({"v1": {"0.5": [400, 300]}, "v2": {"0.5": [600, 700]}})
+    for cell in document["cells"]:
+        for index, r in enumerate(cell["rounds"]):
+            r["fork"] = {**{s: {"started": 1e9 + index, "ready_s": 3.0 + index} for s in SERVICES},
+                         "first_answer_s": 5.0 + index}
+            r["peak_memory_mib_by_service"] = {s: 200.0 + 10 * index for s in SERVICES}
+    rows = cpumap.starts_rows(document)
+    assert rows[0][:2] == ["CPU per service", "build"] and rows[0][-1] == "forks"
+    assert rows[1] == ["0.5 CPU", "v1", "3.5 (3.0–4.0)", "3.5 (3.0–4.0)", "3.5 (3.0–4.0)", "5.5 (5.0–6.0)",
+                       "205 (200–210)", "205 (200–210)", "205 (200–210)", "2"]
+    legacy = a_map({"v1": {"0.5": [400, 300]}})
+    assert cpumap.starts_rows(legacy) == rows[:1]  # rounds kept before forks: no row
 
 
 def test_a_map_s_rounds_and_each_round_s_bound_by_are_checked():

@@ -166,6 +166,7 @@ def test_at_a_pod_s_size_every_candidate_runs_in_it_and_the_value_shipped_is_wha
     monkeypatch.setattr(design, "warm_up", lambda *args: {"settled": True})
     monkeypatch.setattr(design, "background", lambda builds: {v: {} for v in builds})
     monkeypatch.setattr(design.knobs, "value", lambda name: 2)
+    monkeypatch.setattr(design, "fork", lambda build: None)  # a platform that cannot read the services' metrics
     monkeypatch.setattr(design, "closed_round", lambda build, runs_dir, round_, iterations, label, *args: {
         "complete_per_s": rates[int(label.rsplit("-", 1)[1])], "p50": 5.0, "p99": 20.0, "failed_pct": 0.0,
         "degraded": 0, "calibration_seconds": 1.0})

@@ -1,6 +1,8 @@
 """A verdict is a word read off a cell's interval against the equivalence margin (core.decide), and the answer table
 shows it: none from one session, none where an A/A failed its calibration or none was measured; a floor pools only
 with the sessions it was measured in."""
+import random
+
 import pytest
 
 from benchkit.core import cells, decide, results, verdicts
@@ -35,9 +37,13 @@ def cpu_map(timestamp, v2_rates=(1700, 1750, 1800), v1_rates=(1000, 1000, 1000),
 
 
 def floor(timestamp, again=(980, 1000, 1030)):
-    return session(timestamp, {**{("v1", "A", size): rounds((1000, 1000, 1000), cpu=2.0) for size in SIZES},
-                               **{("v1", "A again", size): rounds(again, cpu=2.0) for size in SIZES}},
-                   design="noise-floor", compared=cells.MODE, reference="A", modes=("A", "A again"))
+    """A noise-floor session: A and A again at each size, each first in every other round (its place in it)."""
+    found = {**{("v1", "A", size): rounds((1000, 1000, 1000), cpu=2.0) for size in SIZES},
+             **{("v1", "A again", size): rounds(again, cpu=2.0) for size in SIZES}}
+    for (_, mode, _), each in found.items():
+        for r in each:
+            r["place"] = 1 + (r["round"] % 2 == (mode == "A"))
+    return session(timestamp, found, design="noise-floor", compared=cells.MODE, reference="A", modes=("A", "A again"))
 
 
 def pooled(*sessions, floors=None):
@@ -102,7 +108,7 @@ def test_sessions_far_apart_leave_the_cell_undecided_with_what_it_could_have_tol
 
 def test_a_session_whose_a_a_excludes_one_is_refused_and_no_word_stands():
     # A again answered more than A in every fork of one session: the method found a difference where there is none
-    biased = [floor("2026-11-29T08:40:00+00:00", again=(1110, 1200, 1300)), floor("2026-11-29T11:40:00+00:00")]
+    biased = [floor("2026-11-29T08:40:00+00:00", again=(1300, 1350, 1400)), floor("2026-11-29T11:40:00+00:00")]
     document = pooled(cpu_map("2026-11-29T08:00:00+00:00"),
                       cpu_map("2026-11-29T11:00:00+00:00", v2_rates=(1650, 1700, 1750)), floors=biased)
     # complete answers/s and the capacity (half of it in these rounds), at each size
@@ -197,3 +203,29 @@ def test_a_session_kept_apart_is_set_beside_the_pooled_intervals():
     with pytest.raises(SystemExit, match="not another session"):
         cells.pooled({"s0": cpu_map("2026-11-29T08:00:00+00:00"), "s1": cpu_map("2026-11-29T11:00:00+00:00")}, "x",
                      again={"s2": floor("2026-11-29T18:00:00+00:00")})
+
+
+def test_a_sound_session_s_a_a_is_refused_5_per_cent_of_the_time_at_most():
+    """A session's A/A gives an interval per figure and size (eight here): each at 95 % would refuse a third of sound
+    sessions; verdicts.calibration holds a session's chance of a refusal at 5 % (Bonferroni)."""
+    rng = random.Random(78)
+    refused, trials = 0, 400
+    for _ in range(trials):
+        document = floor("2026-11-29T08:40:00+00:00", again=tuple(1000 * rng.lognormvariate(0, 0.15) for _ in range(3)))
+        refused += bool(verdicts.refusals(document))
+    assert refused / trials <= decide.WRONG_AT_MOST
+    loose = sum(1 for _ in range(trials) if any(
+        not i.low <= 1 <= i.high for session, size, key, i in [
+            (s, c["size"], k, verdicts.interval(d, c, k, s or None)) for d in [floor(
+                "2026-11-29T08:40:00+00:00", again=tuple(1000 * rng.lognormvariate(0, 0.15) for _ in range(3)))]
+            for s in cells.sessions_of(d) for k in verdicts.VERDICT_FIGURES for c in d["cells"] if c["mode"] == "A again"]
+        if i is not None))
+    assert loose / trials > 2 * decide.WRONG_AT_MOST  # what one 95 % interval per figure and size would refuse
+
+
+def test_the_order_of_a_round_is_measured_on_the_a_a():
+    document = two_sessions()
+    found = verdicts.order_effect(document["floor"])
+    assert found.units == 12 and found.low <= 1 <= found.high
+    row = cpumap.order_rows(document)[1]
+    assert row == [f"{found.estimate:.2f}× ({found.low:.2f}–{found.high:.2f})", "12"]

@@ -1,8 +1,9 @@
 """The comparison over CPU per service (make cpu-map, make cpu-map-cluster): every build at each CPU limit.
 
 Every build with each service under a limit of each size of the ladder, given as a pod gets it (a CPU quota and the
-processor count the JVM derives from it; locally a cgroup of its own per service), then warmed, its background
-measured, and measured in rounds, the builds in an order drawn at random (reversed in the round after). In each round a build is measured in
+processor count the JVM derives from it; locally a cgroup of its own per service), measured in rounds, the builds in
+an order drawn at random (reversed in the round after), each started from cold JVMs in every round (a fork), warmed,
+its background measured, then measured: what a fork took to start is kept with its figures. In each round a build is measured in
 the closed model (what it carries at most), in the open model at one fixed rate for every build and size (the latency a
 team sees at a given load), and up a ladder of open rates, shares of its own closed-model rate, until p99 of complete
 answers passes the bound (its capacity: the rate a team sizes pods by). Per size: each build's figures and their ratios
@@ -11,13 +12,14 @@ and what each JVM saw and chose there. Writes cpu-map.json (the cell document, c
 import dataclasses
 import json
 import pathlib
-import statistics
 
 from benchkit import BASELINE, NAMES, SERVICES, step
-from benchkit.core import calibration, cells as celldoc, charts, design, documents, results, verdicts
+from benchkit.core import cells as celldoc, charts, design, documents, results, verdicts
 from benchkit.core.design import CLOSED, OPEN, Design
 from benchkit.core.knobs import knob, results_directory
-from benchkit.core.sizes import NO_LIMIT, given, label, rungs
+from benchkit.core.sizes import NO_LIMIT, label, rungs
+from benchkit.experiments.cpumap.answer import (ANSWER_TEXT, LADDER, STARTS_TEXT, again_rows, answer_rows, builds,
+                                                floor_rows, order_rows, sentences, sessions_rows, starts_rows)
 
 # what each round keeps of a build at a size that a table shows, with a ratio to v1
 FIGURES = (("complete_per_s", "closed model: complete answers/s", "{:.0f}"),
@@ -35,7 +37,7 @@ QUOTA_BINDS = 0.05
 
 @dataclasses.dataclass(frozen=True)
 class Spec:
-    sizes: tuple = knob("CPU_MAP_SIZES", ("0.5", "1", "2", "0", "1p"), "the ladder: CPUs per service's JVM, each a limit "
+    sizes: tuple = knob("CPU_MAP_SIZES", LADDER, "the ladder: CPUs per service's JVM, each a limit "
                         "as a pod's (0: no limit; 1p: one processor counted, no quota)", lambda text: rungs(text))
     keep: pathlib.Path | None = knob("CPU_MAP_KEEP", None, "a map that stopped half-way (its results directory): "
                                      "its rungs of this ladder are kept, the others measured, in its document",
@@ -45,7 +47,7 @@ class Spec:
 def cpu_map(spec, versions):
     """The CPU map as a Design: every build at each size of the ladder, against v1 at the same size."""
     return Design("cpu-map", "The comparison over CPU per service", EXPLANATION, versions, sizes=spec.sizes,
-                  compared=celldoc.BUILD, phases=(CLOSED, OPEN), restart=design.EACH_SIZE, ergonomics=True,
+                  compared=celldoc.BUILD, phases=(CLOSED, OPEN), restart=design.EACH_ROUND, ergonomics=True,
                   iterations=ITERATIONS)
 
 
@@ -58,6 +60,8 @@ def run(platform, spec, directory):
                     f"{data['timestamp']}, commit {data['commit']}, {data['where']}",
                     [("The answer", ANSWER_TEXT, [("", answer_rows(data))]),
                      ("Each build by CPU per service", EXPLANATION, [("", table(data))]),
+                     ("What each fork took to start", STARTS_TEXT,
+                      [("", starts_rows(data))]),
                      ("Each rung against no limit", AGAINST, [("", against_no_limit_rows(data))]),
                      ("What the kernel counted", results.SCHEDULING_TEXT,
                       [(label(size), results.scheduling_rows(scheduling(data, size))) for size in spec.sizes]),
@@ -94,10 +98,6 @@ EXPLANATION = ("Each build with every service's JVM limited to the size of the r
 
 AGAINST = ("What each rung does to a build against the same build with no limit, in the same run: its rounds are "
            "paired by number (the rungs are measured one after the other, so a pair is minutes apart).")
-
-
-def builds(document):
-    return list(dict.fromkeys(c["build"] for c in document["cells"]))
 
 
 def table(document):
@@ -184,169 +184,6 @@ def against_no_limit_rows(document):
     return rows
 
 
-# what a team sizes pods by, each build over v1: the answer's columns
-ANSWER = (("complete_per_s", "complete answers/s, closed"), ("capacity_per_s", "capacity under the p99 bound"),
-          ("cpu_ms_per_complete_background_off", "CPU per complete answer"), ("open_p99", "p99 at the fixed rate"),
-          ("peak_memory_mib", "peak memory"))
-
-
-ANSWER_TEXT = ("Each build over v1 at the sizes a pod's quota binds on this machine, and at the whole machine: the "
-               "estimate (the geometric mean of the cell's independent ratios), its 95 % interval, and its word "
-               "(core.decide): ahead or behind where the interval lies wholly beyond the equivalence margin, level "
-               "where it lies wholly inside it, else undecided, with the smallest effect its starts could have told "
-               "apart. A word rests on two sessions or more, hours apart (make docs-figures COMBINE=… FLOOR=… pools "
-               "them), each of whose A/A (v1 again over v1) contains 1.")
-
-
-def quota_binds(document, size):
-    """Whether a pod's quota, not the machine, binds at this size where it was measured: the three services' quotas
-    add up to less than the machine's cores (beyond that, they contend for the cores before the quota stops them)."""
-    cpus, processors = given(size)
-    cores = celldoc.cores(document)
-    return cpus is not None and processors is None and cores is not None and len(SERVICES) * cpus < cores
-
-
-def measured_in(document, cell):
-    """"6 rounds on 2 starts (2 sessions)", "6 forks (2 sessions)": what a cell's ratio rests on, and in how many of
-    its rounds its warm-up or its reference's did not settle."""
-    reference = celldoc.reference_of(cell, document["cells"], document["compared"], document["reference"]) or cell
-    unsettled = sum(r.get("settled") is False or b.get("settled") is False
-                    for r, b in zip(cell["rounds"], reference["rounds"]))
-    sessions = len({r.get("session", "") for r in cell["rounds"]})
-    rounds = (f"{len(cell['rounds'])} forks" if verdicts.forked(document)
-              else f"{len(cell['rounds'])} rounds on {sessions} starts")
-    return f"{rounds} ({sessions} sessions)" + (f", {unsettled} with a warm-up unsettled" if unsettled else "")
-
-
-def answer_sizes(document):
-    """[(size, why it is not a pod's answer here, or None)]: the ladder's sizes whose quota binds on this machine, and
-    the whole machine; the others named with why (the machine's cores run out before their quota binds)."""
-    found = []
-    for size in [*(r for r in Spec.sizes if not r.endswith("p") and r != NO_LIMIT), NO_LIMIT]:
-        if size != NO_LIMIT and not quota_binds(document, size):
-            why = "not a pod's answer here" if size in document["sizes"] else "not measured here"
-            found.append((size, f"{why}: {len(SERVICES)} services × {label(size)} need "
-                                f"{len(SERVICES) * given(size)[0]:g} CPUs of the machine's {celldoc.cores(document) or 'few'} "
-                                f"cores, which run out before the quota binds; `CPU_MAP_SIZES={size} make "
-                                "cpu-map-cluster` measures it on a cluster whose nodes can give it"))
-        elif size in document["sizes"]:
-            found.append((size, None))
-    return found
-
-
-def answer_rows(document):
-    """The answer a team sizes pods by: at each size whose quota binds here, and at the whole machine, each build over
-    v1 on every ANSWER figure (verdicts.decided: estimate, interval, word), and the A/A (v1 again over v1), each of
-    whose sessions calibrates the method (its interval contains 1); the ladder's other sizes, which the machine cannot
-    give three services, named with what measures them on a cluster."""
-    versions = [v for v in builds(document) if v != BASELINE]
-    rows = [["CPU per service", "build", *(name for _, name in ANSWER), "what it rests on"]]
-    for size, why in answer_sizes(document):
-        if why:
-            rows.append([label(size), why, *("" for _ in ANSWER), ""])
-            continue
-        where = f"{label(size)}" + (" (the whole machine)" if size == NO_LIMIT else " (the quota binds)")
-        for version in versions:
-            cell = celldoc.cell_of(document, version, size=size)
-            rows.append([where, f"{version} / {BASELINE}",
-                         *(verdicts.decided(document, cell, key) for key, _ in ANSWER), measured_in(document, cell)])
-        floor = celldoc.floor_of(document, {"size": size})
-        if floor:
-            rows.append([where, f"{BASELINE} again / {BASELINE}: the A/A",
-                         *(a_a(document["floor"], floor, key) for key, _ in ANSWER),
-                         measured_in(document["floor"], floor)])
-    return rows
-
-
-def a_a(floor, cell, key):
-    """The A/A's interval on one figure over every session, and whether each session's own contains 1."""
-    found = verdicts.interval(floor, cell, key)
-    if found is None:
-        return "–"
-    own = [verdicts.interval(floor, cell, key, session or None) for session in celldoc.sessions_of(floor)]
-    failed = sum(1 for i in own if i is not None and not i.low <= 1 <= i.high)
-    return (f"{found.estimate:.2f}× ({found.low:.2f}–{found.high:.2f}), "
-            + (f"excludes 1 in {failed} session(s) of {len(own)}" if failed else "contains 1 in every session"))
-
-
-def sentences(document):
-    """The answer in one sentence per size (rendered from the words, never typed): what v2 and v3 carry and what an
-    answer costs them, each against v1."""
-    rows = [["The answer, by CPU per service (v2 reactive, v3 virtual threads, each over v1 imperative)"]]
-    for size, why in answer_sizes(document):
-        if why:
-            continue
-        said = []
-        for version in (v for v in builds(document) if v != BASELINE):
-            cell = celldoc.cell_of(document, version, size=size)
-            (rate, rate_word), (cpu, cpu_word) = (verdicts.said(document, cell, key)
-                                                  for key in ("complete_per_s", CPU_PER_ANSWER))
-            said.append(f"{version} answers {rate} as many requests per second as v1 ({rate_word}), at {cpu} its CPU "
-                        f"per answer ({cpu_word})")
-        where = "with no limit (the whole machine)" if size == NO_LIMIT else f"at {label(size)} per service"
-        rows.append([f"{where[0].upper()}{where[1:]}, " + "; ".join(said) + "."])
-    refused = verdicts.refusals(document)
-    if refused:
-        rows.append([f"No word stands: {len(refused)} A/A interval(s) exclude 1 ({refused[0]})."])
-    return rows
-
-
-def floor_rows(document):
-    """The noise floor in each session, at each size: v1 again over v1 on every ANSWER figure, over that session's
-    rounds."""
-    rows = [["CPU per service", "session", *(name for _, name in ANSWER)]]
-    for size in document["sizes"]:
-        floor = celldoc.floor_of(document, {"size": size})
-        for session in celldoc.sessions_of(document.get("floor", {})) if floor else ():
-            rows.append([label(size), session, *(documents.ratio_text(celldoc.in_session(floor, key, session, True))
-                                                 if celldoc.ratio(floor, key) else "–" for key, _ in ANSWER)])
-    return rows
-
-
-def again_rows(document):
-    """Each session kept apart from the pool, set beside it: its own ratio on every ANSWER figure, and whether it
-    landed inside the pooled interval (cells.landed)."""
-    rows = [["session", "CPU per service", "build", *(name for _, name in ANSWER)]]
-    for session in document.get("again", ()):
-        for cell in document["cells"]:
-            mine = next((c for c in session["cells"] if celldoc.key(c) == celldoc.key(cell)), None)
-            if cell["build"] == BASELINE or mine is None:
-                continue
-            rows.append([session["name"], label(cell["size"]), f"{cell['build']} / {BASELINE}", *(
-                f"{documents.ratio_text(celldoc.ratio(mine, key))}, {where} the pooled "
-                f"{documents.ratio_text(celldoc.ratio(cell, key))}"
-                if (where := celldoc.landed(document, session, cell, key)) else "–" for key, _ in ANSWER)])
-    return rows
-
-
-CPU_PER_ANSWER = "cpu_ms_per_complete_background_off"
-
-
-def sessions_rows(document):
-    """Each session's own absolutes at each size (complete answers/s, CPU per complete answer: the medians of its
-    rounds), and whether its machine differed from the others': its calibration, or a build's CPU per answer, more
-    than calibration.DRIFT_LIMIT from the median of every session's rounds. Ratios pool across sessions; these do not."""
-    every = statistics.median(r["calibration_seconds"] for c in document["cells"] for r in c["rounds"]
-                              if r.get("calibration_seconds"))
-    rows = [["session", "calibration s", "CPU per service", "build", "complete answers/s", "CPU ms per complete answer",
-             "this session's machine"]]
-    for session in celldoc.sessions_of(document):
-        speed = statistics.median(r["calibration_seconds"] for c in document["cells"] for r in c["rounds"]
-                                  if r.get("session", "") == session and r.get("calibration_seconds"))
-        for size in document["sizes"]:
-            for version in builds(document):
-                cell = celldoc.cell_of(document, version, size=size)
-                cpu, whole = celldoc.in_session(cell, CPU_PER_ANSWER, session), celldoc.figure(cell, CPU_PER_ANSWER)
-                apart = [f"{what} {mine / theirs - 1:+.0%}" for what, mine, theirs in (
-                    ("calibration", speed, every), ("CPU per answer", cpu["median"], whole["median"]))
-                    if mine and theirs and abs(mine / theirs - 1) > calibration.DRIFT_LIMIT]
-                rows.append([session or document.get("name", ""), f"{speed:.2f}", label(size), version,
-                             documents.interval(celldoc.in_session(cell, "complete_per_s", session)),
-                             documents.interval(cpu, "{:.3f}"),
-                             "differed: " + ", ".join(apart) if apart else "within the others' drift"])
-    return rows
-
-
 # the figures a heat map shows: what a team sizes pods by, and what each answer costs
 HEAT = (("complete_per_s", "closed: answers/s"), ("capacity_per_s", "capacity at p99"), ("open_p99", "p99 at fixed rate"),
         ("cpu_ms_per_complete_background_off", "CPU per answer"))
@@ -371,15 +208,17 @@ def map_consistency(document):
     return [f"{c['build']} at {label(c['size'])}: {len(c['rounds'])} rounds, not {document['rounds']}"
             for c in document["cells"] if len(c["rounds"]) not in (0, document["rounds"])] + \
         [f"{c['build']} at {label(c['size'])}: its rounds of one session say its one warm-up settled and did not"
-         for c in document["cells"] if any(len({r["settled"] for r in c["rounds"] if r.get("session") == session}) > 1
-                                           for session in {r.get("session") for r in c["rounds"]})] + \
+         for c in document["cells"] if not verdicts.forked(document) and any(
+             len({r["settled"] for r in c["rounds"] if r.get("session") == session}) > 1
+             for session in {r.get("session") for r in c["rounds"]})] + \
         [f"{c['build']} at {label(c['size'])}, round {r['round']}: held back by other than its throttling gives"
          for c in document["cells"] for r in c["rounds"] if "bound_by" in r and r["bound_by"] != bound_by(r, machine)]
 
 
 # what a doc may show of a CPU map's cell document (the registry's cell Kind)
 TABLES = {"cpu-map": table, "cpu-map-headline": headline_rows, "cpu-map-against-no-limit": against_no_limit_rows,
-          "cpu-map-answer": answer_rows, "cpu-map-sentences": sentences, "cpu-map-floor": floor_rows, "cpu-map-sessions": sessions_rows,
+          "cpu-map-answer": answer_rows, "cpu-map-sentences": sentences, "cpu-map-starts": starts_rows,
+          "cpu-map-order": order_rows, "cpu-map-floor": floor_rows, "cpu-map-sessions": sessions_rows,
           "cpu-map-again": again_rows}
 CHARTS = {f"cpu-map-{version}": heat_map(version) for version in ("v2", "v3")}
 RUN_FILES = ("cpu-map.json",)

@@ -1,5 +1,7 @@
 package io.reactivebench.floor;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.RuntimeMXBean;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,7 +11,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * What a v0 service counts of itself, in the Prometheus text the harness reads of every build: each route's answers
  * by method and status, with the seconds spent on them (the series names of Quarkus' HTTP server timer, routes
- * without the build's prefix), and named counters.
+ * without the build's prefix), named counters, and the JVM's start and uptime as Micrometer's process metrics name
+ * them (a Quarkus build's /q/metrics has them too: the harness tells one start of a service from the next by them).
  */
 public final class ServedRequests {
     private record Series(LongAdder count, DoubleAdder seconds) {
@@ -39,6 +42,10 @@ public final class ServedRequests {
         });
         new TreeMap<>(counters).forEach((name, count) ->
                 text.append("# TYPE ").append(name).append(" counter\n").append(name).append(' ').append(count.sum()).append('\n'));
+        RuntimeMXBean runtime = ManagementFactory.getRuntimeMXBean();
+        text.append("# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds ")
+                .append(runtime.getStartTime() / 1e3).append('\n');
+        text.append("# TYPE process_uptime_seconds gauge\nprocess_uptime_seconds ").append(runtime.getUptime() / 1e3).append('\n');
         return text.toString();
     }
 }

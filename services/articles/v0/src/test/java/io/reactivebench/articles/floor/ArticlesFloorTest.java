@@ -113,4 +113,13 @@ class ArticlesFloorTest {
         newest("3");
         assertEquals(before + 1, articles.metric(answered));
     }
+
+    @Test
+    void showsItsJvmsStartAndUptimeAsTheHarnessReadsEveryBuild() {
+        // the harness tells one start of a service from the next by these (every round of make cpu-map is a fork)
+        double started = articles.metric("process_start_time_seconds");
+        double now = System.currentTimeMillis() / 1e3;
+        assertTrue(started > now - 3600 && started <= now, "started at " + started + ", now " + now);
+        assertTrue(articles.metric("process_uptime_seconds") > 0);
+    }
 }

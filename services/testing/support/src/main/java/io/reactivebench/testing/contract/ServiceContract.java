@@ -84,6 +84,13 @@ public abstract class ServiceContract {
     }
 
     @Test
+    void showsItsJvmsStartAndUptime() {
+        // the harness tells one start of a service from the next by these (every round of make cpu-map is a fork)
+        management().get("/q/metrics").then().statusCode(200)
+                .body(containsString("\nprocess_start_time_seconds "), containsString("\nprocess_uptime_seconds "));
+    }
+
+    @Test
     void publishesOpenApiForItsVersionedPaths() {
         given().queryParam("format", "json").get("/q/openapi")
                 .then().statusCode(200).body(containsString("\"" + path() + "\""));
