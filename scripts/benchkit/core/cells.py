@@ -213,17 +213,6 @@ def held_out(whole, name, document):
             "cells": [c for c in document["cells"] if key(c) in keys]}
 
 
-def landed(document, session, cell, key_):
-    """Whether another session's ratio of a figure (its median) lies inside the pooled cell's interval: "inside",
-    "above", "below", or None where either has none."""
-    pooled_ratio, mine = ratio(cell, key_), ratio(cell_of(session, cell["build"], cell["mode"], cell["size"]), key_)
-    if not pooled_ratio or not mine or mine["median"] is None or pooled_ratio["median"] is None:
-        return None
-    if mine["median"] > pooled_ratio["high"]:
-        return "above"
-    return "below" if mine["median"] < pooled_ratio["low"] else "inside"
-
-
 def ratio(cell, key):
     """A cell's ratio of one figure to its reference cell (None where the document measured no reference: a map of
     v2 alone has no v1 to divide by)."""

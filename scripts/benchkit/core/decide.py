@@ -71,6 +71,15 @@ def detectable(interval, margin=MARGIN):
     return math.exp(math.log(margin) + (quantile + power) * interval.standard_error)
 
 
+def predicted(interval):
+    """(low, high): where the next independent unit (a session's mean, or a fork) should land, at CONFIDENCE: the
+    interval's estimate with the pooled spread of one unit added to the estimate's own error."""
+    quantile = t_quantile(1 - (1 - CONFIDENCE) / 2, interval.df)
+    half = quantile * interval.standard_error * math.sqrt(1 + interval.units)
+    middle = math.log(interval.estimate)
+    return math.exp(middle - half), math.exp(middle + half)
+
+
 def units_by_session(rounds, ratios, forked):
     """{session: [log ratio of each independent unit]}: every round where the rounds are forks, else one unit per
     session, the mean of its rounds' logs (rounds on one start are not independent of each other)."""

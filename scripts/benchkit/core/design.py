@@ -251,7 +251,7 @@ def continued(kept, document):
     """The document of a run that stopped half-way, to be continued by this one: refused unless it measured the same
     design the same way; a group it began and did not finish is measured again, whole; where and when the rest was
     measured is added."""
-    same = ("design", "rounds", "compared", "modes", "iterations")
+    same = ("design", "rounds", "compared", "modes", "iterations", "forks")
     if any(kept.get(key) != document.get(key) for key in same):
         raise SystemExit("that run measured " + ", ".join(f"{key} {kept.get(key)}" for key in same)
                          + "; this one " + ", ".join(f"{key} {document.get(key)}" for key in same))

@@ -124,3 +124,16 @@ def refusals(document):
             if not found.low <= 1 <= found.high]
 
 
+
+
+def landed(document, session, cell, figure_key):
+    """(where, that session's estimate, the range predicted for it): whether another session, kept apart from the pool,
+    landed "inside", "above" or "below" where the pooled sessions predict a next one (decide.predicted); its estimate
+    is the geometric mean of its rounds' ratios. None where either has none."""
+    found = interval(document, cell, figure_key)
+    mine = next((c for c in session["cells"] if key(c) == key(cell)), None)
+    values = [math.log(v) for v in ((mine or {}).get("ratios", {}).get(figure_key) or {}).get("rounds", ()) if v]
+    if found is None or not values:
+        return None
+    estimate, (low, high) = math.exp(sum(values) / len(values)), decide.predicted(found)
+    return ("above" if estimate > high else "below" if estimate < low else "inside"), estimate, (low, high)

@@ -189,15 +189,21 @@ def test_a_session_whose_machine_differed_says_so_and_keeps_its_absolutes_apart(
     assert {row[-1] for row in alike[1:]} == {"within the others' drift"}
 
 
-def test_a_session_kept_apart_is_set_beside_the_pooled_intervals():
+def test_a_session_kept_apart_is_set_beside_where_the_pool_predicts_a_next_one():
     later = cpu_map("2026-11-29T18:00:00+00:00", v2_rates=(1500, 1600, 1650))
-    document = cells.pooled({"s0": cpu_map("2026-11-29T08:00:00+00:00"), "s1": cpu_map("2026-11-29T11:00:00+00:00")},
+    document = cells.pooled({"s0": cpu_map("2026-11-29T08:00:00+00:00"),
+                             "s1": cpu_map("2026-11-29T11:00:00+00:00", v2_rates=(1650, 1700, 1750))},
                             "pooled", floors={"f0": floor("2026-11-29T08:40:00+00:00"),
                                               "f1": floor("2026-11-29T11:40:00+00:00")}, again={"s2": later})
     assert cells.consistency(document) == []
+    cell = cells.cell_of(document, "v2", size="0.5")
+    where, estimate, (low, high) = verdicts.landed(document, document["again"][0], cell, "complete_per_s")
+    # fewer answers than the pooled sessions predict for a next one: the range is wider than the mean's interval
+    found = verdicts.interval(document, cell, "complete_per_s")
+    assert where == "below" and estimate < low < found.low < found.high < high
+    assert estimate == pytest.approx((1.5 * 1.6 * 1.65) ** (1 / 3))
     row = [r for r in cpumap.again_rows(document) if r[:3] == ["s2", "0.5 CPU", "v2 / v1"]][0]
-    assert row[3] == "1.60× (1.50–1.65), below the pooled 1.75× (1.70–1.80)"  # fewer answers than every pooled round
-    assert row[5] == "0.50× (0.50–0.50), inside the pooled 0.50× (0.50–0.50)"
+    assert row[3] == f"{estimate:.2f}×, below the {low:.2f}–{high:.2f} the pool predicts"
     cells.cell_of(document["again"][0], "v2", size="0.5")["ratios"]["complete_per_s"]["median"] = 1.7
     assert cells.consistency(document) == ["s2: v2, at 0.5 CPU: ratios not what its rounds give"]
     with pytest.raises(SystemExit, match="not another session"):

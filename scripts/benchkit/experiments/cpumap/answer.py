@@ -149,19 +149,23 @@ def floor_rows(document):
 
 
 def again_rows(document):
-    """Each session kept apart from the pool, set beside it: its own ratio on every ANSWER figure, and whether it
-    landed inside the pooled interval (cells.landed)."""
+    """Each session kept apart from the pool, set beside it: its own estimate on every ANSWER figure, and whether it
+    landed where the pooled sessions predict a next one (verdicts.landed)."""
     rows = [["session", "CPU per service", "build", *(name for _, name in ANSWER)]]
     for session in document.get("again", ()):
         for cell in document["cells"]:
-            mine = next((c for c in session["cells"] if celldoc.key(c) == celldoc.key(cell)), None)
-            if cell["build"] == BASELINE or mine is None:
+            if cell["build"] == BASELINE or not any(celldoc.key(c) == celldoc.key(cell) for c in session["cells"]):
                 continue
-            rows.append([session["name"], label(cell["size"]), f"{cell['build']} / {BASELINE}", *(
-                f"{documents.ratio_text(celldoc.ratio(mine, key))}, {where} the pooled "
-                f"{documents.ratio_text(celldoc.ratio(cell, key))}"
-                if (where := celldoc.landed(document, session, cell, key)) else "–" for key, _ in ANSWER)])
+            rows.append([session["name"], label(cell["size"]), f"{cell['build']} / {BASELINE}",
+                         *(landed_text(verdicts.landed(document, session, cell, key)) for key, _ in ANSWER)])
     return rows
+
+
+def landed_text(found):
+    if found is None:
+        return "–"
+    where, estimate, (low, high) = found
+    return f"{estimate:.2f}×, {where} the {low:.2f}–{high:.2f} the pool predicts"
 
 
 CPU_PER_ANSWER = "cpu_ms_per_complete_background_off"
