@@ -128,7 +128,7 @@ def public_table(summary, scenario="closed"):
              interval(measured, "{:.2f}"), "1"]]
     for label, (low, high) in (("the public estimate, the best JVM stacks", public.ESTIMATE_BEST_JVM_MS),
                                ("the public estimate, native servers", public.ESTIMATE_NATIVE_MS)):
-        rows.append([label, f"{low:.1f}–{high:.1f}", "–" if measured["median"] is None else
+        rows.append([label, f"{low:.2f}–{high:.2f}", "–" if measured["median"] is None else
                      f"{measured['median'] / high:.1f}–{measured['median'] / low:.1f}×"])
     return rows
 
