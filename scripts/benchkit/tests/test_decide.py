@@ -90,3 +90,10 @@ def test_one_session_s_word_is_wrong_about_the_machine_more_often_than_5_per_cen
         pytest.skip("the published A/A shows no spread between sessions")
     found = shares(simulate.ONE_SESSION, 1.0, simulate.SESSIONS[-1], spread)
     assert found[decide.AHEAD] + found[decide.BEHIND] > decide.WRONG_AT_MOST, found
+
+
+def test_a_hierarchical_bootstrap_over_few_sessions_misses_the_true_effect_far_more_often_than_its_95_per_cent(spread):
+    """Why core.decide does not use it: two sessions resampled are three pairs, and its interval lies between their
+    means; decide's t-interval, its spread pooled over the table's cells, keeps its promise."""
+    bootstrap, t = (simulate.missed(how, 1.3, 2, *spread, trials=300) for how in (simulate.BOOTSTRAP, "decide"))
+    assert bootstrap > 2 * (1 - decide.CONFIDENCE) and t <= 1 - decide.CONFIDENCE + 0.03 and bootstrap > 2 * t
