@@ -60,7 +60,8 @@ def run(argv):
     if args.platform not in experiment.platforms:
         sys.exit(f"{args.name} runs on {' and '.join(experiment.platforms)} only")
     versions = knobs.value("VERSIONS") or getattr(experiment.package, "versions", lambda spec: None)(spec)
-    platform = platforms.select(args.platform, versions, floor=getattr(experiment.package, "MEASURES_FLOOR", False))
+    floor = getattr(experiment.package, "MEASURES_FLOOR", False)  # or what a spec says of it (make answer's)
+    platform = platforms.select(args.platform, versions, floor=floor(spec) if callable(floor) else floor)
     missing = [need.__name__ for need in getattr(experiment.package, "NEEDS", ()) if not isinstance(platform, need)]
     if missing:
         sys.exit(f"{args.name} needs what {platform.where} does not have: {', '.join(missing)}")

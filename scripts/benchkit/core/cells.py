@@ -9,12 +9,13 @@ import datetime
 import json
 import sys
 
-from benchkit import FLOOR, NAMES
+from benchkit import BASELINE, FLOOR, NAMES
 from benchkit.core import documents, results, sealing, sizes
 
 SCHEMA = "reactive-bench/cells/1"
 MODE, BUILD = "mode", "build"  # the axes a design compares along
 COORDINATES = ("build", "mode", "size")
+A_A = f"{BASELINE} again"  # the cell of a design's A/A: the baseline measured a second time in the same forks
 
 # (key, label, format, whether a ratio is shown): the figures of a cell's round, in the order a table shows them
 FIGURES = (("complete_per_s", "complete answers/s", "{:.0f}", True),

@@ -53,14 +53,17 @@ class Design:
     as_deployed: bool = False
     ergonomics: bool = False  # whether what each JVM saw and chose is kept, per size, after its warm-up (EACH_SIZE)
     # What a design may add to the runner, each None unless given: arrange(build, variant, round), called before each
-    # cell is measured (the latency map sets its row's latency on the proxy there); again(document), the modes whose cells
-    # are measured once more after the rounds, up to extra_rounds times (the latency map's cells whose repeats
-    # disagree)
+    # cell is measured (the latency map sets its row's latency on the proxy there); again(document, size), the modes
+    # whose cells at that size are measured once more after the rounds, up to extra_rounds times (the latency map's cells
+    # whose repeats disagree; make answer's, while a cell it quotes is undecided)
     arrange: object = None
     again: object = None
     extra_rounds: int = 0
     iterations: int = ITERATIONS
     warmup: int = WARMUP
+    # the A/A in the same forks: the baseline measured a second time in every round, as a cell of its own (cells.A_A),
+    # its ratio to the baseline the one with no cause
+    a_a: bool = False
 
     def lengths(self):
         return lengths(self.iterations, self.warmup)
@@ -69,16 +72,25 @@ class Design:
     def reference(self):
         return next(iter(self.modes)) if self.compared == celldoc.MODE else BASELINE
 
+    def measured(self):
+        """The builds measured, as cells name them: the design's, and the A/A's second slot of the baseline."""
+        return (*self.builds, *((celldoc.A_A,) if self.a_a else ()))
+
     def groups(self):
         """[[(build, Variant)]]: what is started together, in the order it is measured."""
         found = []
         for size in self.sizes:
             variants = [Variant(mode, size, tuple(values.items())) for mode, values in self.modes.items()]
             if self.restart == EACH_CELL:
-                found += [[(build, variant) for variant in variants] for build in self.builds]
+                found += [[(build, variant) for variant in variants] for build in self.measured()]
             else:
-                found.append([(build, variant) for variant in variants for build in self.builds])
+                found.append([(build, variant) for variant in variants for build in self.measured()])
         return found
+
+
+def slot(build):
+    """The build whose services a cell runs on: its own, or the baseline's for the A/A's cell."""
+    return BASELINE if build == celldoc.A_A else build
 
 
 EACH_CELL, EACH_ROUND, EACH_SIZE, AS_RUNNING = "each cell", "each round", "each size", "as running"
@@ -106,12 +118,12 @@ def started(platform, design, build, variant):
     """The build's services restarted from a cold JVM in the variant's mode, at its size (at none: without a limit, or as
     deployed where the design says so)."""
     if design.restart == AS_RUNNING:
-        return platform.build(build)
+        return platform.build(slot(build))
     environment = environments(design.settings, dict(variant.values)) if design.settings else {}
     if variant.size == sizes.NO_LIMIT and design.as_deployed:
-        return platform.reconfigure(build, environment, fresh=True)
+        return platform.reconfigure(slot(build), environment, fresh=True)
     # fresh: a cell measured again at the size it already runs at starts from a cold JVM as well (the noise floor)
-    return platform.size(build, *sizes.given(variant.size), environments=environment or None,
+    return platform.size(slot(build), *sizes.given(variant.size), environments=environment or None,
                          fresh=design.restart in FORKED)
 
 
@@ -121,24 +133,24 @@ def warmed(build, running, runs_dir, warmup):
     return warm, background({build: running})[build]
 
 
-def label(design, variant):
-    """What a cell's runs are called in the results directory."""
-    return "-".join(part.replace(" ", "-") for part in (design.name, variant.size, variant.mode) if part)
+def label(design, variant, build=None):
+    """What a cell's runs are called in the results directory (the A/A's apart from its baseline's)."""
+    again = "again" if build == celldoc.A_A else ""
+    return "-".join(part.replace(" ", "-") for part in (design.name, variant.size, variant.mode, again) if part)
 
 
-def measured(design, running, runs_dir, round_, variant, iterations, warm, idle, speed, position=1):
+def measured(design, running, runs_dir, round_, variant, iterations, warm, idle, speed, position=1, build=None):
     """One cell's figures in one round, phase after phase: the closed model, the open model after it (its rate and
     ladder follow the closed one's), or a design's own phase(build, runs_dir, round, variant, label, facts), facts
     being what a measured run keeps of its round (the machine's speed, the build's position in the round)."""
-    figures = {"settled": warm["settled"]}
+    figures, name = {"settled": warm["settled"]}, label(design, variant, build)
     for phase in design.phases:
         if phase == CLOSED:
-            figures.update(closed_round(running, runs_dir, round_, iterations, label(design, variant), idle, speed,
-                                        warm))
+            figures.update(closed_round(running, runs_dir, round_, iterations, name, idle, speed, warm))
         elif phase == OPEN:
-            figures.update(open_round(running, runs_dir, round_, label(design, variant), figures["complete_per_s"]))
+            figures.update(open_round(running, runs_dir, round_, name, figures["complete_per_s"]))
         else:
-            figures.update(phase(running, runs_dir, round_, variant, label(design, variant),
+            figures.update(phase(running, runs_dir, round_, variant, name,
                                  {"calibration_seconds": speed, "position": position}))
     return {"size": variant.size, "round": round_, "place": position, **figures}
 
@@ -213,7 +225,7 @@ def measure_group(platform, design, group, position, rounds, runs_dir, iteration
     measure_rounds(platform, design, group, position, range(1, rounds + 1), runs_dir, iterations, warmup, keep,
                    running, warmed_fork)
     for extra in range(1, design.extra_rounds + 1 if rounds > 1 else 1):
-        disagree = design.again(document)
+        disagree = design.again(document, group[0][1].size)
         wanted = [(build, variant) for build, variant in group if variant.mode in disagree]
         if not wanted:
             break
@@ -243,7 +255,7 @@ def measure_rounds(platform, design, cells, position, numbers, runs_dir, iterati
             if design.arrange:
                 design.arrange(build, variant, round_)
             it, warm, idle = running[build]
-            figures = measured(design, it, runs_dir, round_, variant, iterations, warm, idle, speed, place)
+            figures = measured(design, it, runs_dir, round_, variant, iterations, warm, idle, speed, place, build)
             keep(build, variant, {**figures, **({"fork": identity} if identity else {})})
 
 

@@ -4,7 +4,8 @@ session, and why a document's words cannot stand."""
 import math
 
 from benchkit.core import decide, documents, sizes
-from benchkit.core.cells import (FLOOR_DESIGN, FLOOR_SIDE, LABELS, MODE, compared, key, sessions_of, sides)
+from benchkit.core.cells import (A_A, FLOOR_DESIGN, FLOOR_SIDE, LABELS, MODE, compared, key, reference_of,
+                                 sessions_of, sides)
 
 # what a team reads off a comparison: what a build carries, the latency it gives at a load, what it costs; and which
 # way is better for each (True: higher)
@@ -43,7 +44,14 @@ def forked(document):
     return document.get("forks", document["compared"] == MODE)
 
 
-def interval(document, cell, figure_key, session=None, confidence=decide.CONFIDENCE):
+def confidence_of(document):
+    """The confidence of a document's intervals: CONFIDENCE, its error split over the looks a run that measured until
+    decided took at it (make answer: "looks", fixed before its first round; Bonferroni, so that however many looks
+    were taken, a word is wrong at most as often as one look's)."""
+    return 1 - (1 - decide.CONFIDENCE) / max(1, document.get("looks", 1))
+
+
+def interval(document, cell, figure_key, session=None, confidence=None):
     """decide.Interval of a compared cell's ratio to its reference on one figure, its spread pooled over the
     document's compared cells of that figure (over one session's rounds alone, where one is named); None where it
     has too little to rest on."""
@@ -54,7 +62,7 @@ def interval(document, cell, figure_key, session=None, confidence=decide.CONFIDE
             rounds = [(r, v) for r, v in zip(c["rounds"], ratio_["rounds"])
                       if session is None or r.get("session", "") == session]
             found[key(c)] = decide.units_by_session([r for r, _ in rounds], [v for _, v in rounds], forked(document))
-    return decide.intervals(found, confidence).get(key(cell))
+    return decide.intervals(found, confidence or confidence_of(document)).get(key(cell))
 
 
 def verdict(document, cell, figure_key):
@@ -86,27 +94,41 @@ def said(document, cell, figure_key):
     return f"{found.estimate:.2f}× ({found.low:.2f}–{found.high:.2f})", word
 
 
-def calibration(floor):
-    """[(session, size, figure's key, decide.Interval)] of a noise-floor document: the A/A (a build again over itself,
-    every round a fork) in each of its sessions on each figure of VERDICT_FIGURES at each size. Each interval must
-    contain 1: the method, run on no difference, must find none. A session gives one interval per figure and size,
-    so each is at 1 - 5 % / their number (Bonferroni): a sound session is refused 5 % of the time at most, where
-    eight intervals at 95 % each would refuse a third of them (1 - 0.95⁸)."""
-    aa = [c for c in floor["cells"] if c["mode"] == FLOOR_SIDE]
-    confidence = 1 - (1 - decide.CONFIDENCE) / max(1, len(aa) * len(VERDICT_FIGURES))
+def a_a_of(document):
+    """(the document that holds the A/A, its A/A cells): the document's own (cells.A_A, measured in the same forks: make
+    answer), else its noise floor's (the floor's "A again" cells, or a noise-floor document's own); None without."""
+    own = [c for c in document["cells"] if c["build"] == A_A]
+    if own:
+        return document, own
+    floor = document.get("floor") or (document if document.get("design") == FLOOR_DESIGN else None)
+    return (floor, [c for c in floor["cells"] if c["mode"] == FLOOR_SIDE]) if floor else None
+
+
+def calibration(document):
+    """[(session, size, figure's key, decide.Interval)] of a document's A/A (a_a_of: a build again over itself, every
+    round a fork) in each of its sessions on each figure of VERDICT_FIGURES at each size. Each interval must contain
+    1: the method, run on no difference, must find none. A session gives one interval per figure and size, so each is
+    at 1 - 5 % / their number (Bonferroni): a sound session is refused 5 % of the time at most, where eight intervals
+    at 95 % each would refuse a third of them (1 - 0.95⁸)."""
+    found = a_a_of(document)
+    if not found:
+        return []
+    source, aa = found
+    confidence = 1 - (1 - confidence_of(source)) / max(1, len(aa) * len(VERDICT_FIGURES))
     return [(session, c["size"], figure_key, found)
-            for session in sessions_of(floor) for figure_key in VERDICT_FIGURES for c in aa
-            if (found := interval(floor, c, figure_key, session or None, confidence)) is not None]
+            for session in sessions_of(source) for figure_key in VERDICT_FIGURES for c in aa
+            if (found := interval(source, c, figure_key, session or None, confidence)) is not None]
 
 
-def order_effect(floor):
-    """decide.Interval of the A/A's second fork in a round over its first, over every round of every size and session
-    (the drawn order puts either side first): where a build measured later in a round gains, this lies above 1."""
-    values = []
-    for reference in (c for c in floor["cells"] if c["mode"] == floor["reference"]):
-        again = next((c for c in floor["cells"] if c["mode"] == FLOOR_SIDE and c["size"] == reference["size"]
-                      and c["build"] == reference["build"]), None)
-        for first, second in zip(reference["rounds"], (again or {}).get("rounds", ())):
+def order_effect(document):
+    """decide.Interval of the A/A's later fork in a round over its earlier one (a_a_of), over every round of every size
+    and session (the drawn order puts either side first): where a build measured later in a round gains, this lies
+    above 1. None without an A/A."""
+    found, values = a_a_of(document), []
+    for again in (found or (None, ()))[1]:
+        source = found[0]
+        reference = reference_of(again, source["cells"], source["compared"], source["reference"])
+        for first, second in zip(reference["rounds"] if reference else (), again["rounds"]):
             if first.get("complete_per_s") and second.get("complete_per_s") and first.get("place") != second.get("place"):
                 later = second["complete_per_s"] / first["complete_per_s"]
                 values.append(math.log(later if second["place"] > first["place"] else 1 / later))
@@ -116,12 +138,12 @@ def order_effect(floor):
 def refusals(document):
     """Why a document's words cannot stand: no A/A measured in its sessions, or each session whose A/A excludes 1 on
     a figure (calibration), as "noise-floor-x: the A/A 1.22× (1.07–1.39) complete answers/s at 0.5 CPU"."""
-    floor = document.get("floor") or (document if document.get("design") == FLOOR_DESIGN else None)
-    if not floor:
+    found = a_a_of(document)
+    if not found:
         return ["no A/A in the same sessions"]
-    return [f"{session or floor.get('name', '')}: the A/A {found.estimate:.2f}× ({found.low:.2f}–{found.high:.2f}) "
-            f"{LABELS[figure_key]} at {sizes.label(size)}" for session, size, figure_key, found in calibration(floor)
-            if not found.low <= 1 <= found.high]
+    return [f"{session or found[0].get('name', '')}: the A/A {i.estimate:.2f}× ({i.low:.2f}–{i.high:.2f}) "
+            f"{LABELS[figure_key]} at {sizes.label(size)}" for session, size, figure_key, i in calibration(document)
+            if not i.low <= 1 <= i.high]
 
 
 

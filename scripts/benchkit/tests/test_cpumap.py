@@ -9,7 +9,7 @@ import time
 import pytest
 
 from benchkit import SERVICES
-from benchkit.core import cells as celldoc, design, protocol, sizes
+from benchkit.core import cells as celldoc, design, protocol, sizes, verdicts
 from benchkit.platforms import procfs
 from benchkit.experiments import cpumap
 
@@ -290,3 +290,67 @@ def test_each_build_is_measured_against_the_floor_round_by_round_and_the_floor_a
 def test_without_the_floor_no_build_has_a_multiple_of_it():
     document = a_map({"v1": {"0": [400]}, "v2": {"0": [600]}})
     assert all("against_floor" not in c for c in document["cells"])
+
+
+def answer_run(monkeypatch, tmp_path, rates, rounds=2, looks=3, with_=(), minutes=120,
+               timestamp="2026-11-29T11:00:00+00:00"):
+    """make answer on the test platform: v1, v2 and the floor v0 at 2 cores (its sizes: half a CPU and no limit)."""
+    from benchkit.tests.test_ab import Platform, figures, measured_by
+    measured_by(monkeypatch, [], rounds=rounds)
+    monkeypatch.setattr(design, "closed_round", lambda build, runs_dir, round_, iterations, label, *args: {
+        **figures(rates(build.version, label), 2.0), "label": label, "cores_used": 1.5})
+    platform = Platform(("v1", "v2", "v0"))
+    platform.cores = lambda version: 2
+    platform.environment = lambda where, runs, warmup: {"git_commit": "abc1234", "timestamp": timestamp,
+                                                        "where": where, "cores": 2}
+    monkeypatch.setattr(platform, "size", lambda version, cpus, processors=None, environments=None, fresh=False: (
+        platform.started.append((version, cpus)), type("Running", (), {
+            "version": version, "ergonomics": lambda self: {"web-api": {"cpu_limit": cpus}}})())[1], raising=False)
+    monkeypatch.setattr(cpumap.documents, "write", lambda *args: None)
+    spec = cpumap.Spec(sizes=cpumap.LADDER, keep=None, answer=True, answer_minutes=minutes, answer_looks=looks,
+                       answer_with=with_)
+    return platform, json.loads(cpumap.run(platform, spec, tmp_path).read_text())
+
+
+def test_make_answer_measures_the_a_a_and_the_floor_in_the_same_forks_at_the_sizes_whose_quota_binds(
+        monkeypatch, tmp_path):
+    platform, data = answer_run(monkeypatch, tmp_path, lambda build, label: 100)
+    assert data["design"] == "answer" and data["sizes"] == ["0.5", "0"] and data["looks"] == 3
+    assert {c["build"] for c in data["cells"]} == {"v1", "v2", "v0", celldoc.A_A}
+    # the A/A runs on v1's services, and every build is started in every round (forks)
+    starts = [start for start in platform.started if isinstance(start, tuple) and start[1] != "restored"]
+    assert {version for version, _ in starts} == {"v1", "v2", "v0"}
+    assert len(starts) == 2 * 4 * 4  # two sizes, four cells, two rounds and two more (one session: undecided)
+    aa = celldoc.cell_of(data, celldoc.A_A, size="0.5")
+    assert {r["label"] for r in aa["rounds"]} == {"answer-0.5-again"}  # its runs apart from v1's own
+    assert aa["ratios"]["complete_per_s"]["median"] == 1.0
+    # one session: its intervals narrow, its words wait for a second session
+    assert verdicts.verdict(data, celldoc.cell_of(data, "v2", size="0.5"), "complete_per_s") == "undecided"
+    assert verdicts.a_a_of(data) == (data, [aa, celldoc.cell_of(data, celldoc.A_A, size="0")])
+
+
+def test_make_answer_stops_adding_rounds_once_every_quoted_cell_is_decided(monkeypatch, tmp_path):
+    first = tmp_path / "first"
+    first.mkdir()
+    rates = {}
+
+    def rate(build, label):  # v2 twice v1 with a little spread; the A/A and the floor about v1's
+        rates[label] = rates.get(label, 0) + 1
+        return (200 if build == "v2" else 100) * (1 + 0.01 * (rates[label] % 3))
+    answer_run(monkeypatch, first, rate, looks=4, timestamp="2026-11-29T08:00:00+00:00")  # hours before the next
+    second = tmp_path / "second"
+    second.mkdir()
+    platform, data = answer_run(monkeypatch, second, rate, looks=4, with_=(first,))
+    # two rounds at each size, then the first look found every quoted cell decided: no round added
+    assert [len(c["rounds"]) for c in data["cells"]] == [2] * len(data["cells"])
+    pooled = json.loads((second / "answer-pooled.json").read_text())
+    assert [s["name"] for s in pooled["sessions"]] == ["first", "this session"]
+    cell = celldoc.cell_of(pooled, "v2", size="0.5")
+    assert verdicts.verdict(pooled, cell, "complete_per_s") == "ahead"
+    assert verdicts.verdict(pooled, cell, "cpu_ms_per_complete_background_off") in ("level", "ahead", "behind")
+
+
+def test_make_answer_spends_its_error_over_its_looks():
+    looked = {"looks": 4, "cells": []}
+    assert verdicts.confidence_of(looked) == pytest.approx(1 - 0.05 / 4)
+    assert verdicts.confidence_of({"cells": []}) == 0.95

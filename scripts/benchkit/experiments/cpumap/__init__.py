@@ -12,12 +12,14 @@ and what each JVM saw and chose there. Writes cpu-map.json (the cell document, c
 import dataclasses
 import json
 import pathlib
+import time
 
 from benchkit import BASELINE, NAMES, SERVICES, step
 from benchkit.core import cells as celldoc, charts, design, documents, results, verdicts
 from benchkit.core.design import CLOSED, OPEN, Design
 from benchkit.core.knobs import knob, results_directory
 from benchkit.core.sizes import NO_LIMIT, label, rungs
+from benchkit.experiments.cpumap import answering
 from benchkit.experiments.cpumap.answer import (ANSWER_TEXT, LADDER, STARTS_TEXT, again_rows, answer_rows, builds,
                                                 floor_rows, order_rows, sentences, sessions_rows, starts_rows)
 
@@ -42,6 +44,16 @@ class Spec:
     keep: pathlib.Path | None = knob("CPU_MAP_KEEP", None, "a map that stopped half-way (its results directory): "
                                      "its rungs of this ladder are kept, the others measured, in its document",
                                      results_directory("cpu-map.json"))
+    # make answer: the map at the sizes whose quota binds on the platform and the whole machine, the A/A and the floor
+    # in the same forks, adding rounds until every cell the answer quotes is decided (given by its catalogue entry)
+    answer: bool = False
+    answer_minutes: int = knob("ANSWER_MINUTES", 120, "make answer's time: it adds rounds while a cell it quotes is "
+                               "undecided, until this many minutes (each size its share) or its last look")
+    answer_looks: int = knob("ANSWER_LOOKS", 4, "make answer's looks at its data, fixed before the first round: after "
+                             "RUNS rounds at a size, and after each round added; the intervals' error split over them")
+    answer_with: tuple = knob("ANSWER_WITH", (), "earlier make answer runs (results directories, comma-separated, an "
+                              "hour apart or more): pooled with this one, so that words can be decided",
+                              lambda text: tuple(results_directory("answer.json")(p) for p in text.split(",") if p))
 
 
 def cpu_map(spec, versions):
@@ -52,11 +64,21 @@ def cpu_map(spec, versions):
 
 
 def run(platform, spec, directory):
-    """Every size of the ladder, every build: cpu-map.json, .md and .html."""
+    """Every size of the ladder, every build (make answer: its rows, until decided): cpu-map.json, .md and .html."""
     kept = json.loads((spec.keep / "cpu-map.json").read_text()) if spec.keep else None
-    data = design.run(platform, cpu_map(spec, platform.versions), directory,
+    extra = {}
+    if spec.answer:
+        cores = platform.cores(platform.versions[0])
+        spec = dataclasses.replace(spec, sizes=answering.sizes_binding(cores, spec.sizes))
+        the_map = answering.design_of(cpu_map(spec, platform.versions), spec, time.monotonic())
+        extra = {"looks": spec.answer_looks}
+    else:
+        the_map = cpu_map(spec, platform.versions)
+    data = design.run(platform, the_map, directory, extra,
                       on_cell=lambda cell, environment: {"bound_by": bound_by(cell, environment)}, kept=kept)
-    documents.write(directory, "cpu-map", "reactive-bench: the comparison over CPU per service",
+    if spec.answer:
+        answering.conclude(data, spec, directory)
+    documents.write(directory, the_map.name, f"reactive-bench: {the_map.title.lower()}",
                     f"{data['timestamp']}, commit {data['commit']}, {data['where']}",
                     [("The answer", ANSWER_TEXT, [("", answer_rows(data))]),
                      ("Each build by CPU per service", EXPLANATION, [("", table(data))]),
@@ -68,8 +90,8 @@ def run(platform, spec, directory):
                      ("What each JVM saw and chose", "", [(size, ergonomics_rows(found))
                                                            for size, found in data["ergonomics"].items()]),
                      ("Environment", "", [("", documents.key_value_rows(data["environment"]))])], {})
-    step(f"The CPU map: {directory / 'cpu-map.md'} and .html")
-    return directory / "cpu-map.json"
+    step(f"{the_map.title}: {directory / the_map.name}.md and .html")
+    return directory / f"{the_map.name}.json"
 
 
 def bound_by(cell, environment):
@@ -221,5 +243,9 @@ TABLES = {"cpu-map": table, "cpu-map-headline": headline_rows, "cpu-map-against-
           "cpu-map-order": order_rows, "cpu-map-floor": floor_rows, "cpu-map-sessions": sessions_rows,
           "cpu-map-again": again_rows}
 CHARTS = {f"cpu-map-{version}": heat_map(version) for version in ("v2", "v3")}
-RUN_FILES = ("cpu-map.json",)
-CONSISTENCY = {"cpu-map": map_consistency}
+RUN_FILES = ("cpu-map.json", "answer.json")
+CONSISTENCY = {"cpu-map": map_consistency, "answer": map_consistency}
+
+
+def MEASURES_FLOOR(spec):  # the registry reads it by this name: make answer measures the floor in its forks
+    return spec.answer

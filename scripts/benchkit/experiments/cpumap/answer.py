@@ -4,7 +4,7 @@ calibrates them, the answer in one sentence per size, each session's floor and o
 and what each fork took to start."""
 import statistics
 
-from benchkit import BASELINE, SERVICES
+from benchkit import BASELINE, FLOOR, SERVICES
 from benchkit.core import calibration, cells as celldoc, documents, results, verdicts
 from benchkit.core.sizes import NO_LIMIT, given, label
 
@@ -32,12 +32,16 @@ ANSWER_TEXT = ("Each build over v1 at the sizes a pod's quota binds on this mach
                "them), each of whose A/A (v1 again over v1) contains 1.")
 
 
-def quota_binds(document, size):
-    """Whether a pod's quota, not the machine, binds at this size where it was measured: the three services' quotas
-    add up to less than the machine's cores (beyond that, they contend for the cores before the quota stops them)."""
+def binds(size, cores):
+    """Whether a pod's quota, not the machine, binds at this size: the three services' quotas add up to less than the
+    cores (beyond that, they contend for the cores before the quota stops them)."""
     cpus, processors = given(size)
-    cores = celldoc.cores(document)
     return cpus is not None and processors is None and cores is not None and len(SERVICES) * cpus < cores
+
+
+def quota_binds(document, size):
+    """Whether a pod's quota binds at this size where the document was measured (binds)."""
+    return binds(size, celldoc.cores(document))
 
 
 def measured_in(document, cell):
@@ -49,7 +53,8 @@ def measured_in(document, cell):
     sessions = len({r.get("session", "") for r in cell["rounds"]})
     rounds = (f"{len(cell['rounds'])} forks" if verdicts.forked(document)
               else f"{len(cell['rounds'])} rounds on {sessions} starts")
-    return f"{rounds} ({sessions} sessions)" + (f", {unsettled} with a warm-up unsettled" if unsettled else "")
+    return (f"{rounds} ({sessions} session{'s' * (sessions != 1)})"
+            + (f", {unsettled} with a warm-up unsettled" if unsettled else ""))
 
 
 def answer_sizes(document):
@@ -73,23 +78,28 @@ def answer_rows(document):
     v1 on every ANSWER figure (verdicts.decided: estimate, interval, word), and the A/A (v1 again over v1), each of
     whose sessions calibrates the method (its interval contains 1); the ladder's other sizes, which the machine cannot
     give three services, named with what measures them on a cluster."""
-    versions = [v for v in builds(document) if v != BASELINE]
     rows = [["CPU per service", "build", *(name for _, name in ANSWER), "what it rests on"]]
+    found = verdicts.a_a_of(document)
     for size, why in answer_sizes(document):
         if why:
             rows.append([label(size), why, *("" for _ in ANSWER), ""])
             continue
         where = f"{label(size)}" + (" (the whole machine)" if size == NO_LIMIT else " (the quota binds)")
-        for version in versions:
+        for version in (v for v in builds(document) if v not in (BASELINE, celldoc.A_A)):
             cell = celldoc.cell_of(document, version, size=size)
-            rows.append([where, f"{version} / {BASELINE}",
+            name = f"{version} (the floor)" if version in FLOOR else version
+            rows.append([where, f"{name} / {BASELINE}",
                          *(verdicts.decided(document, cell, key) for key, _ in ANSWER), measured_in(document, cell)])
-        floor = celldoc.floor_of(document, {"size": size})
-        if floor:
+        cell = found and next((c for c in found[1] if c["size"] == size), None)
+        if cell:
             rows.append([where, f"{BASELINE} again / {BASELINE}: the A/A",
-                         *(a_a(document["floor"], floor, key) for key, _ in ANSWER),
-                         measured_in(document["floor"], floor)])
+                         *(a_a(found[0], cell, key) for key, _ in ANSWER), measured_in(found[0], cell)])
     return rows
+
+
+def quoted(document):
+    """The builds the answer speaks of, each over the baseline: neither the baseline, nor its A/A, nor the floor."""
+    return [v for v in builds(document) if v not in (BASELINE, celldoc.A_A) and v not in FLOOR]
 
 
 def a_a(floor, cell, key):
@@ -108,7 +118,7 @@ def a_a(floor, cell, key):
 def order_rows(document):
     """Whether a build gains from its place in a round: the A/A's later fork over its earlier one (the same build,
     restarted twice in a round, in an order drawn at random), over every round of every size and session."""
-    found = verdicts.order_effect(document.get("floor", {})) if document.get("floor") else None
+    found = verdicts.order_effect(document)
     return [["the A/A's later fork in a round over its earlier one", "forks"],
             [f"{found.estimate:.2f}× ({found.low:.2f}–{found.high:.2f})" if found else "–",
              str(found.units) if found else "0"]]
@@ -122,7 +132,7 @@ def sentences(document):
         if why:
             continue
         said = []
-        for version in (v for v in builds(document) if v != BASELINE):
+        for version in quoted(document):
             cell = celldoc.cell_of(document, version, size=size)
             (rate, rate_word), (cpu, cpu_word) = (verdicts.said(document, cell, key)
                                                   for key in ("complete_per_s", CPU_PER_ANSWER))

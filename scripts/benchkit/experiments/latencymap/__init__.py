@@ -40,7 +40,7 @@ NEEDS = (LatencyProxy,)  # what it asks of a platform beyond what every experime
 EXTRA_REPEATS = 2
 
 
-def unsettled(document):
+def unsettled(document, size=None):
     """The modes of the cells where some build's rounds disagree (latencyreport.spread beyond SPREAD_LIMIT)."""
     return {c["mode"] for c in document["cells"]
             if (latencyreport.spread([r["complete_per_s"] for r in c["rounds"]]) or 0) > SPREAD_LIMIT}
