@@ -19,6 +19,7 @@ words, read off the interval against one equivalence margin.
 Everything is on the log scale, where a ratio and its inverse are as far from 1."""
 import dataclasses
 import functools
+import json
 import math
 import statistics
 
@@ -120,6 +121,103 @@ def pooled(groups, method="sessions", confidence=CONFIDENCE):
         found[name] = Interval(math.exp(mean), math.exp(mean - quantile * error), math.exp(mean + quantile * error),
                                len(values), len(values) if method == "sessions" else 1, df, error, method)
     return found
+
+
+def best_length(forking_s, measuring_s, run_spread, fork_spread):
+    """Kalibera and Jones's balance of a two-level experiment ("Rigorous benchmarking in reasonable time", 2013): the
+    measured part of a fork, as a multiple of today's, that gives the narrowest interval for the time spent. A fork
+    costs forking_s (its start, warm-up and background) and measuring_s (its measured phases); run_spread is the
+    spread of a measured run's log ratio among runs of the same forks (runs one after another on one start),
+    fork_spread among forks. The spread a fork adds of its own is T² = fork² − run²; with a budget B, forks B / (c_f +
+    L c_m) and a fork's variance T² + run² / L, the interval is narrowest at L = √(c_f run² / (c_m T²)). Below 1:
+    measure shorter and fork more; above 1: measure longer in fewer forks. None where forks add nothing measurable
+    (T² ≤ 0): longer runs win until the runs' own spread is gone."""
+    added = fork_spread ** 2 - run_spread ** 2
+    if added <= 0 or measuring_s <= 0:
+        return None
+    return math.sqrt(forking_s * run_spread ** 2 / (measuring_s * added))
+
+
+# The spreads a rule is sized by, read off published summaries (simulate draws from them)
+
+def measured_spread(floors):
+    """(between sessions, between forks): the standard deviations of the A/A's log ratio on complete answers/s, from
+    noise-floor documents ({name: document}, every round a fork): the forks' pooled within their sessions; the
+    sessions' from the spread of their means, less what the forks put into a mean (never below 0)."""
+    within, within_df, between, between_df, forks = 0.0, 0, 0.0, 0, []
+    by_size = {}
+    for name, document in floors.items():
+        for cell in document["cells"]:
+            values = [math.log(v) for v in (cell.get("ratios") or {}).get("complete_per_s", {}).get("rounds", ()) if v]
+            if len(values) < 2:
+                continue
+            within += sum((v - statistics.fmean(values)) ** 2 for v in values)
+            within_df += len(values) - 1
+            forks.append(len(values))
+            by_size.setdefault((document.get("where", ""), cell["size"]), []).append(statistics.fmean(values))
+    for means in by_size.values():
+        between += sum((m - statistics.fmean(means)) ** 2 for m in means)
+        between_df += len(means) - 1
+    fork = math.sqrt(within / within_df)
+    session = math.sqrt(max(0.0, between / between_df - fork ** 2 / statistics.fmean(forks))) if between_df else 0.0
+    return session, fork
+
+
+def published_spread(directory):
+    """measured_spread of every noise-floor summary in a directory of published summaries."""
+    floors = {path.stem: json.loads(path.read_text()) for path in sorted(directory.glob("noise-floor*.json"))}
+    return measured_spread({name: d for name, d in floors.items() if d.get("design") == "noise-floor"})
+
+
+def run_spread(maps):
+    """The standard deviation of a measured run's log ratio on complete answers/s among the runs of the same forks,
+    pooled within each cell: from CPU maps that measured every round on one start of each build (no "forks"), the
+    only published runs that share their JVMs."""
+    within, df = 0.0, 0
+    for document in maps.values():
+        if document.get("forks"):
+            continue
+        for cell in document["cells"]:
+            values = [math.log(v) for v in (cell.get("ratios") or {}).get("complete_per_s", {}).get("rounds", ()) if v]
+            if cell["build"] == "v1" or len(values) < 2:  # v1 over itself: 1 in every round
+                continue
+            within += sum((v - statistics.fmean(values)) ** 2 for v in values)
+            df += len(values) - 1
+    return math.sqrt(within / df) if df else None
+
+
+def costs(documents):
+    """(a fork's seconds to start, warm and idle, its measured phases' seconds): the medians over every round of
+    every document that kept them (design.measure_rounds: "spent_s"); None without any."""
+    spent = [r["spent_s"] for d in documents for c in d["cells"] for r in c["rounds"] if r.get("spent_s")]
+    if not spent:
+        return None
+    return (statistics.median(s["forking"] for s in spent), statistics.median(s["measuring"] for s in spent))
+
+
+def balance(directory, documents=()):
+    """What Kalibera and Jones's balance says of the published spreads and the rounds' costs (of `documents`, else
+    of the published answers): {run_spread, fork_spread, forking_s, measuring_s, best_length} (best_length None
+    where forks add nothing measurable, or no costs were kept)."""
+    published = {path.stem: json.loads(path.read_text()) for path in sorted(directory.glob("*.json"))}
+    fork = published_spread(directory)[1]
+    run = run_spread({name: d for name, d in published.items() if d.get("design") == "cpu-map"})
+    spent = costs(documents or [d for d in published.values() if d.get("design") == "answer"])
+    length = best_length(*spent, run, fork) if spent and run else None
+    return {"run_spread": run, "fork_spread": fork, "forking_s": spent and spent[0], "measuring_s": spent and spent[1],
+            "best_length": length}
+
+
+def balance_said(found):
+    """One line of what the balance says."""
+    said = (f"Kalibera and Jones: runs on one start spread {found['run_spread']:.3f}, forks {found['fork_spread']:.3f}"
+            " (log ratio)")
+    if found["forking_s"] is None:
+        return said + "; no round kept its costs yet"
+    said += f"; a fork costs {found['forking_s']:.0f} s to start and warm, {found['measuring_s']:.0f} s to measure"
+    if found["best_length"] is None:
+        return said + ": forks add nothing measurable beyond the runs' own spread, so longer runs in fewer forks"
+    return said + f": the narrowest interval for the time measures {found['best_length']:.2f}× as long per fork"
 
 
 @functools.lru_cache(maxsize=None)

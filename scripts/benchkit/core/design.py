@@ -64,6 +64,11 @@ class Design:
     # the A/A in the same forks: the baseline measured a second time in every round, as a cell of its own (cells.A_A),
     # its ratio to the baseline the one with no cause
     a_a: bool = False
+    # a fork started under its quota (its start to ready and first answer are a pod's), its quota lifted for the
+    # warm-up where the platform can (Platform.lift), set again, the fork warmed under it until the JIT has settled
+    # again, then measured: the JVMs count the same processors either way, and a JIT starved by a quota took most of
+    # a fork's minutes (Kalibera and Jones: make forks cheap rather than few)
+    warm_unbound: bool = True
 
     def lengths(self):
         return lengths(self.iterations, self.warmup)
@@ -127,9 +132,17 @@ def started(platform, design, build, variant):
                          fresh=design.restart in FORKED)
 
 
-def warmed(build, running, runs_dir, warmup):
-    """(the core's warm-up, the build's background with no load right after it)."""
+def warmed(build, running, runs_dir, warmup, platform=None):
+    """(the core's warm-up, the build's background with no load right after it). Given the platform, the build's
+    quota is lifted for the warm-up where it can be (Platform.lift), set again after it, and the build warmed again
+    under it, from a window a third as long, until the rule holds there too: what is measured is warm at its quota,
+    and the first warm-up is kept under "before_quota"."""
+    lifted = platform is not None and platform.lift(slot(build))
     warm = warm_up(build, running, runs_dir, warmup)
+    if lifted:
+        platform.bind(slot(build))
+        again = f"{build}-under-its-quota".replace(" ", "-")
+        warm = {**warm_up(again, running, runs_dir, max(1, warmup // 3)), "before_quota": warm}
     return warm, background({build: running})[build]
 
 
@@ -167,7 +180,9 @@ def run(platform, design, directory, extra=None, on_cell=None, kept=None):
     groups = design.groups()
     document = celldoc.document(design, environment, rounds,
                                 {"iterations": iterations, "order_seed": seed(),
-                                 "forks": design.restart in FORKED, **(extra or {})},
+                                 "forks": design.restart in FORKED,
+                                 "warmed_before_quota": design.restart in FORKED and design.warm_unbound,
+                                 **(extra or {})},
                                 [(build, variant.mode, variant.size) for group in groups for build, variant in group])
     if design.ergonomics:
         document["ergonomics"] = {}
@@ -246,24 +261,28 @@ def measure_rounds(platform, design, cells, position, numbers, runs_dir, iterati
         for place, (build, variant) in enumerate(in_round(design, cells, round_, position), start=1):
             step(f"{build}: {design.name}, {celldoc.variant_name(variant.mode, variant.size)}, "
                  f"round {round_}/{max(numbers)}")
-            identity = None
+            identity, began = None, time.monotonic()
             if design.restart in FORKED:
                 it = started(platform, design, build, variant)
-                identity = fork(it)
-                running[build] = (it, *warmed(build, it, runs_dir, warmup))
+                identity = fork(it)  # its start and first answer under its quota, as a pod's
+                running[build] = (it, *warmed(build, it, runs_dir, warmup, platform if design.warm_unbound else None))
                 warmed_fork(build, it)
             if design.arrange:
                 design.arrange(build, variant, round_)
             it, warm, idle = running[build]
+            ready = time.monotonic()
             figures = measured(design, it, runs_dir, round_, variant, iterations, warm, idle, speed, place, build)
-            keep(build, variant, {**figures, **({"fork": identity} if identity else {})})
+            # what the round cost: a fork's start, warm-up and background, and its measured phases (the costs that
+            # Kalibera and Jones weigh against the spread of forks and of runs: decide.best_length)
+            spent = {"forking": round(ready - began, 1), "measuring": round(time.monotonic() - ready, 1)}
+            keep(build, variant, {**figures, **({"fork": identity} if identity else {}), "spent_s": spent})
 
 
 def continued(kept, document):
     """The document of a run that stopped half-way, to be continued by this one: refused unless it measured the same
     design the same way; a group it began and did not finish is measured again, whole; where and when the rest was
     measured is added."""
-    same = ("design", "rounds", "compared", "modes", "iterations", "forks")
+    same = ("design", "rounds", "compared", "modes", "iterations", "forks", "warmed_before_quota")
     if any(kept.get(key) != document.get(key) for key in same):
         raise SystemExit("that run measured " + ", ".join(f"{key} {kept.get(key)}" for key in same)
                          + "; this one " + ", ".join(f"{key} {document.get(key)}" for key in same))

@@ -1,7 +1,7 @@
 """How often a rule's word is right, on synthetic forks: `python -m benchkit simulate` prints it, the tests hold it.
 
 A cell's log ratio in fork f of session s is log(effect) + b_s + e_sf: b_s the session's own shift (a machine, an hour,
-a start of everything), e_sf the fork's, both normal, with the spreads this machine's A/A measured (measured_spread:
+a start of everything), e_sf the fork's, both normal, with the spreads this machine's A/A measured (decide.measured_spread:
 v1 against itself, every round a fork, in the published noise floors). A table pools its spread over CELLS cells of
 one figure, so each trial draws that many, and judges the first.
 
@@ -14,7 +14,6 @@ Two rules are run on the same draws:
 - decide's interval over the forks of one session, and a hierarchical bootstrap: the two other ways, and why neither is
   the answer's."""
 import functools
-import json
 import math
 import random
 import statistics
@@ -31,35 +30,6 @@ ONE_SESSION = "decide, all in one session"
 BOOTSTRAP = "hierarchical bootstrap"
 BOOTSTRAP_RESAMPLES = 200
 BOOTSTRAP_SESSIONS = SESSIONS[:3]  # resampling is slow in Python: the few sessions where it matters
-
-
-def measured_spread(floors):
-    """(between sessions, between forks): the standard deviations of the A/A's log ratio on complete answers/s, from
-    noise-floor documents ({name: document}, every round a fork): the forks' pooled within their sessions; the
-    sessions' from the spread of their means, less what the forks put into a mean (never below 0)."""
-    within, within_df, between, between_df, forks = 0.0, 0, 0.0, 0, []
-    by_size = {}
-    for name, document in floors.items():
-        for cell in document["cells"]:
-            values = [math.log(v) for v in (cell.get("ratios") or {}).get("complete_per_s", {}).get("rounds", ()) if v]
-            if len(values) < 2:
-                continue
-            within += sum((v - statistics.fmean(values)) ** 2 for v in values)
-            within_df += len(values) - 1
-            forks.append(len(values))
-            by_size.setdefault((document.get("where", ""), cell["size"]), []).append(statistics.fmean(values))
-    for means in by_size.values():
-        between += sum((m - statistics.fmean(means)) ** 2 for m in means)
-        between_df += len(means) - 1
-    fork = math.sqrt(within / within_df)
-    session = math.sqrt(max(0.0, between / between_df - fork ** 2 / statistics.fmean(forks))) if between_df else 0.0
-    return session, fork
-
-
-def published_spread(directory):
-    """measured_spread of every noise-floor summary in a directory of published summaries."""
-    floors = {path.stem: json.loads(path.read_text()) for path in sorted(directory.glob("noise-floor*.json"))}
-    return measured_spread({name: d for name, d in floors.items() if d.get("design") == "noise-floor"})
 
 
 def draw(rng, effect, sessions, forks, session_spread, fork_spread):
@@ -163,8 +133,9 @@ def main(args):
     """Prints the table at this machine's measured spread (the published noise floors)."""
     from benchkit import ROOT
     from benchkit.core.documents import markdown_table
-    session_spread, fork_spread = published_spread(ROOT / "docs" / "results")
+    session_spread, fork_spread = decide.published_spread(ROOT / "docs" / "results")
     trials = int(args[0]) if args else TRIALS
     print(f"this machine's A/A: {session_spread:.3f} between sessions, {fork_spread:.3f} between forks (log ratio); "
           f"margin {decide.MARGIN:g}, {trials} trials each, {CELLS} cells pooled")
     print(markdown_table(table(session_spread, fork_spread, trials)))
+    print(decide.balance_said(decide.balance(ROOT / "docs" / "results")))

@@ -150,6 +150,8 @@ class Local(Platform, Faults, LatencyProxy):
         self.loadgen = loadgen
         self.running = {}  # service-version -> the SERVICE_SETTINGS it was restarted with ("" = as shipped)
         self.limited = set()  # the service-versions running under a CPU limit (size)
+        self.limits = {}  # {service-version: CPUs}: the limit size last set
+        self.lifted = {}  # {service-version: (pid, CPUs)}: a limit lifted for a warm-up, until bind sets it again
 
     def build(self, version):
         return LocalBuild(stack_inventory(), version, self.loadgen)
@@ -206,13 +208,34 @@ class Local(Platform, Faults, LatencyProxy):
         for name in (f"{service}-{version}" for service in SERVICES):
             # no limit: a restarted service runs outside any group already; only a group left from a limit goes
             # (so that no limit needs no root, as the A/Bs at the whole machine never did)
+            self.lifted.pop(name, None)  # a limit lifted from the process this one replaced
             if cpus is not None or name in self.limited:
                 procfs.limit_cpu(name, inventory["services"][name]["pid"], cpus)
             (self.limited.add if cpus is not None else self.limited.discard)(name)
+            if cpus is not None:
+                self.limits[name] = cpus
         return self.build(version)
+
+    def lift(self, version):
+        limited = [name for name in (f"{service}-{version}" for service in SERVICES) if name in self.limited]
+        inventory = stack_inventory() if limited else {}
+        for name in limited:
+            pid = inventory["services"][name]["pid"]
+            procfs.limit_cpu(name, pid, None)
+            self.limited.discard(name)
+            self.lifted[name] = (pid, self.limits[name])
+        return bool(limited)
+
+    def bind(self, version):
+        for name in [name for name in (f"{service}-{version}" for service in SERVICES) if name in self.lifted]:
+            pid, cpus = self.lifted.pop(name)
+            procfs.limit_cpu(name, pid, cpus)
+            self.limited.add(name)
 
     def restore(self, version):
         self.reconfigure(version, {})  # a restarted service starts outside any limit: its group goes
+        for service in SERVICES:
+            self.lifted.pop(f"{service}-{version}", None)
         inventory = stack_inventory()
         for name in [name for name in (f"{service}-{version}" for service in SERVICES) if name in self.limited]:
             procfs.limit_cpu(name, inventory["services"][name]["pid"], None)

@@ -81,7 +81,7 @@ class Platform:
     where = "here"
 
     def __init__(self, versions):
-        self.versions, self.started = versions, []
+        self.versions, self.started, self.quotas = versions, [], []
 
     def environment(self, where, runs, warmup):
         return {"git_commit": "abc1234", "timestamp": "t", "where": where}
@@ -92,7 +92,17 @@ class Platform:
 
     def size(self, version, cpus, processors=None, environments=None, fresh=False):
         self.started.append((version, cpus, (environments or {}).get("web-api", {}).get("SERVICE_BUILD"), True))
+        self.quotas.append((version, "size", cpus))
         return version
+
+    def lift(self, version):  # a quota can be lifted where one was set (as on the local stack)
+        lifted = next((cpus for v, what, cpus in reversed(self.quotas) if v == version and what == "size"),
+                      None) is not None
+        self.quotas.append((version, "lift", lifted))
+        return lifted
+
+    def bind(self, version):
+        self.quotas.append((version, "bind", None))
 
     def calibrate(self):
         return 2.0

@@ -217,6 +217,58 @@ def test_a_map_starts_every_build_in_every_round_and_turns_the_builds_order_roun
         "v1, at 0.5 CPU: two rounds name one start of a service, though its rounds are forks"]
 
 
+def test_a_fork_starts_under_its_quota_warms_without_it_and_is_measured_warm_under_it(monkeypatch, tmp_path):
+    """Every round a fork, made cheap: its start and first answer under the quota (a pod's), the warm-up with the
+    quota lifted, then the quota set again and the fork warmed under it until the rule holds there too; the round's
+    "settled" is that second warm-up's. At no limit there is nothing to lift: one warm-up."""
+    from benchkit.tests.test_ab import Platform, measured_by
+    measured_by(monkeypatch, [100, 200, 300, 400])
+    platform = Platform(("v1", "v2"))
+    platform.build = lambda version: version
+    sized = platform.size  # each start a running build whose JVMs' choices can be read
+    monkeypatch.setattr(platform, "size", lambda *args, **named: type(
+        "Running", (), {"ergonomics": lambda self: {}, "version": sized(*args, **named)})(), raising=False)
+    events = platform.quotas
+    monkeypatch.setattr(design, "fork", lambda build: events.append((build.version, "fork", None)) or {
+        "web-api": {"started": float(len(events)), "ready_s": 2.0}, "first_answer_s": 2.5})
+    monkeypatch.setattr(design, "warm_up", lambda version, build, runs_dir, warmup: events.append(
+        (version, "warm", warmup)) or {"settled": "-under-its-quota" in version, "windows": [warmup]})
+    monkeypatch.setattr(design.knobs, "value", lambda name: 1)
+    monkeypatch.setattr(cpumap.documents, "write", lambda *args: None)
+    data = json.loads(cpumap.run(platform, cpumap.Spec(sizes=("0.5", "0"), keep=None), tmp_path).read_text())
+    first = events.index(("v1", "size", 0.5))
+    assert events[first:first + 6] == [("v1", "size", 0.5), ("v1", "fork", None), ("v1", "lift", True),
+                                       ("v1", "warm", design.WARMUP), ("v1", "bind", None),
+                                       ("v1-under-its-quota", "warm", design.WARMUP // 3)]
+    whole = events.index(("v1", "size", None))
+    assert events[whole:whole + 4] == [("v1", "size", None), ("v1", "fork", None), ("v1", "lift", False),
+                                       ("v1", "warm", design.WARMUP)]
+    assert data["warmed_before_quota"] is True
+    assert [r["settled"] for r in celldoc.cell_of(data, "v2", size="0.5")["rounds"]] == [True]
+    assert [r["settled"] for r in celldoc.cell_of(data, "v2", size="0")["rounds"]] == [False]
+
+
+def test_the_local_stack_lifts_a_quota_for_a_while_and_sets_it_again(monkeypatch):
+    from benchkit.platforms import local, procfs
+    limits = []
+    monkeypatch.setattr(local, "stack", lambda action, part, settings=None: None)
+    monkeypatch.setattr(local, "stack_inventory", lambda: {
+        "services": {f"{s}-v1": {"pid": 7, "url": f"http://{s}", "management": f"http://{s}:9000"}
+                     for s in ("web-api", "articles", "authors")},
+        "postgres": {"pid": 2, "port": 5432}, "kafka": {"pid": 3}})
+    monkeypatch.setattr(procfs, "limit_cpu", lambda name, pid, cpus: limits.append((name, cpus)))
+    monkeypatch.setattr(local.os, "cpu_count", lambda: 2)
+    platform = local.Local("loadgen")
+    platform.size("v1", 0.5)
+    assert platform.lift("v1") is True and limits[3:] == [(f"{s}-v1", None) for s in ("web-api", "articles", "authors")]
+    assert platform.limited == set()
+    platform.bind("v1")
+    assert limits[6:] == [(f"{s}-v1", 0.5) for s in ("web-api", "articles", "authors")]
+    assert platform.limited == {f"{s}-v1" for s in ("web-api", "articles", "authors")}
+    platform.size("v1", None)
+    assert platform.lift("v1") is False  # no limit: nothing to lift
+
+
 def test_a_fork_s_start_is_read_off_its_services():
     """protocol.fork: each service's JVM start and its uptime once ready, and web-api's uptime at its first answer."""
     texts = iter([{"web-api": "process_start_time_seconds 1.7964E9\nprocess_uptime_seconds 6.5\n",

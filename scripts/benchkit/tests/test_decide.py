@@ -13,7 +13,7 @@ TRIALS = 1000
 @pytest.fixture(scope="module")
 def spread():
     """This machine's spreads between sessions and between forks, from the published A/A (noise floors)."""
-    session, fork = simulate.published_spread(ROOT / "docs" / "results")
+    session, fork = decide.published_spread(ROOT / "docs" / "results")
     assert 0 < fork < 1 and 0 <= session < 1
     return session, fork
 

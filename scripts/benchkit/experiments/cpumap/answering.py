@@ -11,7 +11,7 @@ import dataclasses
 import json
 import time
 
-from benchkit import BASELINE, info, step
+from benchkit import BASELINE, ROOT, info, step
 from benchkit.core import cells as celldoc, decide, documents, verdicts
 from benchkit.core.sizes import NO_LIMIT, label
 from benchkit.experiments.cpumap.answer import LADDER, answer_rows, binds, quoted
@@ -84,4 +84,6 @@ def conclude(data, spec, directory):
     if left:
         runs = ",".join(map(str, (*spec.answer_with, directory)))
         info(f"to decide them, in an hour or more: make answer ANSWER_WITH={runs}")
+    # whether this run's forks were balanced against its measured runs, at its own costs
+    info(decide.balance_said(decide.balance(ROOT / "docs" / "results", [data])))
     return found
