@@ -140,26 +140,37 @@ def best_length(forking_s, measuring_s, run_spread, fork_spread):
 
 # The spreads a rule is sized by, read off published summaries (simulate draws from them)
 
+def log_ratios(cell, rounds=None):
+    """The log of each round's ratio on complete answers/s of a cell (of those rounds, where given)."""
+    ratios = (cell.get("ratios") or {}).get("complete_per_s", {}).get("rounds", ())
+    return [math.log(v) for r, v in zip(cell["rounds"], ratios) if v and (rounds is None or r in rounds)]
+
+
+def pooled_within(groups):
+    """(the standard deviation pooled within groups of values, its degrees of freedom); (None, 0) without any
+    group of two."""
+    squares, df = 0.0, 0
+    for values in groups:
+        if len(values) > 1:
+            squares += sum((v - statistics.fmean(values)) ** 2 for v in values)
+            df += len(values) - 1
+    return (math.sqrt(squares / df) if df else None), df
+
+
 def measured_spread(floors):
     """(between sessions, between forks): the standard deviations of the A/A's log ratio on complete answers/s, from
     noise-floor documents ({name: document}, every round a fork): the forks' pooled within their sessions; the
     sessions' from the spread of their means, less what the forks put into a mean (never below 0)."""
-    within, within_df, between, between_df, forks = 0.0, 0, 0.0, 0, []
+    groups = [(document.get("where", ""), cell["size"], log_ratios(cell))
+              for document in floors.values() for cell in document["cells"]]
+    groups = [group for group in groups if len(group[2]) > 1]
+    fork, _ = pooled_within([values for *_, values in groups])
     by_size = {}
-    for name, document in floors.items():
-        for cell in document["cells"]:
-            values = [math.log(v) for v in (cell.get("ratios") or {}).get("complete_per_s", {}).get("rounds", ()) if v]
-            if len(values) < 2:
-                continue
-            within += sum((v - statistics.fmean(values)) ** 2 for v in values)
-            within_df += len(values) - 1
-            forks.append(len(values))
-            by_size.setdefault((document.get("where", ""), cell["size"]), []).append(statistics.fmean(values))
-    for means in by_size.values():
-        between += sum((m - statistics.fmean(means)) ** 2 for m in means)
-        between_df += len(means) - 1
-    fork = math.sqrt(within / within_df)
-    session = math.sqrt(max(0.0, between / between_df - fork ** 2 / statistics.fmean(forks))) if between_df else 0.0
+    for where, size, values in groups:
+        by_size.setdefault((where, size), []).append(statistics.fmean(values))
+    between, between_df = pooled_within(by_size.values())
+    forks = statistics.fmean(len(values) for *_, values in groups)
+    session = math.sqrt(max(0.0, between ** 2 - fork ** 2 / forks)) if between_df else 0.0
     return session, fork
 
 
@@ -172,18 +183,23 @@ def published_spread(directory):
 def run_spread(maps):
     """The standard deviation of a measured run's log ratio on complete answers/s among the runs of the same forks,
     pooled within each cell: from CPU maps that measured every round on one start of each build (no "forks"), the
-    only published runs that share their JVMs."""
-    within, df = 0.0, 0
-    for document in maps.values():
-        if document.get("forks"):
-            continue
-        for cell in document["cells"]:
-            values = [math.log(v) for v in (cell.get("ratios") or {}).get("complete_per_s", {}).get("rounds", ()) if v]
-            if cell["build"] == "v1" or len(values) < 2:  # v1 over itself: 1 in every round
-                continue
-            within += sum((v - statistics.fmean(values)) ** 2 for v in values)
-            df += len(values) - 1
-    return math.sqrt(within / df) if df else None
+    only published runs that share their JVMs (v1's cells, over themselves, left out)."""
+    return pooled_within([log_ratios(cell) for document in maps.values() if not document.get("forks")
+                          for cell in document["cells"] if cell["build"] != "v1"])[0]
+
+
+def published_run_spread(directory):
+    """run_spread of every published CPU map."""
+    maps = {path.stem: json.loads(path.read_text()) for path in sorted(directory.glob("cpu-map*.json"))}
+    return run_spread({name: d for name, d in maps.items() if d.get("design") == "cpu-map"})
+
+
+def fork_spread(document, cell_of_a_a):
+    """The standard deviation of the A/A's log ratio among the forks of one session, pooled over its sessions and
+    sizes: the A/A's cells of a document whose every round is a fork (cell_of_a_a(cell): whether a cell is one)."""
+    return pooled_within([log_ratios(cell, [r for r in cell["rounds"] if r.get("session", "") == session])
+                          for cell in document["cells"] if cell_of_a_a(cell)
+                          for session in dict.fromkeys(r.get("session", "") for r in cell["rounds"])])[0]
 
 
 def costs(documents):
@@ -195,15 +211,11 @@ def costs(documents):
     return (statistics.median(s["forking"] for s in spent), statistics.median(s["measuring"] for s in spent))
 
 
-def balance(directory, documents=()):
-    """What Kalibera and Jones's balance says of the published spreads and the rounds' costs (of `documents`, else
-    of the published answers): {run_spread, fork_spread, forking_s, measuring_s, best_length} (best_length None
-    where forks add nothing measurable, or no costs were kept)."""
-    published = {path.stem: json.loads(path.read_text()) for path in sorted(directory.glob("*.json"))}
-    fork = published_spread(directory)[1]
-    run = run_spread({name: d for name, d in published.items() if d.get("design") == "cpu-map"})
-    spent = costs(documents or [d for d in published.values() if d.get("design") == "answer"])
-    length = best_length(*spent, run, fork) if spent and run else None
+def balance(run, fork, spent):
+    """What Kalibera and Jones's balance says of these spreads (of runs on one start, of forks) and costs (costs):
+    {run_spread, fork_spread, forking_s, measuring_s, best_length} (best_length None where forks add nothing
+    measurable, or no costs were kept)."""
+    length = best_length(*spent, run, fork) if spent and run and fork else None
     return {"run_spread": run, "fork_spread": fork, "forking_s": spent and spent[0], "measuring_s": spent and spent[1],
             "best_length": length}
 

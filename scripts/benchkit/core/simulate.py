@@ -14,6 +14,7 @@ Two rules are run on the same draws:
 - decide's interval over the forks of one session, and a hierarchical bootstrap: the two other ways, and why neither is
   the answer's."""
 import functools
+import json
 import math
 import random
 import statistics
@@ -138,4 +139,7 @@ def main(args):
     print(f"this machine's A/A: {session_spread:.3f} between sessions, {fork_spread:.3f} between forks (log ratio); "
           f"margin {decide.MARGIN:g}, {trials} trials each, {CELLS} cells pooled")
     print(markdown_table(table(session_spread, fork_spread, trials)))
-    print(decide.balance_said(decide.balance(ROOT / "docs" / "results")))
+    published = ROOT / "docs" / "results"
+    answers = [json.loads(path.read_text()) for path in sorted(published.glob("answer*.json"))]
+    print(decide.balance_said(decide.balance(decide.published_run_spread(published), fork_spread,
+                                             decide.costs(answers))))

@@ -4,8 +4,8 @@ calibrates them, the answer in one sentence per size, each session's floor and o
 and what each fork took to start."""
 import statistics
 
-from benchkit import BASELINE, FLOOR, SERVICES
-from benchkit.core import calibration, cells as celldoc, documents, results, verdicts
+from benchkit import BASELINE, FLOOR, ROOT, SERVICES
+from benchkit.core import calibration, cells as celldoc, decide, documents, results, verdicts
 from benchkit.core.sizes import NO_LIMIT, given, label
 
 
@@ -230,3 +230,26 @@ def starts_rows(document):
                                                                     "{:.1f}" if i <= len(SERVICES) else "{:.0f}")
                                                  for i, values in enumerate(spread)), str(len(forks))])
     return rows
+
+
+def balance_of(document):
+    """Kalibera and Jones's balance of a run's forks: the spread of its A/A's forks within a session, what its rounds
+    cost, and the spread of runs on one start, from the published maps that measured their rounds so (the only runs
+    that share their JVMs: decide.published_run_spread)."""
+    return decide.balance(decide.published_run_spread(ROOT / "docs" / "results"),
+                          decide.fork_spread(document, lambda cell: cell["build"] == celldoc.A_A),
+                          decide.costs([document]))
+
+
+def balance_rows(document):
+    """balance_of, as a table: the spreads, the costs, and the measured part of a fork that would give the narrowest
+    interval for the time spent."""
+    found = balance_of(document)
+    best = found["best_length"]
+    return [["runs on one start: spread of a log ratio (the published maps)", "forks of a session: spread (the A/A)",
+             "a fork's start, warm-up and background, s (median)", "its measured phases, s (median)",
+             "the measured part that gives the narrowest interval for the time"],
+            [*(f"{found[key]:.3f}" if found[key] else "–" for key in ("run_spread", "fork_spread")),
+             *(f"{found[key]:.0f}" if found[key] else "–" for key in ("forking_s", "measuring_s")),
+             f"{best:.1f}× today's" if best else "none: forks add no spread of their own beyond the runs'"
+             if found["forking_s"] else "–"]]

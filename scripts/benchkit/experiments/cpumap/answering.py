@@ -11,10 +11,10 @@ import dataclasses
 import json
 import time
 
-from benchkit import BASELINE, ROOT, info, step
+from benchkit import BASELINE, info, step
 from benchkit.core import cells as celldoc, decide, documents, verdicts
 from benchkit.core.sizes import NO_LIMIT, label
-from benchkit.experiments.cpumap.answer import LADDER, answer_rows, binds, quoted
+from benchkit.experiments.cpumap.answer import LADDER, answer_rows, balance_of, binds, quoted
 
 # what a look asks of every quoted cell: what a build carries, and what an answer costs it
 QUOTED_FIGURES = ("complete_per_s", "cpu_ms_per_complete_background_off")
@@ -84,6 +84,6 @@ def conclude(data, spec, directory):
     if left:
         runs = ",".join(map(str, (*spec.answer_with, directory)))
         info(f"to decide them, in an hour or more: make answer ANSWER_WITH={runs}")
-    # whether this run's forks were balanced against its measured runs, at its own costs
-    info(decide.balance_said(decide.balance(ROOT / "docs" / "results", [data])))
+    # whether this run's forks were balanced against its measured runs, at its own costs and its A/A's spread
+    info(decide.balance_said(balance_of(found)))
     return found
