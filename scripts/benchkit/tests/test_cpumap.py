@@ -232,7 +232,8 @@ def test_a_fork_starts_under_its_quota_warms_without_it_and_is_measured_warm_und
     monkeypatch.setattr(design, "fork", lambda build: events.append((build.version, "fork", None)) or {
         "web-api": {"started": float(len(events)), "ready_s": 2.0}, "first_answer_s": 2.5})
     monkeypatch.setattr(design, "warm_up", lambda version, build, runs_dir, warmup: events.append(
-        (version, "warm", warmup)) or {"settled": "-under-its-quota" in version, "windows": [warmup]})
+        (version, "warm", warmup)) or {"settled": "-under-its-quota" in version, "windows": [warmup],
+                                       "seconds": 30.0 if "-under-its-quota" in version else 60.0})
     monkeypatch.setattr(design.knobs, "value", lambda name: 1)
     monkeypatch.setattr(cpumap.documents, "write", lambda *args: None)
     data = json.loads(cpumap.run(platform, cpumap.Spec(sizes=("0.5", "0"), keep=None), tmp_path).read_text())
@@ -246,6 +247,10 @@ def test_a_fork_starts_under_its_quota_warms_without_it_and_is_measured_warm_und
     assert data["warmed_before_quota"] is True
     assert [r["settled"] for r in celldoc.cell_of(data, "v2", size="0.5")["rounds"]] == [True]
     assert [r["settled"] for r in celldoc.cell_of(data, "v2", size="0")["rounds"]] == [False]
+    # what each fork spent, and of its warm-up how much without the quota and how much under it
+    half, whole = (celldoc.cell_of(data, "v2", size=size)["rounds"][0]["spent_s"] for size in ("0.5", "0"))
+    assert half["warming_without_quota"] == 60.0 and half["warming_under_quota"] == 30.0
+    assert {"forking", "measuring"} <= set(half) and "warming_without_quota" not in whole
 
 
 def test_the_local_stack_lifts_a_quota_for_a_while_and_sets_it_again(monkeypatch):
