@@ -405,6 +405,15 @@ def test_make_answer_stops_adding_rounds_once_every_quoted_cell_is_decided(monke
     cell = celldoc.cell_of(pooled, "v2", size="0.5")
     assert verdicts.verdict(pooled, cell, "complete_per_s") == "ahead"
     assert verdicts.verdict(pooled, cell, "cpu_ms_per_complete_background_off") in ("level", "ahead", "behind")
+    # the floor in the same forks: each build over it, round against round, with the answer's intervals
+    from benchkit.experiments.cpumap import answer
+    view = answer.over_floor(pooled)
+    assert {c["build"] for c in view["cells"]} == {"v1", "v2"}
+    over = verdicts.interval(view, celldoc.cell_of(view, "v2", size="0.5"), "complete_per_s")
+    assert 1.8 < over.estimate < 2.2 and over.sessions == 2
+    said = answer.floor_sentences(pooled)
+    assert [row[0].split(",")[0] for row in said[1:]] == ["At 0.5 CPU per service", "With no limit"]
+    assert f"v2 answers {over.estimate:.2f}× ({over.low:.2f}–{over.high:.2f})" in said[1][0]
 
 
 def test_make_answer_spends_its_error_over_its_looks():

@@ -147,14 +147,15 @@ def sentences(document):
 
 
 def floor_rows(document):
-    """The noise floor in each session, at each size: v1 again over v1 on every ANSWER figure, over that session's
-    rounds."""
+    """The A/A in each session, at each size: v1 again over v1 on every ANSWER figure, over that session's rounds (the
+    document's own A/A, measured in the same forks, else its noise floor's: verdicts.a_a_of)."""
     rows = [["CPU per service", "session", *(name for _, name in ANSWER)]]
+    holder, cells = verdicts.a_a_of(document) or (None, ())
     for size in document["sizes"]:
-        floor = celldoc.floor_of(document, {"size": size})
-        for session in celldoc.sessions_of(document.get("floor", {})) if floor else ():
-            rows.append([label(size), session, *(documents.ratio_text(celldoc.in_session(floor, key, session, True))
-                                                 if celldoc.ratio(floor, key) else "–" for key, _ in ANSWER)])
+        for cell in (c for c in cells if c["size"] == size):
+            for session in celldoc.sessions_of(holder):
+                rows.append([label(size), session, *(documents.ratio_text(celldoc.in_session(cell, key, session, True))
+                                                     if celldoc.ratio(cell, key) else "–" for key, _ in ANSWER)])
     return rows
 
 
@@ -209,6 +210,33 @@ def sessions_rows(document):
 STARTS_TEXT = ("Each service's seconds from its JVM's start to ready, web-api's to its first complete answer, and each "
                "service's peak memory in MiB during the closed round, over a build's forks at a size (the median, the "
                "lowest and highest): what a readiness probe, a start-up budget and a pod's memory limit are sized by.")
+
+
+def over_floor(document):
+    """The document as if every build were compared with the floor (v0) measured in the same forks: each cell's ratios
+    its ratios to the floor's cell of the same round (cells.with_ratios: "against_floor"); the floor and the A/A left
+    out. Its intervals are read as the answer's are (verdicts.interval)."""
+    return {**document, "cells": [{**c, "ratios": c["against_floor"]} for c in document["cells"]
+                                  if c.get("against_floor") and c["build"] != celldoc.A_A]}
+
+
+def floor_sentences(document):
+    """How far each build is from the floor, in one sentence per size: what an answer costs it in CPU, and what it
+    carries, each over the floor's in the same forks, with its interval; empty where the floor was not in them."""
+    view = over_floor(document)
+    rows = [["How far each build is from the floor (v0, plain Vert.x, measured in the same forks)"]]
+    for size, why in answer_sizes(document) if view["cells"] else ():
+        cells = [c for c in view["cells"] if c["size"] == size]
+        if why or not cells:
+            continue
+        def said(cell, key):
+            found = verdicts.interval(view, cell, key)
+            return f"{found.estimate:.2f}× ({found.low:.2f}–{found.high:.2f})" if found else "–"
+        where = f"At {label(size)} per service" if size != NO_LIMIT else "With no limit"
+        rows.append([f"{where}, an answer costs " + ", ".join(f"{c['build']} {said(c, CPU_PER_ANSWER)}" for c in cells)
+                     + " the floor's CPU, and " + ", ".join(f"{c['build']} answers {said(c, 'complete_per_s')}"
+                                                            for c in cells) + " as many requests per second as it."])
+    return rows
 
 
 def starts_rows(document):
