@@ -64,11 +64,6 @@ class Design:
     # the A/A in the same forks: the baseline measured a second time in every round, as a cell of its own (cells.A_A),
     # its ratio to the baseline the one with no cause
     a_a: bool = False
-    # a fork started under its quota (its start to ready and first answer are a pod's), its quota lifted for the
-    # warm-up where the platform can (Platform.lift), set again, the fork warmed under it until the JIT has settled
-    # again, then measured: the JVMs count the same processors either way, and a JIT starved by a quota took most of
-    # a fork's minutes (Kalibera and Jones: make forks cheap rather than few)
-    warm_unbound: bool = True
 
     def lengths(self):
         return lengths(self.iterations, self.warmup)
@@ -181,7 +176,7 @@ def run(platform, design, directory, extra=None, on_cell=None, kept=None):
     document = celldoc.document(design, environment, rounds,
                                 {"iterations": iterations, "order_seed": seed(),
                                  "forks": design.restart in FORKED,
-                                 "warmed_before_quota": design.restart in FORKED and design.warm_unbound,
+                                 "warmed_before_quota": design.restart in FORKED and bool(knobs.value("WARM_BEFORE_QUOTA")),
                                  **(extra or {})},
                                 [(build, variant.mode, variant.size) for group in groups for build, variant in group])
     if design.ergonomics:
@@ -264,8 +259,11 @@ def measure_rounds(platform, design, cells, position, numbers, runs_dir, iterati
             identity, began = None, time.monotonic()
             if design.restart in FORKED:
                 it = started(platform, design, build, variant)
-                identity = fork(it)  # its start and first answer under its quota, as a pod's
-                running[build] = (it, *warmed(build, it, runs_dir, warmup, platform if design.warm_unbound else None))
+                # its start and first answer under its quota, as a pod's; then warmed with it lifted (WARM_BEFORE_QUOTA:
+                # a JIT starved by a quota took most of a fork's minutes) and again under it
+                identity = fork(it)
+                lifting = platform if knobs.value("WARM_BEFORE_QUOTA") else None
+                running[build] = (it, *warmed(build, it, runs_dir, warmup, lifting))
                 warmed_fork(build, it)
             if design.arrange:
                 design.arrange(build, variant, round_)

@@ -115,6 +115,9 @@ CORE = (
          "report says whether it settled within them. A window of degraded or failed answers never ends a warm-up: "
          "it waits for the circuit and warms again, and fails the run, naming what the answers were, past "
          "`core.protocol.WARMUP_INCOMPLETE_SECONDS` of such windows", "run", int),
+    Knob("WARM_BEFORE_QUOTA", True, "a fork (every round's start of a build at a size) warms with its quota lifted, "
+         "where the platform can (locally), then again under it until settled, before it is measured: its JVMs count "
+         "the same processors either way (off: it warms under its quota throughout)", "run", flag),
     Knob("BACKGROUND_SECONDS", 10, "the window with no load after the warm-up that measures each process's background "
          "rate", "run", int),
     # the open model after a closed round (make cpu-map, and the A/Bs that measure it)
