@@ -253,27 +253,6 @@ def test_a_fork_starts_under_its_quota_warms_without_it_and_is_measured_warm_und
     assert {"forking", "measuring"} <= set(half) and "warming_without_quota" not in whole
 
 
-def test_the_local_stack_lifts_a_quota_for_a_while_and_sets_it_again(monkeypatch):
-    from benchkit.platforms import local, procfs
-    limits = []
-    monkeypatch.setattr(local, "stack", lambda action, part, settings=None: None)
-    monkeypatch.setattr(local, "stack_inventory", lambda: {
-        "services": {f"{s}-v1": {"pid": 7, "url": f"http://{s}", "management": f"http://{s}:9000"}
-                     for s in ("web-api", "articles", "authors")},
-        "postgres": {"pid": 2, "port": 5432}, "kafka": {"pid": 3}})
-    monkeypatch.setattr(procfs, "limit_cpu", lambda name, pid, cpus: limits.append((name, cpus)))
-    monkeypatch.setattr(local.os, "cpu_count", lambda: 2)
-    platform = local.Local("loadgen")
-    platform.size("v1", 0.5)
-    assert platform.lift("v1") is True and limits[3:] == [(f"{s}-v1", None) for s in ("web-api", "articles", "authors")]
-    assert platform.limited == set()
-    platform.bind("v1")
-    assert limits[6:] == [(f"{s}-v1", 0.5) for s in ("web-api", "articles", "authors")]
-    assert platform.limited == {f"{s}-v1" for s in ("web-api", "articles", "authors")}
-    platform.size("v1", None)
-    assert platform.lift("v1") is False  # no limit: nothing to lift
-
-
 def test_a_fork_s_start_is_read_off_its_services():
     """protocol.fork: each service's JVM start and its uptime once ready, and web-api's uptime at its first answer."""
     texts = iter([{"web-api": "process_start_time_seconds 1.7964E9\nprocess_uptime_seconds 6.5\n",

@@ -160,18 +160,39 @@ def test_the_parts_cpu_is_read_through_the_platform(monkeypatch):
     assert Local("loadgen").part_cpu_seconds() == {}
 
 
-def test_the_local_stack_limits_a_build_s_services_and_lets_them_go_on_restore(monkeypatch):
+def limited_stack(monkeypatch, version):
+    """The local stack on two cores with the build's services running, every restart and cgroup limit kept:
+    (the platform, [(action, service, settings)], [(service, CPUs)])."""
     from benchkit.platforms import procfs
     from benchkit.platforms import local
     calls, limits = [], []
     monkeypatch.setattr(local, "stack", lambda action, part, settings=None: calls.append((action, part, settings)))
     monkeypatch.setattr(local, "stack_inventory", lambda: {
-        "services": {f"{s}-v2": {"pid": 7, "url": f"http://{s}", "management": f"http://{s}:9000"}
+        "services": {f"{s}-{version}": {"pid": 7, "url": f"http://{s}", "management": f"http://{s}:9000"}
                      for s in ("web-api", "articles", "authors")},
         "postgres": {"pid": 2, "port": 5432}, "kafka": {"pid": 3}})
     monkeypatch.setattr(procfs, "limit_cpu", lambda name, pid, cpus: limits.append((name, cpus)))
     monkeypatch.setattr(local.os, "cpu_count", lambda: 2)
-    platform = Local("loadgen")
+    return Local("loadgen"), calls, limits
+
+
+def test_the_local_stack_lifts_a_quota_for_a_while_and_sets_it_again(monkeypatch):
+    """A fork warmed without its quota (design.warmed): lift takes each service out of its group, bind puts it back
+    under the same limit; with no limit there is nothing to lift."""
+    platform, _, limits = limited_stack(monkeypatch, "v1")
+    services = [f"{s}-v1" for s in ("web-api", "articles", "authors")]
+    platform.size("v1", 0.5)
+    assert platform.lift("v1") is True and limits[3:] == [(name, None) for name in services]
+    assert platform.limited == set()
+    platform.bind("v1")
+    assert limits[6:] == [(name, 0.5) for name in services] and platform.limited == set(services)
+    platform.size("v1", None)
+    assert platform.lift("v1") is False
+
+
+def test_the_local_stack_limits_a_build_s_services_and_lets_them_go_on_restore(monkeypatch):
+    from benchkit.platforms import local
+    platform, calls, limits = limited_stack(monkeypatch, "v2")
     platform.size("v2", 0.5)
     # as a pod of half a CPU: one processor, and v2's event loops sized by it as its chart sizes them
     assert ("start", "web-api-v2", "QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE=1 JDK_JAVA_OPTIONS=-XX:ActiveProcessorCount=1") \
