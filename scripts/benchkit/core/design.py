@@ -105,13 +105,15 @@ def lengths(iterations, warmup):
 
 
 def in_round(design, group, round_, position):
-    """A group's cells in one round: the compared axis as declared in odd rounds (counted from the group's position),
-    reversed in even ones, so that neither side always runs first (on a warmer or a quieter machine)."""
+    """A group's cells in one round, in the order drawn for it (protocol.order): drawn in odd rounds, reversed in the
+    even round after, so that each pair of rounds puts every cell once before and once after every other (on a
+    warmer or a quieter machine). The builds of each group and variant draw their own orders (their pairs counted on
+    from the group's position: an offset of whole pairs, so that a group's rounds 1 and 2 stay one pair)."""
     variants = list(dict.fromkeys(variant for _, variant in group))
     if design.compared == celldoc.MODE:
         return [(build, variant) for variant in order(variants, round_) for build, v in group if v == variant]
     return [(build, variant) for index, variant in enumerate(variants)
-            for build in order([b for b, v in group if v == variant], round_ + position + index)]
+            for build in order([b for b, v in group if v == variant], round_ + 2 * (position + index))]
 
 
 def started(platform, design, build, variant):

@@ -196,15 +196,20 @@ def test_a_map_starts_every_build_in_every_round_and_turns_the_builds_order_roun
     monkeypatch.setattr(cpumap.documents, "write", lambda *args: None)
     spec = cpumap.Spec(sizes=("0.5", "1"), keep=None)
     data = json.loads(cpumap.run(platform, spec, tmp_path).read_text())
-    # every build from cold JVMs in every round, in the round's order: round 1 v1 then v2, round 2 v2 then v1; the
-    # next size starts the other way round
-    assert platform.started[:8] == [("v1", 0.5, True), ("v2", 0.5, True), ("v2", 0.5, True), ("v1", 0.5, True),
-                                    ("v2", 1.0, True), ("v1", 1.0, True), ("v1", 1.0, True), ("v2", 1.0, True)]
+    # every build from cold JVMs in every round, in the round's order, round 2 the reverse of round 1 at each size
+    half, one = [version for version, *_ in platform.started[:4]], [version for version, *_ in platform.started[4:8]]
+    assert half[2:] == half[:2][::-1] and one[2:] == one[:2][::-1] and set(half[:2]) == set(one[:2]) == {"v1", "v2"}
+    assert [cpus for _, cpus, _ in platform.started[:8]] == [0.5] * 4 + [1.0] * 4
     # what each JVM chose, once per build and size (its first fork's)
-    assert list(data["ergonomics"]) == ["0.5 CPU", "1 CPU"] and ergonomics == ["v1", "v2", "v2", "v1"]
-    assert [r["complete_per_s"] for r in celldoc.cell_of(data, "v1", size="0.5")["rounds"]] == [100, 110]
-    assert celldoc.cell_of(data, "v2", size="0.5")["ratios"]["complete_per_s"]["rounds"] == [2.0, pytest.approx(210 / 110)]
-    assert [r["complete_per_s"] for r in celldoc.cell_of(data, "v2", size="1")["rounds"]] == [300, 310]
+    assert list(data["ergonomics"]) == ["0.5 CPU", "1 CPU"] and ergonomics == half[:2] + one[:2]
+    # each cell's rounds are the rates given in the order measured
+    measured = [(v, size, 1 + i // 2) for size, order in (("0.5", half), ("1", one)) for i, v in enumerate(order)]
+    rate = dict(zip(measured, [100, 200, 210, 110, 300, 600, 590, 310]))
+    for version, size in (("v1", "0.5"), ("v2", "0.5"), ("v2", "1")):
+        assert [r["complete_per_s"] for r in celldoc.cell_of(data, version, size=size)["rounds"]] == [
+            rate[version, size, 1], rate[version, size, 2]]
+    assert celldoc.cell_of(data, "v2", size="0.5")["ratios"]["complete_per_s"]["rounds"] == [
+        pytest.approx(rate["v2", "0.5", n] / rate["v1", "0.5", n]) for n in (1, 2)]
     assert all(r["bound_by"]["by"] in ("quota", "machine") for c in data["cells"] for r in c["rounds"])
     # every round a fork, each naming its own start
     assert data["forks"] is True
@@ -215,6 +220,19 @@ def test_a_map_starts_every_build_in_every_round_and_turns_the_builds_order_roun
     second["fork"] = first["fork"]
     assert celldoc.consistency(again) == [
         "v1, at 0.5 CPU: two rounds name one start of a service, though its rounds are forks"]
+
+
+def test_every_group_s_rounds_come_in_reversed_pairs_whatever_its_position():
+    """The builds' order at every size: rounds 1 and 2 (3 and 4, …) one pair, the second the first reversed, so that
+    each build runs once before and once after every other in each pair; at every group's position (a group at an
+    odd position once paired its round 1 with its round 0 and its round 2 with its round 3, and put v1 again after v1
+    in both rounds of a session)."""
+    the_design = design.Design("map", "", "", ("v1", "v2", "v3", celldoc.A_A), compared=celldoc.BUILD,
+                               restart=design.EACH_ROUND, sizes=("0.5", "0"))
+    for position, group in enumerate(the_design.groups()):
+        orders = [[build for build, _ in design.in_round(the_design, group, round_, position)] for round_ in range(1, 7)]
+        for first, second in zip(orders[::2], orders[1::2]):
+            assert second == first[::-1]
 
 
 def test_a_fork_starts_under_its_quota_warms_without_it_and_is_measured_warm_under_it(monkeypatch, tmp_path):
