@@ -417,3 +417,21 @@ def test_make_answer_spends_its_error_over_its_looks():
     looked = {"looks": 4, "cells": []}
     assert verdicts.confidence_of(looked) == pytest.approx(1 - 0.05 / 4)
     assert verdicts.confidence_of({"cells": []}) == 0.95
+
+
+def test_the_a_a_says_where_its_interval_over_every_session_excludes_1(monkeypatch):
+    """Each session's A/A is judged at its calibration's confidence (1 − 5 % over its intervals), so it can contain 1
+    where the interval shown, at the table's confidence over every session, does not: the row says both."""
+    from benchkit.core import decide
+    from benchkit.experiments.cpumap import answer
+
+    def interval(estimate, low, high):
+        return decide.Interval(estimate, low, high, 4, 2, 4, 0.1, "sessions")
+    cell = {"size": "0"}
+    monkeypatch.setattr(verdicts, "calibration", lambda floor: [
+        ("first", "0", "complete_per_s", interval(0.8, 0.5, 1.1)), ("second", "0", "complete_per_s", interval(0.7, 0.4, 1.05))])
+    monkeypatch.setattr(verdicts, "interval", lambda floor, c, key: interval(0.75, 0.6, 0.95))
+    assert answer.a_a({}, cell, "complete_per_s") == ("0.75× (0.60–0.95), contains 1 in every session (each at its "
+                                                      "calibration's confidence); this interval excludes 1")
+    monkeypatch.setattr(verdicts, "interval", lambda floor, c, key: interval(0.9, 0.7, 1.2))
+    assert answer.a_a({}, cell, "complete_per_s") == "0.90× (0.70–1.20), contains 1 in every session"

@@ -112,6 +112,10 @@ def a_a(floor, cell, key):
     failed = sum(1 for i in own if not i.low <= 1 <= i.high)
     said = (f", excludes 1 in {failed} session(s) of {len(own)}" if failed
             else ", contains 1 in every session" if own else "")
+    # each session's is at 1 - 5 % over its intervals, so it can contain 1 where the one shown, at the table's
+    # confidence over every session, does not: a shift the sessions share is said, not hidden
+    if own and not found.low <= 1 <= found.high:
+        said += " (each at its calibration's confidence); this interval excludes 1"
     return f"{found.estimate:.2f}× ({found.low:.2f}–{found.high:.2f}){said}"
 
 
