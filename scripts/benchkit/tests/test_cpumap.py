@@ -435,3 +435,24 @@ def test_the_a_a_says_where_its_interval_over_every_session_excludes_1(monkeypat
                                                       "calibration's confidence); this interval excludes 1")
     monkeypatch.setattr(verdicts, "interval", lambda floor, c, key: interval(0.9, 0.7, 1.2))
     assert answer.a_a({}, cell, "complete_per_s") == "0.90× (0.70–1.20), contains 1 in every session"
+
+
+def test_the_balance_table_weighs_the_answer_s_own_forks_and_costs():
+    """cpu-map-balance: the A/A's forks' spread within each session, the rounds' costs, and of the forks whose quota was
+    lifted, how long each warmed without it and under it; the runs on one start from the published maps."""
+    import math
+    from benchkit.core import decide
+    from benchkit.experiments.cpumap import answer
+
+    def rounds(ratios, lifted):
+        return [{"session": session, "spent_s": {"forking": 200.0, "measuring": 50.0, **(
+            {"warming_without_quota": 100.0, "warming_under_quota": 20.0} if lifted else {})}}
+            for session in ("first", "second") for _ in ratios[:2]]
+    ratios = [1.1, 0.9, 1.2, 1.0]  # the A/A's, two forks in each of two sessions
+    document = {"cells": [
+        {"build": celldoc.A_A, "size": "0.5", "rounds": rounds(ratios, True), "ratios": {"complete_per_s": {"rounds": ratios}}},
+        {"build": celldoc.A_A, "size": "0", "rounds": rounds(ratios, False), "ratios": {"complete_per_s": {"rounds": ratios}}}]}
+    header, row = answer.balance_rows(document)
+    spread = math.sqrt(sum((math.log(a) - math.log(b)) ** 2 / 2 for a, b in ((1.1, 0.9), (1.2, 1.0))) * 2 / 4)
+    assert row[1] == f"{spread:.3f}" and row[0] == f"{decide.published_run_spread(answer.ROOT / 'docs' / 'results'):.3f}"
+    assert row[2:5] == ["200", "100 without its quota, then 20 under it (4 forks)", "50"]

@@ -274,14 +274,21 @@ def balance_of(document):
 
 
 def balance_rows(document):
-    """balance_of, as a table: the spreads, the costs, and the measured part of a fork that would give the narrowest
-    interval for the time spent."""
+    """balance_of, as a table: the spreads, the costs (and of a fork whose quota was lifted for its warm-up, how long
+    it warmed without it and then under it), and the measured part of a fork that would give the narrowest interval
+    for the time spent."""
     found = balance_of(document)
     best = found["best_length"]
+    lifted = [r["spent_s"] for c in document["cells"] for r in c["rounds"]
+              if (r.get("spent_s") or {}).get("warming_without_quota") is not None]
+    warming = "–" if not lifted else "{:.0f} without its quota, then {:.0f} under it ({} forks)".format(
+        statistics.median(spent["warming_without_quota"] for spent in lifted),
+        statistics.median(spent["warming_under_quota"] for spent in lifted), len(lifted))
     return [["runs on one start: spread of a log ratio (the published maps)", "forks of a session: spread (the A/A)",
-             "a fork's start, warm-up and background, s (median)", "its measured phases, s (median)",
-             "the measured part that gives the narrowest interval for the time"],
+             "a fork's start, warm-up and background, s (median)", "of it, a quota's fork warming, s (median)",
+             "its measured phases, s (median)", "the measured part that gives the narrowest interval for the time"],
             [*(f"{found[key]:.3f}" if found[key] else "–" for key in ("run_spread", "fork_spread")),
-             *(f"{found[key]:.0f}" if found[key] else "–" for key in ("forking_s", "measuring_s")),
+             f"{found['forking_s']:.0f}" if found["forking_s"] else "–", warming,
+             f"{found['measuring_s']:.0f}" if found["measuring_s"] else "–",
              f"{best:.1f}× today's" if best else "none: forks add no spread of their own beyond the runs'"
              if found["forking_s"] else "–"]]
