@@ -219,9 +219,10 @@ step "The answer, decided: a short make answer of v1 against itself at half a CP
 expect "make answer restarts v1 and its second slot in every round and stops at its look, as it quotes no cell" \
   run answer "$WORK/answer" VERSIONS=v1 CPU_MAP_SIZES=0.5 RUNS=2 ANSWER_LOOKS=2 ITERATIONS=10 \
   WARMUP_ITERATIONS=10 WARMUP_MAX_WINDOWS=1 OPEN_RATE=40 CAPACITY_SHARES=0.3 OPEN_SECONDS=3
-expect "answer.json: v1 and the A/A in two rounds, every round a fork of its own (four starts of each service), the looks it was measured under" \
+expect "answer.json: v1 and the A/A in two rounds, every round a fork of its own (four starts of each service) warmed without its quota then under it, the looks it was measured under" \
   benchkit check "$WORK/answer/answer.json" \
   'd["design"] == "answer" and d["looks"] == 2 and d["forks"] and [(c["build"], c["size"]) for c in d["cells"]] == [("v1", "0.5"), ("v1 again", "0.5")]' \
+  'd["warmed_before_quota"] and all(r["spent_s"]["warming_without_quota"] > 0 and r["spent_s"]["warming_under_quota"] > 0 for c in d["cells"] for r in c["rounds"])' \
   'all(len(c["rounds"]) == 2 for c in d["cells"])' \
   'len({r["fork"][s]["started"] for c in d["cells"] for r in c["rounds"] for s in ("web-api", "articles", "authors")}) == 12' \
   'all(any(t and t["throttled"] > 0 for t in r["throttling"].values()) for c in d["cells"] for r in c["rounds"])'
