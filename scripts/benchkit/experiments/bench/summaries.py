@@ -57,8 +57,9 @@ def pooled_extra(sessions):
 
 def published_headline(on_kubernetes, readme=ROOT / "README.md", directory=SUMMARIES):
     """(name, summary) of the answer README.md shows for this kind of platform (the first summary its markers name
-    that is a bench's or a CPU map's of the same on_kubernetes), or (None, None)."""
-    found = {name: s for name, s in loaded(directory, (cells.SCHEMA,)).items() if s.get("design") in (DESIGN, "cpu-map")}
+    that is a bench's, a CPU map's or make answer's, of the same on_kubernetes), or (None, None)."""
+    found = {name: s for name, s in loaded(directory, (cells.SCHEMA,)).items()
+             if s.get("design") in (DESIGN, "cpu-map", "answer")}
     for name in re.findall(r"<!-- figures? (\S+) ", pathlib.Path(readme).read_text()):
         summary = found.get(name)  # a CPU map says where it was measured, a bench whether on Kubernetes
         if summary and summary.get("on_kubernetes", summary.get("where", "").startswith("Kubernetes")) == on_kubernetes:
