@@ -299,12 +299,6 @@ def floor_build(document, cell):  # the build whose floor judges a cell: the ref
     return cell["build"] if document["compared"] == MODE else document["reference"]
 
 
-def floor_of(document, cell):
-    """The noise floor's cell at the cell's size (floor_build again over itself), or None."""
-    return next((c for c in document.get("floor", {}).get("cells", ()) if c["mode"] == FLOOR_SIDE
-                 and c["size"] == cell["size"] and c["build"] == floor_build(document, cell)), None)
-
-
 def sessions_of(document):  # the names of its sessions in time order ([""] for one not pooled)
     return [session["name"] for session in document.get("sessions", ())] or [""]
 

@@ -140,10 +140,10 @@ def best_length(forking_s, measuring_s, run_spread, fork_spread):
 
 # The spreads a rule is sized by, read off published summaries (simulate draws from them)
 
-def log_ratios(cell, rounds=None):
-    """The log of each round's ratio on complete answers/s of a cell (of those rounds, where given)."""
+def log_ratios(cell, session=None):
+    """The log of each round's ratio on complete answers/s of a cell (of one session's rounds, where named)."""
     ratios = (cell.get("ratios") or {}).get("complete_per_s", {}).get("rounds", ())
-    return [math.log(v) for r, v in zip(cell["rounds"], ratios) if v and (rounds is None or r in rounds)]
+    return [math.log(v) for r, v in zip(cell["rounds"], ratios) if v and session in (None, r.get("session", ""))]
 
 
 def pooled_within(groups):
@@ -174,10 +174,15 @@ def measured_spread(floors):
     return session, fork
 
 
+def published(directory, design):
+    """{name: summary} of a directory of published summaries that measured a design (their names begin with it)."""
+    found = {path.stem: json.loads(path.read_text()) for path in sorted(directory.glob(f"{design}*.json"))}
+    return {name: d for name, d in found.items() if d.get("design") == design}
+
+
 def published_spread(directory):
     """measured_spread of every noise-floor summary in a directory of published summaries."""
-    floors = {path.stem: json.loads(path.read_text()) for path in sorted(directory.glob("noise-floor*.json"))}
-    return measured_spread({name: d for name, d in floors.items() if d.get("design") == "noise-floor"})
+    return measured_spread(published(directory, "noise-floor"))
 
 
 def run_spread(maps):
@@ -190,34 +195,36 @@ def run_spread(maps):
 
 def published_run_spread(directory):
     """run_spread of every published CPU map."""
-    maps = {path.stem: json.loads(path.read_text()) for path in sorted(directory.glob("cpu-map*.json"))}
-    return run_spread({name: d for name, d in maps.items() if d.get("design") == "cpu-map"})
+    return run_spread(published(directory, "cpu-map"))
 
 
 def fork_spread(document, cell_of_a_a):
     """The standard deviation of the A/A's log ratio among the forks of one session, pooled over its sessions and
     sizes: the A/A's cells of a document whose every round is a fork (cell_of_a_a(cell): whether a cell is one)."""
-    return pooled_within([log_ratios(cell, [r for r in cell["rounds"] if r.get("session", "") == session])
-                          for cell in document["cells"] if cell_of_a_a(cell)
+    return pooled_within([log_ratios(cell, session) for cell in document["cells"] if cell_of_a_a(cell)
                           for session in dict.fromkeys(r.get("session", "") for r in cell["rounds"])])[0]
 
 
 def costs(documents):
-    """(a fork's seconds to start, warm and idle, its measured phases' seconds): the medians over every round of
-    every document that kept them (design.measure_rounds: "spent_s"); None without any."""
-    spent = [r["spent_s"] for d in documents for c in d["cells"] for r in c["rounds"] if r.get("spent_s")]
-    if not spent:
-        return None
-    return (statistics.median(s["forking"] for s in spent), statistics.median(s["measuring"] for s in spent))
+    """{what: (its median seconds, how many rounds kept it)} of what the forked rounds of these documents spent
+    (design.measure_rounds: "spent_s": forking, measuring, and where a quota was lifted for the warm-up,
+    warming_without_quota and warming_under_quota); {} where none kept any."""
+    kept = {}
+    for spent in (r.get("spent_s") or {} for d in documents for c in d["cells"] for r in c["rounds"]):
+        for what, seconds in spent.items():
+            if seconds is not None:
+                kept.setdefault(what, []).append(seconds)
+    return {what: (statistics.median(seconds), len(seconds)) for what, seconds in kept.items()}
 
 
 def balance(run, fork, spent):
     """What Kalibera and Jones's balance says of these spreads (of runs on one start, of forks) and costs (costs):
-    {run_spread, fork_spread, forking_s, measuring_s, best_length} (best_length None where forks add nothing
+    {run_spread, fork_spread, forking_s, measuring_s, best_length, spent} (best_length None where forks add nothing
     measurable, or no costs were kept)."""
-    length = best_length(*spent, run, fork) if spent and run and fork else None
-    return {"run_spread": run, "fork_spread": fork, "forking_s": spent and spent[0], "measuring_s": spent and spent[1],
-            "best_length": length}
+    forking, measuring = ((spent[what][0] if what in spent else None) for what in ("forking", "measuring"))
+    length = best_length(forking, measuring, run, fork) if forking is not None and run and fork else None
+    return {"run_spread": run, "fork_spread": fork, "forking_s": forking, "measuring_s": measuring,
+            "best_length": length, "spent": spent}
 
 
 def balance_said(found):

@@ -272,12 +272,13 @@ def measure_rounds(platform, design, cells, position, numbers, runs_dir, iterati
             it, warm, idle = running[build]
             ready = time.monotonic()
             figures = measured(design, it, runs_dir, round_, variant, iterations, warm, idle, speed, place, build)
-            # what the round cost: a fork's start, warm-up and background, and its measured phases (the costs that
-            # Kalibera and Jones weigh against the spread of forks and of runs: decide.best_length)
+            # what a fork cost: its start, warm-up and background, and its measured phases (the costs that Kalibera
+            # and Jones weigh against the spread of forks and of runs: decide.best_length)
             spent = {"forking": round(ready - began, 1), "measuring": round(time.monotonic() - ready, 1),
                      **({"warming_without_quota": warm["before_quota"].get("seconds"),
                          "warming_under_quota": warm.get("seconds")} if "before_quota" in warm else {})}
-            keep(build, variant, {**figures, **({"fork": identity} if identity else {}), "spent_s": spent})
+            keep(build, variant, {**figures, **({"fork": identity} if identity else {}),
+                                  **({"spent_s": spent} if design.restart in FORKED else {})})
 
 
 def continued(kept, document):

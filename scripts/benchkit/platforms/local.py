@@ -149,8 +149,7 @@ class Local(Platform, Faults, LatencyProxy):
     def __init__(self, loadgen):
         self.loadgen = loadgen
         self.running = {}  # service-version -> the SERVICE_SETTINGS it was restarted with ("" = as shipped)
-        self.limited = set()  # the service-versions running under a CPU limit (size)
-        self.limits = {}  # {service-version: CPUs}: the limit size last set
+        self.limited = {}  # {service-version: CPUs}: those running under a CPU limit (size), and its size
         self.lifted = {}  # {service-version: (pid, CPUs)}: a limit lifted for a warm-up, until bind sets it again
 
     def build(self, version):
@@ -211,9 +210,10 @@ class Local(Platform, Faults, LatencyProxy):
             self.lifted.pop(name, None)  # a limit lifted from the process this one replaced
             if cpus is not None or name in self.limited:
                 procfs.limit_cpu(name, inventory["services"][name]["pid"], cpus)
-            (self.limited.add if cpus is not None else self.limited.discard)(name)
             if cpus is not None:
-                self.limits[name] = cpus
+                self.limited[name] = cpus
+            else:
+                self.limited.pop(name, None)
         return self.build(version)
 
     def lift(self, version):
@@ -222,15 +222,14 @@ class Local(Platform, Faults, LatencyProxy):
         for name in limited:
             pid = inventory["services"][name]["pid"]
             procfs.limit_cpu(name, pid, None)
-            self.limited.discard(name)
-            self.lifted[name] = (pid, self.limits[name])
+            self.lifted[name] = (pid, self.limited.pop(name))
         return bool(limited)
 
     def bind(self, version):
         for name in [name for name in (f"{service}-{version}" for service in SERVICES) if name in self.lifted]:
             pid, cpus = self.lifted.pop(name)
             procfs.limit_cpu(name, pid, cpus)
-            self.limited.add(name)
+            self.limited[name] = cpus
 
     def restore(self, version):
         self.reconfigure(version, {})  # a restarted service starts outside any limit: its group goes
@@ -239,7 +238,7 @@ class Local(Platform, Faults, LatencyProxy):
         inventory = stack_inventory()
         for name in [name for name in (f"{service}-{version}" for service in SERVICES) if name in self.limited]:
             procfs.limit_cpu(name, inventory["services"][name]["pid"], None)
-            self.limited.discard(name)
+            self.limited.pop(name)
 
     def web_api_url(self, version):
         return stack_inventory()["services"][f"web-api-{version}"]["url"]

@@ -183,9 +183,9 @@ def test_the_local_stack_lifts_a_quota_for_a_while_and_sets_it_again(monkeypatch
     services = [f"{s}-v1" for s in ("web-api", "articles", "authors")]
     platform.size("v1", 0.5)
     assert platform.lift("v1") is True and limits[3:] == [(name, None) for name in services]
-    assert platform.limited == set()
+    assert platform.limited == {}
     platform.bind("v1")
-    assert limits[6:] == [(name, 0.5) for name in services] and platform.limited == set(services)
+    assert limits[6:] == [(name, 0.5) for name in services] and platform.limited == dict.fromkeys(services, 0.5)
     platform.size("v1", None)
     assert platform.lift("v1") is False
 
@@ -201,15 +201,15 @@ def test_the_local_stack_limits_a_build_s_services_and_lets_them_go_on_restore(m
     platform.restore("v2")
     assert calls[-1] == ("start", "authors-v2", "") and limits[-3:] == [
         ("web-api-v2", None), ("articles-v2", None), ("authors-v2", None)]
-    assert platform.limited == set()
+    assert platform.limited == {}
     before = len(limits)
     platform.size("v2", None)  # no limit: as shipped (what the whole machine's cells of every design measure here)
     assert calls[-1] == ("start", "authors-v2", "")
-    assert len(limits) == before and platform.limited == set()  # no cgroup touched: no root needed
+    assert len(limits) == before and platform.limited == {}  # no cgroup touched: no root needed
     platform.size("v2", None, 1)  # one processor counted, no quota
     assert calls[-1] == ("start", "authors-v2",
                          "QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE=1 JDK_JAVA_OPTIONS=-XX:ActiveProcessorCount=1")
-    assert limits[-1] == ("authors-v2", None) and platform.limited == set()
+    assert limits[-1] == ("authors-v2", None) and platform.limited == {}
     monkeypatch.setattr(local, "stack_inventory", lambda: {
         "services": {f"{s}-v3": {"pid": 7, "url": f"http://{s}", "management": f"http://{s}:9000"}
                      for s in ("web-api", "articles", "authors")},

@@ -278,12 +278,11 @@ def balance_rows(document):
     it warmed without it and then under it), and the measured part of a fork that would give the narrowest interval
     for the time spent."""
     found = balance_of(document)
-    best = found["best_length"]
-    lifted = [r["spent_s"] for c in document["cells"] for r in c["rounds"]
-              if (r.get("spent_s") or {}).get("warming_without_quota") is not None]
-    warming = "–" if not lifted else "{:.0f} without its quota, then {:.0f} under it ({} forks)".format(
-        statistics.median(spent["warming_without_quota"] for spent in lifted),
-        statistics.median(spent["warming_under_quota"] for spent in lifted), len(lifted))
+    best, spent = found["best_length"], found["spent"]
+    warming = ("–" if "warming_without_quota" not in spent else
+               "{:.0f} without its quota, then {:.0f} under it ({} forks)".format(
+                   spent["warming_without_quota"][0], spent["warming_under_quota"][0],
+                   spent["warming_without_quota"][1]))
     return [["runs on one start: spread of a log ratio (the published maps)", "forks of a session: spread (the A/A)",
              "a fork's start, warm-up and background, s (median)", "of it, a quota's fork warming, s (median)",
              "its measured phases, s (median)", "the measured part that gives the narrowest interval for the time"],
