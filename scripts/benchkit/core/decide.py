@@ -205,6 +205,13 @@ def fork_spread(document, cell_of_a_a):
                           for session in dict.fromkeys(r.get("session", "") for r in cell["rounds"])])[0]
 
 
+def published_sessions(directory, design):
+    """published of a design, of one session each (no round names the session it came from): a pooled summary's
+    rounds are its sessions' own again."""
+    return {name: d for name, d in published(directory, design).items()
+            if not any("session" in r for c in d["cells"] for r in c["rounds"])}
+
+
 def costs(documents):
     """{what: (its median seconds, how many rounds kept it)} of what the forked rounds of these documents spent
     (design.measure_rounds: "spent_s": forking, measuring, and where a quota was lifted for the warm-up,

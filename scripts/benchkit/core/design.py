@@ -138,8 +138,7 @@ def warmed(build, running, runs_dir, warmup, platform=None):
     warm = warm_up(build, running, runs_dir, warmup)
     if lifted:
         platform.bind(slot(build))
-        again = f"{build}-under-its-quota".replace(" ", "-")
-        warm = {**warm_up(again, running, runs_dir, max(1, warmup // 3)), "before_quota": warm}
+        warm = {**warm_up(f"{build}-under-its-quota", running, runs_dir, max(1, warmup // 3)), "before_quota": warm}
     return warm, background({build: running})[build]
 
 

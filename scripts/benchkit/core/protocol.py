@@ -178,7 +178,7 @@ def warm_up(version, build, runs_dir, iterations=None):
         count = iterations if not windows else max(1, iterations // 3)
         step(f"{version}: warm-up window {len(windows) + 1} ({load.setting('warmup', 'users')} users x {count} "
              "requests, not measured)")
-        summary = runs_dir / f"{version}-warmup-{len(windows) + 1}.json"
+        summary = runs_dir / f"{version.replace(' ', '-')}-warmup-{len(windows) + 1}.json"  # "v1 again": no space
         build.run("warmup", summary, {"WARMUP_ITERATIONS": str(count)})
         after = build.snapshot()
         figures = load.metrics(json.loads(summary.read_text()))

@@ -14,12 +14,12 @@ Two rules are run on the same draws:
 - decide's interval over the forks of one session, and a hierarchical bootstrap: the two other ways, and why neither is
   the answer's."""
 import functools
-import json
 import math
 import random
 import statistics
 
 from benchkit.core import decide
+from benchkit.core.cells import A_A
 
 CELLS = 4  # the compared cells of one figure in an answer table (v2 and v3 over v1, at two sizes)
 EFFECTS = (1.0, 1.05, 1.3, 1.5)
@@ -139,7 +139,9 @@ def main(args):
     print(f"this machine's A/A: {session_spread:.3f} between sessions, {fork_spread:.3f} between forks (log ratio); "
           f"margin {decide.MARGIN:g}, {trials} trials each, {CELLS} cells pooled")
     print(markdown_table(table(session_spread, fork_spread, trials)))
-    published = ROOT / "docs" / "results"
-    answers = [json.loads(path.read_text()) for path in sorted(published.glob("answer*.json"))]
-    print(decide.balance_said(decide.balance(decide.published_run_spread(published), fork_spread,
+    # the balance make answer prints, over every published session of it: its A/A's forks, its costs
+    answers = decide.published_sessions(ROOT / "docs" / "results", "answer").values()
+    forks = decide.pooled_within([decide.log_ratios(cell) for d in answers for cell in d["cells"]
+                                  if cell["build"] == A_A])[0]
+    print(decide.balance_said(decide.balance(decide.published_run_spread(ROOT / "docs" / "results"), forks,
                                              decide.costs(answers))))

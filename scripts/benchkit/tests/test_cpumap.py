@@ -8,10 +8,11 @@ import time
 
 import pytest
 
-from benchkit import SERVICES
+from benchkit import ROOT, SERVICES
 from benchkit.core import cells as celldoc, design, protocol, sizes, verdicts
 from benchkit.platforms import procfs
 from benchkit.experiments import cpumap
+from benchkit.experiments.cpumap import answering
 
 
 @pytest.mark.skipif(not os.access(procfs.CGROUPS, os.W_OK) and not os.access(procfs.CGROUPS / "cpu", os.W_OK),
@@ -456,3 +457,8 @@ def test_the_balance_table_weighs_the_answer_s_own_forks_and_costs():
     spread = math.sqrt(sum((math.log(a) - math.log(b)) ** 2 / 2 for a, b in ((1.1, 0.9), (1.2, 1.0))) * 2 / 4)
     assert row[1] == f"{spread:.3f}" and row[0] == f"{decide.published_run_spread(answer.ROOT / 'docs' / 'results'):.3f}"
     assert row[2:5] == ["200", "100 without its quota, then 20 under it (4 forks)", "50"]
+
+
+def test_the_command_that_would_decide_names_results_as_typed_at_the_checkout_s_root(tmp_path):
+    assert answering.as_typed(ROOT / "results" / "answer-20261205T002147Z") == "results/answer-20261205T002147Z"
+    assert answering.as_typed(tmp_path) == str(tmp_path)  # elsewhere: as it is

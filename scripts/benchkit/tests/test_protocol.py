@@ -65,6 +65,11 @@ def test_the_warm_up_goes_on_until_the_jit_has_settled(tmp_path):
     assert warmed["settled"] and warmed["seconds"] == 15
 
 
+def test_the_a_a_s_warm_up_files_are_named_without_a_space(tmp_path):
+    protocol.warm_up("v1 again", FakeBuild([4.0, 0.1]), tmp_path, 30)
+    assert sorted(p.name for p in tmp_path.glob("*.json")) == ["v1-again-warmup-1.json", "v1-again-warmup-2.json"]
+
+
 def test_warmup_iterations_set_give_every_experiment_s_first_window_whatever_its_own(tmp_path, monkeypatch):
     monkeypatch.setenv("WARMUP_ITERATIONS", "60")
     warmed = protocol.warm_up("v1", FakeBuild([4.0, 0.1]), tmp_path, 30)

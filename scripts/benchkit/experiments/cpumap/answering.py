@@ -11,7 +11,7 @@ import dataclasses
 import json
 import time
 
-from benchkit import BASELINE, info, step
+from benchkit import BASELINE, ROOT, info, step
 from benchkit.core import cells as celldoc, decide, documents, verdicts
 from benchkit.core.sizes import NO_LIMIT, label
 from benchkit.experiments.cpumap.answer import LADDER, answer_rows, balance_of, binds, quoted
@@ -69,6 +69,11 @@ def keep_going(document, size, earlier, spec, began):
     return bool(undecided(found, size)) and spent < budget
 
 
+def as_typed(path):
+    """A results directory as a user types it where make runs (the checkout's root), else as it is."""
+    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+
+
 def conclude(data, spec, directory):
     """The table as it stands (pooled with the earlier sessions: answer-pooled.json), the cells still undecided with
     their detectable effect, and the command that would decide them."""
@@ -82,7 +87,7 @@ def conclude(data, spec, directory):
         info(f"undecided: {version} / {BASELINE} at {label(size)}, {celldoc.LABELS[key]}: "
              f"{verdicts.decided(found, celldoc.cell_of(found, version, size=size), key)}")
     if left:
-        runs = ",".join(map(str, (*spec.answer_with, directory)))
+        runs = ",".join(map(as_typed, (*spec.answer_with, directory)))
         info(f"to decide them, in an hour or more: make answer ANSWER_WITH={runs}")
     # whether this run's forks were balanced against its measured runs, at its own costs and its A/A's spread
     info(decide.balance_said(balance_of(found)))
