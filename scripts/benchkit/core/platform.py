@@ -9,6 +9,7 @@ A Platform is where the builds run; a Build is one version on it, what a measure
 declared below, each with what it returns."""
 import abc
 import math
+import os
 
 from benchkit import CHART_VALUES
 from benchkit.core import latency
@@ -114,6 +115,11 @@ class Platform(abc.ABC):
     @abc.abstractmethod
     def cores(self, version):
         """How many cores the build's services count (their JVMs and Quarkus size pools by it)."""
+
+    def machine_cores(self):
+        """The cores of the machine (on a cluster, of its node) that the services, the data services and the load
+        share: where the three services' quotas add up to these, the machine binds before a pod's quota does."""
+        return os.cpu_count() or 1
 
     @abc.abstractmethod
     def reconfigure(self, version, environments, fresh=False):

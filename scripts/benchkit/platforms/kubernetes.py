@@ -94,6 +94,10 @@ class Kubernetes(Platform, Faults, LatencyProxy):
         limit = podreadings.cgroup_readings(self.namespace, f"deploy/bench-{version}-web-api")["cpu_limit"]
         return math.ceil(limit) if limit else os.cpu_count() or 1
 
+    def machine_cores(self):
+        # the node's, as the document records them (node_cpu): a pod's own count is its limit (cores)
+        return int(float(self.node()["status"]["capacity"]["cpu"]))
+
     @staticmethod
     def deployments(version):
         return {service: f"deploy/bench-{version}-{service}" for service in SERVICES}
@@ -136,7 +140,7 @@ class Kubernetes(Platform, Faults, LatencyProxy):
         kube.set_resources(self.namespace, resized)  # a patch that changes nothing rolls nothing
         # what the chart sizes by the limit, as it renders it for this one (the JVM derives its processors from the
         # quota unless they are given); a build with nothing sized by it rolls no more
-        counted = counted_processors(cpus, processors, int(float(self.node()["status"]["capacity"]["cpu"])))
+        counted = counted_processors(cpus, processors, self.machine_cores())
         environment = sized_environment(version, counted,
                                         f"-XX:ActiveProcessorCount={processors}" if processors else None)
         # fresh: rolled again where the resources did not change (a roll of theirs already started cold JVMs)

@@ -355,7 +355,8 @@ def answer_run(monkeypatch, tmp_path, rates, rounds=2, looks=3, with_=(), minute
     monkeypatch.setattr(design, "closed_round", lambda build, runs_dir, round_, iterations, label, *args: {
         **figures(rates(build.version, label), 2.0), "label": label, "cores_used": 1.5})
     platform = Platform(("v1", "v2", "v0"))
-    platform.cores = lambda version: 2
+    platform.cores = lambda version: 1  # as a pod limited to one CPU counts
+    platform.machine_cores = lambda: 2
     platform.environment = lambda where, runs, warmup: {"git_commit": "abc1234", "timestamp": timestamp,
                                                         "where": where, "cores": 2}
     monkeypatch.setattr(platform, "size", lambda version, cpus, processors=None, environments=None, fresh=False: (

@@ -311,3 +311,17 @@ def test_a_cluster_s_fresh_size_rolls_cold_jvms_even_where_the_limit_is_already_
     cluster.size("v1", None, fresh=True)  # the limit taken off: that patch rolls them, once
     assert resources[-1]["deploy/bench-v1-web-api"]["limits"] == {"memory": "512Mi"}
     assert environments[-1]["deploy/bench-v1-web-api"] == {"REACTIVE_BENCH_ROLLED_AT": None}  # its own variable gone
+
+
+def test_the_answer_s_rows_on_a_node_follow_the_node_s_cores_not_what_a_pod_counts(monkeypatch):
+    """make answer-cluster's first try measured no limit alone: a pod limited to one CPU counts one core, and at one
+    core no quota binds; the node's two cores are what three services' quotas add up against."""
+    from benchkit.experiments.cpumap import answering
+    cluster = Kubernetes("bench", ["v1"])
+    monkeypatch.setattr(Kubernetes, "node", staticmethod(lambda: {"status": {"capacity": {"cpu": "2"}}}))
+    monkeypatch.setattr(Kubernetes, "cores", lambda self, version: 1)
+    assert cluster.machine_cores() == 2
+    assert answering.sizes_binding(cluster.machine_cores()) == ("0.5", "0")
+    assert answering.sizes_binding(cluster.cores("v1")) == ("0",)  # what it measured before
+    monkeypatch.setattr(Kubernetes, "node", staticmethod(lambda: {"status": {"capacity": {"cpu": "8"}}}))
+    assert answering.sizes_binding(cluster.machine_cores()) == ("0.5", "1", "2", "0")

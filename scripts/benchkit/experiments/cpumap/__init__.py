@@ -69,8 +69,7 @@ def run(platform, spec, directory):
     kept = json.loads((spec.keep / "cpu-map.json").read_text()) if spec.keep else None
     extra = {}
     if spec.answer:
-        cores = platform.cores(platform.versions[0])
-        spec = dataclasses.replace(spec, sizes=answering.sizes_binding(cores, spec.sizes))
+        spec = dataclasses.replace(spec, sizes=answering.sizes_binding(platform.machine_cores(), spec.sizes))
         the_map = answering.design_of(cpu_map(spec, platform.versions), spec, time.monotonic())
         extra = {"looks": spec.answer_looks}
     else:
