@@ -458,6 +458,11 @@ def test_the_balance_table_weighs_the_answer_s_own_forks_and_costs():
     spread = math.sqrt(sum((math.log(a) - math.log(b)) ** 2 / 2 for a, b in ((1.1, 0.9), (1.2, 1.0))) * 2 / 4)
     assert row[1] == f"{spread:.3f}" and row[0] == f"{decide.published_run_spread(answer.ROOT / 'docs' / 'results'):.3f}"
     assert row[2:5] == ["200", "100 without its quota, then 20 under it (4 forks)", "50"]
+    # the same costs by size: where the quota was lifted, its two warm-ups; where there is none to lift, no such
+    _, half, whole = answer.costs_rows({**document, "sizes": ["0.5", "0"]})
+    assert half == ["0.5 CPU", "200", "100", "20", "50", "4"]  # every fork alike: no range
+    assert whole == ["no limit", "200", "–", "–", "50", "4"]
+    assert answer.costs_rows({"sizes": ["0"], "cells": [{"size": "0", "rounds": [{}]}]}) == []  # rounds on one start
 
 
 def test_the_command_that_would_decide_names_results_as_typed_at_the_checkout_s_root(tmp_path):

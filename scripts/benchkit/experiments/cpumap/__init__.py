@@ -21,7 +21,7 @@ from benchkit.core.knobs import knob, results_directory
 from benchkit.core.sizes import NO_LIMIT, label, rungs
 from benchkit.experiments.cpumap import answering
 from benchkit.experiments.cpumap.answer import (ANSWER_TEXT, LADDER, STARTS_TEXT, again_rows, answer_rows,
-                                                balance_rows, builds, floor_sentences,
+                                                balance_rows, builds, costs_rows, floor_sentences,
                                                 floor_rows, order_rows, sentences, sessions_rows, starts_rows)
 
 # what each round keeps of a build at a size that a table shows, with a ratio to v1
@@ -241,7 +241,7 @@ def map_consistency(document):
 TABLES = {"cpu-map": table, "cpu-map-headline": headline_rows, "cpu-map-against-no-limit": against_no_limit_rows,
           "cpu-map-answer": answer_rows, "cpu-map-sentences": sentences, "cpu-map-starts": starts_rows,
           "cpu-map-order": order_rows, "cpu-map-floor": floor_rows, "cpu-map-sessions": sessions_rows,
-          "cpu-map-again": again_rows, "cpu-map-balance": balance_rows, "cpu-map-floor-sentences": floor_sentences}
+          "cpu-map-again": again_rows, "cpu-map-balance": balance_rows, "cpu-map-costs": costs_rows, "cpu-map-floor-sentences": floor_sentences}
 CHARTS = {f"cpu-map-{version}": heat_map(version) for version in ("v2", "v3")}
 RUN_FILES = ("cpu-map.json", "answer.json")
 CONSISTENCY = {"cpu-map": map_consistency, "answer": map_consistency}

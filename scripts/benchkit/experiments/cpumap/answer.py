@@ -264,6 +264,24 @@ def starts_rows(document):
     return rows
 
 
+def costs_rows(document):
+    """What a fork cost at each size, in seconds: its start, warm-up and background, and of it the warm-up without its
+    quota and then under it where the quota was lifted (WARM_BEFORE_QUOTA), and its measured phases; each the median of
+    the size's forks with the lowest and highest (their spent_s). What the lift saves is read between two runs that
+    differ in it alone. Empty where no round kept its costs."""
+    parts = (("forking", "a fork's start, warm-up and background"),
+             ("warming_without_quota", "of it, warming without its quota"), ("warming_under_quota", "then under it"),
+             ("measuring", "its measured phases"))
+    rows = []
+    for size in document["sizes"]:
+        spent = [r["spent_s"] for c in document["cells"] if c["size"] == size for r in c["rounds"] if r.get("spent_s")]
+        if spent:
+            rows.append([label(size), *(documents.interval(vars(results.Figure.of("", [s.get(key) for s in spent])),
+                                                           "{:.0f}") if any(key in s for s in spent) else "–"
+                                        for key, _ in parts), str(len(spent))])
+    return [["CPU per service", *(f"{what}, s" for _, what in parts), "forks"], *rows] if rows else []
+
+
 def balance_of(document):
     """Kalibera and Jones's balance of a run's forks: the spread of its A/A's forks within a session, what its rounds
     cost, and the spread of runs on one start, from the published maps that measured their rounds so (the only runs
