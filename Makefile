@@ -9,8 +9,6 @@ MAKEFLAGS += --no-print-directory
 ## Versions (pinned, one block; each tool installs into .tools/bin on first use)
 # The load generator is this project's own (load/: fasthttp, pinned in load/go.mod); its version is its image's tag.
 LOADGEN_VERSION ?= 0.1.0
-# The load generators make bakeoff measures loadgen against (wrk from Debian: apt-get install wrk).
-VEGETA_VERSION ?= v12.13.0
 # The latency proxy between web-api and authors and between the data services and PostgreSQL (make latency-map).
 TOXIPROXY_VERSION ?= v2.5.0
 HELM_VERSION ?= v3.22.0
@@ -84,7 +82,6 @@ LOCALBIN := $(CURDIR)/.tools/bin
 JAVA_HOME ?= $(shell scripts/find-jdk.sh)
 export JAVA_HOME
 LOADGEN ?= $(LOCALBIN)/loadgen
-VEGETA ?= $(LOCALBIN)/vegeta-$(VEGETA_VERSION)
 TOXIPROXY ?= $(LOCALBIN)/toxiproxy-server-$(TOXIPROXY_VERSION)
 LOADGEN_SOURCES := $(wildcard load/*.go load/go.mod load/go.sum load/scenarios.json)
 # The two programs that go into a cluster's images (the load generator's, the latency proxy's), built for its nodes:
@@ -117,7 +114,7 @@ POSTGRES_OPERATOR ?= $(LOCALBIN)/postgres-operator-$(ZALANDO_OPERATOR_VERSION)
 CALICO_FELIX ?= $(LOCALBIN)/calico-felix-$(CALICO_VERSION)
 CALICO_CNI ?= $(LOCALBIN)/calico-cni-$(CALICO_VERSION)
 export JAEGER JAEGER_VERSION CLUSTER_JAEGER
-export LOCALBIN LOADGEN LOADGEN_VERSION VEGETA VEGETA_VERSION TOXIPROXY TOXIPROXY_VERSION SCHEMATHESIS BENCHKIT_PYTHON HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
+export LOCALBIN LOADGEN LOADGEN_VERSION TOXIPROXY TOXIPROXY_VERSION SCHEMATHESIS BENCHKIT_PYTHON HELM KUBE_APISERVER ETCD KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KWOK KWOK_VERSION
 export KUBELET KUBE_PROXY COREDNS PAUSE KUBE_VERSION POSTGRES_OPERATOR CALICO_FELIX CALICO_CNI
 MVNW := cd services && ./mvnw -B -ntp
 # The contract suites' JVMs (and Maven's own, services/.mvn/jvm.config) live a minute or two: the C1 compiler alone and
@@ -176,11 +173,9 @@ $(EXPERIMENTS_MK): scripts/benchkit/catalogue.py
 	@mkdir -p $(dir $@) && cd scripts && python3 -m benchkit experiments make > ../$@
 include $(EXPERIMENTS_MK)
 ##> local
-.PHONY: $(LOCAL_EXPERIMENTS) wrk
+.PHONY: $(LOCAL_EXPERIMENTS)
 $(LOCAL_EXPERIMENTS): doctor-demo build loadgen benchkit toxiproxy
 	@scripts/demo.sh $(if $(filter demo,$@),bench,$@)
-wrk:
-	@command -v wrk >/dev/null || { echo "make bakeoff needs wrk: apt-get install wrk"; exit 1; }
 
 .PHONY: vthread-stall
 vthread-stall: build ## v3's overload stall outside Quarkus: virtual threads, Agroal and PostgreSQL under overload, a watchdog's evidence at the instant (STALL_ARGS, STALL_JAVA_HOME: see scripts/vthread-stall.sh). Built here, not by make build.
@@ -374,14 +369,6 @@ licenses: loadgen toxiproxy jaeger ## Write docs/licenses.md: what the images sh
 .PHONY: test-loadgen
 test-loadgen: ## The load generator's own tests: its scenarios, its samples, and coordinated omission against a target that stalls (go test).
 	@cd load && unformatted=$$(gofmt -l .) && { [ -z "$$unformatted" ] || { echo "gofmt would change: $$unformatted"; exit 1; }; } && go vet ./... && go test -count=1 ./...
-
-.PHONY: vegeta
-vegeta: $(VEGETA) ## Install vegeta (pinned: VEGETA_VERSION) into .tools/bin, for make bakeoff.
-$(VEGETA):
-	@echo "==> Building vegeta $(VEGETA_VERSION) with go install"
-	@mkdir -p $(LOCALBIN)
-	@GOBIN=$(LOCALBIN) $(GO_BUILD_ENV) go install -gcflags "$(GO_GCFLAGS)" -ldflags "$(GO_LDFLAGS)" github.com/tsenart/vegeta/v12@$(VEGETA_VERSION)
-	@mv $(LOCALBIN)/vegeta $(VEGETA)
 
 .PHONY: toxiproxy
 toxiproxy: $(TOXIPROXY) ## Install Toxiproxy's server (pinned: TOXIPROXY_VERSION) into .tools/bin: the local stack's latency proxy.

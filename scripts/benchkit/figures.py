@@ -5,8 +5,8 @@ summary whose ratios are not what its own rounds give).
 
     python -m benchkit figures publish RESULTS NAME   docs/results/NAME.json from what a run wrote: its results
                                                       directory, or the file itself (bench.json, chaos.json, an
-                                                      A/B's <experiment>.json, compare.json, latency-map.json,
-                                                      bakeoff.json; registry.py knows each); several chaos runs'
+                                                      A/B's <experiment>.json, compare.json, latency-map.json;
+                                                      registry.py knows each); several chaos runs'
                                                       directories, comma-separated: one summary
     python -m benchkit figures combine NAME SUMMARY… [--floor SUMMARY…] [--again SUMMARY…]
                                                       docs/results/NAME.json of two or more independent sessions'

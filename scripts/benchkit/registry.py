@@ -14,6 +14,7 @@ from benchkit.core import cells, knobs, sealing, stats
 from benchkit.core.kinds import SUMMARIES, Kind, document_publisher, loaded as loaded_schemas
 from benchkit import compare
 from benchkit.experiments import chaos
+from benchkit.publish import bakeoff
 
 
 def group_of(package):
@@ -98,7 +99,9 @@ CELLS = Kind("cells", cells.SCHEMA, cells.SCHEMA,
              cell_consistency,
              {name: table for package in PACKAGES for name, table in getattr(package, "TABLES", {}).items()},
              {name: chart for package in PACKAGES for name, chart in getattr(package, "CHARTS", {}).items()})
-KINDS = (*(package.KIND for package in PACKAGES if hasattr(package, "KIND")), CELLS, compare.KIND, traces.KIND)
+# the bake-off is history: its summary is shown and checked, and nothing publishes a new run of it
+KINDS = (*(package.KIND for package in PACKAGES if hasattr(package, "KIND")), CELLS, compare.KIND, traces.KIND,
+         bakeoff.KIND)
 BY_SUMMARY_SCHEMA = {kind.summary_schema: kind for kind in KINDS}
 BY_RUN_SCHEMA = {kind.run_schema: kind for kind in KINDS}
 TABLES = {name: table for kind in KINDS for name, table in kind.tables.items()}

@@ -150,8 +150,6 @@ CORE = (
     Knob("LOADGEN", None, "the load generator's binary", TOOLS),
     Knob("HELM", None, "helm's binary", TOOLS),
     Knob("KUBE_VERSION", None, "the Kubernetes version the manifests are rendered for", TOOLS),
-    Knob("VEGETA", None, "vegeta's binary, for the bake-off", TOOLS),
-    Knob("VEGETA_VERSION", None, "vegeta's version, for the bake-off's report", TOOLS),
     Knob("JAVA_HOME", None, "the JDK whose jcmd records the profiles", TOOLS),
 )
 BY_NAME = {knob.name: knob for knob in CORE}
