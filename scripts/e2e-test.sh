@@ -93,20 +93,20 @@ expect "the report generator runs and finds equal work" benchkit report "$WORK/r
 # scenario, a round per run).
 SMOKE='(r for c in d["cells"] if c["mode"] == "smoke" for r in c["rounds"])'
 expect "bench.json: every build and the floor did the same work, call for call (1 articles and 5 authors calls per complete answer)" \
-  benchkit check "$WORK/results/bench.json" 'd["equal_work"]' \
+  check_results "$WORK/results/bench.json" 'd["equal_work"]' \
   'all(t["articles"] == t["complete"] > 0 and t["authors"] == 5 * t["complete"] for t in d["work"]["smoke"].values())'
 expect "bench.json: every build's CPU per request (whole system, each service), peak RSS and latency of complete answers" \
-  benchkit check "$WORK/results/bench.json" "len([c for c in d['cells'] if c['mode'] == 'smoke']) == ${#MEASURED[@]}" \
+  check_results "$WORK/results/bench.json" "len([c for c in d['cells'] if c['mode'] == 'smoke']) == ${#MEASURED[@]}" \
   "all(r[k] > 0 for r in $SMOKE for k in ('cpu_ms', 'web-api_cpu_ms', 'articles_cpu_ms', 'authors_cpu_ms'))" \
   "all(m > 0 for r in $SMOKE for figures in r['memory_mib'].values() for m in figures.values())" \
   "all(r['p99'] > 0 for r in $SMOKE)"
 expect "bench.json: what the kernel counted of every process per complete answer (context switches, run delay, system calls, threads)" \
-  benchkit check "$WORK/results/bench.json" \
+  check_results "$WORK/results/bench.json" \
   "all(r['scheduling'][p]['voluntary_switches'] > 0 and r['scheduling'][p]['read_syscalls'] > 0 and r['scheduling'][p]['threads'] > 1 for r in $SMOKE for p in ('web-api', 'articles', 'authors'))" \
   "all(r['scheduling']['every process']['run_delay_ms'] is not None for r in $SMOKE)" \
   "all(r['scheduling']['web-api']['packets'] is None for r in $SMOKE)"
 expect "bench.json: SQL parity, 1 statement per request to articles and 5 to authors in every build, and nothing else (no transaction around a read)" \
-  benchkit check "$WORK/results/bench.json" "len(d['sql']) == ${#MEASURED[@]}" \
+  check_results "$WORK/results/bench.json" "len(d['sql']) == ${#MEASURED[@]}" \
   'all(abs(v["data_statements_per_request"]["articles"] - 1) < 0.01 and abs(v["data_statements_per_request"]["authors"] - 5) < 0.01 for v in d["sql"].values())' \
   'all(v["transactions_per_request"][db] < 0.5 for v in d["sql"].values() for db in ("articles", "authors"))'
 expect "a flame graph of every service of every build and the floor" flame_graphs "$WORK/results" "${MEASURED[@]}"
@@ -128,7 +128,7 @@ cost["requests_served"]["authors"] += cost["requests_served"]["web-api"]
 json.dump(cost, open(sys.argv[1], "w"))
 PY
   ! benchkit report "$tampered" >/dev/null 2>&1 &&
-    benchkit check "$tampered/bench.json" 'd["equal_work"] is False'
+    check_results "$tampered/bench.json" 'd["equal_work"] is False'
 }
 expect "the report says FAIL when v2 made more author calls than v1" report_flags_unequal_work
 
@@ -171,7 +171,7 @@ done
 step "Faults under load: the quick subset of make chaos"
 expect "authors and Kafka stopped under load, ${BUILDS[*]}: every expectation held (events lost = 0)" \
   run chaos "$WORK/chaos" CHAOS_QUICK=1
-expect "chaos.json has a verdict of every quick fault for every build" benchkit check "$WORK/chaos/chaos.json" \
+expect "chaos.json has a verdict of every quick fault for every build" check_results "$WORK/chaos/chaos.json" \
   "d['passed'] and all(r['passed'] for r in d['runs'])" \
   "sorted((r['fault'], r['version']) for r in d['runs']) == sorted((f, v) for f in ('authors stopped', 'kafka stopped') for v in '${BUILDS[*]}'.split())"
 
@@ -179,11 +179,11 @@ step "The sweep, one setting of v2 in pods of half a CPU (make sweep varies each
 expect "v2's services restart with each pipelining limit under a quota of half a CPU each, and the sweep writes its table" \
   run sweep "$WORK/sweep" VERSIONS=v2 SWEEP_ONLY="pipelining limit" SWEEP_CPUS=0.5 SWEEP_REPEATS=1 \
   ITERATIONS=30 WARMUP_ITERATIONS=30
-expect "sweep.json: both limits measured at half a CPU, one chosen" benchkit check "$WORK/sweep/sweep.json" \
+expect "sweep.json: both limits measured at half a CPU, one chosen" check_results "$WORK/sweep/sweep.json" \
   'sorted({r["value"] for r in d["builds"]["v2"]["runs"] if r["setting"] == "pipelining limit"}) == [1, 256]' \
   'd["builds"]["v2"]["chosen"]["pipelining limit"] in (1, 256) and d["builds"]["v2"]["cpus"] == 0.5'
 for cost in "$WORK"/sweep/runs/*.cost.json; do
-  expect "${cost##*/}: every service of v2 ran under its quota" benchkit check "$cost" \
+  expect "${cost##*/}: every service of v2 ran under its quota" check_results "$cost" \
     'all(d["throttling"][s]["periods"] > 0 for s in ("web-api", "articles", "authors"))'
 done
 expect "after the sweep v2 runs as it ships again (no setting of the sweep left in its environment, outside any quota)" bash -c "
@@ -199,14 +199,14 @@ expect "v1 restarts with each service's JVM under a quota of half a CPU, and is 
   run cpu-map "$WORK/cpu-map" VERSIONS=v1 CPU_MAP_SIZES=0.5 RUNS=1 ITERATIONS=10 \
   WARMUP_ITERATIONS=10 WARMUP_MAX_WINDOWS=1 OPEN_RATE=40 CAPACITY_SHARES=0.3 OPEN_SECONDS=3
 expect "cpu-map.json: v1 measured at half a CPU, each JVM under that quota counting one processor, throttled when loaded" \
-  benchkit check "$WORK/cpu-map/cpu-map.json" \
+  check_results "$WORK/cpu-map/cpu-map.json" \
   '[(c["build"], c["size"]) for c in d["cells"]] == [("v1", "0.5")] and all(c["rounds"][0]["complete_per_s"] > 0 for c in d["cells"])' \
   'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v1"].values())' \
   'all(any(t and t["throttled"] > 0 for t in r["throttling"].values()) for c in d["cells"] for r in c["rounds"])' \
   'all(r["scheduling"][s]["voluntary_switches"] > 0 and r["scheduling"][s]["threads"] > 1 for c in d["cells"] for r in c["rounds"] for s in ("web-api", "articles", "authors"))' \
   'all(r["open_p99"] > 0 and r["capacity_steps"] and r["bound_by"]["by"] == "quota" for c in d["cells"] for r in c["rounds"])'
 expect "cpu-map.json: its round a fork, with each service's time to ready, web-api's to its first complete answer, and each service's peak memory" \
-  benchkit check "$WORK/cpu-map/cpu-map.json" \
+  check_results "$WORK/cpu-map/cpu-map.json" \
   'd["forks"] and all(0 < r["fork"]["web-api"]["ready_s"] <= r["fork"]["first_answer_s"] < 600 for c in d["cells"] for r in c["rounds"])' \
   'all(r["peak_memory_mib_by_service"][s] > 0 for c in d["cells"] for r in c["rounds"] for s in ("web-api", "articles", "authors"))'
 expect "after the CPU map every service runs outside any quota again" bash -c "
@@ -220,7 +220,7 @@ expect "make answer restarts v1 and its second slot in every round and stops at 
   run answer "$WORK/answer" VERSIONS=v1 CPU_MAP_SIZES=0.5 RUNS=2 ANSWER_LOOKS=2 ITERATIONS=10 \
   WARMUP_ITERATIONS=10 WARMUP_MAX_WINDOWS=1 OPEN_RATE=40 CAPACITY_SHARES=0.3 OPEN_SECONDS=3
 expect "answer.json: v1 and the A/A in two rounds, every round a fork of its own (four starts of each service) warmed without its quota then under it, the looks it was measured under" \
-  benchkit check "$WORK/answer/answer.json" \
+  check_results "$WORK/answer/answer.json" \
   'd["design"] == "answer" and d["looks"] == 2 and d["forks"] and [(c["build"], c["size"]) for c in d["cells"]] == [("v1", "0.5"), ("v1 again", "0.5")]' \
   'd["warmed_before_quota"] and all(r["spent_s"]["warming_without_quota"] > 0 and r["spent_s"]["warming_under_quota"] > 0 for c in d["cells"] for r in c["rounds"])' \
   'all(len(c["rounds"]) == 2 for c in d["cells"])' \
@@ -238,7 +238,7 @@ expect "latency-map.json: every hop's latency and the proxy's own observed as se
   latency_map_holds "$WORK/latency-map/latency-map.json" \
   'all(r["peaks"]["web-api"]["connections"] > 0 for c in d["cells"] for r in c["rounds"])'
 expect "after the map v2 connects directly again (its services restarted as they were)" \
-  benchkit check "$LOCAL_DIR/stack.json" \
+  check_results "$LOCAL_DIR/stack.json" \
   'not any(s["through_proxy"] for name, s in d["services"].items() if name.endswith("-v2"))'
 
 step "Traces: one GET and one POST of each build, read back from Jaeger (TRACING=on)"
@@ -253,7 +253,7 @@ traced_again() { # every service restarted with tracing on, Jaeger started with 
 }
 expect "every service restarts traced, and Jaeger with them" traced_again
 expect "stack.json: every service of every build traced (the floor has no tracing), Jaeger running" \
-  benchkit check "$LOCAL_DIR/stack.json" \
+  check_results "$LOCAL_DIR/stack.json" \
   "all(s['traced'] != (name.rsplit('-', 1)[1] in '${FLOOR[*]}'.split()) for name, s in d['services'].items())" \
   'd["jaeger"]["pid"]'
 mkdir -p "$WORK/traces"
@@ -262,11 +262,11 @@ mkdir -p "$WORK/traces"
 seed_authors=$(authors_of "$WORK/v1.json")
 for version in "${BUILDS[@]}"; do
   expect "$version: a GET is one trace (web-api, articles, five author look-ups in parallel, each statement), a POST's reaches web-api through Kafka, a refused one's log line names its trace" \
-    benchkit traces "$(jaeger_url)" "$(service_url "web-api-$version")" "$version" --authors "$seed_authors" \
+    check_traces "$(jaeger_url)" "$(service_url "web-api-$version")" "$version" --authors "$seed_authors" \
     --keep "$WORK/traces/traces.json" --log "$LOG_DIR/web-api-$version.log"
 done
 expect "traces.json: every build's read fanned out to the seed's five authors, every verdict held" \
-  benchkit check "$WORK/traces/traces.json" "sorted(d['builds']) == sorted('${BUILDS[*]}'.split())" \
+  check_results "$WORK/traces/traces.json" "sorted(d['builds']) == sorted('${BUILDS[*]}'.split())" \
   'all(b["read"]["authors"] == 5 and all(v["holds"] for r in ("read", "write") for v in b[r]["verdicts"]) for b in d["builds"].values())'
 
 # Last: the articles it creates have authors nobody knows, so web-api's answers lose their author details.
@@ -287,9 +287,9 @@ for name in "${SERVICES[@]}"; do
 done
 
 step "Logs"
-# A waiting stack counts at any length, a busy one (a cold JVM loading classes) from 10 s on: benchkit/checks/blocked.py.
+# A waiting stack counts at any length, a busy one (a cold JVM loading classes) from 10 s on: scripts/check_blocked.py.
 expect "no Vert.x thread waited on an event loop in any service of any build (busy start-up class loading aside)" \
-  benchkit blocked "$LOG_DIR"/*-v[0-9]*.log
+  check_blocked "$LOG_DIR"/*-v[0-9]*.log
 expect "the logs say which build runs" grep -q "web-api-v2 .* started in" "$LOG_DIR/web-api-v2.log"
 
 step "Stopping"

@@ -90,6 +90,12 @@ die() { printf '\033[31mxx\033[0m  %s\n' "$*" >&2; exit 1; }
 # The benchmark harness, on the interpreter make benchkit installs (matplotlib, pytest); the system's
 # python3 is enough for what needs the standard library only (unschedulable).
 benchkit() { (cd "$ROOT/scripts" && "${BENCHKIT_PYTHON:-python3}" -m benchkit "$@"); }
+# check_results FILE EXPRESSION…: whether each holds of a results file, read as data (scripts/check_results.py)
+check_results() { "${BENCHKIT_PYTHON:-python3}" "$ROOT/scripts/check_results.py" "$@"; }
+# check_traces JAEGER WEB_API VERSION …: a GET and a POST traced and judged (scripts/check_traces.py)
+check_traces() { "${BENCHKIT_PYTHON:-python3}" "$ROOT/scripts/check_traces.py" "$@"; }
+# check_blocked LOG…: Vert.x's blocked-thread reports that count (scripts/check_blocked.py)
+check_blocked() { "${BENCHKIT_PYTHON:-python3}" "$ROOT/scripts/check_blocked.py" "$@"; }
 # flame_graphs RESULTS [VERSION…]: a bench's profile run left a flame graph of every service of each build (every
 # build unless named)
 flame_graphs() {
@@ -111,8 +117,8 @@ flame_graphs() {
 latency_map_holds() {
   local map=$1 status=0
   shift
-  benchkit check "$map" '[(c["build"], c["mode"], r["fastest"], r["p50"]) for c in d["cells"] for r in c["rounds"]]' || true
-  (($# == 0)) || benchkit check "$map" "$@" || status=$?
+  check_results "$map" '[(c["build"], c["mode"], r["fastest"], r["p50"]) for c in d["cells"] for r in c["rounds"]]' || true
+  (($# == 0)) || check_results "$map" "$@" || status=$?
   benchkit latency-map-verdicts "$map" || status=$?
   return "$status"
 }

@@ -6,7 +6,7 @@
   experiments [make | help local|kubernetes]   every experiment, with the platforms it runs on (or make's rules)
   knobs                  every setting, with its one default
   report RESULTS | results RESULTS | compare LOCAL NODE | latency-report RESULTS | latency-map-verdicts FILE
-  figures publish|combine|render|check | check FILE EXPRESSION… | blocked LOG… | traces JAEGER WEB_API VERSION | builds … |
+  figures publish|combine|render|check | builds … |
   unschedulable NAMESPACE | architecture PROGRAM | simulate [TRIALS]   how often the answer's rule is right"""
 import argparse
 import datetime
@@ -20,8 +20,7 @@ from benchkit import ROOT, step
 # each tool's module, under benchkit (imported on demand: only the reports need matplotlib)
 TOOLS = {"report": "experiments.bench.report", "results": "experiments.bench.document", "compare": "compare",
          "latency-report": "experiments.latencymap.report", "latency-map-verdicts": "experiments.latencymap",
-         "figures": "figures", "check": "checks.check", "blocked": "checks.blocked",
-         "traces": "checks.traces",
+         "figures": "figures",
          "builds": "core.buildsconf", "simulate": "core.simulate"}
 
 

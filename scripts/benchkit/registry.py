@@ -9,12 +9,11 @@ import pathlib
 import sys
 
 from benchkit import catalogue
-from benchkit.checks import traces
 from benchkit.core import cells, knobs, sealing, stats
 from benchkit.core.kinds import SUMMARIES, Kind, document_publisher, loaded as loaded_schemas
 from benchkit import compare
 from benchkit.experiments import chaos
-from benchkit.publish import bakeoff
+from benchkit.publish import bakeoff, traces
 
 
 def group_of(package):

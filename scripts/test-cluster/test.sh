@@ -272,7 +272,7 @@ unset SCENARIOS
 BENCHED=(v1 v2)
 bench_of_two() { VERSIONS="$(IFS=,; echo "${BENCHED[*]}")" make_target bench; }
 expect "make bench writes a report" bench_of_two
-results_hold() { benchkit check "$RESULTS/bench.json" "$@"; }
+results_hold() { check_results "$RESULTS/bench.json" "$@"; }
 expect "the results find equal work" results_hold 'd["equal_work"]'
 ran_every_scenario() { # each build benched left a summary of every default scenario's run
   local version run
@@ -366,7 +366,7 @@ short_cpu_map_in_pods() {
 }
 expect "make cpu-map-cluster rolls v2's pods under a limit of 0.5 CPU, warms and measures them" short_cpu_map_in_pods
 expect "cpu-map.json (pods): v2 measured at 0.5 CPU, each JVM under that limit counting one processor, one event loop" \
-  benchkit check "$NODE_DIR/cpu-map/cpu-map.json" \
+  check_results "$NODE_DIR/cpu-map/cpu-map.json" \
   '[(c["build"], c["size"]) for c in d["cells"]] == [("v2", "0.5")] and d["cells"][0]["rounds"][0]["complete_per_s"] > 0' \
   'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v2"].values())' \
   'all(s["event_loop_count"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v2"].values())' \
@@ -465,7 +465,7 @@ traces_in_pods() { # web-api's log followed into a file meanwhile, for the refus
   local log="$NODE_DIR/traced-web-api-v1.log" follower status=0
   kubectl -n "$NS" logs -f deploy/bench-v1-web-api >"$log" 2>&1 &
   follower=$!
-  benchkit traces "$(cluster_url bench-v1-jaeger query)" "$(cluster_url bench-v1-web-api http)" v1 \
+  check_traces "$(cluster_url bench-v1-jaeger query)" "$(cluster_url bench-v1-web-api http)" v1 \
     --authors "$seed_authors" --keep "$NODE_DIR/traces-v1.json" --log "$log" || status=$?
   kill "$follower" 2>/dev/null || true
   return "$status"

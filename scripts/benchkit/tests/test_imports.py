@@ -14,12 +14,12 @@ ALLOWED = {("bench", "sweep")}
 
 
 def layer(module):
-    """("core", None), ("experiments", name), ("platforms", None), ("checks", None), ("publish", None) or ("top",
-    None) of a dotted benchkit module."""
+    """("core", None), ("experiments", name), ("platforms", None), ("publish", None) or ("top", None) of a dotted
+    benchkit module."""
     parts = module.split(".")[1:]
     if parts and parts[0] == "experiments" and len(parts) > 1:
         return "experiments", parts[1]
-    return (parts[0], None) if parts and parts[0] in ("core", "checks", "platforms", "publish") else ("top", None)
+    return (parts[0], None) if parts and parts[0] in ("core", "platforms", "publish") else ("top", None)
 
 
 def imported(text):
@@ -49,7 +49,7 @@ def crossings(read=lambda path: path.read_text()):
             other = layer(module)
             if module == "benchkit.relative":
                 found.add((str(path.relative_to(PACKAGE)), "a relative import"))
-            elif mine[0] in ("core", "checks", "platforms", "publish") and other[0] in ("experiments", "top") \
+            elif mine[0] in ("core", "platforms", "publish") and other[0] in ("experiments", "top") \
                     and is_module(module):
                 found.add((mine[0], module))
             elif mine[0] in ("core", "publish") and other[0] == "platforms":  # what publishes measures nothing

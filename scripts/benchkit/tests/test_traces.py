@@ -3,7 +3,8 @@ import json
 
 import pytest
 
-from benchkit.checks import traces
+import check_traces
+from benchkit.publish import traces
 
 CALLER = "00000000000000aa"
 
@@ -98,7 +99,7 @@ def test_a_picture_gets_the_spans_in_order_with_their_depth():
 
 
 def test_a_traceparent_is_sampled_and_names_its_ids():
-    trace_id, span_id, header = traces.traceparent()
+    trace_id, span_id, header = check_traces.traceparent()
     assert header == f"00-{trace_id}-{span_id}-01" and len(trace_id) == 32 and len(span_id) == 16
 
 
@@ -116,8 +117,8 @@ def found_of(version="v1", **read):
 def test_kept_traces_are_published_only_when_every_verdict_holds_and_is_what_the_spans_give(tmp_path):
     kept = tmp_path / "traces.json"
     for version in ("v1", "v2"):
-        traces.kept(kept, version, found_of(version))
-    traces.kept(kept, "v1", found_of("v1"))  # a build checked again replaces its entry
+        check_traces.kept(kept, version, found_of(version))
+    check_traces.kept(kept, "v1", found_of("v1"))  # a build checked again replaces its entry
     summary = json.loads(traces.KIND.publish(kept, "traces-test", tmp_path / "summaries").read_text())
     assert summary["schema"] == traces.SCHEMA and sorted(summary["builds"]) == ["v1", "v2"]
     assert traces.consistency(summary) == []
@@ -126,7 +127,7 @@ def test_kept_traces_are_published_only_when_every_verdict_holds_and_is_what_the
     edited = json.loads(kept.read_text())
     edited["builds"]["v1"]["read"]["verdicts"][4]["holds"] = False
     assert traces.consistency(edited) == ["v1 read: its verdicts are not what its spans give"]
-    traces.kept(kept, "v1", found_of("v1", parallel=False))
+    check_traces.kept(kept, "v1", found_of("v1", parallel=False))
     with pytest.raises(SystemExit, match="the look-ups overlap in time"):
         traces.KIND.publish(kept, "traces-test", tmp_path / "summaries")
 
@@ -157,9 +158,9 @@ def test_a_refused_request_s_log_line_must_name_its_trace(tmp_path):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}"
-        found = traces.logged(url, "v1", log, seconds=5)
+        found = check_traces.logged(url, "v1", log, seconds=5)
         assert found["holds"] and found["found"]["trace_id"] in found["found"]["line"]
         writes["line"] = False  # a line without it (or none) fails, after waiting
-        assert not traces.logged(url, "v1", log, seconds=1)["holds"]
+        assert not check_traces.logged(url, "v1", log, seconds=1)["holds"]
     finally:
         server.shutdown()

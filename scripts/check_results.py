@@ -1,4 +1,5 @@
-"""python -m benchkit check FILE EXPRESSION…: whether each Python expression holds of a results file (bench.json,
+#!/usr/bin/env python3
+"""check_results.py FILE EXPRESSION…: whether each Python expression holds of a results file (bench.json,
 chaos.json, sweep.json, …), bound to `d`: how the end-to-end tests and make test-cluster read a run's results as
 data, never a report's wording. Prints what each expression gave; exits 1 when one does not hold."""
 import json
@@ -31,3 +32,7 @@ def main(argv=None):
         failed |= not ok
     if failed:
         sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,6 +1,7 @@
+#!/usr/bin/env python3
 """Vert.x blocked-thread reports in the services' logs, judged by the rule of the contract suites' EventLoopGuard.
 
-`python -m benchkit blocked LOG…` prints the reports that count and exits 1 when there is one.
+`check_blocked.py LOG…` prints the reports that count and exits 1 when there is one.
 
 Vert.x's BlockedThreadChecker logs a WARN when an event loop (or worker) runs a task longer than its limit (2 s
 outside the tests), with the thread's stack from the warning-exception time on. Such a report is either of two
@@ -46,7 +47,7 @@ def reports(log):
 
 def main(args):
     if not args:
-        sys.exit("usage: python -m benchkit blocked LOG…")
+        sys.exit("usage: check_blocked.py LOG…")
     counted = 0
     for path in args:
         with open(path, errors="replace") as log:
@@ -57,3 +58,7 @@ def main(args):
                       f"{report['innermost'] or 'no stack'}: {verdict}")
                 counted += report["counts"]
     sys.exit(1 if counted else 0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
