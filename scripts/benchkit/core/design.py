@@ -8,7 +8,9 @@ warm-up and its background, in rounds whose order on the compared axis is drawn 
 round after). It writes one cell document (core.cells), whatever the design."""
 import dataclasses
 import json
+import pathlib
 import time
+from typing import Callable
 
 from benchkit import BASELINE, info, step
 from benchkit.core import cells as celldoc, knobs, load, sizes
@@ -86,6 +88,30 @@ class Design:
             else:
                 found.append([(build, variant) for variant in variants for build in self.measured()])
         return found
+
+
+@dataclasses.dataclass
+class Session:
+    """What a run of a design carries from round to round: the platform it measures on, the design, its phases'
+    lengths, where its runs' files go, what it keeps of each cell's round (keep(build, variant, figures)), the document
+    being written (what each JVM chose is kept there, where the design asks), and the builds warmed so far ({build:
+    (the running build, its warm-up, its background)}: those measured as they run, or started once at a size)."""
+    platform: object
+    design: Design
+    runs_dir: pathlib.Path
+    keep: Callable
+    iterations: int = None
+    warmup: int = None
+    document: dict = dataclasses.field(default_factory=dict)
+    running: dict = dataclasses.field(default_factory=dict)
+
+    def chose(self, build, it, size):
+        """What a JVM chose, kept once per build and size after its first warm-up (the threads it starts on demand
+        exist by then), where the design keeps it."""
+        if self.design.ergonomics:
+            seen = self.document["ergonomics"].setdefault(sizes.label(size), {})
+            if build not in seen:
+                seen[build] = it.ergonomics()
 
 
 def slot(build):
@@ -201,7 +227,8 @@ def run(platform, design, directory, extra=None, on_cell=None, kept=None):
             def keep(build, variant, figures):  # each cell's round kept at once: a run stopped half-way shows it
                 rounds_of(build, variant).append({**figures, **(on_cell(figures, environment) if on_cell else {})})
                 (directory / f"{design.name}.json").write_text(json.dumps(document, indent=2))
-            measure_group(platform, design, group, position, rounds, runs_dir, iterations, warmup, keep, document)
+            measure_group(Session(platform, design, runs_dir, keep, iterations, warmup, document), group, position,
+                          rounds)
             document["cells"] = celldoc.with_ratios(document)
             (directory / f"{design.name}.json").write_text(json.dumps(document, indent=2))
     finally:
@@ -220,37 +247,30 @@ def progress(position, groups, measured, seconds):
     return f"{said}, about {seconds / measured * (groups - position) / 60:.0f} min more at this pace"
 
 
-def measure_group(platform, design, group, position, rounds, runs_dir, iterations, warmup, keep, document):
-    """A group's rounds, each cell's figures given to keep(build, variant, figures)."""
-    running = {}
-
-    def warmed_fork(build, it):  # what a JVM chose, after its first warm-up: the threads it starts on demand exist
-        seen = document["ergonomics"].setdefault(sizes.label(group[0][1].size), {}) if design.ergonomics else {build}
-        if build not in seen:
-            seen[build] = it.ergonomics()
+def measure_group(session, group, position, rounds):
+    """A group's rounds, each cell's figures given to the session's keep(build, variant, figures)."""
+    platform, design = session.platform, session.design
     if design.restart not in FORKED:  # every build of the group started, then each warmed, once
-        running = {build: started(platform, design, build, variant) for build, variant in group}
-        running = {build: (it, *warmed(build, it, runs_dir, warmup)) for build, it in running.items()}
-        for build, (it, *_) in running.items():
-            warmed_fork(build, it)
-    measure_rounds(platform, design, group, position, range(1, rounds + 1), runs_dir, iterations, warmup, keep,
-                   running, warmed_fork)
+        started_ = {build: started(platform, design, build, variant) for build, variant in group}
+        session.running = {build: (it, *warmed(build, it, session.runs_dir, session.warmup))
+                           for build, it in started_.items()}
+        for build, (it, *_) in session.running.items():
+            session.chose(build, it, group[0][1].size)
+    measure_rounds(session, group, position, range(1, rounds + 1))
     for extra in range(1, design.extra_rounds + 1 if rounds > 1 else 1):
-        disagree = design.again(document, group[0][1].size)
+        disagree = design.again(session.document, group[0][1].size)
         wanted = [(build, variant) for build, variant in group if variant.mode in disagree]
         if not wanted:
             break
         info(f"round {rounds + extra}: {len(wanted)} cell(s) measured again ({design.name}: their rounds disagree)")
-        measure_rounds(platform, design, wanted, position, (rounds + extra,), runs_dir, iterations, warmup, keep,
-                       running, warmed_fork)
+        measure_rounds(session, wanted, position, (rounds + extra,))
 
 
-def measure_rounds(platform, design, cells, position, numbers, runs_dir, iterations, warmup, keep, running,
-                   warmed_fork=lambda build, it: None):
-    """The cells' rounds of these numbers, the machine's speed measured before each; running: {build: (the build,
-    its warm-up, its background)} of the builds already warmed (a build measured from a cold JVM in every round is
-    started and warmed here, cell by cell, and its fork's identity and start kept with its figures: protocol.fork;
-    warmed_fork(build, it) after each such warm-up)."""
+def measure_rounds(session, cells, position, numbers):
+    """The cells' rounds of these numbers, the machine's speed measured before each, on the builds the session has
+    warmed (a build measured from a cold JVM in every round is started and warmed here, cell by cell, and its fork's
+    identity and start kept with its figures: protocol.fork)."""
+    platform, design, runs_dir, running = session.platform, session.design, session.runs_dir, session.running
     for round_ in numbers:
         speed = platform.calibrate()
         info(f"round {round_}: the calibration job took {speed:.2f} s")
@@ -264,19 +284,20 @@ def measure_rounds(platform, design, cells, position, numbers, runs_dir, iterati
                 # a JIT starved by a quota took most of a fork's minutes) and again under it
                 identity = fork(it)
                 lifting = platform if knobs.value("WARM_BEFORE_QUOTA") else None
-                running[build] = (it, *warmed(build, it, runs_dir, warmup, lifting))
-                warmed_fork(build, it)
+                running[build] = (it, *warmed(build, it, runs_dir, session.warmup, lifting))
+                session.chose(build, it, variant.size)
             if design.arrange:
                 design.arrange(build, variant, round_)
             it, warm, idle = running[build]
             ready = time.monotonic()
-            figures = measured(design, it, runs_dir, round_, variant, iterations, warm, idle, speed, place, build)
+            figures = measured(design, it, runs_dir, round_, variant, session.iterations, warm, idle, speed, place,
+                               build)
             # what a fork cost: its start, warm-up and background, and its measured phases (the costs that Kalibera
             # and Jones weigh against the spread of forks and of runs: decide.best_length)
             spent = {"forking": round(ready - began, 1), "measuring": round(time.monotonic() - ready, 1),
                      **({"warming_without_quota": warm["before_quota"].get("seconds"),
                          "warming_under_quota": warm.get("seconds")} if "before_quota" in warm else {})}
-            keep(build, variant, {**figures, **({"fork": identity} if identity else {}),
+            session.keep(build, variant, {**figures, **({"fork": identity} if identity else {}),
                                   **({"spent_s": spent} if design.restart in FORKED else {})})
 
 

@@ -140,8 +140,8 @@ def run(platform, spec, directory):
                 environment["open_rate"] = f"{rate}/s: 80 % of the slowest build's closed-model complete answers/s"
                 (directory / "environment.json").write_text(json.dumps(environment, indent=2))
                 info(f"the open model at {rate} requests/s")
-            design.measure_rounds(platform, scenarios, [(v, design.Variant(scenario)) for v in versions], 0,
-                                  range(1, runs + 1), runs_dir, None, None, lambda *_: None, running)
+            session = design.Session(platform, scenarios, runs_dir, keep=lambda *_: None, running=running)
+            design.measure_rounds(session, [(v, design.Variant(scenario)) for v in versions], 0, range(1, runs + 1))
     finally:
         for build in builds.values():
             build.close()

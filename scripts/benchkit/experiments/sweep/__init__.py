@@ -97,7 +97,7 @@ def sweep_build(version, platform, runs_dir, repeats, commit, settings, delay=No
                          "repeat": figures["round"], "context": {k: v for k, v in chosen.items() if k != setting.name},
                          **{key: figures[key] for key in FIGURES}, **({"latency_observed": observed} if delay else {})})
         for group in found.groups():
-            design.measure_group(platform, found, group, 0, repeats, runs_dir, iterations, warmup, keep, {})
+            design.measure_group(design.Session(platform, found, runs_dir, keep, iterations, warmup), group, 0, repeats)
         if delay:
             platform.latency().clear(version)
         measured = measured_of(rows, setting.name)
