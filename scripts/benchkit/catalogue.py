@@ -109,8 +109,8 @@ EXPERIMENTS = (
           "table.", {"answer": True},
           cluster_help="make answer against the deployed builds (and the floor, where deployed): each service's pod "
           "limited to each size in turn and rolled in every round; every Deployment as deployed again at the end.",
-          untested={CLUSTER: "its runner is make cpu-map-cluster's, which make test-cluster runs; its looks, its A/A "
-                    "and its words are make test-e2e's and the unit tests'"}),
+          untested={CLUSTER: "its runner is make cpu-map-cluster's, which make test-cluster runs; its rows from the "
+                    "node's cores, its looks, its A/A and its words are make test-e2e's and the unit tests'"}),
 )
 BY_NAME = {entry.name: entry for entry in EXPERIMENTS}
 
