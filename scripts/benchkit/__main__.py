@@ -33,7 +33,7 @@ def prepared(name):
         f"no experiment {name!r}: {', '.join(registry.EXPERIMENTS)}")
     for knob in knobs.CORE:
         knob.value(os.environ)
-    return experiment, knobs.spec_of(experiment.package.Spec, experiment.group, **experiment.given)
+    return experiment, knobs.spec_of(experiment.measures.Spec, experiment.group, **experiment.given)
 
 
 def described(experiment, spec):
@@ -58,10 +58,10 @@ def run(argv):
     experiment, spec = prepared(args.name)
     if args.platform not in experiment.platforms:
         sys.exit(f"{args.name} runs on {' and '.join(experiment.platforms)} only")
-    versions = knobs.value("VERSIONS") or getattr(experiment.package, "versions", lambda spec: None)(spec)
-    floor = getattr(experiment.package, "MEASURES_FLOOR", False)  # or what a spec says of it (make answer's)
-    platform = platforms.select(args.platform, versions, floor=floor(spec) if callable(floor) else floor)
-    missing = [need.__name__ for need in getattr(experiment.package, "NEEDS", ()) if not isinstance(platform, need)]
+    measures = experiment.measures
+    versions = knobs.value("VERSIONS") or measures.versions(spec)
+    platform = platforms.select(args.platform, versions, floor=measures.floor(spec))
+    missing = [need.__name__ for need in measures.needs if not isinstance(platform, need)]
     if missing:
         sys.exit(f"{args.name} needs what {platform.where} does not have: {', '.join(missing)}")
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
@@ -69,7 +69,7 @@ def run(argv):
     directory = pathlib.Path(args.results or ROOT / "results" / default).resolve()
     directory.mkdir(parents=True, exist_ok=True)
     step(f"{args.name} on {platform.where}: {', '.join(platform.versions)}; {described(experiment, spec)}")
-    print(experiment.package.run(platform, spec, directory))
+    print(measures.run(platform, spec, directory))
 
 
 def main():

@@ -12,7 +12,6 @@ from benchkit import catalogue
 from benchkit.core import cells, knobs, sealing, stats
 from benchkit.core.kinds import SUMMARIES, Kind, document_publisher, loaded as loaded_schemas
 from benchkit import compare
-from benchkit.experiments import chaos
 from benchkit.publish import bakeoff, traces
 
 
@@ -30,13 +29,17 @@ class Experiment:
     given = property(lambda self: self.entry.given)
     platforms = property(lambda self: self.entry.platforms)
     group = property(lambda self: group_of(self.package))
+    measures = property(lambda self: self.package.MEASURES)  # core.experiment.Measures: what running it needs
+    publishes = property(lambda self: self.package.PUBLISHES)  # core.experiment.Publishes: what publishing reads
 
 
 EXPERIMENTS = {entry.name: Experiment(entry, importlib.import_module(f"benchkit.experiments.{entry.package}"))
                for entry in catalogue.EXPERIMENTS}
 PACKAGES = tuple(dict.fromkeys(e.package for e in EXPERIMENTS.values()))  # an A/B's entries share one
 # every knob: the core's, then each experiment's Spec
-KNOBS = knobs.CORE + tuple(knob for package in PACKAGES for knob in knobs.declared(package.Spec, group_of(package)))
+KNOBS = knobs.CORE + tuple(knob for package in PACKAGES
+                           for knob in knobs.declared(package.MEASURES.Spec, group_of(package)))
+PUBLISHED = tuple(package.PUBLISHES for package in PACKAGES)
 
 # Every kind of published result: each experiment's (its KIND), the comparison of two runs (compare: the remainder
 # of two CPU maps or two benches), and the traces make test's trace check keeps. In the order a results directory is
@@ -44,15 +47,15 @@ KNOBS = knobs.CORE + tuple(knob for package in PACKAGES for knob in knobs.declar
 # directory publishes the run (a comparison is published by its own path).
 # Every grid experiment writes the cell document (core.cells): one kind, whose tables and charts each design adds.
 # what a design's own check adds to the cell document's (the latency map's ratio grid and predictions)
-DESIGN_CONSISTENCY = {name: check for package in PACKAGES for name, check in getattr(package, "CONSISTENCY", {}).items()}
+DESIGN_CONSISTENCY = {name: check for published in PUBLISHED for name, check in published.consistency.items()}
 
 
 # what a design adds when sessions are pooled (the bench's knees, and the open model left out at different rates)
-DESIGN_POOL = {name: extra for package in PACKAGES for name, extra in getattr(package, "POOL", {}).items()}
+DESIGN_POOL = {name: extra for published in PUBLISHED for name, extra in published.pool.items()}
 
 
 # what a design checks of a summary against the summary as first committed (the latency map's own prediction)
-DESIGN_SEALED = {name: check for package in PACKAGES for name, check in getattr(package, "SEALED", {}).items()}
+DESIGN_SEALED = {name: check for published in PUBLISHED for name, check in published.sealed.items()}
 
 
 def sealed(summary, first, known):
@@ -93,13 +96,13 @@ def pooled_again(summary, found):
 
 # A cell document is what a design's run wrote (the bench's too)
 CELLS = Kind("cells", cells.SCHEMA, cells.SCHEMA,
-             tuple(file for package in PACKAGES for file in getattr(package, "RUN_FILES", ())),
+             tuple(file for published in PUBLISHED for file in published.run_files),
              document_publisher(cells.SCHEMA, cell_consistency, ("environment", "explanation"), kept=cells.kept),
              cell_consistency,
-             {name: table for package in PACKAGES for name, table in getattr(package, "TABLES", {}).items()},
-             {name: chart for package in PACKAGES for name, chart in getattr(package, "CHARTS", {}).items()})
+             {name: table for published in PUBLISHED for name, table in published.tables.items()},
+             {name: chart for published in PUBLISHED for name, chart in published.charts.items()})
 # the bake-off is history: its summary is shown and checked, and nothing publishes a new run of it
-KINDS = (*(package.KIND for package in PACKAGES if hasattr(package, "KIND")), CELLS, compare.KIND, traces.KIND,
+KINDS = (*(published.kind for published in PUBLISHED if published.kind), CELLS, compare.KIND, traces.KIND,
          bakeoff.KIND)
 BY_SUMMARY_SCHEMA = {kind.summary_schema: kind for kind in KINDS}
 BY_RUN_SCHEMA = {kind.run_schema: kind for kind in KINDS}
@@ -120,10 +123,16 @@ def consistency(summary):
 
 def publish(found, name, directory=SUMMARIES):
     """A run's summary as <directory>/<name>.json, its kind read from what the run wrote: a file by its schema, a
-    results directory by the first kind whose file it holds; several chaos runs' directories, comma-separated, make
-    one summary."""
+    results directory by the first kind whose file it holds; several runs' directories, comma-separated, make one
+    summary where their kind publishes several as one (Kind.several: chaos)."""
     if "," in str(found):
-        return chaos.summary.publish_chaos(str(found).split(","), name, directory)
+        runs = [pathlib.Path(path) for path in str(found).split(",")]
+        kinds = [kind for kind in KINDS if kind.several and any(
+            (runs[0] / file).exists() if runs[0].is_dir() else runs[0].name == file for file in kind.run_files)]
+        if not kinds:
+            sys.exit(f"{found}: several runs are published as one summary only by "
+                     f"{', '.join(kind.name for kind in KINDS if kind.several)}")
+        return kinds[0].publish(runs, name, directory)
     found = pathlib.Path(found)
     if found.is_file():
         schema = json.loads(found.read_text()).get("schema")

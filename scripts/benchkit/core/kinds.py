@@ -23,6 +23,7 @@ class Kind:
     consistency: Callable  # summary -> [problem]
     tables: dict = dataclasses.field(default_factory=dict)  # {marker name: summary -> rows}
     charts: dict = dataclasses.field(default_factory=dict)  # {marker name: summary -> svg}
+    several: bool = False  # publish takes several runs (a list of their files or directories) into one summary
 
 
 def written(summary, name, directory):

@@ -87,7 +87,7 @@ def test_each_size_s_ratio_is_the_median_of_its_rounds_own(tmp_path):
     assert held == {"0.5 CPU": ["quota (web-api throttled in 40% of periods)"] * 2,
                     "no limit": ["not its quota (the processes used 90% of the cores)"] * 2}
     assert cpumap.headline_rows(document)[1] == ["0.5 CPU", "2.00× (1.00–2.00)", "2.00× (1.00–2.00)"]
-    svg = cpumap.CHARTS["cpu-map-v2"](document)
+    svg = cpumap.PUBLISHES.charts["cpu-map-v2"](document)
     assert "2.00×" in svg and "no limit" in svg
     half["rounds"][0]["complete_per_s"] = 300  # its median stays 180
     assert celldoc.consistency(document) == ["v2, at 0.5 CPU: ratios not what its rounds give",
@@ -105,7 +105,7 @@ def test_a_map_of_one_build_without_v1_still_renders_every_table():
     assert rows[1][1:] == ["closed model: complete answers/s", "180 (110–200)", "–"]
     assert cpumap.headline_rows(document)[1] == ["0.5 CPU", "–", "–"]
     assert cpumap.against_no_limit_rows(document) == [["rung", "figure", "v2 (reactive): rung / no limit"]]
-    assert "–" in cpumap.CHARTS["cpu-map-v2"](document)
+    assert "–" in cpumap.PUBLISHES.charts["cpu-map-v2"](document)
 
 
 def test_the_kernel_s_counts_per_complete_answer_by_size():

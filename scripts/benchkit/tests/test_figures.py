@@ -227,6 +227,11 @@ def test_several_chaos_runs_make_one_summary_of_one_commit(tmp_path):
     (second / "chaos.json").write_text(json.dumps({**data, "commit": "def5678"}))
     with pytest.raises(SystemExit, match="different commits"):
         registry.publish(f"{first},{second}", "both", tmp_path / "docs")
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    (bench / "bench.json").write_text("{}")
+    with pytest.raises(SystemExit, match="only by chaos"):  # a kind that does not pool runs (Kind.several)
+        registry.publish(f"{bench},{bench}", "both", tmp_path / "docs")
 
 
 def run_summary(tmp_path, name, timestamp, v2_requests, seconds=(2.0, 2.1, 2.05)):

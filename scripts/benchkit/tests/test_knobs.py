@@ -96,7 +96,7 @@ def test_the_experiments_are_listed_once_in_the_catalogue_and_make_s_rules_come_
     assert "LOCAL_EXPERIMENTS := demo sweep tls" in rules and "\ntracing-absent: build-without-tracing\n" in rules
     assert "CLUSTER_EXPERIMENTS := bench sweep-cluster" in rules and "tls-cluster" not in rules
     assert set(registry.EXPERIMENTS) == set(catalogue.BY_NAME)
-    assert all(callable(e.package.run) and e.package.Spec for e in registry.EXPERIMENTS.values())
+    assert all(callable(e.measures.run) and e.measures.Spec for e in registry.EXPERIMENTS.values())
 
 
 def defaults_by_name():
@@ -144,8 +144,8 @@ def test_what_an_experiment_needs_of_a_platform_beyond_the_base_is_a_capability_
     from benchkit.core import platform as platforms
     capabilities = {platforms.Faults, platforms.LatencyProxy}
     for experiment in registry.EXPERIMENTS.values():
-        assert set(getattr(experiment.package, "NEEDS", ())) <= capabilities, experiment.name
-    assert registry.EXPERIMENTS["chaos"].package.NEEDS == (platforms.Faults, platforms.LatencyProxy)
+        assert set(experiment.measures.needs) <= capabilities, experiment.name
+    assert registry.EXPERIMENTS["chaos"].measures.needs == (platforms.Faults, platforms.LatencyProxy)
     # the base interface no longer holds a fault's or the proxy's methods
     assert not {"act", "act_on_part", "replicas", "latency", "hop_addresses"} & set(vars(platforms.Platform))
 
@@ -171,3 +171,23 @@ def test_make_knobs_lists_the_load_s_own_settings_and_whose_lengths_a_design_kee
     assert f"a design's own: {design.ITERATIONS}" in lines[0]
     listed = {line.split()[0]: line.split()[1] for line in lines[1:]}
     assert listed["ITERATIONS"] == "300" and listed["WARMUP_ITERATIONS"] == "900" and "RATE" in listed
+
+
+def test_an_experiment_is_its_two_declared_records_and_nothing_found_by_name():
+    """Every experiment package declares MEASURES (core.experiment.Measures: five hooks) and PUBLISHES (Publishes);
+    the registry and the command line read nothing else of it, and find nothing by getattr."""
+    import ast
+    from benchkit.core.experiment import Measures, Publishes
+    for experiment in registry.EXPERIMENTS.values():
+        assert isinstance(experiment.measures, Measures) and isinstance(experiment.publishes, Publishes), experiment.name
+    assert len(dataclasses.fields(Measures)) <= 6
+    hooks = {"Spec", "run", "versions", "NEEDS", "MEASURES_FLOOR", "KIND", "RUN_FILES", "TABLES", "CHARTS",
+             "CONSISTENCY", "POOL", "SEALED"}
+    for module in ("registry.py", "__main__.py"):
+        tree = ast.parse((knobs.ROOT / "scripts" / "benchkit" / module).read_text())
+        found = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+                 and getattr(node.func, "id", None) in ("getattr", "hasattr") and "package" in ast.unparse(node.args[0])]
+        assert not found, f"{module} finds an experiment's parts by name"
+        read = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+                and getattr(node.value, "id", None) == "package"}
+        assert not read & hooks, f"{module} reads {read & hooks} of a package, not of its records"

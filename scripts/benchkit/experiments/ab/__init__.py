@@ -7,6 +7,7 @@ document, core.cells: every round's figures, and B / A round by round), <name>.m
 import dataclasses
 
 from benchkit import ROOT, SERVICES, VERSIONS, info
+from benchkit.core.experiment import Measures, Publishes
 from benchkit.core import cells, design, documents, sizes, verdicts
 from benchkit.core.design import CLOSED, OPEN, Design
 from benchkit.core.knobs import knob
@@ -153,6 +154,7 @@ def run(platform, spec, directory):
     return directory / f"{chosen.name}.json"
 
 
+MEASURES = Measures(Spec, run, versions)
 # what a doc may show of an A/B's cell document (the registry's cell Kind)
-TABLES = {"ab": cells.table, "ab-verdicts": verdicts.table}
-RUN_FILES = tuple(f"{name}.json" for name in EXPERIMENTS)
+PUBLISHES = Publishes(run_files=tuple(f"{name}.json" for name in EXPERIMENTS),
+                      tables={"ab": cells.table, "ab-verdicts": verdicts.table})

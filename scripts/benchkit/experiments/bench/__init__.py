@@ -12,6 +12,7 @@ import statistics
 import sys
 
 from benchkit import info, step
+from benchkit.core.experiment import Measures, Publishes
 from benchkit.core import cells, curve, design, knobs, profile
 from benchkit.core.design import Design
 from benchkit.core.knobs import knob, numbers
@@ -20,11 +21,8 @@ from benchkit.experiments.bench import document as rundoc, report, summaries, ta
 
 # What a bench publishes: its cell document (bench.json), with its own tables, its own check beside the cells', and
 # what it adds when sessions are pooled.
-RUN_FILES = (rundoc.FILE,)
-MEASURES_FLOOR = True  # make demo and make bench measure the floor (v0) beside the builds, where it runs
-TABLES = tables.TABLES
-CONSISTENCY = {summaries.DESIGN: summaries.consistency}
-POOL = {summaries.DESIGN: summaries.pooled_extra}
+PUBLISHES = Publishes(run_files=(rundoc.FILE,), tables=tables.TABLES,
+                      consistency={summaries.DESIGN: summaries.consistency}, pool={summaries.DESIGN: summaries.pooled_extra})
 
 
 def open_rate(closed_rates):
@@ -153,3 +151,10 @@ def run(platform, spec, directory):
     if not passed:
         sys.exit("Equal work check FAILED: see the report's 'Equal work' section")
     return directory / rundoc.FILE
+
+
+def measures_floor(spec):  # make demo and make bench measure the floor (v0) beside the builds, where it runs
+    return True
+
+
+MEASURES = Measures(Spec, run, floor=measures_floor)

@@ -20,6 +20,7 @@ import threading
 import time
 
 from benchkit import SERVICES, info, step
+from benchkit.core.experiment import Measures, Publishes
 from benchkit.core import buildsconf, knobs, protocol, samples
 from benchkit.core.knobs import knob, numbers
 from benchkit.core.platform import RESTORE_LIMIT_SECONDS, Faults, LatencyProxy
@@ -33,8 +34,7 @@ from benchkit.experiments.chaos.report import render
 from benchkit.experiments.chaos import summary as published
 from benchkit.experiments.chaos.verdicts import OUTCOMES, assess, counter_growth, described, replaces_web_api
 
-KIND = published.KIND  # what a chaos run publishes: the summary of one or several runs
-NEEDS = (Faults, LatencyProxy)  # what it asks of a platform beyond what every experiment does
+PUBLISHES = Publishes(kind=published.KIND)  # what a chaos run publishes: the summary of one or several runs
 # the open model's requests in flight at most under a fault: the modest rate's answers held up to five seconds
 MAX_IN_FLIGHT = 200
 # The longest the load waits for the steady state (`before` seconds of complete answers) before it makes the fault.
@@ -276,3 +276,6 @@ def run(platform, spec, directory):
     if not passed:
         sys.exit("Some expectation failed under a fault: see the report's Expectations section")
     return directory / "chaos.json"
+
+
+MEASURES = Measures(Spec, run, needs=(Faults, LatencyProxy))  # what it asks of a platform beyond every experiment's

@@ -196,4 +196,4 @@ def overload_table(summary):
 
 KIND = Kind("chaos", SCHEMA, RUN_SCHEMA, ("chaos.json",), publish_chaos, chaos_consistency,
             {"faults": faults_table, "faults-calls": faults_calls_table, "faults-cpu": faults_cpu_table,
-             "overload": overload_table, "overload-runs": overload_runs_table})
+             "overload": overload_table, "overload-runs": overload_runs_table}, several=True)

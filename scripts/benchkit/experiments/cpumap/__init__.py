@@ -15,6 +15,7 @@ import pathlib
 import time
 
 from benchkit import BASELINE, NAMES, SERVICES, step
+from benchkit.core.experiment import Measures, Publishes
 from benchkit.core import cells as celldoc, charts, design, documents, results, verdicts
 from benchkit.core.design import CLOSED, OPEN, Design
 from benchkit.core.knobs import knob, results_directory
@@ -237,15 +238,18 @@ def map_consistency(document):
          for c in document["cells"] for r in c["rounds"] if "bound_by" in r and r["bound_by"] != bound_by(r, machine)]
 
 
-# what a doc may show of a CPU map's cell document (the registry's cell Kind)
-TABLES = {"cpu-map": table, "cpu-map-headline": headline_rows, "cpu-map-against-no-limit": against_no_limit_rows,
-          "cpu-map-answer": answer_rows, "cpu-map-sentences": sentences, "cpu-map-starts": starts_rows,
-          "cpu-map-order": order_rows, "cpu-map-floor": floor_rows, "cpu-map-sessions": sessions_rows,
-          "cpu-map-again": again_rows, "cpu-map-balance": balance_rows, "cpu-map-costs": costs_rows, "cpu-map-floor-sentences": floor_sentences}
-CHARTS = {f"cpu-map-{version}": heat_map(version) for version in ("v2", "v3")}
-RUN_FILES = ("cpu-map.json", "answer.json")
-CONSISTENCY = {"cpu-map": map_consistency, "answer": map_consistency}
-
-
-def MEASURES_FLOOR(spec):  # the registry reads it by this name: make answer measures the floor in its forks
+def floor(spec):  # make answer measures the floor in its forks
     return spec.answer
+
+
+MEASURES = Measures(Spec, run, floor=floor)
+# what a doc may show of a CPU map's cell document (the registry's cell Kind)
+PUBLISHES = Publishes(
+    run_files=("cpu-map.json", "answer.json"),
+    tables={"cpu-map": table, "cpu-map-headline": headline_rows, "cpu-map-against-no-limit": against_no_limit_rows,
+            "cpu-map-answer": answer_rows, "cpu-map-sentences": sentences, "cpu-map-starts": starts_rows,
+            "cpu-map-order": order_rows, "cpu-map-floor": floor_rows, "cpu-map-sessions": sessions_rows,
+            "cpu-map-again": again_rows, "cpu-map-balance": balance_rows, "cpu-map-costs": costs_rows,
+            "cpu-map-floor-sentences": floor_sentences},
+    charts={f"cpu-map-{version}": heat_map(version) for version in ("v2", "v3")},
+    consistency={"cpu-map": map_consistency, "answer": map_consistency})

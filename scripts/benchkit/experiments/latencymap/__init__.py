@@ -21,6 +21,7 @@ import pathlib
 import threading
 
 from benchkit import BASELINE, SERVICES, VERSIONS, info
+from benchkit.core.experiment import Measures, Publishes
 from benchkit.core import design, knobs, latency
 from benchkit.core.cells import BUILD
 from benchkit.core.design import AS_RUNNING, Design
@@ -32,7 +33,6 @@ from benchkit.core.platform import LatencyProxy
 from benchkit.experiments.latencymap.report import SPREAD_LIMIT
 from benchkit.core.protocol import measure
 
-NEEDS = (LatencyProxy,)  # what it asks of a platform beyond what every experiment does
 
 
 # A cell whose repeats do not agree (latencyreport.SPREAD_LIMIT) is measured again, up to EXTRA_REPEATS times more,
@@ -348,13 +348,14 @@ def map_chart(version, kind):
     return grid_table(lambda grid: latencyreport.heat_map(grid, version, kind))
 
 
+MEASURES = Measures(Spec, run, needs=(LatencyProxy,))
 # what a doc may show of a latency map's cell document (the registry's cell Kind), and what its check adds
-TABLES = {**{f"map-{version}": map_table(version) for version in VERSIONS if version != BASELINE},
-          "map-ceilings": grid_table(lambda grid: latencyreport.prediction_rows(grid, latencyreport.medians(grid))),
-          "map-sweep": grid_table(latencyreport.sweep_rows), "map-proxy": grid_table(latencyreport.proxy_rows),
-          "map-spread": grid_table(latencyreport.spread_rows)}
-CHARTS = {f"map-{version}-{kind}": map_chart(version, kind) for version in VERSIONS if version != BASELINE
-          for kind in latencyreport.HEAT_MAPS}
-RUN_FILES = ("latency-map.json",)
-CONSISTENCY = {"latency-map": map_consistency}
-SEALED = {"latency-map": sealed_problems}
+PUBLISHES = Publishes(
+    run_files=("latency-map.json",),
+    tables={**{f"map-{version}": map_table(version) for version in VERSIONS if version != BASELINE},
+            "map-ceilings": grid_table(lambda grid: latencyreport.prediction_rows(grid, latencyreport.medians(grid))),
+            "map-sweep": grid_table(latencyreport.sweep_rows), "map-proxy": grid_table(latencyreport.proxy_rows),
+            "map-spread": grid_table(latencyreport.spread_rows)},
+    charts={f"map-{version}-{kind}": map_chart(version, kind) for version in VERSIONS if version != BASELINE
+            for kind in latencyreport.HEAT_MAPS},
+    consistency={"latency-map": map_consistency}, sealed={"latency-map": sealed_problems})

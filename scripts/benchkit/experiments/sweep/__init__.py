@@ -13,6 +13,7 @@ import pathlib
 import statistics
 
 from benchkit import info, step
+from benchkit.core.experiment import Measures, Publishes
 from benchkit.core import calibration, design, documents, knobs, latency, sizes
 from benchkit.core.kinds import Kind, document_publisher
 from benchkit.core.knobs import knob, numbers, results_directory
@@ -27,7 +28,6 @@ MARGIN = 0.05
 # what a candidate's row keeps of its round's figures (core.results.round_figures)
 FIGURES = ("complete_per_s", "p50", "p99", "failed_pct", "degraded", "calibration_seconds")
 SCHEMA = "reactive-bench/sweep/1"
-NEEDS = (LatencyProxy,)  # under latency (SWEEP_LATENCY_AUTHORS_MS) its builds go through the latency proxy
 
 
 def choose(measured, current):
@@ -269,5 +269,7 @@ def choices_rows(summary):
     return rows
 
 
-KIND = Kind("sweep", SCHEMA, SCHEMA, ("sweep.json",), document_publisher(SCHEMA, consistency), consistency,
-            {"sweep-choices": choices_rows})
+# under latency (SWEEP_LATENCY_AUTHORS_MS) its builds go through the latency proxy
+MEASURES = Measures(Spec, run, needs=(LatencyProxy,))
+PUBLISHES = Publishes(kind=Kind("sweep", SCHEMA, SCHEMA, ("sweep.json",), document_publisher(SCHEMA, consistency),
+                                consistency, {"sweep-choices": choices_rows}))
