@@ -54,10 +54,9 @@ def test_a_sweep_s_choice_is_what_the_build_runs_with_and_what_little_s_law_coun
                                  "articles": {}, "authors": {}}
     at_50 = latency.Setting("authors", 50)
     shipped = latencymap.predicted_ceiling("v1", at_50)["ceiling"]
-    monkeypatch.setattr(ceilings, "TUNED", properties)
-    assert latencymap.pools("v1")["web-api's look-up threads"] == 250
-    assert latencymap.predicted_ceiling("v1", at_50)["ceiling"] > shipped
-    assert latencymap.pools("v2") == {**latencymap.pools("v2"), "web-api's connections to authors": 100}  # as it ships
+    assert latencymap.pools("v1", properties)["web-api's look-up threads"] == 250
+    assert latencymap.predicted_ceiling("v1", at_50, properties)["ceiling"] > shipped
+    assert latencymap.pools("v2", properties) == {**latencymap.pools("v2"), "web-api's connections to authors": 100}  # as it ships
 
 
 def cell(row, load, complete, p99, repeat=1):
@@ -318,7 +317,7 @@ def test_the_map_repeats_again_only_the_cells_whose_repeats_disagree(tmp_path, m
     monkeypatch.setattr(design, "background", lambda builds: {v: {} for v in builds})
     monkeypatch.setattr(design.knobs, "value", lambda name: 3)
     shipped = latencymap.pools("v1")
-    monkeypatch.setattr(latencymap, "pools", lambda version: shipped)
+    monkeypatch.setattr(latencymap, "pools", lambda version, tuned=None: shipped)
     monkeypatch.setattr(latencyreport, "render", lambda directory: directory / "latency-map.html")
     latencymap.run_map(Platform(), Proxy(), latencymap.Spec(), ["v1", "v2"], tmp_path)
     document = latencyreport.as_grid(json.loads((tmp_path / "latency-map.json").read_text()))

@@ -27,7 +27,7 @@ from benchkit.core.cells import BUILD
 from benchkit.core.design import AS_RUNNING, Design
 from benchkit.core.knobs import knob, numbers
 from benchkit.experiments.latencymap import report as latencyreport
-from benchkit.experiments.latencymap.ceilings import (TUNED, predicted_ceiling, pools, predictions_problems, rule,
+from benchkit.experiments.latencymap.ceilings import (predicted_ceiling, pools, predictions_problems, rule,
                                                       sealed_problems, sweep_kept, tuned)
 from benchkit.core.platform import LatencyProxy
 from benchkit.experiments.latencymap.report import SPREAD_LIMIT
@@ -190,8 +190,7 @@ def run(platform, spec, directory):
     chosen, sweep = {}, None
     if knobs.value("SWEEP"):
         sweep = json.loads((knobs.value("SWEEP") / "sweep.json").read_text())
-        chosen, properties = tuned(sweep)
-        TUNED.update(properties)
+        chosen, _ = tuned(sweep)
     (directory / "runs").mkdir(parents=True, exist_ok=True)
     if chosen and not platform.reroutes:
         raise SystemExit(f"{platform.where}: the builds run as deployed; deploy a sweep's values instead (VALUES=…)")
@@ -242,7 +241,7 @@ def run_map(platform, proxy, spec, versions, directory, chosen=None, sweep=None)
     phase a load of the row's latency for the step's duration; the row's latency set on each build's proxies and
     checked before its first cell of the row. chosen: {version: {service: {variable: value}}}, what a sweep chose
     (else each build as it ships); sweep: that sweep's sweep.json, whose candidates the map keeps."""
-    chosen = chosen or {}
+    chosen, properties = chosen or {}, tuned(sweep)[1] if sweep else {}
     (rows, loads), duration = grid(spec), spec.duration
     behind_the_proxy(platform, versions, chosen)
     for version in versions:
@@ -272,10 +271,11 @@ def run_map(platform, proxy, spec, versions, directory, chosen=None, sweep=None)
                      extra_rounds=EXTRA_REPEATS)
     extra = {"duration": duration, "rows": [dataclasses.asdict(row) for row in rows],
              "loads": [dataclasses.asdict(load) for load in loads], "grid": {mode: list(i) for mode, i in at.items()},
-             "pools": {version: pools(version) for version in versions}, "rule": rule(),
-             "tuned": {version: TUNED.get(version, {}) for version in versions},
+             "pools": {version: pools(version, properties) for version in versions}, "rule": rule(),
+             "tuned": {version: properties.get(version, {}) for version in versions},
              "sweep": sweep_kept(sweep) if sweep else None,
-             "predicted": {version: [predicted_ceiling(version, row) for row in rows] for version in versions},
+             "predicted": {version: [predicted_ceiling(version, row, properties) for row in rows]
+                           for version in versions},
              "own": kept, "checks": checks}
     try:
         document = design.run(platform, the_map, directory, extra)

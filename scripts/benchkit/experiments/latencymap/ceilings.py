@@ -10,14 +10,12 @@ from benchkit.core.tunables import LATENCY_SETTINGS, SETTINGS, Setting, environm
 LOOKUPS = 5  # author look-ups per request with the seed data (the equal-work check proves it every run)
 
 
-# {version: {property: value}}: what a build runs with instead of what it ships with (SWEEP: a sweep's choice)
-TUNED = {}
-
-
 def size(prop, service, default):
-    """What a build runs with for one property: TUNED's, else what it ships with (application.properties, the config
-    modules, else the default: the same reader make sweep uses)."""
-    return lambda version: TUNED.get(version, {}).get(prop) or Setting("", prop, (service,), (), default).current(version)
+    """What a build runs with for one property (size(version, tuned)): tuned's ({version: {property: value}}, a
+    sweep's choice), else what it ships with (application.properties, the config modules, else the default: the same
+    reader make sweep uses)."""
+    return lambda version, tuned: (tuned.get(version, {}).get(prop)
+                                   or Setting("", prop, (service,), (), default).current(version))
 
 
 def tuned(sweep):
@@ -40,22 +38,22 @@ class Bound:
     name: str
     hop: str
     versions: tuple
-    size: object  # version -> its size
+    size: object  # (version, tuned) -> its size
     units: int = 1
     holds: int = 1
 
 
 BOUNDS = (
     # the authors hop: every request waits once (the look-ups run in parallel), each look-up once
-    Bound("web-api's admission (requests in flight)", "authors", VERSIONS, lambda version: buildsconf.max_in_flight()),
+    Bound("web-api's admission (requests in flight)", "authors", VERSIONS, lambda *_: buildsconf.max_in_flight()),
     Bound("web-api's worker threads", "authors", ("v1",), size("quarkus.thread-pool.max-threads", "web-api", 200)),
     Bound("web-api's look-up threads", "authors", ("v1",),
           size("web-api.author-lookups.max-concurrency", "web-api", 100), LOOKUPS),
     Bound("web-api's connections to authors", "authors", VERSIONS,
           size("quarkus.rest-client.authors.connection-pool-size", "web-api", 50), LOOKUPS),
     # the database hop: a request waits for articles' query, then for the look-ups' queries (in parallel)
-    Bound("web-api's admission (requests in flight)", "database", VERSIONS, lambda version: buildsconf.max_in_flight(), 1, 2),
-    Bound("authors' admission (look-ups in flight)", "database", VERSIONS, lambda version: buildsconf.max_in_flight(), LOOKUPS),
+    Bound("web-api's admission (requests in flight)", "database", VERSIONS, lambda *_: buildsconf.max_in_flight(), 1, 2),
+    Bound("authors' admission (look-ups in flight)", "database", VERSIONS, lambda *_: buildsconf.max_in_flight(), LOOKUPS),
     Bound("authors' worker threads", "database", ("v1",), size("quarkus.thread-pool.max-threads", "authors", 200), LOOKUPS),
     Bound("authors' JDBC connections", "database", ("v1", "v3"),
           size("quarkus.datasource.jdbc.max-size", "authors", 20), LOOKUPS),
@@ -68,9 +66,10 @@ BOUNDS = (
 )
 
 
-def pools(version):
-    """{bound's name: its size} of a build."""
-    return {bound.name: bound.size(version) for bound in BOUNDS if version in bound.versions}
+def pools(version, tuned=None):
+    """{bound's name: its size} of a build (tuned: {version: {property: value}}, a sweep's choice, else as it
+    ships)."""
+    return {bound.name: bound.size(version, tuned or {}) for bound in BOUNDS if version in bound.versions}
 
 
 def rule():
@@ -92,9 +91,9 @@ def predict(sizes, bounds, row):
     return {"bounds": figures, "ceiling": figures[lowest], "bound_by": lowest}
 
 
-def predicted_ceiling(version, row):
+def predicted_ceiling(version, row, tuned=None):
     """A build's ceiling at a row (a latency.Setting) by Little's law, from what it runs with (see predict)."""
-    return predict(pools(version), rule(), dataclasses.asdict(row))
+    return predict(pools(version, tuned), rule(), dataclasses.asdict(row))
 
 
 def predictions_problems(data):
