@@ -201,6 +201,11 @@ class Faults(abc.ABC):
         of a kubelet running here; the key changes when the part is replaced), {} where it reads none."""
         return {}
 
+    def machine_ticks(self):
+        """(busy, total) clock ticks so far of the machine the builds run on, where it is this one (the local stack,
+        the test node), else None."""
+        return None
+
 
 class LatencyProxy(abc.ABC):
     """What make latency-map, make sweep under latency and chaos's proxy faults ask of a platform: the builds' hops

@@ -194,6 +194,9 @@ class Kubernetes(Platform, Faults, LatencyProxy):
 
     no_proxy = "deploy every build with LATENCY_PROXY=on make deploy-vN"
 
+    def machine_ticks(self):
+        return procfs.machine_cpu() if self.on_test_node else None  # elsewhere the nodes are other machines
+
     def part_cpu_seconds(self):
         """The pods of a kubelet running on this machine (the test node), each named by its part and build."""
         seconds = procfs.pod_cpu_seconds()

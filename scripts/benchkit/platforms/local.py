@@ -266,6 +266,9 @@ class Local(Platform, Faults, LatencyProxy):
     def processes(self):
         return stack_inventory()["services"]
 
+    def machine_ticks(self):
+        return procfs.machine_cpu()
+
     def latency(self):
         proxy = stack_inventory().get("proxy") or {}
         return latency.Toxiproxy(proxy["api"]) if proxy.get("pid") else None

@@ -26,7 +26,6 @@ from benchkit.core.knobs import knob, numbers
 from benchkit.core.platform import RESTORE_LIMIT_SECONDS, Faults, LatencyProxy
 from benchkit.experiments.chaos import faults
 from benchkit.experiments.chaos.faults import KUBERNETES_QUICK, PROXY_FAULT_SECONDS, QUICK
-from benchkit.platforms.procfs import peak_rss_mib, reset_peak_rss
 from benchkit.core.prometheus import answered, calls_timed_out, circuit_openings, read_retries, scrape
 from benchkit.core.stats import percentile
 from benchkit.experiments.chaos.clients import (CpuRecorder, StreamReader, Writer, answers_ready, await_healthy, await_settled, run_load)
@@ -136,8 +135,8 @@ def run_fault(fault, version, platform, loadgen, timing, work):
 
 # ---------- overload: twice what the build sustains
 
-def run_overload(version, services, loadgen, timing, work):
-    service = services[f"web-api-{version}"]
+def run_overload(version, platform, loadgen, timing, work):
+    service = platform.processes()[f"web-api-{version}"]
     web_api, management = service["url"], service["management"]
     step(f"overload {version}: measuring what it sustains (closed model, {timing.probe_users} users, after the same warm-up)")
     probe_settings = {"USERS": timing.probe_users, "ITERATIONS": timing.probe_iterations}
@@ -146,8 +145,9 @@ def run_overload(version, services, loadgen, timing, work):
     capacity = probe["rps"]
     rate = int(2 * capacity)
     info(f"{version} sustains {capacity:.0f} req/s; offering {rate}/s for {timing.overload} s")
-    pid = service["pid"]
-    reset_peak_rss(pid)
+    build = platform.build(version)  # web-api's peak memory under the overload, as the platform reads it
+    build.reset_peaks()
+    before = build.snapshot()
     served_before = answered(scrape(management), "GET", "/articles", "200")
     (outcomes, durations), summary = run_load(loadgen, version, web_api, "open", {
         "RATE": rate, "DURATION": f"{timing.overload}s", "MAX_USERS": 600}, work)
@@ -156,7 +156,8 @@ def run_overload(version, services, loadgen, timing, work):
     ready = answers_ready(management)
     accepted = [ms for _, ms, status in durations if status == "200"]
     counts = {o: sum(1 for _, outcome in outcomes if outcome == o) for o in OUTCOMES}
-    peak = peak_rss_mib(pid)
+    peak = next(iter(build.memory(before, build.snapshot())["web-api"].values()), None)
+    build.close()
     accepted_timed = sorted((at, ms) for at, ms, status in durations if status == "200")
     span = (accepted_timed[-1][0] - accepted_timed[0][0]) if len(accepted_timed) > 1 else 1
     accepted_rps = len(accepted_timed) / max(span, 1)
@@ -268,7 +269,7 @@ def run(platform, spec, directory):
             platform.close()  # the builds as they were (overload, and the next round's first faults, measure them so)
             if "overload" in names:
                 for version in versions:
-                    results.append(run_overload(version, platform.processes(), loadgen, timing, work))
+                    results.append(run_overload(version, platform, loadgen, timing, work))
     finally:
         platform.close()  # a build restarted behind the proxy, restarted as it was
     passed = render(results, directory, platform.where)

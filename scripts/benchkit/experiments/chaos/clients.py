@@ -10,7 +10,6 @@ import urllib.error
 import urllib.request
 
 from benchkit.core import load, samples
-from benchkit.platforms.procfs import machine_cpu
 
 
 class CpuRecorder(threading.Thread):
@@ -23,15 +22,15 @@ class CpuRecorder(threading.Thread):
         self.platform, self.done, self.samples = platform, threading.Event(), []
 
     def run(self):
-        at, machine, parts = time.time(), machine_cpu(), self.platform.part_cpu_seconds()
+        at, machine, parts = time.time(), self.platform.machine_ticks(), self.platform.part_cpu_seconds()
         while not self.done.wait(1.0):
-            now, machine_now, parts_now = time.time(), machine_cpu(), self.platform.part_cpu_seconds()
+            now, machine_now, parts_now = time.time(), self.platform.machine_ticks(), self.platform.part_cpu_seconds()
             cores = {}
             for key in set(parts) & set(parts_now):  # a replaced part has a new key: counted from its next second
                 part, seconds = parts_now[key]
                 cores[part] = round(cores.get(part, 0) + (seconds - parts[key][1]) / (now - at), 3)
-            busy = (machine_now[0] - machine[0]) / max(1, machine_now[1] - machine[1])
-            self.samples.append((now, round(busy, 3), cores))
+            busy = (machine_now[0] - machine[0]) / max(1, machine_now[1] - machine[1]) if machine else None
+            self.samples.append((now, None if busy is None else round(busy, 3), cores))
             at, machine, parts = now, machine_now, parts_now
 
     def stop(self):

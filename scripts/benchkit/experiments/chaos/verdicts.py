@@ -156,13 +156,14 @@ def cpu_summary(samples, outcomes, start, end):
         return None
     bad_seconds = {int(at) for at, outcome in outcomes if outcome != "complete"}
     within = [s for s in samples if start <= s[0] < end]
-    mean = lambda values: round(statistics.fmean(values), 3) if values else None  # noqa: E731
+    # a machine the platform cannot read (a cluster's nodes elsewhere): no busy share, the parts' cores still
+    mean = lambda values: round(statistics.fmean(v), 3) if (v := [x for x in values if x is not None]) else None  # noqa: E731
     # a sample covers the second before it was taken
     hit = [busy for at, busy, _ in samples if int(at - 1) in bad_seconds or int(at) in bad_seconds]
     clean = [busy for at, busy, _ in samples if int(at - 1) not in bad_seconds and int(at) not in bad_seconds]
     parts = sorted({part for *_, cores in within for part in cores})
     return {"machine_busy_during_fault": mean([busy for _, busy, _ in within]),
-            "machine_busy_max_during_fault": max((busy for _, busy, _ in within), default=None),
+            "machine_busy_max_during_fault": max((busy for _, busy, _ in within if busy is not None), default=None),
             "machine_busy_when_not_complete": mean(hit), "machine_busy_when_complete": mean(clean),
             "cores_during_fault": {part: mean([cores.get(part, 0) for *_, cores in within]) for part in parts},
             "per_second": [(round(at - samples[0][0], 1), busy) for at, busy, _ in samples]}
