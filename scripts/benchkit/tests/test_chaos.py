@@ -207,6 +207,27 @@ def test_the_machine_cpu_reading_is_real_and_moves_forward():
     assert 0 <= busy <= total and busy_after > busy and total_after > total
 
 
+def test_the_recorder_reads_the_machine_through_its_platform_and_says_nothing_of_one_it_cannot_read():
+    class Machine:
+        def __init__(self, ticks):
+            self.ticks = ticks
+
+        def machine_ticks(self):
+            self.ticks = self.ticks and (self.ticks[0] + 50, self.ticks[1] + 100)  # half busy, every second
+            return self.ticks
+
+        def part_cpu_seconds(self):
+            return {"u1": ("web-api v1", time.time())}  # one core, whatever the second
+    for ticks, busy in (((0, 0), 0.5), (None, None)):
+        recorder = clients.CpuRecorder(Machine(ticks))
+        recorder.start()
+        time.sleep(1.3)
+        (_, shown, cores), *_ = recorder.stop()
+        assert shown == busy and cores["web-api v1"] == pytest.approx(1.0, abs=0.2)
+    summary = verdicts.cpu_summary([(101.0, None, {}), (102.0, None, {})], [(100.5, "complete")], 100.0, 103.0)
+    assert summary["machine_busy_during_fault"] is None and summary["machine_busy_max_during_fault"] is None
+
+
 def test_web_apis_counters_grow_per_pod_over_the_pods_that_served_throughout():
     text = lambda openings, retries: (f'ft_circuitbreaker_opened_total{{method="a"}} {openings}\n'  # noqa: E731
                                       f'ft_retry_retries_total{{method="a"}} {retries}\n')
