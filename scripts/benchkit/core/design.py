@@ -298,7 +298,7 @@ def measure_rounds(session, cells, position, numbers):
                      **({"warming_without_quota": warm["before_quota"].get("seconds"),
                          "warming_under_quota": warm.get("seconds")} if "before_quota" in warm else {})}
             session.keep(build, variant, {**figures, **({"fork": identity} if identity else {}),
-                                  **({"spent_s": spent} if design.restart in FORKED else {})})
+                                          **({"spent_s": spent} if design.restart in FORKED else {})})
 
 
 def continued(kept, document):
