@@ -463,6 +463,10 @@ def test_the_balance_table_weighs_the_answer_s_own_forks_and_costs():
     assert half == ["0.5 CPU", "200", "100", "20", "50", "4"]  # every fork alike: no range
     assert whole == ["no limit", "200", "–", "–", "50", "4"]
     assert answer.costs_rows({"sizes": ["0"], "cells": [{"size": "0", "rounds": [{}]}]}) == []  # rounds on one start
+    older = {"sizes": ["0.5"], "cells": [{"size": "0.5", "rounds": [  # a session before the warm-ups were kept apart
+        {"spent_s": {"forking": 100.0, "measuring": 40.0}},
+        {"spent_s": {"forking": 300.0, "measuring": 60.0, "warming_without_quota": 90.0, "warming_under_quota": 10.0}}]}]}
+    assert answer.costs_rows(older)[1] == ["0.5 CPU", "200 (100–300)", "90 (1 fork)", "10 (1 fork)", "50 (40–60)", "2"]
 
 
 def test_the_command_that_would_decide_names_results_as_typed_at_the_checkout_s_root(tmp_path):

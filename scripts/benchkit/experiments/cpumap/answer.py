@@ -264,6 +264,14 @@ def starts_rows(document):
     return rows
 
 
+def costs_cell(seconds, forks):
+    """A cost's median (lowest–highest), with how many forks kept it where fewer than the row's did; – where none."""
+    if not seconds:
+        return "–"
+    shown = documents.interval(vars(results.Figure.of("", seconds)), "{:.0f}")
+    return shown if len(seconds) == forks else f"{shown} ({len(seconds)} fork{'s' * (len(seconds) != 1)})"
+
+
 def costs_rows(document):
     """What a fork cost at each size, in seconds: its start, warm-up and background, and of it the warm-up without its
     quota and then under it where the quota was lifted (WARM_BEFORE_QUOTA), and its measured phases; each the median of
@@ -276,8 +284,7 @@ def costs_rows(document):
     for size in document["sizes"]:
         spent = [r["spent_s"] for c in document["cells"] if c["size"] == size for r in c["rounds"] if r.get("spent_s")]
         if spent:
-            rows.append([label(size), *(documents.interval(vars(results.Figure.of("", [s.get(key) for s in spent])),
-                                                           "{:.0f}") if any(key in s for s in spent) else "–"
+            rows.append([label(size), *(costs_cell([s[key] for s in spent if s.get(key) is not None], len(spent))
                                         for key, _ in parts), str(len(spent))])
     return [["CPU per service", *(f"{what}, s" for _, what in parts), "forks"], *rows] if rows else []
 
