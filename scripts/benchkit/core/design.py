@@ -168,6 +168,12 @@ def warmed(build, running, runs_dir, warmup, platform=None):
     return warm, background({build: running})[build]
 
 
+def warms_before_quota(design, platform):
+    """Whether a design's forks warm with their quota lifted (WARM_BEFORE_QUOTA) on this platform: in pods a limit is
+    set at a start, and nothing is lifted there, whatever the knob."""
+    return design.restart in FORKED and bool(knobs.value("WARM_BEFORE_QUOTA")) and platform.lifts
+
+
 def label(design, variant, build=None):
     """What a cell's runs are called in the results directory (the A/A's apart from its baseline's)."""
     again = "again" if build == celldoc.A_A else ""
@@ -203,7 +209,7 @@ def run(platform, design, directory, extra=None, on_cell=None, kept=None):
     document = celldoc.document(design, environment, rounds,
                                 {"iterations": iterations, "order_seed": seed(),
                                  "forks": design.restart in FORKED,
-                                 "warmed_before_quota": design.restart in FORKED and bool(knobs.value("WARM_BEFORE_QUOTA")),
+                                 "warmed_before_quota": warms_before_quota(design, platform),
                                  **(extra or {})},
                                 [(build, variant.mode, variant.size) for group in groups for build, variant in group])
     if design.ergonomics:

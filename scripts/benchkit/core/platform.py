@@ -137,9 +137,11 @@ class Platform(abc.ABC):
         candidate): given over what the size sets (with_settings). Restarted (or rolled) where the size or the
         environment changes, and every time where fresh; returns its Build. restore takes the limit off."""
 
+    lifts = False  # whether lift can take a quota off running processes (the local stack's cgroups)
+
     def lift(self, version):
         """The build's quota taken off its running processes for a while (bind sets it again), where the platform
-        can; whether it did. The JVMs count the processors the limit gave them from their start either way: a fork
+        can (lifts); whether it did. The JVMs count the processors the limit gave them from their start either way: a fork
         is warmed without it. A platform that sets a limit only at a start (a pod's, without an in-place resize)
         does not: False."""
         return False

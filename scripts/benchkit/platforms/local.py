@@ -216,6 +216,8 @@ class Local(Platform, Faults, LatencyProxy):
                 self.limited.pop(name, None)
         return self.build(version)
 
+    lifts = True
+
     def lift(self, version):
         limited = [name for name in (f"{service}-{version}" for service in SERVICES) if name in self.limited]
         inventory = stack_inventory() if limited else {}

@@ -95,6 +95,8 @@ class Platform:
         self.quotas.append((version, "size", cpus))
         return version
 
+    lifts = True
+
     def lift(self, version):  # a quota can be lifted where one was set (as on the local stack)
         lifted = next((cpus for v, what, cpus in reversed(self.quotas) if v == version and what == "size"),
                       None) is not None

@@ -270,6 +270,9 @@ def test_a_fork_starts_under_its_quota_warms_without_it_and_is_measured_warm_und
     half, whole = (celldoc.cell_of(data, "v2", size=size)["rounds"][0]["spent_s"] for size in ("0.5", "0"))
     assert half["warming_without_quota"] == 60.0 and half["warming_under_quota"] == 30.0
     assert {"forking", "measuring"} <= set(half) and "warming_without_quota" not in whole
+    # in pods a limit is set at a start: a document does not say its forks warmed before it, whatever the knob
+    monkeypatch.setattr(platform, "lifts", False, raising=False)
+    assert design.warms_before_quota(cpumap.cpu_map(cpumap.Spec(sizes=("0.5",), keep=None), ("v1",)), platform) is False
 
 
 def test_a_fork_s_start_is_read_off_its_services():
