@@ -372,9 +372,14 @@ def answer_run(monkeypatch, tmp_path, rates, rounds=2, looks=3, with_=(), minute
 
 
 def test_make_answer_measures_the_a_a_and_the_floor_in_the_same_forks_at_the_sizes_whose_quota_binds(
-        monkeypatch, tmp_path):
+        monkeypatch, tmp_path, capsys):
     platform, data = answer_run(monkeypatch, tmp_path, lambda build, label: 100)
     assert data["design"] == "answer" and data["sizes"] == ["0.5", "0"] and data["looks"] == 3
+    said = capsys.readouterr().out  # the command that would decide its cells, for where it measured
+    assert f"make answer ANSWER_WITH={tmp_path}" in said
+    monkeypatch.setitem(data, "where", "Kubernetes (a node), namespace bench")
+    answering.conclude(data, cpumap.Spec(sizes=("0.5", "0"), keep=None, answer=True), tmp_path)
+    assert f"make answer-cluster ANSWER_WITH={tmp_path}" in capsys.readouterr().out
     assert {c["build"] for c in data["cells"]} == {"v1", "v2", "v0", celldoc.A_A}
     # the A/A runs on v1's services, and every build is started in every round (forks)
     starts = [start for start in platform.started if isinstance(start, tuple) and start[1] != "restored"]

@@ -88,7 +88,8 @@ def conclude(data, spec, directory):
              f"{verdicts.decided(found, celldoc.cell_of(found, version, size=size), key)}")
     if left:
         runs = ",".join(map(as_typed, (*spec.answer_with, directory)))
-        info(f"to decide them, in an hour or more: make answer ANSWER_WITH={runs}")
+        target = "answer-cluster" if data.get("where", "").startswith("Kubernetes") else "answer"  # where it measured
+        info(f"to decide them, in an hour or more: make {target} ANSWER_WITH={runs}")
     # whether this run's forks were balanced against its measured runs, at its own costs and its A/A's spread
     info(decide.balance_said(balance_of(found)))
     return found
