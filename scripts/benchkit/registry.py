@@ -121,28 +121,30 @@ def consistency(summary):
     return kind.consistency(summary) if kind else [f"schema {summary.get('schema')!r}: no kind publishes it"]
 
 
-def publish(found, name, directory=SUMMARIES):
-    """A run's summary as <directory>/<name>.json, its kind read from what the run wrote: a file by its schema, a
-    results directory by the first kind whose file it holds; several runs' directories, comma-separated, make one
-    summary where their kind publishes several as one (Kind.several: chaos)."""
-    if "," in str(found):
-        runs = [pathlib.Path(path) for path in str(found).split(",")]
-        kinds = [kind for kind in KINDS if kind.several and any(
-            (runs[0] / file).exists() if runs[0].is_dir() else runs[0].name == file for file in kind.run_files)]
-        if not kinds:
-            sys.exit(f"{found}: several runs are published as one summary only by "
-                     f"{', '.join(kind.name for kind in KINDS if kind.several)}")
-        return kinds[0].publish(runs, name, directory)
-    found = pathlib.Path(found)
+def run_of(found):
+    """(its kind, the file it wrote) of a run: a file by its schema, a results directory by the first kind whose file
+    it holds."""
     if found.is_file():
         schema = json.loads(found.read_text()).get("schema")
-        kind = BY_RUN_SCHEMA.get(schema) or sys.exit(f"{found}: schema {schema!r}: no kind publishes it")
-        return kind.publish(found, name, directory)
+        return BY_RUN_SCHEMA.get(schema) or sys.exit(f"{found}: schema {schema!r}: no kind publishes it"), found
     for kind in KINDS:
         for file in kind.run_files:
             if (found / file).exists():
-                return kind.publish(found / file, name, directory)
+                return kind, found / file
     sys.exit(f"{found}: none of {', '.join(f for kind in KINDS for f in kind.run_files)}: nothing to publish")
+
+
+def publish(found, name, directory=SUMMARIES):
+    """A run's summary as <directory>/<name>.json, its kind read from what the run wrote (run_of); several runs'
+    directories, comma-separated, make one summary where their kind publishes several as one (Kind.several: chaos)."""
+    runs = [pathlib.Path(path) for path in str(found).split(",")]
+    kind, file = run_of(runs[0])
+    if len(runs) == 1:
+        return kind.publish(file, name, directory)
+    if not kind.several:
+        sys.exit(f"{found}: several runs are published as one summary only by "
+                 f"{', '.join(kind.name for kind in KINDS if kind.several)}")
+    return kind.publish(runs, name, directory)
 
 
 def loaded(directory=SUMMARIES):

@@ -198,10 +198,11 @@ def published_run_spread(directory):
     return run_spread(published(directory, "cpu-map"))
 
 
-def fork_spread(document, cell_of_a_a):
-    """The standard deviation of the A/A's log ratio among the forks of one session, pooled over its sessions and
-    sizes: the A/A's cells of a document whose every round is a fork (cell_of_a_a(cell): whether a cell is one)."""
-    return pooled_within([log_ratios(cell, session) for cell in document["cells"] if cell_of_a_a(cell)
+def fork_spread(documents, cell_of_a_a):
+    """The standard deviation of the A/A's log ratio among the forks of one session, pooled over the sessions and
+    sizes of documents whose every round is a fork: their A/A's cells (cell_of_a_a(cell): whether a cell is one)."""
+    return pooled_within([log_ratios(cell, session) for document in documents for cell in document["cells"]
+                          if cell_of_a_a(cell)
                           for session in dict.fromkeys(r.get("session", "") for r in cell["rounds"])])[0]
 
 

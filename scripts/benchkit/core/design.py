@@ -289,7 +289,7 @@ def measure_rounds(session, cells, position, numbers):
                 # its start and first answer under its quota, as a pod's; then warmed with it lifted (WARM_BEFORE_QUOTA:
                 # a JIT starved by a quota took most of a fork's minutes) and again under it
                 identity = fork(it)
-                lifting = platform if knobs.value("WARM_BEFORE_QUOTA") else None
+                lifting = platform if warms_before_quota(design, platform) else None
                 running[build] = (it, *warmed(build, it, runs_dir, session.warmup, lifting))
                 session.chose(build, it, variant.size)
             if design.arrange:

@@ -141,9 +141,9 @@ class Platform(abc.ABC):
 
     def lift(self, version):
         """The build's quota taken off its running processes for a while (bind sets it again), where the platform
-        can (lifts); whether it did. The JVMs count the processors the limit gave them from their start either way: a fork
-        is warmed without it. A platform that sets a limit only at a start (a pod's, without an in-place resize)
-        does not: False."""
+        can (lifts); whether it did. The JVMs count the processors the limit gave them from their start either way:
+        a fork is warmed without it. A platform that sets a limit only at a start (a pod's, without an in-place
+        resize) does not: False."""
         return False
 
     def bind(self, version):

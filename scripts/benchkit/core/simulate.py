@@ -141,7 +141,6 @@ def main(args):
     print(markdown_table(table(session_spread, fork_spread, trials)))
     # the balance make answer prints, over every published session of it: its A/A's forks, its costs
     answers = decide.published_sessions(ROOT / "docs" / "results", "answer").values()
-    forks = decide.pooled_within([decide.log_ratios(cell) for d in answers for cell in d["cells"]
-                                  if cell["build"] == A_A])[0]
+    forks = decide.fork_spread(answers, lambda cell: cell["build"] == A_A)
     print(decide.balance_said(decide.balance(decide.published_run_spread(ROOT / "docs" / "results"), forks,
                                              decide.costs(answers))))

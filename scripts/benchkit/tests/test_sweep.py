@@ -163,8 +163,7 @@ def test_at_a_pod_s_size_every_candidate_runs_in_it_and_the_value_shipped_is_wha
         def restore(self, version):
             sized.append("restored")
 
-        def lift(self, version):  # a pod's limit is set at its start
-            return False
+        lifts = False  # a pod's limit is set at its start
 
     monkeypatch.setattr(design, "warm_up", lambda *args: {"settled": True})
     monkeypatch.setattr(design, "background", lambda builds: {v: {} for v in builds})

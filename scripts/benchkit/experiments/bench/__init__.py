@@ -22,7 +22,8 @@ from benchkit.experiments.bench import document as rundoc, report, summaries, ta
 # What a bench publishes: its cell document (bench.json), with its own tables, its own check beside the cells', and
 # what it adds when sessions are pooled.
 PUBLISHES = Publishes(run_files=(rundoc.FILE,), tables=tables.TABLES,
-                      consistency={summaries.DESIGN: summaries.consistency}, pool={summaries.DESIGN: summaries.pooled_extra})
+                      consistency={summaries.DESIGN: summaries.consistency},
+                      pool={summaries.DESIGN: summaries.pooled_extra})
 
 
 def open_rate(closed_rates):

@@ -294,7 +294,7 @@ def balance_of(document):
     cost, and the spread of runs on one start, from the published maps that measured their rounds so (the only runs
     that share their JVMs: decide.published_run_spread)."""
     return decide.balance(decide.published_run_spread(ROOT / "docs" / "results"),
-                          decide.fork_spread(document, lambda cell: cell["build"] == celldoc.A_A),
+                          decide.fork_spread([document], lambda cell: cell["build"] == celldoc.A_A),
                           decide.costs([document]))
 
 

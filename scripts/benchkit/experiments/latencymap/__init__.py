@@ -34,7 +34,6 @@ from benchkit.experiments.latencymap.report import SPREAD_LIMIT
 from benchkit.core.protocol import measure
 
 
-
 # A cell whose repeats do not agree (latencyreport.SPREAD_LIMIT) is measured again, up to EXTRA_REPEATS times more,
 # and the map says which cells never agreed.
 EXTRA_REPEATS = 2
@@ -187,10 +186,10 @@ def main(argv):
 
 def run(platform, spec, directory):
     """The map: latency-map.json, latency-map.md and .html. SWEEP: every build with what that sweep chose."""
-    chosen, sweep = {}, None
+    chosen, properties, sweep = {}, {}, None
     if knobs.value("SWEEP"):
         sweep = json.loads((knobs.value("SWEEP") / "sweep.json").read_text())
-        chosen, _ = tuned(sweep)
+        chosen, properties = tuned(sweep)
     (directory / "runs").mkdir(parents=True, exist_ok=True)
     if chosen and not platform.reroutes:
         raise SystemExit(f"{platform.where}: the builds run as deployed; deploy a sweep's values instead (VALUES=…)")
@@ -199,7 +198,7 @@ def run(platform, spec, directory):
         raise SystemExit(f"{platform.where}: {missing}")
     proxy = platform.latency()
     try:
-        run_map(platform, proxy, spec, platform.versions, directory, chosen, sweep)
+        run_map(platform, proxy, spec, platform.versions, directory, chosen, sweep, properties)
     finally:
         platform.close()  # a build restarted behind the proxy, restarted as it was
     return directory / "latency-map.json"
@@ -236,12 +235,13 @@ EXPLANATION = ("Each build behind the same latency proxy, the latency of one hop
                "measured in rounds (the whole grid again), and a cell whose rounds disagree is measured again.")
 
 
-def run_map(platform, proxy, spec, versions, directory, chosen=None, sweep=None):
+def run_map(platform, proxy, spec, versions, directory, chosen=None, sweep=None, properties=None):
     """The map as a Design (core.design) on the builds as they run behind the proxy: a mode per row and load, its
     phase a load of the row's latency for the step's duration; the row's latency set on each build's proxies and
     checked before its first cell of the row. chosen: {version: {service: {variable: value}}}, what a sweep chose
-    (else each build as it ships); sweep: that sweep's sweep.json, whose candidates the map keeps."""
-    chosen, properties = chosen or {}, tuned(sweep)[1] if sweep else {}
+    (else each build as it ships); sweep: that sweep's sweep.json, whose candidates the map keeps; properties:
+    {version: {property: value}}, the same choice as the pools' bounds read it (ceilings.tuned)."""
+    chosen, properties = chosen or {}, properties or {}
     (rows, loads), duration = grid(spec), spec.duration
     behind_the_proxy(platform, versions, chosen)
     for version in versions:
