@@ -38,6 +38,7 @@ Markers (HTML comments, invisible on GitHub):
                                                                the services changed after it was measured, from git
                                                                (since.py); a page that quotes a summary measured on
                                                                older services must have one"""
+import dataclasses
 import importlib
 import json
 import pathlib
@@ -72,7 +73,7 @@ def at(summary, path):
         elif isinstance(value, (list, tuple)):
             value = value[int(key)]
         else:
-            value = value[key]
+            value = getattr(value, key) if dataclasses.is_dataclass(value) else value[key]
     return value
 
 

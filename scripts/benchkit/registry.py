@@ -11,6 +11,7 @@ import sys
 from benchkit import catalogue
 from benchkit.core import cells, knobs, sealing, stats
 from benchkit.core.kinds import SUMMARIES, Kind, document_publisher, loaded as loaded_schemas
+from benchkit.core.load import Lengths
 from benchkit import compare
 from benchkit.publish import bakeoff, traces
 
@@ -159,16 +160,19 @@ def table(summary, name):
 
 
 def load_listing():
-    """The load's own settings (load/scenarios.json), each with its default there and the scenarios that read it; a
-    design's phases have their own lengths unless ITERATIONS or WARMUP_ITERATIONS is set."""
-    from benchkit.core import design, samples
+    """The load's own settings (load/scenarios.json), each with its default there and the scenarios that read it;
+    then the lengths an experiment's designs keep of their own (MEASURES.lengths), which ITERATIONS and
+    WARMUP_ITERATIONS override."""
+    from benchkit.core import samples
     found = {}
     for name, scenario in samples.SCENARIOS["scenarios"].items():
         for setting in scenario.values():
             if isinstance(setting, dict) and "env" in setting:
                 found.setdefault(setting["env"], (setting["default"], []))[1].append(name)
-    cpu_map = EXPERIMENTS["cpu-map"].package.ITERATIONS
-    own = f"; a design's own: {design.ITERATIONS} (the CPU map's {cpu_map}) and {design.WARMUP}, unless set"
-    return "\n".join(["load (load/scenarios.json; ITERATIONS and WARMUP_ITERATIONS there are make bench's" + own + "):",
+    own = {group_of(package): package.MEASURES.lengths for package in PACKAGES
+           if package.MEASURES.lengths != Lengths()}
+    return "\n".join(["load (load/scenarios.json, make bench's):",
                       *(f"  {name:<26} {str(default):<22} scenarios: {', '.join(used)}"
-                        for name, (default, used) in found.items())])
+                        for name, (default, used) in found.items()),
+                      "an experiment's own lengths, requests per user (ITERATIONS and WARMUP_ITERATIONS set them):",
+                      *(f"  {group:<26} {lengths.described()}" for group, lengths in own.items())])

@@ -19,10 +19,6 @@ from benchkit.core.tunables import environments
 
 CLOSED, OPEN = "closed", "open"  # the phases: every cell has the closed one; the open one after it (rate and ladder)
 AS_SHIPPED = ""  # the mode of a design that compares builds as they ship
-# a design's phases' own lengths, in requests per user, unless it gives its own: of the closed model's measured run
-# (ITERATIONS overrides it) and of the first warm-up window after each start (WARMUP_ITERATIONS); shorter than a
-# bench's, as a design measures many cells
-ITERATIONS, WARMUP = 150, 300
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,14 +57,10 @@ class Design:
     arrange: object = None
     again: object = None
     extra_rounds: int = 0
-    iterations: int = ITERATIONS
-    warmup: int = WARMUP
+    lengths: load.Lengths = load.Lengths()  # its phases' own lengths, where not the load's (its experiment's)
     # the A/A in the same forks: the baseline measured a second time in every round, as a cell of its own (cells.A_A),
     # its ratio to the baseline the one with no cause
     a_a: bool = False
-
-    def lengths(self):
-        return lengths(self.iterations, self.warmup)
 
     @property
     def reference(self):
@@ -121,13 +113,6 @@ def slot(build):
 
 EACH_CELL, EACH_ROUND, EACH_SIZE, AS_RUNNING = "each cell", "each round", "each size", "as running"
 FORKED = (EACH_CELL, EACH_ROUND)  # the restarts that make every round a fork: cold JVMs, warmed again
-
-
-def lengths(iterations, warmup):
-    """(iterations, warm-up iterations) of an experiment's phases: the environment's ITERATIONS and
-    WARMUP_ITERATIONS (one name each, whatever the experiment), else its own."""
-    return (int(load.setting("closed", "iterations", own=iterations)),
-            int(load.setting("warmup", "iterations", own=warmup)))
 
 
 def in_round(design, group, round_, position):
@@ -201,7 +186,7 @@ def run(platform, design, directory, extra=None, on_cell=None, kept=None):
     document returned. extra: what the experiment adds to the document; on_cell(figures, environment): what it adds
     to a cell's round; kept: the document of a run of the same design that stopped half-way, whose finished groups are
     kept (continued). Every build is left as it ships, whatever happened."""
-    rounds, (iterations, warmup) = knobs.value("RUNS"), design.lengths()
+    rounds, (iterations, warmup) = knobs.value("RUNS"), design.lengths.resolved()
     runs_dir = directory / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     environment = platform.environment(platform.where, rounds, True)

@@ -1,10 +1,11 @@
 """What an experiment is to the harness: two records every experiment package declares, MEASURES (what running it
-needs of it: five hooks) and PUBLISHES (what publishing reads of it), which the registry reads by their type.
-Nothing of an experiment is found by getattr, and a test holds every package to both."""
+needs of it: five hooks, and its lengths) and PUBLISHES (what publishing reads of it), which the registry reads by
+their type. Nothing of an experiment is found by getattr, and a test holds every package to both."""
 import dataclasses
 from typing import Callable, Optional
 
 from benchkit.core.kinds import Kind
+from benchkit.core.load import Lengths
 
 
 def every_build(spec):
@@ -22,6 +23,7 @@ class Measures:
     versions: Callable = every_build  # versions(spec): the builds it measures unless VERSIONS says (None: every one)
     needs: tuple = ()  # what it asks of a platform beyond what every experiment does (platform.Faults, LatencyProxy)
     floor: Callable = no_floor  # floor(spec): whether it measures the floor (v0) beside the builds, where it runs
+    lengths: Lengths = Lengths()  # its designs' phases' lengths where not the load's (make knobs lists them)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -2,6 +2,7 @@
 (samples.py) become the run's summary here, in the harness. The in-cluster runner (loadjobs.run_load_job) reads the
 same samples out of a Job's log."""
 import base64
+import dataclasses
 import gzip
 import json
 import os
@@ -41,6 +42,26 @@ def setting(scenario, key, environ=None, own=None):
     if not isinstance(found, dict):
         return found
     return (os.environ if environ is None else environ).get(found["env"]) or (found["default"] if own is None else own)
+
+
+@dataclasses.dataclass(frozen=True)
+class Lengths:
+    """A design's phases' lengths in requests per user, where its experiment needs its own (make knobs lists them
+    under it): of the closed model's measured run and of the first warm-up window after each start. None: the load's
+    own (load/scenarios.json, make bench's). The environment's ITERATIONS and WARMUP_ITERATIONS set them, one name
+    each whatever the experiment."""
+    iterations: int = None
+    warmup: int = None
+
+    def resolved(self):
+        """(iterations, warm-up iterations) this run measures with."""
+        return (int(setting("closed", "iterations", own=self.iterations)),
+                int(setting("warmup", "iterations", own=self.warmup)))
+
+    def described(self):
+        """What make knobs shows of them: the load's where the design keeps none of its own."""
+        load_s = "the load's"
+        return f"{self.iterations or load_s} measured, {self.warmup or load_s} in a warm-up window"
 
 
 def settings_from_environment():

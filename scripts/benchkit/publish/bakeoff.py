@@ -10,8 +10,8 @@ from benchkit.core.stats import close
 
 SCHEMA = "bakeoff/1"
 # How the bake-off ran (its summary keeps the rounds and their length, not these)
-CLOSED_USERS = 100
-OPEN_RATE = 300
+BAKEOFF_USERS = 100
+BAKEOFF_RATE = 300
 STALL_RATE, STALL_SECONDS, STALL_AT, STALL_RUN = 200, 1.0, 3.0, 8
 CANDIDATES = (("wrk", "closed"), ("vegeta", "closed"), ("loadgen", "closed"), ("vegeta", "open"), ("loadgen", "open"))
 
@@ -67,7 +67,7 @@ def table(document):
              "share of the machine's CPU per request", "target's rate /s", "one core of it drives /s"]]
     for s in sorted(document["summary"], key=lambda s: (s["model"], s["cpu_ms_per_request"])):
         label = document["generators"][s["generator"]].split(" [")[0].replace("debian/", "")
-        rows.append([label, "closed" if s["model"] == "closed" else f"open, {OPEN_RATE}/s",
+        rows.append([label, "closed" if s["model"] == "closed" else f"open, {BAKEOFF_RATE}/s",
                      f"{s['cpu_ms_per_request']:.3f} ({s['cpu_ms_low']:.3f}–{s['cpu_ms_high']:.3f})",
                      f"{s['times_wrk']:.1f}×" if s["times_wrk"] else "", f"{s['share_of_machine']:.0%}",
                      f"{s['rate']:,.0f}", f"{s['one_core_rate']:,.0f}" if s["model"] == "closed" else ""])

@@ -1,4 +1,5 @@
 import json
+import types
 
 import pytest
 
@@ -202,11 +203,21 @@ def test_a_design_s_phases_are_its_own_unless_iterations_or_warm_up_is_given_onc
     monkeypatch.delenv("ITERATIONS", raising=False)
     monkeypatch.delenv("WARMUP_ITERATIONS", raising=False)
     the_map = cpumap.cpu_map(cpumap.Spec(sizes=("0.5",), keep=None), ("v1",))
-    assert ab.TLS.lengths() == (design.ITERATIONS, design.WARMUP) and the_map.lengths() == (cpumap.ITERATIONS,
-                                                                                           design.WARMUP)
+    assert the_map.lengths == cpumap.MEASURES.lengths and the_map.lengths.resolved() == (50, 300)
+    assert design.Design("plain", "", "", ("v1",)).lengths.resolved() == (300, 900)  # the load's, load/scenarios.json
     monkeypatch.setenv("ITERATIONS", "20")
     monkeypatch.setenv("WARMUP_ITERATIONS", "30")
-    assert ab.TLS.lengths() == the_map.lengths() == design.lengths(1, 2) == (20, 30)
+    assert ab.LENGTHS.resolved() == the_map.lengths.resolved() == (20, 30)
+
+
+def test_an_a_b_measures_with_the_lengths_its_experiment_declares(monkeypatch, tmp_path):
+    measured = []
+    monkeypatch.setattr(design, "run", lambda platform, chosen, directory, extra: measured.append(chosen) or {
+        "timestamp": "t", "commit": "c", "environment": {}, "cells": [], "rounds": 1})
+    monkeypatch.setattr(ab.documents, "write", lambda *args: None)
+    monkeypatch.setattr(ab.cells, "table", lambda data: [])
+    ab.run(types.SimpleNamespace(versions=("v1",)), ab.Spec(variant="noise-floor"), tmp_path)
+    assert [d.lengths for d in measured] == [ab.MEASURES.lengths] and ab.NOISE_FLOOR.lengths != ab.LENGTHS
 
 
 def test_a_long_run_says_where_it_is_and_the_rest_at_its_own_pace():

@@ -258,11 +258,11 @@ def test_a_fork_starts_under_its_quota_warms_without_it_and_is_measured_warm_und
     data = json.loads(cpumap.run(platform, cpumap.Spec(sizes=("0.5", "0"), keep=None), tmp_path).read_text())
     first = events.index(("v1", "size", 0.5))
     assert events[first:first + 6] == [("v1", "size", 0.5), ("v1", "fork", None), ("v1", "lift", True),
-                                       ("v1", "warm", design.WARMUP), ("v1", "bind", None),
-                                       ("v1-under-its-quota", "warm", design.WARMUP // 3)]
+                                       ("v1", "warm", cpumap.LENGTHS.warmup), ("v1", "bind", None),
+                                       ("v1-under-its-quota", "warm", cpumap.LENGTHS.warmup // 3)]
     whole = events.index(("v1", "size", None))
     assert events[whole:whole + 4] == [("v1", "size", None), ("v1", "fork", None), ("v1", "lift", False),
-                                       ("v1", "warm", design.WARMUP)]
+                                       ("v1", "warm", cpumap.LENGTHS.warmup)]
     assert data["warmed_before_quota"] is True
     assert [r["settled"] for r in celldoc.cell_of(data, "v2", size="0.5")["rounds"]] == [True]
     assert [r["settled"] for r in celldoc.cell_of(data, "v2", size="0")["rounds"]] == [False]

@@ -165,12 +165,23 @@ def test_make_test_has_a_step_for_every_experiment_s_target_the_catalogue_does_n
     assert {"bench", "sweep", "chaos", "latency-map", "cpu-map"} <= stepped[catalogue.LOCAL]
 
 
-def test_make_knobs_lists_the_load_s_own_settings_and_whose_lengths_a_design_keeps():
-    from benchkit.core import design
+def test_make_knobs_lists_the_load_s_own_settings_and_the_lengths_an_experiment_keeps():
     lines = registry.load_listing().splitlines()
-    assert f"a design's own: {design.ITERATIONS}" in lines[0]
-    listed = {line.split()[0]: line.split()[1] for line in lines[1:]}
-    assert listed["ITERATIONS"] == "300" and listed["WARMUP_ITERATIONS"] == "900" and "RATE" in listed
+    listed = {line.split()[0]: line.split(None, 1)[1] for line in lines if line.startswith("  ")}
+    assert listed["ITERATIONS"].split()[0] == "300" and listed["WARMUP_ITERATIONS"].split()[0] == "900"
+    assert listed["cpumap"] == "50 measured, 300 in a warm-up window" and "bench" not in listed  # make bench's: the load's
+
+
+def test_make_knobs_shows_each_name_once_with_its_one_default(monkeypatch):
+    """One default per name: a knob, a load setting and a design's length each once in make knobs; a second default
+    of a name (a knob an experiment declared again, or a setting of load/scenarios.json under a knob's name) fails."""
+    def names():
+        listed = [line.split()[0] for line in (knobs.listing(registry.KNOBS) + "\n" + registry.load_listing()
+                                                ).splitlines() if line.startswith("  ")]
+        return [name for name in set(listed) if listed.count(name) > 1]
+    assert names() == []
+    monkeypatch.setattr(registry, "KNOBS", registry.KNOBS + (knobs.Knob("ITERATIONS", 150, "planted", "ab"),))
+    assert names() == ["ITERATIONS"]
 
 
 def test_an_experiment_is_its_two_declared_records_and_nothing_found_by_name():

@@ -11,8 +11,11 @@ from benchkit.core.experiment import Measures, Publishes
 from benchkit.core import cells, design, documents, sizes, verdicts
 from benchkit.core.design import CLOSED, OPEN, Design
 from benchkit.core.knobs import knob
+from benchkit.core.load import Lengths
 from benchkit.core.tunables import DATA, LATENCY_PROXY, Setting
 
+# shorter than a bench's, as an A/B starts every cell from cold in every round
+LENGTHS = Lengths(iterations=150, warmup=300)
 TLS_MODES = ("disable", "require")
 TLS = Design(
     "tls", "What TLS to PostgreSQL costs",
@@ -143,7 +146,7 @@ def run(platform, spec, directory):
     chosen = EXPERIMENTS[spec.variant]
     # read before anything starts, and refused there where there is none
     extra = {"other_commit": other_commit()} if chosen is AGAINST_COMMIT else None
-    chosen = dataclasses.replace(chosen, builds=platform.versions, sizes=spec.sizes or chosen.sizes)
+    chosen = dataclasses.replace(chosen, builds=platform.versions, sizes=spec.sizes or chosen.sizes, lengths=LENGTHS)
     data = design.run(platform, chosen, directory, extra)
     documents.write(directory, chosen.name, f"reactive-bench: {chosen.title}",
                     f"{data['timestamp']}, commit {data['commit']}",
@@ -154,7 +157,7 @@ def run(platform, spec, directory):
     return directory / f"{chosen.name}.json"
 
 
-MEASURES = Measures(Spec, run, versions)
+MEASURES = Measures(Spec, run, versions, lengths=LENGTHS)
 # what a doc may show of an A/B's cell document (the registry's cell Kind)
 PUBLISHES = Publishes(run_files=tuple(f"{name}.json" for name in EXPERIMENTS),
                       tables={"ab": cells.table, "ab-verdicts": verdicts.table})

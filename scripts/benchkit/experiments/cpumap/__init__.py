@@ -19,6 +19,7 @@ from benchkit.core.experiment import Measures, Publishes
 from benchkit.core import cells as celldoc, charts, design, documents, results, verdicts
 from benchkit.core.design import CLOSED, OPEN, Design
 from benchkit.core.knobs import knob, results_directory
+from benchkit.core.load import Lengths
 from benchkit.core.sizes import NO_LIMIT, label, rungs
 from benchkit.experiments.cpumap import answering
 from benchkit.experiments.cpumap.answer import (ANSWER_TEXT, LADDER, STARTS_TEXT, again_rows, answer_rows,
@@ -34,7 +35,7 @@ FIGURES = (("complete_per_s", "closed model: complete answers/s", "{:.0f}"),
            ("cpu_ms_per_complete_background_off", "CPU ms per complete answer, background off", "{:.3f}"),
            ("peak_memory_mib", "peak memory MiB, the three services' added up", "{:.0f}"))
 # the closed model's requests per user in each round: short rounds, as a map measures many cells
-ITERATIONS = 50
+LENGTHS = Lengths(iterations=50, warmup=300)
 # A cell's quota binds where a service was throttled in this share of its periods or more during the closed round.
 QUOTA_BINDS = 0.05
 
@@ -62,7 +63,7 @@ def cpu_map(spec, versions):
     """The CPU map as a Design: every build at each size of the ladder, against v1 at the same size."""
     return Design("cpu-map", "The comparison over CPU per service", EXPLANATION, versions, sizes=spec.sizes,
                   compared=celldoc.BUILD, phases=(CLOSED, OPEN), restart=design.EACH_ROUND, ergonomics=True,
-                  iterations=ITERATIONS)
+                  lengths=LENGTHS)
 
 
 def run(platform, spec, directory):
@@ -242,7 +243,7 @@ def floor(spec):  # make answer measures the floor in its forks
     return spec.answer
 
 
-MEASURES = Measures(Spec, run, floor=floor)
+MEASURES = Measures(Spec, run, floor=floor, lengths=LENGTHS)
 # what a doc may show of a CPU map's cell document (the registry's cell Kind)
 PUBLISHES = Publishes(
     run_files=("cpu-map.json", "answer.json"),

@@ -26,6 +26,7 @@ from benchkit.core import design, knobs, latency
 from benchkit.core.cells import BUILD
 from benchkit.core.design import AS_RUNNING, Design
 from benchkit.core.knobs import knob, numbers
+from benchkit.core.load import Lengths
 from benchkit.experiments.latencymap import report as latencyreport
 from benchkit.experiments.latencymap.ceilings import (predicted_ceiling, pools, predictions_problems, rule,
                                                       sealed_problems, sweep_kept, tuned)
@@ -37,6 +38,8 @@ from benchkit.core.protocol import measure
 # A cell whose repeats do not agree (latencyreport.SPREAD_LIMIT) is measured again, up to EXTRA_REPEATS times more,
 # and the map says which cells never agreed.
 EXTRA_REPEATS = 2
+# its builds warmed once, as they run, before the first cell; its cells' loads are its own (cell)
+LENGTHS = Lengths(warmup=300)
 
 
 def unsettled(document, size=None):
@@ -268,7 +271,7 @@ def run_map(platform, proxy, spec, versions, directory, chosen=None, sweep=None,
 
     the_map = Design("latency-map", "When the services wait", EXPLANATION, tuple(versions), {mode: {} for mode in at},
                      compared=BUILD, phases=(loaded,), restart=AS_RUNNING, arrange=arrange, again=unsettled,
-                     extra_rounds=EXTRA_REPEATS)
+                     extra_rounds=EXTRA_REPEATS, lengths=LENGTHS)
     extra = {"duration": duration, "rows": [dataclasses.asdict(row) for row in rows],
              "loads": [dataclasses.asdict(load) for load in loads], "grid": {mode: list(i) for mode, i in at.items()},
              "pools": {version: pools(version, properties) for version in versions}, "rule": rule(),
@@ -348,7 +351,7 @@ def map_chart(version, kind):
     return grid_table(lambda grid: latencyreport.heat_map(grid, version, kind))
 
 
-MEASURES = Measures(Spec, run, needs=(LatencyProxy,))
+MEASURES = Measures(Spec, run, needs=(LatencyProxy,), lengths=LENGTHS)
 # what a doc may show of a latency map's cell document (the registry's cell Kind), and what its check adds
 PUBLISHES = Publishes(
     run_files=("latency-map.json",),

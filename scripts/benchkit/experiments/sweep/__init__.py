@@ -17,6 +17,7 @@ from benchkit.core.experiment import Measures, Publishes
 from benchkit.core import calibration, design, documents, knobs, latency, sizes
 from benchkit.core.kinds import Kind, document_publisher
 from benchkit.core.knobs import knob, numbers, results_directory
+from benchkit.core.load import Lengths
 from benchkit.core.platform import LatencyProxy, counted_processors, sized_environment
 from benchkit.core.design import Design
 from benchkit.core.tunables import LATENCY_PROXY, LATENCY_SETTINGS, SETTINGS, settings_for
@@ -25,6 +26,8 @@ from benchkit.core.tunables import LATENCY_PROXY, LATENCY_SETTINGS, SETTINGS, se
 # A candidate replaces the current value only when it answers this much more: on a shared machine
 # smaller differences are noise, and the value the build ships with needs no defence.
 MARGIN = 0.05
+# each candidate a cold start, as an A/B's cells: shorter than a bench's
+LENGTHS = Lengths(iterations=150, warmup=300)
 # what a candidate's row keeps of its round's figures (core.results.round_figures)
 FIGURES = ("complete_per_s", "p50", "p99", "failed_pct", "degraded", "calibration_seconds")
 SCHEMA = "reactive-bench/sweep/1"
@@ -64,7 +67,7 @@ def candidates(version, setting, chosen, settings, cpus, delay):
     return Design(f"sweep-{setting.label}", setting.name, "", (version,),
                   {str(value): {**chosen, setting.name: value, **({LATENCY_PROXY.name: "on"} if delay else {})}
                    for value in values}, sizes=(str(cpus) if cpus else sizes.NO_LIMIT,), settings=(*settings, *proxied),
-                  as_deployed=True)
+                  as_deployed=True, lengths=LENGTHS)
 
 
 def observed_latency(platform, version, delay):
@@ -89,7 +92,7 @@ def sweep_build(version, platform, runs_dir, repeats, commit, settings, delay=No
     for setting in settings:
         found = candidates(version, setting, chosen, settings, cpus, delay)
         observed = observed_latency(platform, version, delay) if delay else None
-        iterations, warmup = found.lengths()
+        iterations, warmup = found.lengths.resolved()
 
         def keep(build, variant, figures, setting=setting):
             value = dict(variant.values)[setting.name]
@@ -270,6 +273,6 @@ def choices_rows(summary):
 
 
 # under latency (SWEEP_LATENCY_AUTHORS_MS) its builds go through the latency proxy
-MEASURES = Measures(Spec, run, needs=(LatencyProxy,))
+MEASURES = Measures(Spec, run, needs=(LatencyProxy,), lengths=LENGTHS)
 PUBLISHES = Publishes(kind=Kind("sweep", SCHEMA, SCHEMA, ("sweep.json",), document_publisher(SCHEMA, consistency),
                                 consistency, {"sweep-choices": choices_rows}))
