@@ -69,7 +69,10 @@ def run(argv):
     directory = pathlib.Path(args.results or ROOT / "results" / default).resolve()
     directory.mkdir(parents=True, exist_ok=True)
     step(f"{args.name} on {platform.where}: {', '.join(platform.versions)}; {described(experiment, spec)}")
-    print(measures.run(platform, spec, directory))
+    written = measures.run(platform, spec, directory)
+    if experiment.publishes.report:  # what is published of the run: its report, beside its document
+        experiment.publishes.report(written)
+    print(written)
 
 
 def main():

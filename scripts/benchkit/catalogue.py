@@ -22,6 +22,9 @@ class Entry:
     # {platform: why make test does not run it there}; every other target of it has a step of make test (e2e's here,
     # test-cluster's against the deployed builds), and a test holds the scripts to this list
     untested: dict = dataclasses.field(default_factory=dict)
+    # the module under benchkit that declares what is published of it (PUBLISHES), where publishing has left the
+    # experiment's package (publish.<package>)
+    publisher: str = ""
 
     def targets(self):
         """{platform: make target}."""
@@ -44,7 +47,8 @@ def ab(name, what, design="", needs="", cluster_help=""):
     design = design or name
     return Entry(name, "ab", what + AB_HELP.format(name=name, file=design), {"variant": design},
                  (LOCAL, CLUSTER) if cluster_help else (LOCAL,), cluster_help=cluster_help, needs=needs,
-                 untested={**AB_UNTESTED, **({CLUSTER: AB_UNTESTED[LOCAL]} if cluster_help else {})})
+                 untested={**AB_UNTESTED, **({CLUSTER: AB_UNTESTED[LOCAL]} if cluster_help else {})},
+                 publisher="publish.ab")
 
 
 EXPERIMENTS = (

@@ -25,22 +25,24 @@ def group_of(package):
 class Experiment:
     entry: catalogue.Entry  # its name, package, the Spec's fields it fixes, platforms and make targets
     package: object  # its Spec and run(platform, spec, directory)
+    publisher: object  # the module that declares what is published of it: publish's, or the package itself
 
     name = property(lambda self: self.entry.name)
     given = property(lambda self: self.entry.given)
     platforms = property(lambda self: self.entry.platforms)
     group = property(lambda self: group_of(self.package))
     measures = property(lambda self: self.package.MEASURES)  # core.experiment.Measures: what running it needs
-    publishes = property(lambda self: self.package.PUBLISHES)  # core.experiment.Publishes: what publishing reads
+    publishes = property(lambda self: self.publisher.PUBLISHES)  # core.experiment.Publishes: what publishing reads
 
 
-EXPERIMENTS = {entry.name: Experiment(entry, importlib.import_module(f"benchkit.experiments.{entry.package}"))
+EXPERIMENTS = {entry.name: Experiment(entry, importlib.import_module(f"benchkit.experiments.{entry.package}"),
+                                       importlib.import_module(f"benchkit.{entry.publisher or 'experiments.' + entry.package}"))
                for entry in catalogue.EXPERIMENTS}
 PACKAGES = tuple(dict.fromkeys(e.package for e in EXPERIMENTS.values()))  # an A/B's entries share one
 # every knob: the core's, then each experiment's Spec
 KNOBS = knobs.CORE + tuple(knob for package in PACKAGES
                            for knob in knobs.declared(package.MEASURES.Spec, group_of(package)))
-PUBLISHED = tuple(package.PUBLISHES for package in PACKAGES)
+PUBLISHED = tuple({id(e.publisher): e.publishes for e in EXPERIMENTS.values()}.values())  # an A/B's entries share one
 
 # Every kind of published result: each experiment's (its KIND), the comparison of two runs (compare: the remainder
 # of two CPU maps or two benches), and the traces make test's trace check keeps. In the order a results directory is

@@ -39,3 +39,4 @@ class Publishes:
     consistency: dict = dataclasses.field(default_factory=dict)
     pool: dict = dataclasses.field(default_factory=dict)
     sealed: dict = dataclasses.field(default_factory=dict)
+    report: Optional[Callable] = None  # report(document's path): the run's own report beside it, read from it alone

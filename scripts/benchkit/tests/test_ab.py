@@ -3,8 +3,9 @@ import types
 
 import pytest
 
-from benchkit.core import cells, design, knobs, protocol, results, tunables, verdicts
+from benchkit.core import cells, design, documents, knobs, protocol, results, tunables, verdicts
 from benchkit.experiments import ab
+from benchkit.publish import ab as publish_ab
 
 
 def figures(rate, cpu, statements=1.0):
@@ -127,7 +128,6 @@ def measured_by(monkeypatch, rates, rounds=1):
     monkeypatch.setattr(design, "open_round", lambda build, runs_dir, run, label, rate: {
         "open_p99": 10.0, "capacity_per_s": rate // 2})
     monkeypatch.setattr(design.knobs, "value", lambda name: rounds)
-    monkeypatch.setattr(ab.documents, "write", lambda *args: None)
     # each fork a start of its own (protocol.fork reads it off the services: test_protocol)
     starts = iter(range(1, 10_000))
     monkeypatch.setattr(design, "fork", lambda build: {"web-api": {"started": float(next(starts)), "ready_s": 2.0},
@@ -151,6 +151,12 @@ def test_the_build_a_b_starts_each_mode_from_its_own_application_at_each_size(mo
     assert half["rounds"][0]["size"] == "0.5" and half["rounds"][0]["label"] == "tracing-absent-0.5-absent"
     assert half["ratios"]["capacity_per_s"]["median"] == pytest.approx(155 / 220)  # 310 / 2 against 440 / 2
     assert cells.consistency(data) == []
+    # measuring wrote the document alone; its report is publishing's, read from the document
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs", "tracing-absent.json"]
+    publish_ab.report(tmp_path / "tracing-absent.json")
+    written = (tmp_path / "tracing-absent.md").read_text()
+    assert written.startswith(f"# reactive-bench: {ab.TRACING_ABSENT.title}") and (tmp_path / "tracing-absent.html").exists()
+    assert documents.markdown_table(cells.table(data)) in written
 
 
 def test_the_modes_order_is_drawn_and_reversed_in_the_round_after(monkeypatch, tmp_path):
@@ -212,10 +218,7 @@ def test_a_design_s_phases_are_its_own_unless_iterations_or_warm_up_is_given_onc
 
 def test_an_a_b_measures_with_the_lengths_its_experiment_declares(monkeypatch, tmp_path):
     measured = []
-    monkeypatch.setattr(design, "run", lambda platform, chosen, directory, extra: measured.append(chosen) or {
-        "timestamp": "t", "commit": "c", "environment": {}, "cells": [], "rounds": 1})
-    monkeypatch.setattr(ab.documents, "write", lambda *args: None)
-    monkeypatch.setattr(ab.cells, "table", lambda data: [])
+    monkeypatch.setattr(design, "run", lambda platform, chosen, directory, extra: measured.append(chosen))
     ab.run(types.SimpleNamespace(versions=("v1",)), ab.Spec(variant="noise-floor"), tmp_path)
     assert [d.lengths for d in measured] == [ab.MEASURES.lengths] and ab.NOISE_FLOOR.lengths != ab.LENGTHS
 

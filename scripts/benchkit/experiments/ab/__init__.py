@@ -6,9 +6,9 @@ JVM, warmed and measured by the core, the modes in an order drawn at random (rev
 document, core.cells: every round's figures, and B / A round by round), <name>.md and <name>.html."""
 import dataclasses
 
-from benchkit import ROOT, SERVICES, VERSIONS, info
-from benchkit.core.experiment import Measures, Publishes
-from benchkit.core import cells, design, documents, sizes, verdicts
+from benchkit import ROOT, SERVICES, VERSIONS
+from benchkit.core.experiment import Measures
+from benchkit.core import design, sizes
 from benchkit.core.design import CLOSED, OPEN, Design
 from benchkit.core.knobs import knob
 from benchkit.core.load import Lengths
@@ -142,22 +142,13 @@ def versions(spec):
 
 
 def run(platform, spec, directory):
-    """Each build's A/B in rounds: <variant>.json, .md and .html."""
+    """Each build's A/B in rounds: <variant>.json (its report: publish.ab)."""
     chosen = EXPERIMENTS[spec.variant]
     # read before anything starts, and refused there where there is none
     extra = {"other_commit": other_commit()} if chosen is AGAINST_COMMIT else None
     chosen = dataclasses.replace(chosen, builds=platform.versions, sizes=spec.sizes or chosen.sizes, lengths=LENGTHS)
-    data = design.run(platform, chosen, directory, extra)
-    documents.write(directory, chosen.name, f"reactive-bench: {chosen.title}",
-                    f"{data['timestamp']}, commit {data['commit']}",
-                    [(chosen.title, chosen.explanation + " The modes' order is drawn at random, and reversed in the round after; "
-                      "B / A is the median of each round's own ratio.", [("", cells.table(data))]),
-                     ("Environment", "", [("", documents.key_value_rows(data["environment"]))])], {})
-    info(f"{chosen.title}: {directory / chosen.name}.md and .html")
+    design.run(platform, chosen, directory, extra)
     return directory / f"{chosen.name}.json"
 
 
 MEASURES = Measures(Spec, run, versions, lengths=LENGTHS)
-# what a doc may show of an A/B's cell document (the registry's cell Kind)
-PUBLISHES = Publishes(run_files=tuple(f"{name}.json" for name in EXPERIMENTS),
-                      tables={"ab": cells.table, "ab-verdicts": verdicts.table})
