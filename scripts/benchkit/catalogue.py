@@ -105,7 +105,7 @@ EXPERIMENTS = (
           "results/cpu-map-<time>/cpu-map.html (the ladder: CPU_MAP_SIZES).",
           cluster_help="make cpu-map against the deployed builds: each service's pod limited to each size in turn "
           "(kubectl patch, then rolled), the load generator as Jobs; every Deployment's resources as deployed again "
-          "at the end."),
+          "at the end.", publisher="publish.cpumap"),
     Entry("answer", "cpumap", "The answer, decided: the CPU map at the sizes whose quota binds here and the whole "
           "machine, every round a fork of every build, with v1 again (the A/A) and the floor (v0) in the same forks, "
           "rounds added while a cell it quotes is undecided (ANSWER_LOOKS, ANSWER_MINUTES); ANSWER_WITH pools earlier "
@@ -114,7 +114,8 @@ EXPERIMENTS = (
           cluster_help="make answer against the deployed builds (and the floor, where deployed): each service's pod "
           "limited to each size in turn and rolled in every round; every Deployment as deployed again at the end.",
           untested={CLUSTER: "its runner is make cpu-map-cluster's, which make test-cluster runs; its rows from the "
-                    "node's cores, its looks, its A/A and its words are make test-e2e's and the unit tests'"}),
+                    "node's cores, its looks, its A/A and its words are make test-e2e's and the unit tests'"},
+          publisher="publish.cpumap"),
 )
 BY_NAME = {entry.name: entry for entry in EXPERIMENTS}
 

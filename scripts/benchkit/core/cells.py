@@ -9,7 +9,7 @@ import datetime
 import json
 import sys
 
-from benchkit import BASELINE, FLOOR, NAMES
+from benchkit import BASELINE, FLOOR, NAMES, SERVICES
 from benchkit.core import documents, results, sealing, sizes
 
 SCHEMA = "reactive-bench/cells/1"
@@ -62,6 +62,26 @@ def kept(document):  # what a published cell document keeps of the environment i
     return {"cores": cores(document)}
 
 
+# A cell's quota binds where a service was throttled in this share of its periods or more during the closed round.
+QUOTA_BINDS = 0.05
+
+
+def bound_by(cell, environment):
+    """What held the build back in its closed round: "quota" where a service was throttled in QUOTA_BINDS of its
+    periods or more, else "machine" (the cores shared with PostgreSQL, Kafka and the load generator); with the
+    share of the cores the measured processes and the generator used."""
+    throttled = {name: t["throttled"] / t["periods"] for name, t in (cell.get("throttling") or {}).items()
+                 if name in SERVICES and t and t.get("periods")}
+    machine = cores(environment)
+    return {"by": "quota" if any(share >= QUOTA_BINDS for share in throttled.values()) else "machine",
+            "throttled_share": throttled, "cores_busy_share": cell["cores_used"] / machine if machine else None}
+
+
+def builds(document):
+    """The builds of a document's cells, in the order measured."""
+    return list(dict.fromkeys(c["build"] for c in document["cells"]))
+
+
 def key(cell):
     """(build, mode, size): what names a cell in its document."""
     return tuple(cell[k] for k in COORDINATES)
@@ -104,6 +124,12 @@ def with_ratios(document):
                 mine[name] = results.ratios_by_round(zip(base["rounds"], cell["rounds"]), keys)
         found.append(mine)
     return found
+
+
+def so_far(earlier, document):
+    """A document as it stands, its ratios derived, pooled with earlier sessions ({name: document}; alone without)."""
+    document = {**document, "cells": with_ratios(document)}
+    return pooled({**earlier, "this session": document}, "the answer so far") if earlier else document
 
 
 def cell_of(document, build, mode=None, size=None):

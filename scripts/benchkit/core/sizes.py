@@ -3,7 +3,12 @@ no limit; "1p" for one processor counted and no quota). The CPU map climbs a lad
 modes at each of its sizes."""
 import re
 
+from benchkit import SERVICES
+
 NO_LIMIT = "0"
+# the ladder of CPU per service a map measures unless told (CPU_MAP_SIZES): the answer's rows are its sizes whose
+# quota binds where it ran, and the whole machine
+LADDER = ("0.5", "1", "2", "0", "1p")
 
 
 def rungs(text):
@@ -21,6 +26,13 @@ def given(rung):
     if rung.endswith("p"):
         return None, int(float(rung[:-1]))
     return (float(rung) or None), None
+
+
+def binds(size, cores):
+    """Whether a pod's quota, not the machine, binds at this size: the three services' quotas add up to less than the
+    cores (beyond that, they contend for the cores before the quota stops them)."""
+    cpus, processors = given(size)
+    return cpus is not None and processors is None and cores is not None and len(SERVICES) * cpus < cores
 
 
 def label(rung):

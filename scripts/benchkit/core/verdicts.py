@@ -3,9 +3,10 @@
 session, and why a document's words cannot stand."""
 import math
 
+from benchkit import BASELINE, FLOOR, ROOT
 from benchkit.core import decide, documents, sizes
-from benchkit.core.cells import (A_A, FLOOR_DESIGN, FLOOR_SIDE, LABELS, MODE, compared, key, reference_of,
-                                 sessions_of, sides)
+from benchkit.core.cells import (A_A, FLOOR_DESIGN, FLOOR_SIDE, LABELS, MODE, builds, cell_of, compared, key,
+                                 reference_of, sessions_of, sides)
 
 # what a team reads off a comparison: what a build carries, the latency it gives at a load, what it costs; and which
 # way is better for each (True: higher)
@@ -63,6 +64,21 @@ def interval(document, cell, figure_key, session=None, confidence=None):
                       if session is None or r.get("session", "") == session]
             found[key(c)] = decide.units_by_session([r for r, _ in rounds], [v for _, v in rounds], forked(document))
     return decide.intervals(found, confidence or confidence_of(document)).get(key(cell))
+
+
+# what make answer's looks ask of every quoted cell: what a build carries, and what an answer costs it
+QUOTED_FIGURES = ("complete_per_s", "cpu_ms_per_complete_background_off")
+
+
+def quoted(document):
+    """The builds an answer speaks of, each over the baseline: neither the baseline, nor its A/A, nor the floor."""
+    return [v for v in builds(document) if v not in (BASELINE, A_A) and v not in FLOOR]
+
+
+def undecided(document, size):
+    """[(build, figure's key)] of the quoted cells at a size whose word is undecided."""
+    return [(version, figure) for version in quoted(document) for figure in QUOTED_FIGURES
+            if verdict(document, cell_of(document, version, size=size), figure) == decide.UNDECIDED]
 
 
 def verdict(document, cell, figure_key):
@@ -159,3 +175,12 @@ def landed(document, session, cell, figure_key):
         return None
     estimate, (low, high) = math.exp(sum(values) / len(values)), decide.predicted(found)
     return ("above" if estimate > high else "below" if estimate < low else "inside"), estimate, (low, high)
+
+
+def balance_of(document):
+    """Kalibera and Jones's balance of a run's forks: the spread of its A/A's forks within a session, what its rounds
+    cost, and the spread of runs on one start, from the published maps that measured their rounds so (the only runs
+    that share their JVMs: decide.published_run_spread)."""
+    return decide.balance(decide.published_run_spread(ROOT / "docs" / "results"),
+                          decide.fork_spread([document], lambda cell: cell["build"] == A_A),
+                          decide.costs([document]))

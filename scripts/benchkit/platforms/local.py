@@ -5,12 +5,13 @@ import os
 import pathlib
 import platform
 import subprocess
+import sys
 import time
 import urllib.parse
 import urllib.request
 
 from benchkit import FLOOR, LOCAL_DIR, ROOT, SERVICES, VERSIONS, info
-from benchkit.core import buildsconf, calibration, latency, load, profile, prometheus, provenance
+from benchkit.core import buildsconf, latency, load, profile, prometheus, provenance
 from benchkit.core.platform import (Build, Faults, LatencyProxy, Platform, counted_processors, sized_environment,
                                     with_settings)
 from benchkit.platforms import jvm_ergonomics, jvm_times, procfs
@@ -39,6 +40,22 @@ def downstream_port(inventory, service, version):
     if service == "web-api":
         return urllib.parse.urlsplit(inventory["services"][hop]["url"]).port
     return inventory["postgres"]["port"]
+
+
+# The machine's speed: the same 128 MiB hashed with SHA-256 a few times on every core at once (hashlib runs in C: it
+# measures the CPU, not the interpreter); a few seconds.
+CALIBRATION_JOB = "import hashlib; data = bytes(128 << 20); [hashlib.sha256(data).digest() for _ in range(16)]"
+
+
+def calibration_seconds(cores=None):
+    """Seconds the job took on every core at once (the slowest core's), lower is faster."""
+    cores = cores or os.cpu_count() or 1
+    started = time.monotonic()
+    jobs = [subprocess.Popen([sys.executable, "-c", CALIBRATION_JOB]) for _ in range(cores)]
+    for job in jobs:
+        if job.wait() != 0:
+            raise SystemExit("the calibration job failed")
+    return time.monotonic() - started
 
 
 class LocalBuild(Build):
@@ -176,7 +193,7 @@ class Local(Platform, Faults, LatencyProxy):
         }
 
     def calibrate(self):
-        return calibration.measure()
+        return calibration_seconds()
 
     def cores(self, version):
         return os.cpu_count() or 1

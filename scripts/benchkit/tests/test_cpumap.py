@@ -13,6 +13,7 @@ from benchkit.core import cells as celldoc, design, protocol, sizes, verdicts
 from benchkit.platforms import procfs
 from benchkit.experiments import cpumap
 from benchkit.experiments.cpumap import answering
+from benchkit.publish import cpumap as publish_cpumap
 
 
 @pytest.mark.skipif(not os.access(procfs.CGROUPS, os.W_OK) and not os.access(procfs.CGROUPS / "cpu", os.W_OK),
@@ -76,18 +77,18 @@ def test_each_size_s_ratio_is_the_median_of_its_rounds_own(tmp_path):
     assert unlimited["ratios"]["cpu_ms_per_complete_background_off"]["median"] == pytest.approx(400 / 600)
     assert half["against_no_limit"]["complete_per_s"]["rounds"] == [200 / 600, 110 / 800, 180 / 400]
     assert "ratios" not in celldoc.cell_of(document, "v1", size="0.5") and "against_no_limit" not in unlimited
-    assert cpumap.against_no_limit_rows(document)[1] == ["0.5 CPU", "closed model: complete answers/s",
+    assert publish_cpumap.against_no_limit_rows(document)[1] == ["0.5 CPU", "closed model: complete answers/s",
                                                          "0.25× (0.23–0.28)", "0.33× (0.14–0.45)"]
     assert celldoc.consistency(document) == []
     assert half["ratios"]["capacity_per_s"]["median"] == pytest.approx(2.0)
     assert half["medians"]["complete_per_s"] == 180
-    rows = cpumap.table(document)
+    rows = publish_cpumap.table(document)
     assert rows[1][:2] == ["0.5 CPU", "closed model: complete answers/s"] and rows[1][-1] == "2.00× (1.00–2.00)"
     held = {row[0]: row[2:4] for row in rows if row[1] == "held back by"}
     assert held == {"0.5 CPU": ["quota (web-api throttled in 40% of periods)"] * 2,
                     "no limit": ["not its quota (the processes used 90% of the cores)"] * 2}
-    assert cpumap.headline_rows(document)[1] == ["0.5 CPU", "2.00× (1.00–2.00)", "2.00× (1.00–2.00)"]
-    svg = cpumap.PUBLISHES.charts["cpu-map-v2"](document)
+    assert publish_cpumap.headline_rows(document)[1] == ["0.5 CPU", "2.00× (1.00–2.00)", "2.00× (1.00–2.00)"]
+    svg = publish_cpumap.PUBLISHES.charts["cpu-map-v2"](document)
     assert "2.00×" in svg and "no limit" in svg
     half["rounds"][0]["complete_per_s"] = 300  # its median stays 180
     assert celldoc.consistency(document) == ["v2, at 0.5 CPU: ratios not what its rounds give",
@@ -100,12 +101,12 @@ def test_a_map_of_one_build_without_v1_still_renders_every_table():
     """As the cluster test runs it: v2 alone at half a CPU; its ratios are "–", never a KeyError."""
     document = a_map({"v2": {"0.5": [200, 110, 180]}})
     assert "ratios" not in celldoc.cell_of(document, "v2", size="0.5")
-    rows = cpumap.table(document)
-    assert rows[0] == ["size", "figure", cpumap.NAMES.get("v2", "v2"), "v2 / v1"]
+    rows = publish_cpumap.table(document)
+    assert rows[0] == ["size", "figure", publish_cpumap.NAMES.get("v2", "v2"), "v2 / v1"]
     assert rows[1][1:] == ["closed model: complete answers/s", "180 (110–200)", "–"]
-    assert cpumap.headline_rows(document)[1] == ["0.5 CPU", "–", "–"]
-    assert cpumap.against_no_limit_rows(document) == [["rung", "figure", "v2 (reactive): rung / no limit"]]
-    assert "–" in cpumap.PUBLISHES.charts["cpu-map-v2"](document)
+    assert publish_cpumap.headline_rows(document)[1] == ["0.5 CPU", "–", "–"]
+    assert publish_cpumap.against_no_limit_rows(document) == [["rung", "figure", "v2 (reactive): rung / no limit"]]
+    assert "–" in publish_cpumap.PUBLISHES.charts["cpu-map-v2"](document)
 
 
 def test_the_kernel_s_counts_per_complete_answer_by_size():
@@ -124,7 +125,7 @@ def test_the_kernel_s_counts_per_complete_answer_by_size():
         p: {k: (x * (2 if v == "v1" else 1) if k in dict(results.SCHEDULING) and x is not None else x)
             for k, x in f.items()}
         for p, f in per_answer.items()}} for r in (1, 2)]} for v in ("v1", "v2")]}
-    rows = results.scheduling_rows(cpumap.scheduling(document, "1"))
+    rows = results.scheduling_rows(publish_cpumap.scheduling(document, "1"))
     by_name = {row[0]: row[1:] for row in rows}
     assert by_name["web-api: voluntary context switches"] == ["12.00", "6.00", "0.50×"]
     assert by_name["every process: ms waiting for a core"] == ["12.00", "6.00", "0.50×"]
@@ -194,7 +195,6 @@ def test_a_map_starts_every_build_in_every_round_and_turns_the_builds_order_roun
         platform.started.append((version, cpus, fresh)), type("Running", (), {
             "ergonomics": lambda self: ergonomics.append(version) or {"web-api": {"cpu_limit": cpus}}})())[1],
         raising=False)
-    monkeypatch.setattr(cpumap.documents, "write", lambda *args: None)
     spec = cpumap.Spec(sizes=("0.5", "1"), keep=None)
     data = json.loads(cpumap.run(platform, spec, tmp_path).read_text())
     # every build from cold JVMs in every round, in the round's order, round 2 the reverse of round 1 at each size
@@ -254,7 +254,6 @@ def test_a_fork_starts_under_its_quota_warms_without_it_and_is_measured_warm_und
         (version, "warm", warmup)) or {"settled": "-under-its-quota" in version, "windows": [warmup],
                                        "seconds": 30.0 if "-under-its-quota" in version else 60.0})
     monkeypatch.setattr(design.knobs, "value", lambda name: 1)
-    monkeypatch.setattr(cpumap.documents, "write", lambda *args: None)
     data = json.loads(cpumap.run(platform, cpumap.Spec(sizes=("0.5", "0"), keep=None), tmp_path).read_text())
     first = events.index(("v1", "size", 0.5))
     assert events[first:first + 6] == [("v1", "size", 0.5), ("v1", "fork", None), ("v1", "lift", True),
@@ -302,12 +301,12 @@ def test_what_each_fork_took_to_start_is_shown_per_build_and_size():
             r["fork"] = {**{s: {"started": 1e9 + index, "ready_s": 3.0 + index} for s in SERVICES},
                          "first_answer_s": 5.0 + index}
             r["peak_memory_mib_by_service"] = {s: 200.0 + 10 * index for s in SERVICES}
-    rows = cpumap.starts_rows(document)
+    rows = publish_cpumap.starts_rows(document)
     assert rows[0][:2] == ["CPU per service", "build"] and rows[0][-1] == "forks"
     assert rows[1] == ["0.5 CPU", "v1", "3.5 (3.0–4.0)", "3.5 (3.0–4.0)", "3.5 (3.0–4.0)", "5.5 (5.0–6.0)",
                        "205 (200–210)", "205 (200–210)", "205 (200–210)", "2"]
     legacy = a_map({"v1": {"0.5": [400, 300]}})
-    assert cpumap.starts_rows(legacy) == rows[:1]  # rounds kept before forks: no row
+    assert publish_cpumap.starts_rows(legacy) == rows[:1]  # rounds kept before forks: no row
 
 
 def test_a_map_s_rounds_and_each_round_s_bound_by_are_checked():
@@ -365,8 +364,7 @@ def answer_run(monkeypatch, tmp_path, rates, rounds=2, looks=3, with_=(), minute
     monkeypatch.setattr(platform, "size", lambda version, cpus, processors=None, environments=None, fresh=False: (
         platform.started.append((version, cpus)), type("Running", (), {
             "version": version, "ergonomics": lambda self: {"web-api": {"cpu_limit": cpus}}})())[1], raising=False)
-    monkeypatch.setattr(cpumap.documents, "write", lambda *args: None)
-    spec = cpumap.Spec(sizes=cpumap.LADDER, keep=None, answer=True, answer_minutes=minutes, answer_looks=looks,
+    spec = cpumap.Spec(sizes=sizes.LADDER, keep=None, answer=True, answer_minutes=minutes, answer_looks=looks,
                        answer_with=with_)
     return platform, json.loads(cpumap.run(platform, spec, tmp_path).read_text())
 
@@ -391,6 +389,12 @@ def test_make_answer_measures_the_a_a_and_the_floor_in_the_same_forks_at_the_siz
     # one session: its intervals narrow, its words wait for a second session
     assert verdicts.verdict(data, celldoc.cell_of(data, "v2", size="0.5"), "complete_per_s") == "undecided"
     assert verdicts.a_a_of(data) == (data, [aa, celldoc.cell_of(data, celldoc.A_A, size="0")])
+    # measuring wrote the document; its report, read from it alone, writes answer.md and prints the answer's table
+    assert not (tmp_path / "answer.md").exists()
+    publish_cpumap.report(tmp_path / "answer.json")
+    said = capsys.readouterr().out
+    assert "The answer so far (1 session(s))" in said and "| v2 / v1 |" in said
+    assert (tmp_path / "answer.md").read_text().startswith("# reactive-bench: the answer")
 
 
 def test_make_answer_stops_adding_rounds_once_every_quoted_cell_is_decided(monkeypatch, tmp_path):
@@ -413,7 +417,7 @@ def test_make_answer_stops_adding_rounds_once_every_quoted_cell_is_decided(monke
     assert verdicts.verdict(pooled, cell, "complete_per_s") == "ahead"
     assert verdicts.verdict(pooled, cell, "cpu_ms_per_complete_background_off") in ("level", "ahead", "behind")
     # the floor in the same forks: each build over it, round against round, with the answer's intervals
-    from benchkit.experiments.cpumap import answer
+    from benchkit.publish.cpumap import answer
     view = answer.over_floor(pooled)
     assert {c["build"] for c in view["cells"]} == {"v1", "v2"}
     over = verdicts.interval(view, celldoc.cell_of(view, "v2", size="0.5"), "complete_per_s")
@@ -433,7 +437,7 @@ def test_the_a_a_says_where_its_interval_over_every_session_excludes_1(monkeypat
     """Each session's A/A is judged at its calibration's confidence (1 − 5 % over its intervals), so it can contain 1
     where the interval shown, at the table's confidence over every session, does not: the row says both."""
     from benchkit.core import decide
-    from benchkit.experiments.cpumap import answer
+    from benchkit.publish.cpumap import answer
 
     def interval(estimate, low, high):
         return decide.Interval(estimate, low, high, 4, 2, 4, 0.1, "sessions")
@@ -452,7 +456,7 @@ def test_the_balance_table_weighs_the_answer_s_own_forks_and_costs():
     lifted, how long each warmed without it and under it; the runs on one start from the published maps."""
     import math
     from benchkit.core import decide
-    from benchkit.experiments.cpumap import answer
+    from benchkit.publish.cpumap import answer
 
     def rounds(ratios, lifted):
         return [{"session": session, "spent_s": {"forking": 200.0, "measuring": 50.0, **(
@@ -464,7 +468,7 @@ def test_the_balance_table_weighs_the_answer_s_own_forks_and_costs():
         {"build": celldoc.A_A, "size": "0", "rounds": rounds(ratios, False), "ratios": {"complete_per_s": {"rounds": ratios}}}]}
     header, row = answer.balance_rows(document)
     spread = math.sqrt(sum((math.log(a) - math.log(b)) ** 2 / 2 for a, b in ((1.1, 0.9), (1.2, 1.0))) * 2 / 4)
-    assert row[1] == f"{spread:.3f}" and row[0] == f"{decide.published_run_spread(answer.ROOT / 'docs' / 'results'):.3f}"
+    assert row[1] == f"{spread:.3f}" and row[0] == f"{decide.published_run_spread(ROOT / 'docs' / 'results'):.3f}"
     assert row[2:5] == ["200", "100 without its quota, then 20 under it (4 forks)", "50"]
     # the same costs by size: where the quota was lifted, its two warm-ups; where there is none to lift, no such
     _, half, whole = answer.costs_rows({**document, "sizes": ["0.5", "0"]})

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from benchkit.core import cells, decide, results, verdicts
-from benchkit.experiments import cpumap
+from benchkit.publish import cpumap as publish_cpumap
 
 SIZES = ("0.5", "0")
 
@@ -117,9 +117,9 @@ def test_a_session_whose_a_a_excludes_one_is_refused_and_no_word_stands():
     assert verdict(document, "v2", "complete_per_s") == "undecided"
     assert verdicts.decided(document, cells.cell_of(document, "v2", size="0.5"),
                          "complete_per_s").endswith("undecided: a session's A/A failed")
-    row = [r for r in cpumap.answer_rows(document) if r[1].startswith("v1 again")][0]
+    row = [r for r in publish_cpumap.answer_rows(document) if r[1].startswith("v1 again")][0]
     assert row[2].endswith("excludes 1 in 1 session(s) of 2")
-    assert cpumap.sentences(document)[-1][0].startswith("No word stands: 4 A/A interval(s) exclude 1 (f0: ")
+    assert publish_cpumap.sentences(document)[-1][0].startswith("No word stands: 4 A/A interval(s) exclude 1 (f0: ")
 
 
 def test_a_floor_pools_only_with_the_sessions_it_was_measured_in():
@@ -144,7 +144,7 @@ def test_a_floor_s_ratios_are_checked_like_the_cells():
 
 
 def test_the_answer_has_the_sizes_whose_quota_binds_the_whole_machine_and_the_floor():
-    rows = cpumap.answer_rows(two_sessions())
+    rows = publish_cpumap.answer_rows(two_sessions())
     assert rows[0] == ["CPU per service", "build", "complete answers/s, closed", "capacity under the p99 bound",
                        "CPU per complete answer", "p99 at the fixed rate", "peak memory", "what it rests on"]
     half = [row for row in rows if row[0] == "0.5 CPU (the quota binds)"]
@@ -170,7 +170,7 @@ def test_peak_memory_is_the_services_peaks_added_up():
 
 
 def test_the_floor_is_shown_for_each_session_at_each_size():
-    rows = cpumap.floor_rows(two_sessions())
+    rows = publish_cpumap.floor_rows(two_sessions())
     assert [row[:2] for row in rows[1:]] == [["0.5 CPU", "f0"], ["0.5 CPU", "f1"], ["no limit", "f0"], ["no limit", "f1"]]
     assert rows[1][2] == "1.00× (0.98–1.03)"
 
@@ -178,14 +178,14 @@ def test_the_floor_is_shown_for_each_session_at_each_size():
 def test_a_session_whose_machine_differed_says_so_and_keeps_its_absolutes_apart():
     document = pooled(cpu_map("2026-11-29T08:00:00+00:00"), cpu_map("2026-11-29T11:00:00+00:00", slower=1.5),
                       floors=[floor("2026-11-29T08:40:00+00:00"), floor("2026-11-29T11:40:00+00:00")])
-    rows = cpumap.sessions_rows(document)
+    rows = publish_cpumap.sessions_rows(document)
     first = [row for row in rows if row[0] == "s0" and row[2] == "0.5 CPU" and row[3] == "v1"][0]
     second = [row for row in rows if row[0] == "s1" and row[2] == "0.5 CPU" and row[3] == "v1"][0]
     assert first[1:] == ["1.00", "0.5 CPU", "v1", "1,000", "2.000", "differed: calibration -20%, CPU per answer -20%"]
     assert second[4:] == ["1,000", "3.000", "differed: calibration +20%, CPU per answer +20%"]
     # the ratios still pool: v2 over v1 is the same in both sessions
     assert verdict(document, "v2", "complete_per_s") == "ahead"
-    alike = cpumap.sessions_rows(two_sessions())
+    alike = publish_cpumap.sessions_rows(two_sessions())
     assert {row[-1] for row in alike[1:]} == {"within the others' drift"}
 
 
@@ -202,7 +202,7 @@ def test_a_session_kept_apart_is_set_beside_where_the_pool_predicts_a_next_one()
     found = verdicts.interval(document, cell, "complete_per_s")
     assert where == "below" and estimate < low < found.low < found.high < high
     assert estimate == pytest.approx((1.5 * 1.6 * 1.65) ** (1 / 3))
-    row = [r for r in cpumap.again_rows(document) if r[:3] == ["s2", "0.5 CPU", "v2 / v1"]][0]
+    row = [r for r in publish_cpumap.again_rows(document) if r[:3] == ["s2", "0.5 CPU", "v2 / v1"]][0]
     assert row[3] == f"{estimate:.2f}×, below the {low:.2f}–{high:.2f} the pool predicts"
     cells.cell_of(document["again"][0], "v2", size="0.5")["ratios"]["complete_per_s"]["median"] = 1.7
     assert cells.consistency(document) == ["s2: v2, at 0.5 CPU: ratios not what its rounds give"]
@@ -233,5 +233,5 @@ def test_the_order_of_a_round_is_measured_on_the_a_a():
     document = two_sessions()
     found = verdicts.order_effect(document["floor"])
     assert found.units == 12 and found.low <= 1 <= found.high
-    row = cpumap.order_rows(document)[1]
+    row = publish_cpumap.order_rows(document)[1]
     assert row == [f"{found.estimate:.2f}× ({found.low:.2f}–{found.high:.2f})", "12"]

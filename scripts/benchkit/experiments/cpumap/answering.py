@@ -11,13 +11,14 @@ import dataclasses
 import json
 import time
 
-from benchkit import BASELINE, ROOT, info, step
-from benchkit.core import cells as celldoc, decide, documents, verdicts
-from benchkit.core.sizes import NO_LIMIT, label
-from benchkit.experiments.cpumap.answer import LADDER, answer_rows, balance_of, binds, quoted
+from benchkit import BASELINE, ROOT, info
+from benchkit.core import cells as celldoc, decide, verdicts
+from benchkit.core.sizes import LADDER, NO_LIMIT, binds, label
+from benchkit.core.verdicts import QUOTED_FIGURES, quoted, undecided
 
-# what a look asks of every quoted cell: what a build carries, and what an answer costs it
-QUOTED_FIGURES = ("complete_per_s", "cpu_ms_per_complete_background_off")
+
+# the answer pooled with the earlier sessions (ANSWER_WITH) where there are any, beside the run's own document
+POOLED = "answer-pooled.json"
 
 
 def sizes_binding(cores, wanted=LADDER):
@@ -42,22 +43,10 @@ def design_of(the_map, spec, began):
                                extra_rounds=max(0, spec.answer_looks - 1))
 
 
-def so_far(earlier, document):
-    """The document as it stands, pooled with the earlier sessions (alone without any)."""
-    document = {**document, "cells": celldoc.with_ratios(document)}
-    return celldoc.pooled({**earlier, "this session": document}, "the answer so far") if earlier else document
-
-
-def undecided(document, size):
-    """[(build, figure's key)] of the quoted cells at a size whose word is undecided."""
-    return [(version, key) for version in quoted(document) for key in QUOTED_FIGURES
-            if verdicts.verdict(document, celldoc.cell_of(document, version, size=size), key) == decide.UNDECIDED]
-
-
 def keep_going(document, size, earlier, spec, began):
     """A look at a size: each quoted cell's interval and word so far, and the time left at this size; whether to add a
     round (a quoted cell undecided, and time left)."""
-    found = so_far(earlier, document)
+    found = celldoc.so_far(earlier, document)
     spent = (time.monotonic() - began) / 60
     budget = spec.answer_minutes * (spec.sizes.index(size) + 1) / len(spec.sizes)
     for version in quoted(found):
@@ -75,13 +64,11 @@ def as_typed(path):
 
 
 def conclude(data, spec, directory):
-    """The table as it stands (pooled with the earlier sessions: answer-pooled.json), the cells still undecided with
-    their detectable effect, and the command that would decide them."""
-    found = so_far(earlier_sessions(spec), data)
+    """The answer as it stands, pooled with the earlier sessions (answer-pooled.json: its report prints its table),
+    the cells still undecided with their detectable effect, and the command that would decide them."""
+    found = celldoc.so_far(earlier_sessions(spec), data)
     if spec.answer_with:
-        (directory / "answer-pooled.json").write_text(json.dumps(found, indent=2))
-    step(f"The answer so far ({len(spec.answer_with) + 1} session(s))")
-    print(documents.markdown_table(answer_rows(found)))
+        (directory / POOLED).write_text(json.dumps(found, indent=2))
     left = [(size, version, key) for size in spec.sizes for version, key in undecided(found, size)]
     for size, version, key in left:
         info(f"undecided: {version} / {BASELINE} at {label(size)}, {celldoc.LABELS[key]}: "
@@ -91,5 +78,5 @@ def conclude(data, spec, directory):
         target = "answer-cluster" if data.get("where", "").startswith("Kubernetes") else "answer"  # where it measured
         info(f"to decide them, in an hour or more: make {target} ANSWER_WITH={runs}")
     # whether this run's forks were balanced against its measured runs, at its own costs and its A/A's spread
-    info(decide.balance_said(balance_of(found)))
+    info(decide.balance_said(verdicts.balance_of(found)))
     return found

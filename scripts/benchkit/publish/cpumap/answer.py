@@ -4,18 +4,11 @@ calibrates them, the answer in one sentence per size, each session's floor and o
 and what each fork took to start."""
 import statistics
 
-from benchkit import BASELINE, FLOOR, ROOT, SERVICES
-from benchkit.core import calibration, cells as celldoc, decide, documents, results, verdicts
-from benchkit.core.sizes import NO_LIMIT, given, label
-
-
-# the ladder of CPU per service a map measures unless told (CPU_MAP_SIZES): the answer's rows are its sizes whose
-# quota binds where it ran, and the whole machine
-LADDER = ("0.5", "1", "2", "0", "1p")
-
-
-def builds(document):
-    return list(dict.fromkeys(c["build"] for c in document["cells"]))
+from benchkit import BASELINE, FLOOR, SERVICES
+from benchkit.core import calibration, cells as celldoc, documents, results, verdicts
+from benchkit.core.cells import builds
+from benchkit.core.sizes import LADDER, NO_LIMIT, binds, given, label
+from benchkit.core.verdicts import quoted
 
 
 # what a team sizes pods by, each build over v1: the answer's columns
@@ -30,13 +23,6 @@ ANSWER_TEXT = ("Each build over v1 at the sizes a pod's quota binds on this mach
                "where it lies wholly inside it, else undecided, with the smallest effect its starts could have told "
                "apart. A word rests on two sessions or more, hours apart (make docs-figures COMBINE=… FLOOR=… pools "
                "them), each of whose A/A (v1 again over v1) contains 1.")
-
-
-def binds(size, cores):
-    """Whether a pod's quota, not the machine, binds at this size: the three services' quotas add up to less than the
-    cores (beyond that, they contend for the cores before the quota stops them)."""
-    cpus, processors = given(size)
-    return cpus is not None and processors is None and cores is not None and len(SERVICES) * cpus < cores
 
 
 def quota_binds(document, size):
@@ -95,11 +81,6 @@ def answer_rows(document):
             rows.append([where, f"{BASELINE} again / {BASELINE}: the A/A",
                          *(a_a(found[0], cell, key) for key, _ in ANSWER), measured_in(found[0], cell)])
     return rows
-
-
-def quoted(document):
-    """The builds the answer speaks of, each over the baseline: neither the baseline, nor its A/A, nor the floor."""
-    return [v for v in builds(document) if v not in (BASELINE, celldoc.A_A) and v not in FLOOR]
 
 
 def a_a(floor, cell, key):
@@ -289,20 +270,11 @@ def costs_rows(document):
     return [["CPU per service", *(f"{what}, s" for _, what in parts), "forks"], *rows] if rows else []
 
 
-def balance_of(document):
-    """Kalibera and Jones's balance of a run's forks: the spread of its A/A's forks within a session, what its rounds
-    cost, and the spread of runs on one start, from the published maps that measured their rounds so (the only runs
-    that share their JVMs: decide.published_run_spread)."""
-    return decide.balance(decide.published_run_spread(ROOT / "docs" / "results"),
-                          decide.fork_spread([document], lambda cell: cell["build"] == celldoc.A_A),
-                          decide.costs([document]))
-
-
 def balance_rows(document):
     """balance_of, as a table: the spreads, the costs (and of a fork whose quota was lifted for its warm-up, how long
     it warmed without it and then under it), and the measured part of a fork that would give the narrowest interval
     for the time spent."""
-    found = balance_of(document)
+    found = verdicts.balance_of(document)
     best, spent = found["best_length"], found["spent"]
     warming = ("–" if "warming_without_quota" not in spent else
                "{:.0f} without its quota, then {:.0f} under it ({} forks)".format(
