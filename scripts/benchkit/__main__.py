@@ -19,7 +19,7 @@ from benchkit import ROOT, step
 
 # each tool's module, under benchkit (imported on demand: only the reports need matplotlib)
 TOOLS = {"report": "experiments.bench.report", "results": "experiments.bench.document", "compare": "compare",
-         "latency-report": "experiments.latencymap.report", "latency-map-verdicts": "experiments.latencymap",
+         "latency-report": "publish.latencymap.report", "latency-map-verdicts": "publish.latencymap",
          "figures": "figures",
          "builds": "core.buildsconf", "simulate": "core.simulate"}
 

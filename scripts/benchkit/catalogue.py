@@ -97,7 +97,8 @@ EXPERIMENTS = (
           "latency chose.",
           cluster_help="make latency-map against the deployed builds, each deployed with LATENCY_PROXY=on (its "
           "release's own Toxiproxy in its hops); the grid as for make latency-map. Run it on the node (or beside "
-          "minikube tunnel): the proxies' APIs are reached at their ClusterIPs."),
+          "minikube tunnel): the proxies' APIs are reached at their ClusterIPs.",
+          publisher="publish.latencymap"),
     Entry("cpu-map", "cpumap", "The comparison over CPU per service: every build with each service's JVM limited to "
           "0.5, 1 and 2 CPUs and none, as a pod's limit is (a CFS quota in a cgroup of its own, root, and the "
           "processors the JVM derives from it), and one processor without a quota; closed model, open model at a "

@@ -11,7 +11,7 @@ ORDER = (" The modes' order is drawn at random, and reversed in the round after;
          "own ratio.")
 
 
-def report(path):
+def write_report(path):
     """<design>.md and .html beside the document: its table of B / A, and the environment it ran in."""
     data = json.loads(path.read_text())
     documents.write(path.parent, data["design"], f"reactive-bench: {data['title']}",
@@ -24,4 +24,4 @@ def report(path):
 # the files A/B runs write: one cell document per A/B of the catalogue
 PUBLISHES = Publishes(run_files=tuple(f"{entry.given['variant']}.json" for entry in catalogue.EXPERIMENTS
                                       if entry.package == "ab"),
-                      tables={"ab": cells.table, "ab-verdicts": verdicts.table}, report=report)
+                      tables={"ab": cells.table, "ab-verdicts": verdicts.table}, report=write_report)

@@ -153,7 +153,7 @@ def test_the_build_a_b_starts_each_mode_from_its_own_application_at_each_size(mo
     assert cells.consistency(data) == []
     # measuring wrote the document alone; its report is publishing's, read from the document
     assert sorted(p.name for p in tmp_path.iterdir()) == ["runs", "tracing-absent.json"]
-    publish_ab.report(tmp_path / "tracing-absent.json")
+    publish_ab.write_report(tmp_path / "tracing-absent.json")
     written = (tmp_path / "tracing-absent.md").read_text()
     assert written.startswith(f"# reactive-bench: {ab.TRACING_ABSENT.title}") and (tmp_path / "tracing-absent.html").exists()
     assert documents.markdown_table(cells.table(data)) in written

@@ -391,7 +391,7 @@ def test_make_answer_measures_the_a_a_and_the_floor_in_the_same_forks_at_the_siz
     assert verdicts.a_a_of(data) == (data, [aa, celldoc.cell_of(data, celldoc.A_A, size="0")])
     # measuring wrote the document; its report, read from it alone, writes answer.md and prints the answer's table
     assert not (tmp_path / "answer.md").exists()
-    publish_cpumap.report(tmp_path / "answer.json")
+    publish_cpumap.write_report(tmp_path / "answer.json")
     said = capsys.readouterr().out
     assert "The answer so far (1 session(s))" in said and "| v2 / v1 |" in said
     assert (tmp_path / "answer.md").read_text().startswith("# reactive-bench: the answer")

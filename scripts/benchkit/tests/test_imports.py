@@ -3,8 +3,9 @@ tunables, the document model) imports no experiment and neither platform (platfo
 Kubernetes' implementations of its interface, which import the core); an experiment (experiments/<name>/) imports
 the core, never another experiment and no platform (it asks its platform, never which one it has), so that one can
 change, or a new one come, without touching another; what only publishes (publish/) imports no experiment, no
-platform and none of the core's modules that measure (MEASURING), and nothing that measures imports it; the registry
-and the docs' figures sit above them all."""
+platform and none of the core's modules that measure (MEASURING), and nothing that measures imports it; what both
+read of an experiment's document (schemas/) imports neither, nor anything that measures; the registry and the docs'
+figures sit above them all."""
 import ast
 
 from benchkit import ROOT
@@ -27,7 +28,7 @@ def layer(module):
     parts = module.split(".")[1:]
     if parts and parts[0] == "experiments" and len(parts) > 1:
         return "experiments", parts[1]
-    return (parts[0], None) if parts and parts[0] in ("core", "platforms", "publish") else ("top", None)
+    return (parts[0], None) if parts and parts[0] in ("core", "platforms", "publish", "schemas") else ("top", None)
 
 
 def imported(text):
@@ -47,25 +48,32 @@ def is_module(module):
     return path.with_suffix(".py").exists() or path.is_dir()
 
 
+def module_of(name):
+    """The module an import reads: benchkit.x.y where y is a module, else benchkit.x (y a name of x's)."""
+    return name if is_module(name) or "." not in name else name.rsplit(".", 1)[0]
+
+
 def crossings(read=lambda path: path.read_text()):
     found = set()
     for path in PACKAGE.rglob("*.py"):
         if "tests" in path.parts:
             continue
         mine = layer(".".join(("benchkit", *path.relative_to(PACKAGE).with_suffix("").parts)))
-        for module in imported(read(path)):
+        for module in map(module_of, imported(read(path))):
             other = layer(module)
             if module == "benchkit.relative":
                 found.add((str(path.relative_to(PACKAGE)), "a relative import"))
-            elif mine[0] in ("core", "platforms", "publish") and other[0] in ("experiments", "top") \
-                    and is_module(module) and module not in LEAVES:
+            elif mine[0] in ("core", "platforms", "publish", "schemas") and other[0] in ("experiments", "top") \
+                    and module not in LEAVES and module != "benchkit":
                 found.add((mine[0], module))
-            elif mine[0] in ("core", "publish") and other[0] == "platforms":  # what publishes measures nothing
+            elif mine[0] in ("core", "publish", "schemas") and other[0] == "platforms":  # what publishes measures nothing
                 found.add((mine[0], module))
-            elif mine[0] == "publish" and any(module == m or module.startswith(m + ".") for m in MEASURING):
+            elif mine[0] in ("publish", "schemas") and module in MEASURING:
                 found.add((mine[0], module))
-            elif mine[0] in ("core", "platforms", "experiments") and other[0] == "publish":  # measuring publishes nothing
-                found.add((mine[0], module))
+            elif mine[0] in ("core", "platforms", "experiments", "schemas") and other[0] == "publish":  # measuring
+                found.add((mine[0], module))  # publishes nothing
+            elif mine[0] in ("core", "platforms") and other[0] == "schemas":  # what an experiment's document means
+                found.add((mine[0], module))  # is above the core
             elif mine[0] == "experiments" and other[0] == "platforms":  # an experiment asks its platform, never which
                 found.add((mine[0], module))
             elif mine[0] == "experiments" and other[0] == "experiments" and other[1] != mine[1] \
@@ -86,12 +94,16 @@ def test_the_rule_bites():
              PACKAGE / "publish" / "bakeoff.py": "\nfrom benchkit.platforms import local\nfrom benchkit.experiments import bench\n"
                                                  "from benchkit.core import protocol\n",
              PACKAGE / "experiments" / "cpumap" / "answering.py": "\nfrom benchkit.publish import ab\n",
+             PACKAGE / "schemas" / "latencymap.py": "\nfrom benchkit.core.protocol import measure\n"
+                                                   "from benchkit.experiments.latencymap import run\n",
+             PACKAGE / "core" / "cells.py": "\nfrom benchkit.schemas.latencymap import as_grid\n",
              PACKAGE / "experiments" / "sweep" / "__init__.py": "\nfrom benchkit.platforms.procfs import machine_cpu\n"}
     assert crossings(lambda path: path.read_text() + extra.get(path, "")) == {
         ("ab", "latencymap"), ("chaos", "sweep"), ("core", "benchkit.registry"), ("core", "benchkit.platforms.procfs"),
         ("publish", "benchkit.platforms.local"), ("publish", "benchkit.experiments.bench"),
         ("publish", "benchkit.core.protocol"), ("experiments", "benchkit.publish.ab"),
-        ("experiments", "benchkit.platforms.procfs.machine_cpu")}
+        ("experiments", "benchkit.platforms.procfs"), ("schemas", "benchkit.core.protocol"),
+        ("schemas", "benchkit.experiments.latencymap"), ("core", "benchkit.schemas.latencymap")}
 
 
 def test_a_leaf_imports_nothing_of_the_harness():

@@ -6,8 +6,9 @@ import pytest
 
 from benchkit.core import knobs, latency
 from benchkit.experiments import latencymap
-from benchkit.experiments.latencymap import ceilings
-from benchkit.experiments.latencymap import report as latencyreport
+from benchkit.schemas import latencymap as mapdoc
+from benchkit.publish import latencymap as publish_latencymap
+from benchkit.publish.latencymap import report as latencyreport
 
 
 def test_the_grid_comes_from_the_environment(monkeypatch):
@@ -85,7 +86,7 @@ def as_cells(data):
 
 
 def published(data):
-    return {**as_cells(data), "ratios": latencyreport.ratio_grid(data)}
+    return {**as_cells(data), "ratios": mapdoc.ratio_grid(data)}
 
 
 def twice(*cells):
@@ -116,7 +117,7 @@ def test_ratios_are_the_medians_of_the_repeats_own_ratios(made_up):
     found = latencyreport.medians(data)
     assert found["v1"][(1, 1)]["complete_per_s"] == 390
     # v2's 1,200 in both repeats over v1's 380 and 400: 3.16 and 3.00, their median 3.08 (not 1,200 / 390)
-    assert latencyreport.ratios(data, "v2", "complete_per_s")[1][1] == pytest.approx((1200 / 380 + 1200 / 400) / 2)
+    assert mapdoc.ratios(data, "v2", "complete_per_s")[1][1] == pytest.approx((1200 / 380 + 1200 / 400) / 2)
     assert latencyreport.measured_ceilings(data, found, "v1") == [900, 390]
 
 
@@ -207,13 +208,13 @@ def a_short_map(fastest_at_20):
 
 
 def test_a_map_holds_where_every_answer_waited_its_row_s_latency():
-    assert all(holds for _, holds in latencymap.verdicts(as_cells(a_short_map(18.5))))
+    assert all(holds for _, holds in publish_latencymap.verdicts(as_cells(a_short_map(18.5))))
 
 
 def test_a_build_that_bypassed_its_proxy_fails_the_map_however_spread_its_answers():
     """Its answers at +20 ms: a p50 of 15 and a p99 of 60 on a busy machine (a p50 floor of 18 ms, or above the row
     with nothing added, could pass), but its fastest in 4 ms: faster than any answer that waited 18 ms."""
-    found = dict(latencymap.verdicts(as_cells(a_short_map(4.0))))
+    found = dict(publish_latencymap.verdicts(as_cells(a_short_map(4.0))))
     assert [sentence for sentence, holds in found.items() if not holds] == [
         "no complete answer faster than its row's latency less the jitter (faster: [('v1', 'authors', 20, 0, 4.0)])"]
 
@@ -222,7 +223,7 @@ def test_a_map_with_a_missing_cell_or_a_proxy_that_costs_too_much_fails():
     short = a_short_map(19.0)
     short["cells"]["v1"].pop()
     short["own"]["v1"][0] = {**short["own"]["v1"][0], "added_ms": 2.5, "proxied_floor_ms": 2.8, "ok": False}
-    found = latencymap.verdicts(as_cells(short))
+    found = publish_latencymap.verdicts(as_cells(short))
     assert [holds for _, holds in found] == [True, False, False, True]
     # the failing check named in its figures, where a failure's excerpt shows it
     assert "v1 authors 0 ms: added 2.5 (floors 0.3 -> 2.8), bounds -0.6..2.1, 60 round trips" in found[1][0]
@@ -253,11 +254,11 @@ def test_a_prediction_revised_after_the_run_is_kept_beside_the_original_and_the_
     pools = {v: {**p, "web-api's connections to authors": 25} for v, p in revised["pools"].items()}
     rows = [latency.Setting(r["hop"], r["ms"], r["jitter_ms"]) for r in revised["rows"]]
     revision = {"commit": "def5678", "why": "a pool counted twice", "rule": revised["rule"], "pools": pools,
-                "predicted": {v: [ceilings.predict(pools[v], revised["rule"], dataclasses.asdict(r)) for r in rows]
+                "predicted": {v: [mapdoc.predict(pools[v], revised["rule"], dataclasses.asdict(r)) for r in rows]
                               for v in pools}}
     revised["revisions"] = [revision]
     assert registry.consistency(revised) == []
-    grid = latencyreport.as_grid(revised)
+    grid = mapdoc.as_grid(revised)
     row = next(r for r in latencyreport.prediction_rows(grid, latencyreport.medians(grid))
                if r[0].startswith("v2") and "+50" in r[1])
     assert row[2] == "100" and "at def5678: a pool counted twice" in row[3] and "predicted 400/s" in row[3], row
@@ -273,12 +274,12 @@ def test_a_cell_s_spread_and_its_ratio_interval_come_from_its_repeats(made_up):
                               "v2": [c for c in data["cells"]["v2"] if c["repeat"] == 1]}}
     assert latencyreport.spreads(data)["v1"][(1, 1)] == pytest.approx(10 / 390)  # 380 and 400, 10 from 390 each
     assert latencyreport.spreads(data)["v1"][(0, 0)] is None  # one repeat: no spread to tell
-    assert latencyreport.ratio_interval(data, "v2", 1, 1) == [round(1200 / 380, 3)] * 2  # v2 has repeat 1 only
+    assert mapdoc.ratio_interval(data, "v2", 1, 1) == [round(1200 / 380, 3)] * 2  # v2 has repeat 1 only
     wide = {**data, "cells": {**data["cells"], "v1": [*data["cells"]["v1"], cell(0, 0, 300, 10, repeat=2)]}}
-    assert latencymap.unsettled(as_cells(wide)) == set()  # 250 and 300: 25 from 275, 9 %
+    assert mapdoc.unsettled(as_cells(wide)) == set()  # 250 and 300: 25 from 275, 9 %
     wide["cells"]["v1"].append(cell(0, 0, 400, 10, repeat=3))
-    assert latencymap.unsettled(as_cells(wide)) == {"authors +0 ms · open 250"}  # 250, 300, 400: 50 from 300, 17 %
-    table = latencyreport.spread_rows(wide, latencymap.SPREAD_LIMIT)
+    assert mapdoc.unsettled(as_cells(wide)) == {"authors +0 ms · open 250"}  # 250, 300, 400: 50 from 300, 17 %
+    table = latencyreport.spread_rows(wide, mapdoc.SPREAD_LIMIT)
     assert table[1][1].startswith("v1 16.7%! (3), v2 – (1)")  # the cell that never agreed is marked
     assert table[2][2].startswith("v1 2.6% (2)")  # 380 and 400
 
@@ -320,7 +321,7 @@ def test_the_map_repeats_again_only_the_cells_whose_repeats_disagree(tmp_path, m
     monkeypatch.setattr(latencymap, "pools", lambda version, tuned=None: shipped)
     monkeypatch.setattr(latencyreport, "render", lambda directory: directory / "latency-map.html")
     latencymap.run_map(Platform(), Proxy(), latencymap.Spec(), ["v1", "v2"], tmp_path)
-    document = latencyreport.as_grid(json.loads((tmp_path / "latency-map.json").read_text()))
+    document = mapdoc.as_grid(json.loads((tmp_path / "latency-map.json").read_text()))
     repeats = sorted(c["repeat"] for c in document["cells"]["v1"] if c["load"] == 1)
     assert sorted(c["repeat"] for c in document["cells"]["v1"] if c["load"] == 0) == [1, 2, 3]
     # 100, 200, 150: 50 from 150 at the median; with a fourth 150, 25; with a fifth, 0: settled after two more
@@ -348,8 +349,8 @@ def test_a_published_map_s_repeats_and_counts_are_checked():
     def left_out(d):
         d["cells"][index]["rounds"].pop()
         d["cells"] = celldoc.with_ratios(d)
-        d["ratios"] = latencyreport.ratio_grid(latencyreport.as_grid(d))
-        d["unsettled"] = sorted(d["grid"][mode] for mode in latencymap.unsettled(d))
+        d["ratios"] = mapdoc.ratio_grid(mapdoc.as_grid(d))
+        d["unsettled"] = sorted(d["grid"][mode] for mode in mapdoc.unsettled(d))
     assert [p.endswith("rounds of every build, as its repeats' spread asks")
             for p in problems_after(left_out) if p.startswith(repeated["mode"])] == [True]
     assert problems_after(lambda d: d.update(unsettled=d["unsettled"][1:]))
@@ -365,7 +366,7 @@ def test_a_map_s_own_prediction_is_sealed_at_its_first_commit_and_a_revision_nam
     wrote is the summary as first committed, and a prediction revised after the run is a revision of a real commit."""
     from benchkit import ROOT, registry, since
     from benchkit.figures import first_of
-    from benchkit.experiments.latencymap.ceilings import predict
+    predict = mapdoc.predict
     path = ROOT / "docs" / "results" / "map-6cfbdd4.json"
     found, first = registry.loaded()["map-6cfbdd4"], lambda: first_of(ROOT, path)
     known = lambda commit: since.known(ROOT, commit)  # noqa: E731

@@ -11,41 +11,29 @@ Beside the measurement, each build's ceiling at each row as Little's law predict
 The local stack must be up with its latency proxy; a build whose services do not go through it yet is restarted
 behind it (LATENCY_PROXY=on) and restarted as it was at the end (make latency-map starts the stack behind it).
 Writes latency-map.json, the cell document (core.cells) every design writes, with the grid, the checks and the
-predictions beside its cells; latencymap.report renders it.
+predictions beside its cells; publish.latencymap renders it.
 
 Its grid (rows and columns) and how long a cell is loaded are its Spec, its rounds RUNS; a cell whose rounds differ by
 more than SPREAD_LIMIT is measured again, up to EXTRA_REPEATS more times."""
 import dataclasses
 import json
-import pathlib
 import threading
 
-from benchkit import BASELINE, SERVICES, VERSIONS, info
-from benchkit.core.experiment import Measures, Publishes
+from benchkit import SERVICES, info
+from benchkit.core.experiment import Measures
 from benchkit.core import design, knobs, latency
 from benchkit.core.cells import BUILD
 from benchkit.core.design import AS_RUNNING, Design
 from benchkit.core.knobs import knob, numbers
 from benchkit.core.load import Lengths
-from benchkit.experiments.latencymap import report as latencyreport
-from benchkit.experiments.latencymap.ceilings import (predicted_ceiling, pools, predictions_problems, rule,
-                                                      sealed_problems, sweep_kept, tuned)
+from benchkit.experiments.latencymap.ceilings import predicted_ceiling, pools, rule, sweep_kept, tuned
+from benchkit.schemas.latencymap import EXTRA_REPEATS, as_grid, ratio_grid, unsettled
 from benchkit.core.platform import LatencyProxy
-from benchkit.experiments.latencymap.report import SPREAD_LIMIT
 from benchkit.core.protocol import measure
 
 
-# A cell whose repeats do not agree (latencyreport.SPREAD_LIMIT) is measured again, up to EXTRA_REPEATS times more,
-# and the map says which cells never agreed.
-EXTRA_REPEATS = 2
 # its builds warmed once, as they run, before the first cell; its cells' loads are its own (cell)
 LENGTHS = Lengths(warmup=300)
-
-
-def unsettled(document, size=None):
-    """The modes of the cells where some build's rounds disagree (latencyreport.spread beyond SPREAD_LIMIT)."""
-    return {c["mode"] for c in document["cells"]
-            if (latencyreport.spread([r["complete_per_s"] for r in c["rounds"]]) or 0) > SPREAD_LIMIT}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,40 +119,6 @@ def check(platform, version, row, own):
             for via, direct in platform.hop_addresses(version, row.hop)]
 
 
-def outside(found):
-    """A hop's check that failed, in the figures it was judged by."""
-    return (f"{found['hop']} {found['setting_ms']:g} ms: added {found['added_ms']} (floors {found['direct_floor_ms']} "
-            f"-> {found['proxied_floor_ms']}), bounds {found['low_ms']}..{found['high_ms']}, {found['samples']} round "
-            "trips")
-
-
-def verdicts(document):
-    """What a map must show on any machine, as (sentence, holds) pairs: every hop's latency and the proxy's own cost
-    observed within their bounds, every cell measured with complete answers, and no complete answer faster than the
-    latency of its row less the jitter (an answer waits for its look-ups and its queries, each through the proxy: a
-    build that bypassed it answers faster, however fast or slow the machine)."""
-    document = latencyreport.as_grid(document)
-    rows, loads = document["rows"], document["loads"]
-    repeats = document["rounds"]
-    too_fast = [(version, rows[c["row"]]["hop"], rows[c["row"]]["ms"], c["load"], c["fastest"])
-                for version, cells in document["cells"].items() for c in cells
-                if c["fastest"] is not None and c["fastest"] < rows[c["row"]]["ms"] - rows[c["row"]]["jitter_ms"]]
-    missed = [f"{version} row {c['row']} {outside(h)}" for version, checks in document["checks"].items()
-              for c in checks for h in c["hops"] if not h["ok"]]
-    own_missed = [f"{version} {outside(o)}" for version, own in document["own"].items() for o in own if not o["ok"]]
-    return [
-        ("every hop's latency observed as set" + (f" (not: {missed[:4]})" if missed else ""), not missed),
-        ("the proxy's own cost at 0 ms within its bound" + (f" (not: {own_missed[:4]})" if own_missed else ""),
-         not own_missed),
-        (f"every cell measured ({len(rows)} rows x {len(loads)} loads, {repeats} repeats or more), each with complete "
-         "answers", all(all(sum(1 for c in cells if (c["row"], c["load"]) == (r, l)) >= repeats
-                                for r in range(len(rows)) for l in range(len(loads)))
-                            and all(c["complete_per_s"] > 0 for c in cells) for cells in document["cells"].values())),
-        ("no complete answer faster than its row's latency less the jitter"
-         + (f" (faster: {too_fast[:5]})" if too_fast else ""), not too_fast),
-    ]
-
-
 @dataclasses.dataclass(frozen=True)
 class Spec:
     authors_ms: tuple = knob("LATENCY_AUTHORS_MS", (0.0, 1.0, 5.0, 20.0, 50.0), "latency per author look-up, ms: the "
@@ -176,15 +130,6 @@ class Spec:
     duration: str = knob("MAP_STEP_DURATION", "10s", "how long each cell is loaded (the rounds: RUNS, at least 3 for "
                          "a published map; a cell whose rounds then differ by more than the map report's "
                          "`SPREAD_LIMIT` of their median is measured again)")
-
-
-def main(argv):
-    """benchkit latency-map-verdicts LATENCY_MAP_JSON: judge a map already measured (see verdicts); exit 1 when one
-    does not hold."""
-    found = verdicts(json.loads(pathlib.Path(argv[0]).read_text()))
-    for sentence, holds in sorted(found, key=lambda verdict: not verdict[1]):  # what does not hold last, seen first
-        print(f"{'holds' if holds else 'does not hold'}: {sentence}")
-    raise SystemExit(0 if all(holds for _, holds in found) else 1)
 
 
 def run(platform, spec, directory):
@@ -286,79 +231,9 @@ def run_map(platform, proxy, spec, versions, directory, chosen=None, sweep=None,
         for version in versions:
             proxy.clear(version)
     document["unsettled"] = sorted(at[mode] for mode in unsettled(document))
-    document["ratios"] = latencyreport.ratio_grid(latencyreport.as_grid(document))
+    document["ratios"] = ratio_grid(as_grid(document))
     (directory / "latency-map.json").write_text(json.dumps(document, indent=2))
-    info(f"the map: {latencyreport.render(directory)} (and .html)")
     return directory
 
 
-def repeats_of(cells, rounds):
-    """How many rounds a mode's cells get: RUNS, then one more while they are unsettled (the map's again, after the
-    rounds so far), up to EXTRA_REPEATS more, as the runner measures them (design.measure_group)."""
-    count = rounds
-    while count < rounds + EXTRA_REPEATS and unsettled({"cells": [{**c, "rounds": c["rounds"][:count]} for c in cells]}):
-        count += 1
-    return count
-
-
-def counts_problems(summary):
-    """Where a cell's rounds are not as many as the rule measures, the cells said never to agree are not those whose
-    repeats disagree, or a round's counts do not add up: an open load sends its rate for the duration (requests and
-    unsent), the complete, degraded and failed answers are no more than the requests, and shed ones are failed ones."""
-    problems, seconds = [], float(str(summary["duration"]).rstrip("s"))
-    by_mode = {}
-    for cell in summary["cells"]:
-        by_mode.setdefault(cell["mode"], []).append(cell)
-    for mode, cells in by_mode.items():
-        if not any(c["rounds"] for c in cells):
-            continue  # a cell the map did not reach (a map of a few cells: the grid's others are left empty)
-        wanted = repeats_of(cells, summary["rounds"])
-        if any([r["round"] for r in c["rounds"]] != list(range(1, wanted + 1)) for c in cells):
-            problems.append(f"{mode}: not {wanted} rounds of every build, as its repeats' spread asks")
-        load = summary["loads"][summary["grid"][mode][1]]
-        for cell in cells:
-            for r in cell["rounds"]:
-                answered = r["complete_per_s"] * seconds + r["degraded"] + r["failed"]
-                if (load["model"] == "open" and r["requests"] + r["unsent"] != load["value"] * seconds) \
-                        or r["shed"] > r["failed"] or answered > r["requests"] + 1:
-                    problems.append(f"{mode}, {cell['build']} round {r['round']}: requests {r['requests']}, unsent "
-                                    f"{r['unsent']}, degraded {r['degraded']}, failed {r['failed']}, shed {r['shed']} "
-                                    "do not add up")
-    # a map of one round has no repeats to disagree, and an early one did not say so
-    if summary.get("unsettled", []) != sorted(summary["grid"][mode] for mode in unsettled(summary)):
-        problems.append(f"unsettled: {summary.get('unsettled')} are not the cells whose repeats disagree")
-    return problems
-
-
-def map_consistency(summary):
-    """Where a latency map's ratios are not what its cells give, its predictions not what its pools give, or its
-    rounds' counts not what its rules and loads give."""
-    return ([] if summary.get("ratios") == latencyreport.ratio_grid(latencyreport.as_grid(summary)) else
-            ["ratios: not what its cells give (each build over v1: the median of the repeats' own ratios)"]) \
-        + predictions_problems(summary) + counts_problems(summary)
-
-
-def grid_table(table):
-    """A table (or chart) of the grid, as a doc draws it from the map's cell document."""
-    return lambda summary: table(latencyreport.as_grid(summary))
-
-
-def map_table(version):
-    return grid_table(lambda grid: latencyreport.ratio_rows(grid, version))
-
-
-def map_chart(version, kind):
-    return grid_table(lambda grid: latencyreport.heat_map(grid, version, kind))
-
-
 MEASURES = Measures(Spec, run, needs=(LatencyProxy,), lengths=LENGTHS)
-# what a doc may show of a latency map's cell document (the registry's cell Kind), and what its check adds
-PUBLISHES = Publishes(
-    run_files=("latency-map.json",),
-    tables={**{f"map-{version}": map_table(version) for version in VERSIONS if version != BASELINE},
-            "map-ceilings": grid_table(lambda grid: latencyreport.prediction_rows(grid, latencyreport.medians(grid))),
-            "map-sweep": grid_table(latencyreport.sweep_rows), "map-proxy": grid_table(latencyreport.proxy_rows),
-            "map-spread": grid_table(latencyreport.spread_rows)},
-    charts={f"map-{version}-{kind}": map_chart(version, kind) for version in VERSIONS if version != BASELINE
-            for kind in latencyreport.HEAT_MAPS},
-    consistency={"latency-map": map_consistency}, sealed={"latency-map": sealed_problems})

@@ -6,6 +6,7 @@ import dataclasses
 from benchkit import VERSIONS
 from benchkit.core import buildsconf
 from benchkit.core.tunables import LATENCY_SETTINGS, SETTINGS, Setting, environments
+from benchkit.schemas.latencymap import predict
 
 LOOKUPS = 5  # author look-ups per request with the seed data (the equal-work check proves it every run)
 
@@ -78,56 +79,9 @@ def rule():
     return [{"name": bound.name, "hop": bound.hop, "units": bound.units, "holds": bound.holds} for bound in BOUNDS]
 
 
-def predict(sizes, bounds, row):
-    """Requests/s at most by Little's law (in flight = rate × time held) for the added latency alone: each bound's
-    figure (sizes: {bound's name: size} of a build; bounds: the rule), the lowest, and what it is. None at 0 ms:
-    there the machine's CPU bounds, which that row measures."""
-    seconds = row["ms"] / 1000
-    if seconds <= 0:
-        return None
-    figures = {bound["name"]: round(sizes[bound["name"]] / (bound["units"] * bound["holds"] * seconds))
-               for bound in bounds if bound["name"] in sizes and bound["hop"] == row["hop"]}
-    lowest = min(figures, key=figures.get)
-    return {"bounds": figures, "ceiling": figures[lowest], "bound_by": lowest}
-
-
 def predicted_ceiling(version, row, tuned=None):
     """A build's ceiling at a row (a latency.Setting) by Little's law, from what it runs with (see predict)."""
     return predict(pools(version, tuned), rule(), dataclasses.asdict(row))
-
-
-def predictions_problems(data):
-    """Where a map's predictions are not what its pools give by its rule, for the run's own and for every revision
-    made after it (each names its commit and why). [] when there is none."""
-    problems = []
-    for revision in [{"commit": data.get("commit"), "why": "the run's own", **data}, *data.get("revisions", ())]:
-        where = f"the prediction of {revision.get('commit')}"
-        if not revision.get("commit") or not revision.get("why"):
-            problems.append(f"{where}: a revision names its commit and why")
-            continue
-        if "rule" not in revision:
-            problems.append(f"{where}: no rule kept to compute it again")
-            continue
-        for version, predicted in revision["predicted"].items():
-            again = [predict(revision["pools"][version], revision["rule"], row) for row in data["rows"]]
-            if predicted != again:
-                problems.append(f"{where}, {version}: not what its pools give by its rule ({again})")
-    return problems
-
-
-SEALED = ("pools", "predicted")  # what the run itself wrote of its prediction, before any of its figures
-
-
-def sealed_problems(summary, first, known):
-    """Where a map's own prediction is not what the run wrote, as the summary was first committed (first; None: not
-    committed yet), so that a pool and its prediction edited together cannot pass as the run's (a prediction revised
-    after the run is a revision: its commit, why, its rule and pools); or a revision's commit is one git does not
-    know (known(commit))."""
-    problems = [] if first is None or all(first.get(k) == summary.get(k) for k in SEALED) else [
-        "the run's own prediction is not what it was when first committed: a revised one goes in revisions, with "
-        "its commit and why"]
-    return problems + [f"the revision of {r.get('commit')}: no commit of that name" for r in summary.get("revisions", ())
-                       if not known(r.get("commit"))]
 
 
 def sweep_kept(sweep):

@@ -23,7 +23,7 @@ FIGURES = (("complete_per_s", "closed model: complete answers/s", "{:.0f}"),
            ("peak_memory_mib", "peak memory MiB, the three services' added up", "{:.0f}"))
 
 
-def report(path):
+def write_report(path):
     """<design>.md and .html beside the document; of make answer's, the answer as it stands printed (pooled with the
     earlier sessions it names: answer-pooled.json, where there are any)."""
     data = json.loads(path.read_text())
@@ -176,4 +176,4 @@ PUBLISHES = Publishes(
             "cpu-map-again": again_rows, "cpu-map-balance": balance_rows, "cpu-map-costs": costs_rows,
             "cpu-map-floor-sentences": floor_sentences},
     charts={f"cpu-map-{version}": heat_map(version) for version in ("v2", "v3")},
-    consistency={"cpu-map": map_consistency, "answer": map_consistency}, report=report)
+    consistency={"cpu-map": map_consistency, "answer": map_consistency}, report=write_report)

@@ -3,32 +3,14 @@ latency-map.md and .html. Heat maps of v2/v1 and v3/v1 (complete answers/s, p99 
 each build's cells, the hops' checks, and each build's ceiling predicted by Little's law beside the measured one."""
 import json
 import pathlib
-import statistics
 import sys
 
 from benchkit import BASELINE, NAMES
 from benchkit.core import charts, documents
 from benchkit.core.stats import median_or_none
+from benchkit.schemas.latencymap import HEAT_MAPS, SPREAD_LIMIT, as_grid, ratio_interval, ratios, spread
 
 BASE = BASELINE
-# A cell's repeats agree when their complete answers/s lie within this share of their median (the median distance
-# from it); the map measures a cell that does not again (latencymap.EXTRA_REPEATS).
-SPREAD_LIMIT = 0.10
-
-
-def as_grid(document):
-    """A map's cell document (core.cells) as the grid its tables read: {build: [a cell per round, with its row and
-    load (the document's grid of each mode) and its repeat (the round), in the order measured]}, the rest of the
-    document as it is."""
-    cells = {}
-    for cell in document["cells"]:
-        row, load = document["grid"][cell["mode"]]
-        cells.setdefault(cell["build"], []).extend({"row": row, "load": load, "repeat": r["round"], **r}
-                                                    for r in cell["rounds"])
-    return {**document, "cells": {build: sorted(found, key=lambda c: (c["repeat"], c["row"], c["load"]))
-                                  for build, found in cells.items()}}
-
-
 def row_label(row):
     return f"{row['hop']} +{row['ms']:g} ms" + (f" ±{row['jitter_ms']:g}" if row["jitter_ms"] else "")
 
@@ -62,34 +44,6 @@ def spreads(data):
             grouped.setdefault((cell["row"], cell["load"]), []).append(cell["complete_per_s"])
         found[version] = {key: spread(values) for key, values in grouped.items()}
     return found
-
-
-def spread(values):
-    """The values' median distance from their median, over that median; None for fewer than two values or a median
-    of 0."""
-    middle = statistics.median(values) if len(values) > 1 else None
-    return statistics.median(abs(v - middle) for v in values) / middle if middle else None
-
-
-def by_repeat(data, version, row, load, figure="complete_per_s"):
-    """[the version's figure over v1's in each repeat both measured] at a cell: the round's own ratio, as every ratio
-    of the project is taken (the builds of a round share its machine)."""
-    def figures(v):
-        return {c["repeat"]: c[figure] for c in data["cells"].get(v, ()) if (c["row"], c["load"]) == (row, load)}
-    mine, base = figures(version), figures(BASE)
-    return [mine[r] / base[r] for r in mine if mine[r] is not None and base.get(r)]
-
-
-def ratio_interval(data, version, row, load):
-    """[lowest, highest] of the version's complete answers/s over v1's, repeat by repeat (the repeats both measured)."""
-    found = by_repeat(data, version, row, load)
-    return [round(min(found), 3), round(max(found), 3)] if found else [None, None]
-
-
-def ratios(data, version, figure):
-    """[[version / v1 of the figure at each load: the median of the repeats' own ratios] for each row]."""
-    return [[median_or_none(by_repeat(data, version, r, l, figure)) for l in range(len(data["loads"]))]
-            for r in range(len(data["rows"]))]
 
 
 def measured_ceilings(data, found, version):
@@ -254,27 +208,6 @@ def sweep_rows(data):
                          f"{median_or_none([run['complete_per_s'] for run in runs]):,.0f}",
                          ", ".join(f"{run.get('degraded', 0):,}" for run in runs), " and ".join(verdict)])
     return rows
-
-
-HEAT_MAPS = {"throughput": ("complete_per_s", "complete answers/s"),
-             "p99": ("p99", "p99 of complete answers (below 1: faster)")}
-
-
-def ratio_grid(data):
-    """{kind: {version: [[version / v1 at each load: the median of the repeats' own ratios] for each row]}} of throughput
-    and p99, rounded to 3 decimals, and
-    each row's range of the throughput ratios over its loads ([lowest, highest]): what a published map keeps for the
-    docs' figures (and its check computes again from the cells). A row is quoted by its range, not its best cell."""
-    grid = {kind: {version: [[None if r is None else round(r, 3) for r in row]
-                             for row in ratios(data, version, figure)]
-                   for version in data["cells"] if version != BASE and BASE in data["cells"]}
-            for kind, (figure, _) in HEAT_MAPS.items()}
-    grid["throughput_range"] = {version: [[min((r for r in row if r is not None), default=None),
-                                           max((r for r in row if r is not None), default=None)] for row in rows]
-                                for version, rows in grid["throughput"].items()}
-    grid["throughput_interval"] = {version: [[ratio_interval(data, version, r, l) for l in range(len(data["loads"]))]
-                                             for r in range(len(data["rows"]))] for version in grid["throughput"]}
-    return grid
 
 
 def heat_map(data, version, kind):
