@@ -18,7 +18,7 @@ import sys
 from benchkit import ROOT, step
 
 # each tool's module, under benchkit (imported on demand: only the reports need matplotlib)
-TOOLS = {"report": "experiments.bench.report", "results": "experiments.bench.document", "compare": "compare",
+TOOLS = {"results": "experiments.bench.document", "compare": "compare",
          "latency-report": "publish.latencymap.report", "latency-map-verdicts": "publish.latencymap",
          "figures": "figures",
          "builds": "core.buildsconf", "simulate": "core.simulate"}
@@ -100,6 +100,12 @@ def main():
     elif command == "architecture":  # for scripts/k8s.sh: what a program copied into an image was built for
         from benchkit.platforms.kube import elf_architecture
         print(elf_architecture(args[0]))
+    elif command == "report" and len(args) == 1:  # a bench run's bench.json made again from its runs, then its report
+        from benchkit.experiments.bench import document
+        from benchkit.publish import bench
+        results = pathlib.Path(args[0])
+        document.write(results)
+        bench.write_report(results / document.FILE)
     elif command in TOOLS:
         importlib.import_module(f"benchkit.{TOOLS[command]}").main(args)
     else:

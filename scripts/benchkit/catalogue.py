@@ -12,7 +12,7 @@ LOCAL, CLUSTER = "local", "kubernetes"
 @dataclasses.dataclass(frozen=True)
 class Entry:
     name: str  # as benchkit run calls it
-    package: str  # under benchkit.experiments
+    package: str  # under benchkit.experiments (what measures it) and benchkit.publish (what is published of it)
     help: str  # what make help says of make NAME (here) or of the cluster's target where it runs only there
     given: dict = dataclasses.field(default_factory=dict)  # the Spec's fields this entry fixes
     platforms: tuple = (LOCAL, CLUSTER)
@@ -22,9 +22,6 @@ class Entry:
     # {platform: why make test does not run it there}; every other target of it has a step of make test (e2e's here,
     # test-cluster's against the deployed builds), and a test holds the scripts to this list
     untested: dict = dataclasses.field(default_factory=dict)
-    # the module under benchkit that declares what is published of it (PUBLISHES), where publishing has left the
-    # experiment's package (publish.<package>)
-    publisher: str = ""
 
     def targets(self):
         """{platform: make target}."""
@@ -47,8 +44,7 @@ def ab(name, what, design="", needs="", cluster_help=""):
     design = design or name
     return Entry(name, "ab", what + AB_HELP.format(name=name, file=design), {"variant": design},
                  (LOCAL, CLUSTER) if cluster_help else (LOCAL,), cluster_help=cluster_help, needs=needs,
-                 untested={**AB_UNTESTED, **({CLUSTER: AB_UNTESTED[LOCAL]} if cluster_help else {})},
-                 publisher="publish.ab")
+                 untested={**AB_UNTESTED, **({CLUSTER: AB_UNTESTED[LOCAL]} if cluster_help else {})})
 
 
 EXPERIMENTS = (
@@ -97,8 +93,7 @@ EXPERIMENTS = (
           "latency chose.",
           cluster_help="make latency-map against the deployed builds, each deployed with LATENCY_PROXY=on (its "
           "release's own Toxiproxy in its hops); the grid as for make latency-map. Run it on the node (or beside "
-          "minikube tunnel): the proxies' APIs are reached at their ClusterIPs.",
-          publisher="publish.latencymap"),
+          "minikube tunnel): the proxies' APIs are reached at their ClusterIPs."),
     Entry("cpu-map", "cpumap", "The comparison over CPU per service: every build with each service's JVM limited to "
           "0.5, 1 and 2 CPUs and none, as a pod's limit is (a CFS quota in a cgroup of its own, root, and the "
           "processors the JVM derives from it), and one processor without a quota; closed model, open model at a "
@@ -106,7 +101,7 @@ EXPERIMENTS = (
           "results/cpu-map-<time>/cpu-map.html (the ladder: CPU_MAP_SIZES).",
           cluster_help="make cpu-map against the deployed builds: each service's pod limited to each size in turn "
           "(kubectl patch, then rolled), the load generator as Jobs; every Deployment's resources as deployed again "
-          "at the end.", publisher="publish.cpumap"),
+          "at the end."),
     Entry("answer", "cpumap", "The answer, decided: the CPU map at the sizes whose quota binds here and the whole "
           "machine, every round a fork of every build, with v1 again (the A/A) and the floor (v0) in the same forks, "
           "rounds added while a cell it quotes is undecided (ANSWER_LOOKS, ANSWER_MINUTES); ANSWER_WITH pools earlier "
@@ -115,8 +110,7 @@ EXPERIMENTS = (
           cluster_help="make answer against the deployed builds (and the floor, where deployed): each service's pod "
           "limited to each size in turn and rolled in every round; every Deployment as deployed again at the end.",
           untested={CLUSTER: "its runner is make cpu-map-cluster's, which make test-cluster runs; its rows from the "
-                    "node's cores, its looks, its A/A and its words are make test-e2e's and the unit tests'"},
-          publisher="publish.cpumap"),
+                    "node's cores, its looks, its A/A and its words are make test-e2e's and the unit tests'"}),
 )
 BY_NAME = {entry.name: entry for entry in EXPERIMENTS}
 

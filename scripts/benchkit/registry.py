@@ -25,7 +25,7 @@ def group_of(package):
 class Experiment:
     entry: catalogue.Entry  # its name, package, the Spec's fields it fixes, platforms and make targets
     package: object  # its Spec and run(platform, spec, directory)
-    publisher: object  # the module that declares what is published of it: publish's, or the package itself
+    publisher: object  # what is published of it (publish.<package>): its PUBLISHES
 
     name = property(lambda self: self.entry.name)
     given = property(lambda self: self.entry.given)
@@ -36,7 +36,7 @@ class Experiment:
 
 
 EXPERIMENTS = {entry.name: Experiment(entry, importlib.import_module(f"benchkit.experiments.{entry.package}"),
-                                       importlib.import_module(f"benchkit.{entry.publisher or 'experiments.' + entry.package}"))
+                                       importlib.import_module(f"benchkit.publish.{entry.package}"))
                for entry in catalogue.EXPERIMENTS}
 PACKAGES = tuple(dict.fromkeys(e.package for e in EXPERIMENTS.values()))  # an A/B's entries share one
 # every knob: the core's, then each experiment's Spec

@@ -10,7 +10,6 @@ A hop's latency is checked where it is set (check_hop): the round trip of a tiny
 directly, interleaved; the difference of their floors (fastest round trips) must be the setting within a tolerance
 measured in the same check. Floors, not medians: a busy machine only ever adds to a round trip, so the floors hold
 still where the medians wander by a millisecond either way."""
-import dataclasses
 import http.client
 import json
 import socket
@@ -20,22 +19,11 @@ import time
 import urllib.error
 import urllib.request
 
-HOPS = ("authors", "database")
+from benchkit.core.delays import HOPS
+
 TOXIC = "latency"
 # A PostgreSQL SSLRequest: the server answers one byte ('S' or 'N'), which is a round trip of the protocol itself.
 SSL_REQUEST = struct.pack("!II", 8, 80877103)
-
-
-@dataclasses.dataclass(frozen=True)
-class Setting:
-    """Latency added to one hop: milliseconds, ± jitter milliseconds (uniform, as Toxiproxy draws it)."""
-    hop: str
-    ms: float
-    jitter_ms: float = 0.0
-
-    @property
-    def label(self):
-        return f"{self.hop} +{self.ms:g} ms" + (f" ±{self.jitter_ms:g}" if self.jitter_ms else "")
 
 
 def proxies_of(hop, version):

@@ -8,10 +8,8 @@ of them asks which platform it has.
 A Platform is where the builds run; a Build is one version on it, what a measured run needs. Their methods are
 declared below, each with what it returns."""
 import abc
-import math
 import os
 
-from benchkit import CHART_VALUES
 from benchkit.core import latency
 
 
@@ -245,34 +243,7 @@ class LatencyProxy(abc.ABC):
         raise NotImplementedError(f"{self.where}: no latency proxy")
 
 
-# ---------- a pod's size, and what a run reads between two snapshots
-
-# The chart's values that follow a pod's CPU (charts/reactive-bench), each as the variable it sets in the services
-PER_CPU_VALUES = {"eventLoopsPerCpu": "QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE"}
-
-
-def counted_processors(cpus, processors, cores):
-    """The processors a JVM counts in a pod of `cpus` (None: no limit): the ones given, else the quota rounded up,
-    else the machine's cores."""
-    return processors or (math.ceil(cpus) if cpus else cores)
-
-
-def sized_environment(version, counted, java_options=None):
-    """What a pod whose JVMs count `counted` processors gives a build's services beyond its quota, as the chart renders
-    it: each of the build's chart values that follow the CPU (services/builds.conf's chart-values line; v2's event
-    loops per CPU) times that count; and JVM options where given (JDK_JAVA_OPTIONS)."""
-    values = dict(word.split("=", 1) for word in CHART_VALUES.get(version, "").split())
-    found = {variable: str(int(values[name]) * counted) for name, variable in PER_CPU_VALUES.items() if name in values}
-    return {**found, **({"JDK_JAVA_OPTIONS": java_options} if java_options else {})}
-
-
-def with_settings(sized, settings):
-    """A service's environment at a size (sized_environment) with a run's own settings over it: its variables win,
-    and its JVM options come after the size's, so that a system property given on both takes the run's value (the
-    JVM keeps the last)."""
-    options = " ".join(filter(None, (sized.get("JDK_JAVA_OPTIONS"), settings.get("JDK_JAVA_OPTIONS"))))
-    return {**sized, **settings, **({"JDK_JAVA_OPTIONS": options} if options else {})}
-
+# ---------- what a run reads between two snapshots
 
 def scheduling_between(before, after):
     """{process: what it did between two snapshots (process_between)}, None where either has no such readings."""

@@ -12,8 +12,8 @@ import time
 from benchkit import CHART_VALUES, FLOOR, LOCAL_DIR, ROOT, SERVICES, VERSIONS, info
 from benchkit.core import latency, load, provenance
 from benchkit.platforms import kube, loadjobs, podreadings, procfs
-from benchkit.core.platform import (RESTORE_LIMIT_SECONDS, Faults, LatencyProxy, Platform, counted_processors,
-                                     sized_environment, with_settings)
+from benchkit.core.platform import RESTORE_LIMIT_SECONDS, Faults, LatencyProxy, Platform
+from benchkit.core.sizes import counted_processors, sized_environment, with_settings
 from benchkit.platforms.deployed import KubernetesBuild, proxy_address, proxy_ports
 
 def kill_container(namespace, pod):

@@ -12,8 +12,8 @@ import urllib.request
 
 from benchkit import FLOOR, LOCAL_DIR, ROOT, SERVICES, VERSIONS, info
 from benchkit.core import buildsconf, latency, load, profile, prometheus, provenance
-from benchkit.core.platform import (Build, Faults, LatencyProxy, Platform, counted_processors, sized_environment,
-                                    with_settings)
+from benchkit.core.platform import Build, Faults, LatencyProxy, Platform
+from benchkit.core.sizes import counted_processors, sized_environment, with_settings
 from benchkit.platforms import jvm_ergonomics, jvm_times, procfs
 
 

@@ -8,8 +8,8 @@ from benchkit.core import latency, prometheus, samples
 from benchkit.platforms import kube
 from benchkit.experiments.chaos import faults
 from benchkit.experiments.chaos import clients, verdicts
-from benchkit.experiments.chaos import report as chaos_report
-from benchkit.experiments.chaos import summary as chaos_summary
+from benchkit.publish.chaos import report as chaos_report
+from benchkit.publish.chaos import summary as chaos_summary
 from benchkit.platforms import kubernetes
 
 
@@ -330,11 +330,13 @@ def test_on_either_platform_a_fault_made_in_the_proxy_goes_to_the_proxy_of_its_b
 
 def test_a_run_s_report_shows_the_tables_its_summary_publishes(tmp_path, monkeypatch):
     from benchkit.tests.test_figures import chaos_run
-    runs = json.loads((chaos_run(tmp_path / "given") / "chaos.json").read_text())["runs"]
+    data = json.loads((chaos_run(tmp_path / "given") / "chaos.json").read_text())
+    runs = data["runs"]
     runs[0].update(timeline={"per_second": [], "injected": 0, "restoring": 1},
                    cpu={**runs[0]["cpu"], "machine_busy_max_during_fault": 1.0, "cores_during_fault": {"web-api": 0.8}})
+    (tmp_path / "chaos.json").write_text(json.dumps({**data, "passed": all(r["passed"] for r in runs)}))
     monkeypatch.setattr(chaos_report, "timeline_chart", lambda title, entry: "<svg/>")
-    assert chaos_report.render(runs, tmp_path, "here") is False
+    assert chaos_report.render(tmp_path / "chaos.json") is False
     found = chaos_summary.summarize(json.loads((tmp_path / "chaos.json").read_text()), "this run")
     report = (tmp_path / "chaos.md").read_text()
     for table in (chaos_summary.faults_table, chaos_summary.overload_runs_table, chaos_summary.overload_table):

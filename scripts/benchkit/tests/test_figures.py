@@ -5,7 +5,7 @@ import pytest
 from benchkit.core import cells
 from benchkit import figures, registry
 from benchkit.experiments.bench import document as results
-from benchkit.experiments.chaos import summary as chaos_summary
+from benchkit.publish.chaos import summary as chaos_summary
 from benchkit.tests.test_report import write_run
 
 

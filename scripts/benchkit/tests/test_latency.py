@@ -14,7 +14,7 @@ import urllib.request
 
 import pytest
 
-from benchkit.core import latency
+from benchkit.core import delays, latency
 
 VERSION = "v9"
 
@@ -92,9 +92,9 @@ def addresses(hops, hop):
 def test_the_latency_set_is_the_latency_observed(proxy, hop):
     toxiproxy, hops = proxy
     toxiproxy.clear(VERSION)
-    own = [latency.check_hop(latency.Setting(hop, 0), via, direct) for via, direct in addresses(hops, hop)]
+    own = [latency.check_hop(delays.Setting(hop, 0), via, direct) for via, direct in addresses(hops, hop)]
     assert all(check["ok"] for check in own), own
-    setting = latency.Setting(hop, 20, 2)
+    setting = delays.Setting(hop, 20, 2)
     toxiproxy.set(VERSION, setting)
     assert {toxiproxy.latencies(VERSION)[name] for name in latency.proxies_of(hop, VERSION)} == {(20, 2)}
     for (via, direct), at_zero in zip(addresses(hops, hop), own):
@@ -110,10 +110,10 @@ def test_the_check_fails_when_the_latency_is_not_there(proxy):
     toxiproxy, hops = proxy
     toxiproxy.clear(VERSION)
     (via, direct), = addresses(hops, "authors")
-    check = latency.check_hop(latency.Setting("authors", 20), via, direct)
+    check = latency.check_hop(delays.Setting("authors", 20), via, direct)
     assert not check["ok"] and check["samples"] == 60 * latency.MORE_ROUND_TRIPS, check
-    toxiproxy.set(VERSION, latency.Setting("database", 20))  # another hop's latency is not this one's
-    check = latency.check_hop(latency.Setting("authors", 20), via, direct)
+    toxiproxy.set(VERSION, delays.Setting("database", 20))  # another hop's latency is not this one's
+    check = latency.check_hop(delays.Setting("authors", 20), via, direct)
     assert not check["ok"], check
     toxiproxy.clear(VERSION)
 
@@ -129,7 +129,7 @@ def round_trips(through, alone):
 
 def check(monkeypatch, through, alone, ms, jitter=0.0, proxy_own_ms=None):
     monkeypatch.setitem(latency.ROUND_TRIPS, "authors", round_trips(through, alone))
-    return latency.check_hop(latency.Setting("authors", ms, jitter), "via", "direct", samples=40,
+    return latency.check_hop(delays.Setting("authors", ms, jitter), "via", "direct", samples=40,
                              proxy_own_ms=proxy_own_ms)
 
 
@@ -178,7 +178,7 @@ def test_each_build_s_own_proxy_takes_that_build_s_settings(proxy):
     toxiproxy, _ = proxy
     both = latency.PerBuild({VERSION: toxiproxy.api})
     try:
-        both.set(VERSION, latency.Setting("database", 7, 1))
+        both.set(VERSION, delays.Setting("database", 7, 1))
         assert both.latencies(VERSION) == {**{name: (0, 0) for name in latency.proxies_of("authors", VERSION)},
                                            **{name: (7, 1) for name in latency.proxies_of("database", VERSION)}}
     finally:
@@ -188,7 +188,7 @@ def test_each_build_s_own_proxy_takes_that_build_s_settings(proxy):
 
 def test_a_fault_s_toxic_goes_on_one_hop_and_clear_takes_every_toxic_off(proxy):
     toxiproxy, _ = proxy
-    toxiproxy.set(VERSION, latency.Setting("database", 3))
+    toxiproxy.set(VERSION, delays.Setting("database", 3))
     toxiproxy.toxic(VERSION, "authors", "limit_data", {"bytes": 100}, 0.5)
     listed = toxiproxy.proxies()
     (authors,) = latency.proxies_of("authors", VERSION)

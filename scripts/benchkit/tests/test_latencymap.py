@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from benchkit.core import knobs, latency
+from benchkit.core import delays, knobs
 from benchkit.experiments import latencymap
 from benchkit.schemas import latencymap as mapdoc
 from benchkit.publish import latencymap as publish_latencymap
@@ -18,14 +18,14 @@ def test_the_grid_comes_from_the_environment(monkeypatch):
     monkeypatch.setenv("MAP_RATES", "300")
     monkeypatch.setenv("MAP_USERS", "100,400")
     rows, loads = latencymap.grid(knobs.spec_of(latencymap.Spec, "latencymap"))
-    assert rows == [latency.Setting("authors", 0, 0), latency.Setting("authors", 20, 2), latency.Setting("database", 5, 0)]
+    assert rows == [delays.Setting("authors", 0, 0), delays.Setting("authors", 20, 2), delays.Setting("database", 5, 0)]
     assert [(load.model, load.value) for load in loads] == [("open", 300), ("closed", 100), ("closed", 400)]
     assert loads[0].settings("10s") == ("open", {"RATE": "300", "DURATION": "10s", "MAX_USERS": "1000"})
     assert loads[2].settings("10s")[1]["MAX_DURATION"] == "10s"
 
 
 def test_little_s_law_names_the_tightest_pool():
-    at_50 = latency.Setting("authors", 50)
+    at_50 = delays.Setting("authors", 50)
     v1 = latencymap.predicted_ceiling("v1", at_50)
     # five look-ups per request, each holding a look-up thread and a connection for 50 ms
     pools = latencymap.pools("v1")
@@ -38,12 +38,12 @@ def test_little_s_law_names_the_tightest_pool():
         assert prediction["bound_by"] == "web-api's connections to authors"
     # a slow database: each query holds a connection of its pool, reactive or JDBC alike (five authors queries per
     # request), so the smallest pool bounds: v2's 5 reactive connections, v3's 10 JDBC, v1's 20
-    slow = latency.Setting("database", 5)
+    slow = delays.Setting("database", 5)
     assert latencymap.predicted_ceiling("v2", slow) == {**latencymap.predicted_ceiling("v2", slow), "ceiling": 200,
                                                          "bound_by": "authors' reactive connections"}
     assert latencymap.predicted_ceiling("v3", slow)["ceiling"] == 400
     assert latencymap.predicted_ceiling("v1", slow)["ceiling"] == 800
-    assert latencymap.predicted_ceiling("v1", latency.Setting("authors", 0)) is None
+    assert latencymap.predicted_ceiling("v1", delays.Setting("authors", 0)) is None
 
 
 def test_a_sweep_s_choice_is_what_the_build_runs_with_and_what_little_s_law_counts(monkeypatch):
@@ -53,7 +53,7 @@ def test_a_sweep_s_choice_is_what_the_build_runs_with_and_what_little_s_law_coun
                                             "QUARKUS_REST_CLIENT_AUTHORS_CONNECTION_POOL_SIZE": "250"}
     assert environment["v3"] == {"web-api": {"QUARKUS_REST_CLIENT_AUTHORS_CONNECTION_POOL_SIZE": "500"},
                                  "articles": {}, "authors": {}}
-    at_50 = latency.Setting("authors", 50)
+    at_50 = delays.Setting("authors", 50)
     shipped = latencymap.predicted_ceiling("v1", at_50)["ceiling"]
     assert latencymap.pools("v1", properties)["web-api's look-up threads"] == 250
     assert latencymap.predicted_ceiling("v1", at_50, properties)["ceiling"] > shipped
@@ -73,7 +73,7 @@ def cell(row, load, complete, p99, repeat=1):
 def as_cells(data):
     """A grid of made-up cells ({build: [cell of a row, a load and a repeat]}) as the cell document the map writes."""
     from benchkit.core import cells as celldoc
-    grid = {latencymap.mode_name(latency.Setting(**row), latencymap.Load(**load)): [r, l]
+    grid = {latencymap.mode_name(delays.Setting(**row), latencymap.Load(**load)): [r, l]
             for r, row in enumerate(data["rows"]) for l, load in enumerate(data["loads"])}
     found = [{"build": build, "mode": mode, "size": "0", "rounds": [
         {"size": "0", "round": c["repeat"], **{k: v for k, v in c.items() if k not in ("row", "load", "repeat")}}
@@ -95,7 +95,7 @@ def twice(*cells):
 
 @pytest.fixture
 def made_up(tmp_path):
-    rows = [latency.Setting("authors", 0), latency.Setting("authors", 50, 5)]
+    rows = [delays.Setting("authors", 0), delays.Setting("authors", 50, 5)]
     data = {"commit": "abc1234", "timestamp": "2026-11-26T00:00:00+00:00",
             "where": "made up", "environment": {"runs": 2}, "rounds": 2, "duration": "10s",
             "rows": [{"hop": r.hop, "ms": r.ms, "jitter_ms": r.jitter_ms} for r in rows],
@@ -252,7 +252,7 @@ def test_a_prediction_revised_after_the_run_is_kept_beside_the_original_and_the_
     _, data = made_up
     revised = json.loads(json.dumps(published(data)))
     pools = {v: {**p, "web-api's connections to authors": 25} for v, p in revised["pools"].items()}
-    rows = [latency.Setting(r["hop"], r["ms"], r["jitter_ms"]) for r in revised["rows"]]
+    rows = [delays.Setting(r["hop"], r["ms"], r["jitter_ms"]) for r in revised["rows"]]
     revision = {"commit": "def5678", "why": "a pool counted twice", "rule": revised["rule"], "pools": pools,
                 "predicted": {v: [mapdoc.predict(pools[v], revised["rule"], dataclasses.asdict(r)) for r in rows]
                               for v in pools}}
@@ -311,7 +311,7 @@ def test_the_map_repeats_again_only_the_cells_whose_repeats_disagree(tmp_path, m
         def restore(self, version): pass
         def close(self): pass
 
-    rows, loads = [latency.Setting("authors", 20, 2)], [latencymap.Load("open", 100), latencymap.Load("closed", 10)]
+    rows, loads = [delays.Setting("authors", 20, 2)], [latencymap.Load("open", 100), latencymap.Load("closed", 10)]
     monkeypatch.setattr(latencymap, "grid", lambda spec: (rows, loads))
     monkeypatch.setattr(latencymap, "cell", fake_cell)
     monkeypatch.setattr(design, "warm_up", lambda *a: {"settled": True})

@@ -2,9 +2,8 @@ import json
 
 import pytest
 
-from benchkit.core import profile
-from benchkit.experiments.bench import report
-from benchkit.tests.test_report import results
+from benchkit.core import layers, profile
+from benchkit.tests.test_report import rendered, results
 
 
 def sample(*frames):
@@ -64,7 +63,7 @@ def test_flame_graph_and_report_section(tmp_path):
             summary[version][service] = {"samples": samples, "shares": found}
     assert "<svg" in (profiles / "v1-web-api.svg").read_text()
     (profiles / "profile.json").write_text(json.dumps(summary))
-    report.render(directory)
+    rendered(directory)
     md = (directory / "report.md").read_text()
     assert "## Where the CPU goes" in md
     assert "| library | web-api v1 | web-api v2 | authors v1 | authors v2 |" in md
@@ -125,7 +124,7 @@ def test_layers_count_each_sample_once_for_the_innermost_frame_of_a_layer():
     assert found["SQL: JDBC driver and pool (pgJDBC, Agroal)"] == pytest.approx(1 / 6)
     assert found["SQL: Hibernate ORM"] == 0
     assert found["pools and scheduling (executors, virtual threads, Mutiny, locks)"] == pytest.approx(1 / 6)
-    assert found[profile.OTHER_LAYER] == pytest.approx(1 / 6)
+    assert found[layers.OTHER_LAYER] == pytest.approx(1 / 6)
     assert found["HTTP and TCP (Vert.x core, Netty)"] == 0
 
 
@@ -137,13 +136,13 @@ def test_a_layer_s_ms_per_answer_is_its_share_of_the_jvm_s_cpu_less_gc_and_jit()
                              "gc_ms": {"web-api": 0.1, "authors": None}, "jit_ms": {"web-api": 0.1, "authors": 0.1}},
                       "v0": {"cpu_ms": {"web-api": 0.4, "postgres": 0.3}, "gc_ms": {"web-api": 0.0},
                              "jit_ms": {"web-api": 0.0}}}}
-    found = profile.layer_ms(kept)
+    found = layers.layer_ms(kept)
     assert found["v1"][json_layer] == pytest.approx(0.5)  # (1.2 - 0.1 - 0.1) / 2
     assert found["v1"][http_layer] == pytest.approx(0.5 + 0.4)  # and authors' 0.5 less its JIT
-    assert found["v1"][profile.GC_LAYER] == pytest.approx(0.1) and found["v1"][profile.JIT_LAYER] == pytest.approx(0.2)
-    assert found["v1"][profile.NOT_PROFILED] == pytest.approx(0.3)
+    assert found["v1"][layers.GC_LAYER] == pytest.approx(0.1) and found["v1"][layers.JIT_LAYER] == pytest.approx(0.2)
+    assert found["v1"][layers.NOT_PROFILED] == pytest.approx(0.3)
     assert sum(found["v1"].values()) == pytest.approx(1.2 + 0.5 + 0.3)  # the whole system's, every process
-    rows = profile.layer_rows(kept)
+    rows = layers.layer_rows(kept)
     assert rows[0][1:] == ["v1 (imperative)", "v0 (floor)", "v1 beyond the floor"]
     by_layer = {row[0]: row[1:] for row in rows}
     assert by_layer[json_layer] == ["0.500", "0.200", "+0.300"]

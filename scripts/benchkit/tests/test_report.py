@@ -3,8 +3,15 @@ import json
 import pytest
 
 from benchkit.core import cells
-from benchkit.experiments.bench import report
+from benchkit.publish.bench import report, tables
 from benchkit.experiments.bench import document as results_module
+
+
+def rendered(directory):
+    """A run's bench.json made from what its runs kept, then its report from it alone (what benchkit report does);
+    whether the builds did the same work."""
+    results_module.write(directory)
+    return report.render(directory)
 
 
 def cell(data, version, scenario="closed"):
@@ -68,7 +75,7 @@ def computed(directory, environment=None):
 
 def test_a_report_of_equal_work_is_rendered_from_its_results(tmp_path):
     directory = results(tmp_path)
-    assert report.render(directory)
+    assert rendered(directory)
     data = read(directory)
     assert data["schema"] == cells.SCHEMA and data["design"] == "bench"
     assert data["equal_work"] and data["versions"] == ["v1", "v2"]
@@ -90,7 +97,7 @@ def test_a_report_of_equal_work_is_rendered_from_its_results(tmp_path):
 
 def test_one_extra_call_per_request_fails(tmp_path):
     directory = results(tmp_path, authors=6000)
-    assert not report.render(directory)
+    assert not rendered(directory)
     assert read(directory)["equal_work"] is False
 
 
@@ -109,7 +116,7 @@ def test_the_headline_ratio_is_the_median_of_every_rounds_ratio_and_a_drifted_ro
     for run, seconds, v2_requests in ((1, 2.0, 1500), (2, 2.1, 1600), (3, 2.6, 3000)):
         write_run(runs, "v1", "closed", run, calibration_seconds=seconds)
         write_run(runs, "v2", "closed", run, requests=v2_requests, authors=5 * v2_requests, calibration_seconds=seconds)
-    assert report.render(tmp_path)
+    assert rendered(tmp_path)
     data = read(tmp_path)
     assert [[r["place"] for r in cell(data, v)["rounds"]] for v in ("v1", "v2")] == [[1, 2, 1], [2, 1, 2]]
     for version in ("v1", "v2"):
@@ -138,7 +145,7 @@ def test_the_curve_knee_needs_every_repeat_of_its_step(tmp_path):
             v1 = min(rate, 120 if repeat == 1 else 90) * 10
             write_run(runs, "v1", f"curve-{rate}", run=repeat, requests=v1, authors=5 * v1)
             write_run(runs, "v2", f"curve-{rate}", run=repeat, requests=rate * 10, authors=5 * rate * 10)
-    assert report.render(tmp_path)
+    assert rendered(tmp_path)
     data = read(tmp_path)
     assert data["curve"]["knees"] == {"v1": 50, "v2": 150} and data["curve"]["repeats"] == 2
     step = data["curve"]["sessions"][0]["v1"]["100"]
@@ -181,7 +188,7 @@ def test_jit_gc_and_cfs_throttling_per_run_and_the_warm_up(tmp_path):
     assert figure(data, "v1", "throttling")["median"] is None  # v1 measured none (no quota)
     assert figure(data, "v2", "throttling", "web-api", "throttled")["median"] == 50
     assert figure(data, "v2", "node_cpu_s")["median"] is None  # only where the node's processes run on this machine
-    assert report.render(directory)  # the warm-up and throttling render
+    assert rendered(directory)  # the warm-up and throttling render
 
 
 def test_cpu_per_complete_answer_and_without_the_background(tmp_path):
@@ -225,7 +232,7 @@ def test_a_run_s_report_says_where_its_ratios_fall_against_the_published_answer(
     """The published local run is the one README.md's answer shows; a run whose median lies in its interval is said to,
     one beside it is said not to, and the report carries the comparison."""
     from benchkit.core import cells
-    from benchkit.experiments.bench import summaries
+    from benchkit.publish.bench import summaries
     name, published = summaries.published_headline(on_kubernetes=False)
     assert name and published.get("on_kubernetes", False) is False
     there = summaries.published_ratio(published, "v2")
@@ -244,7 +251,7 @@ def test_a_run_s_report_says_where_its_ratios_fall_against_the_published_answer(
     for run_number in (1, 2):
         write_run(runs, "v1", "closed", run_number)
         write_run(runs, "v2", "closed", run_number, requests=1500, authors=7500)
-    report.render(tmp_path)
+    rendered(tmp_path)
     rows, _ = report.published_rows(read(tmp_path))
     assert [row[0] for row in rows[1:]] == ["v2 (reactive)"] and rows[1][3] == ("yes" if there["low"] <= 1.5 <= there["high"] else "NO")
 
@@ -264,8 +271,8 @@ def test_in_a_cluster_the_report_says_which_node_each_pod_and_load_pod_ran_on(tm
     assert data["placement"]["v1"] == {"build": {"node-a": ["bench-v1-web-api-x"], "node-c": ["bench-v1-authors-y"]},
                                        "load": {"node-a": 1, "node-b": 1}}
     assert data["placement"]["v2"]["load"] == {"node-b": 2}  # every v2 run's generator on a node of its own
-    assert ["v1", "node-a", "bench-v1-web-api-x", "1"] in results_module.placement_rows(data["placement"])
-    assert report.render(directory) is not None
+    assert ["v1", "node-a", "bench-v1-web-api-x", "1"] in tables.placement_rows(data["placement"])
+    assert rendered(directory) is not None
     assert "Where the pods ran" in (directory / "report.md").read_text()
     (tmp_path / "local").mkdir()
     assert computed(results(tmp_path / "local"))["placement"] == {}  # the local stack: nothing placed
@@ -285,7 +292,7 @@ def test_the_floor_measured_in_the_same_rounds_gives_each_build_its_multiples_an
     (profiles / "costs.json").write_text(json.dumps(
         {v: {"complete": 1000, "cpu_ms": {"web-api": 1.0 / factor, "articles": 0.5, "authors": 0.5, "postgres": 0.2},
              "gc_ms": {"web-api": 0.0}, "jit_ms": {"web-api": 0.0}} for v, factor in (("v0", 2), ("v1", 1), ("v2", 1))}))
-    report.render(directory)
+    rendered(directory)
     data = read(directory)
     v1 = cell(data, "v1")
     assert v1["against_floor"]["complete_per_s"]["rounds"] == [0.5, 0.5]
@@ -305,7 +312,7 @@ def test_the_floor_measured_in_the_same_rounds_gives_each_build_its_multiples_an
 
 
 def test_the_floor_is_set_against_the_public_estimate_as_a_multiple_of_each_end():
-    from benchkit.experiments.bench import public
+    from benchkit.publish.bench import public
     data = {"cells": [{"build": "v0", "mode": "closed", "size": "0", "rounds": [{"cpu_ms_per_complete": 1.6}, {"cpu_ms_per_complete": 1.6}]}]}
     rows = report.tables.public_table(data)
     low, high = public.ESTIMATE_BEST_JVM_MS

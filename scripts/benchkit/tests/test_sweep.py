@@ -2,13 +2,15 @@ import json
 
 from benchkit.core import design, tunables
 from benchkit.experiments import sweep
+from benchkit.publish import sweep as publish_sweep
+from benchkit.schemas import sweep as schemas_sweep
 
 
 def test_a_candidate_replaces_the_shipped_value_only_when_clearly_better():
-    assert sweep.choose({16: [900, 1000], 50: [1040, 1020], 200: [1000, 980]}, current=200) == 200  # +3 %: noise
-    assert sweep.choose({16: [900, 1000], 50: [1200, 1100], 200: [1000, 980]}, current=200) == 50
-    assert sweep.choose({1: [500], 256: [520]}, current=256) == 256
-    assert sweep.choose({1: [700], 256: [520]}, current=256) == 1  # a worse shipped value is replaced
+    assert schemas_sweep.choose({16: [900, 1000], 50: [1040, 1020], 200: [1000, 980]}, current=200) == 200  # +3 %: noise
+    assert schemas_sweep.choose({16: [900, 1000], 50: [1200, 1100], 200: [1000, 980]}, current=200) == 50
+    assert schemas_sweep.choose({1: [500], 256: [520]}, current=256) == 256
+    assert schemas_sweep.choose({1: [700], 256: [520]}, current=256) == 1  # a worse shipped value is replaced
 
 
 def test_each_setting_reaches_the_services_it_applies_to_as_quarkus_environment_variables():
@@ -75,7 +77,7 @@ def test_the_sweep_table_marks_the_chosen_and_the_shipped_value():
               "properties": {"JDBC pool": "quarkus.datasource.jdbc.max-size"},
               "runs": [{**run, "value": 10, "complete_per_s": 1100}, {**run, "value": 10, "complete_per_s": 1000},
                        {**run, "value": 20, "complete_per_s": 900}]}
-    rows = sweep.rows_of(result)
+    rows = publish_sweep.rows_of(result)
     assert rows[1][:4] == ["JDBC pool (quarkus.datasource.jdbc.max-size)", "10", "1100, 1000", "1050"]
     assert rows[1][-1] == "chosen" and rows[2][-1] == "shipped"
 
@@ -86,20 +88,19 @@ def test_a_candidate_measured_on_a_drifted_machine_is_marked():
               "properties": {"JDBC pool": "quarkus.datasource.jdbc.max-size"},
               "runs": [{**run, "value": 10, "calibration_seconds": 2.0}, {**run, "value": 20, "calibration_seconds": 2.1},
                        {**run, "value": 10, "calibration_seconds": 2.0}, {**run, "value": 20, "calibration_seconds": 3.0}]}
-    rows = sweep.rows_of(result)
+    rows = publish_sweep.rows_of(result)
     assert rows[1][6] == "2.00, 2.00"
     assert rows[2][6] == "2.10, 3.00 (drifted)"
 
 
 def test_the_bench_report_carries_the_sweep_it_is_given(tmp_path):
-    from benchkit.experiments.bench import report
-    from benchkit.tests.test_report import results
+    from benchkit.tests.test_report import rendered, results
     directory = results(tmp_path)
     run = {"setting": "event loops", "p99": 9.0, "failed_pct": 0.0, "value": 2, "complete_per_s": 1500}
     (directory / "sweep.json").write_text(json.dumps({"builds": {"v2": {
         "commit": "abc1234", "shipped": {"event loops": 4}, "chosen": {"event loops": 2},
         "properties": {"event loops": "quarkus.vertx.event-loops-pool-size"}, "runs": [run]}}}))
-    report.render(directory)
+    rendered(directory)
     md = (directory / "report.md").read_text()
     assert "## Each build at its best" in md
     assert "v2 (swept at commit abc1234): chosen event loops 2, instead of event loops 4 then; the build ships these values now." in md
@@ -109,7 +110,7 @@ def test_the_bench_report_carries_the_sweep_it_is_given(tmp_path):
 def test_the_verdict_says_when_the_build_now_ships_other_values():
     result = {"commit": "abc1234", "shipped": {"event loops": 2}, "chosen": {"event loops": 1},
               "properties": {"event loops": "quarkus.vertx.event-loops-pool-size"}}
-    assert sweep.verdict("v2", result) == ("v2 (swept at commit abc1234): chosen event loops 1, instead of event loops 2 "
+    assert publish_sweep.verdict("v2", result) == ("v2 (swept at commit abc1234): chosen event loops 1, instead of event loops 2 "
                                            "then; the build now ships other values: quarkus.vertx.event-loops-pool-size=2.")
 
 
@@ -181,12 +182,12 @@ def test_at_a_pod_s_size_every_candidate_runs_in_it_and_the_value_shipped_is_wha
     # every candidate at the size, in the round's drawn order, then that order reversed in the next
     assert sorted(sized[:3]) == [(0.5, "1"), (0.5, "2"), (0.5, "4")] and sized[3:6] == sized[2::-1]
     assert sized[-1] == "restored"
-    assert sweep.consistency({"builds": {"v2": result}}) == []
-    assert "in pods of 0.5 CPU" in sweep.verdict("v2", result)
+    assert publish_sweep.consistency({"builds": {"v2": result}}) == []
+    assert "in pods of 0.5 CPU" in publish_sweep.verdict("v2", result)
     altered = {**result, "chosen": {"event loops": 4}}
-    assert sweep.consistency({"builds": {"v2": altered}}) == [
+    assert publish_sweep.consistency({"builds": {"v2": altered}}) == [
         "v2: chosen {'event loops': 4}, its runs give {'event loops': 2}"]
-    header, first, *_ = sweep.choices_rows({"builds": {"v2": result}})
+    header, first, *_ = publish_sweep.choices_rows({"builds": {"v2": result}})
     assert header[:3] == ["build", "setting", "value"] and first[:3] == ["v2", "event loops "
                                                                          "(quarkus.vertx.event-loops-pool-size)", "1"]
 

@@ -1,4 +1,4 @@
-from benchkit.experiments.bench import work
+from benchkit.schemas import work
 
 
 def totals(**overrides):

@@ -15,13 +15,11 @@ import pathlib
 import sys
 
 from benchkit import BASELINE
-from benchkit.core import calibration, cells, curve, profile, samples, sizes, sql
+from benchkit.core import calibration, cells, curve, layers, samples, sizes, sql
 from benchkit.core.results import BACKGROUND_OFF, GENERATOR, per_request_cpu, read_runs, round_figures
-from benchkit.experiments.bench import work
+from benchkit.schemas import work
+from benchkit.schemas.bench import DESIGN, FILE, TITLE, ladders
 
-DESIGN = "bench"
-TITLE = "The demo and the bench: every scenario in rounds"
-FILE = "bench.json"
 # The load's own figures a round keeps beside round_figures' (by the load's names; ok_rps and error_pct are there as
 # complete_per_s and failed_pct).
 LOAD = ("requests", "rps", "avg", "p90", "p95", "max", "p50_not_complete", "p99_not_complete", "shed", "fallbacks",
@@ -88,11 +86,11 @@ def ladder(runs):
 
 
 def profiled(directory):
-    """What the layer table needs of the run's profiles (profile.as_layers), or None where none were recorded."""
+    """What the layer table needs of the run's profiles (layers.as_layers), or None where none were recorded."""
     found = [directory / "profiles" / name for name in ("profile.json", "costs.json")]
     if not all(path.exists() for path in found):
         return None
-    return profile.as_layers(*(json.loads(path.read_text()) for path in found))
+    return layers.as_layers(*(json.loads(path.read_text()) for path in found))
 
 
 def compute(directory):
@@ -128,12 +126,6 @@ def compute(directory):
     return document
 
 
-def ladders(sessions):
-    """The curve a summary keeps: each session's ladder (curve.kept; None where its steps were not kept), with the
-    knees and repeats they give."""
-    return {"sessions": sessions, **curve.summarized(sessions)}
-
-
 def placement(runs):
     """{version: {"build": {node: [its pods]}, "load": {node: how many of the build's load pods ran there}}} over a
     cluster's runs ({} where no scheduler placed anything): what shared a node with what."""
@@ -147,16 +139,6 @@ def placement(runs):
             if pod.get("node"):
                 build["load"][pod["node"]] = build["load"].get(pod["node"], 0) + 1
     return {version: where for version, where in found.items() if where["build"] or where["load"]}
-
-
-def placement_rows(found):
-    """Per build and node: its pods there, and how many of its load pods ran there."""
-    rows = [["build", "node", "the build's pods", "its load pods (runs)"]]
-    for version, where in found.items():
-        for node in sorted({*where["build"], *where["load"]}):
-            rows.append([version, node, ", ".join(sorted(where["build"].get(node, []))) or "–",
-                         str(where["load"].get(node, 0))])
-    return rows
 
 
 def write(directory):

@@ -1,10 +1,11 @@
-"""What a fault run must show, as checks keyed by identifiers (chaos.json keeps them, tests read them); CHECKS
-says what each means, for the report."""
+"""What a fault run must show, as checks keyed by identifiers (chaos.json keeps them, tests read them;
+schemas.chaos.CHECKS says what each means)."""
 import statistics
 
-from benchkit.core import buildsconf, samples
+from benchkit.core import samples
 from benchkit import info
 from benchkit.core.stats import percentile
+from benchkit.schemas.chaos import described
 
 
 OUTCOMES = samples.OUTCOMES
@@ -23,35 +24,6 @@ def replaces_web_api(fault):
     """Whether the fault gives web-api new pods (whose counters start from zero): its own rolling update, a
     redeploy of the whole build; not a kubelet restart, whose pods run on."""
     return fault.part == "web-api" or fault.inject == "redeploy"
-
-
-# Each check's identifier (what chaos.json keys it by, and tests read) and what it means (what the report says).
-CHECKS = {
-    "no_errors_before": "steady before the fault: every answer complete in the seconds before it",
-    "never_500": "never 500: a failure is 503 problem JSON",
-    "recovered": "recovered (without restarting web-api, unless the fault is web-api's own)",
-    "no_event_lost": "events lost = 0",
-    "no_event_twice": "no event streamed twice",
-    "writes_201_or_503": "writes: 201 or a 503 problem, never a dropped connection or a 502",
-    "reads_all_complete": "every read complete (none failed, none degraded)",
-    "no_circuit_opened": "no circuit opened",
-    "reads_all_200": "every read answered 200 during the fault",
-    "errors_fast": "errors fast: p99 during the fault < 3.5 s",
-    "writes_all_201": "every write answered 201",
-    "circuit_opened": "the circuit opened",
-    "ready_afterwards": "still up and ready afterwards",
-    "excess_shed": "excess turned away with 503 + Retry-After",
-    "little_bound": "accepted: web-api's mean time within Little's bound ({max_in_flight} in flight / {accepted_rps} "
-                    "req/s = {little_bound_ms} ms) + 10 %",
-    "p99_no_growth": "accepted: p99 does not grow (last third <= 1.5 × first third + 50 ms)",
-    "memory_bounded": "memory bounded: peak RSS < 1 GiB",
-    "no_unanswered": "no request without an answer",
-}
-
-
-def described(check, result):
-    """What a check of a result means, its figures filled in."""
-    return CHECKS[check].format(max_in_flight=buildsconf.max_in_flight(), **result)
 
 
 def fault_checks(fault, restores_itself, replicas, run, counts, writes, during):

@@ -21,7 +21,7 @@ import threading
 
 from benchkit import SERVICES, info
 from benchkit.core.experiment import Measures
-from benchkit.core import design, knobs, latency
+from benchkit.core import delays, design, knobs, latency
 from benchkit.core.cells import BUILD
 from benchkit.core.design import AS_RUNNING, Design
 from benchkit.core.knobs import knob, numbers
@@ -53,10 +53,10 @@ class Load:
 
 
 def grid(spec):
-    """The rows (latency.Setting) and the loads (Load) of the map's spec."""
+    """The rows (delays.Setting) and the loads (Load) of the map's spec."""
     jitter = knobs.value("LATENCY_JITTER")
-    rows = [latency.Setting("authors", ms, round(ms * jitter)) for ms in spec.authors_ms]
-    rows += [latency.Setting("database", ms, round(ms * jitter)) for ms in spec.database_ms]
+    rows = [delays.Setting("authors", ms, round(ms * jitter)) for ms in spec.authors_ms]
+    rows += [delays.Setting("database", ms, round(ms * jitter)) for ms in spec.database_ms]
     return rows, [Load("open", rate) for rate in spec.rates] + [Load("closed", users) for users in spec.users]
 
 
@@ -170,7 +170,7 @@ def proxy_own(platform, versions):
         kept[version] = []
         for hop in latency.HOPS:
             for (via, direct) in platform.hop_addresses(version, hop):
-                found = latency.check_hop(latency.Setting(hop, 0), via, direct)
+                found = latency.check_hop(delays.Setting(hop, 0), via, direct)
                 own[(hop, via)] = found["added_ms"]
                 kept[version].append(found)
         info(f"{version}: the proxy itself adds " + ", ".join(f"{c['hop']} {c['added_ms']:+.2f} ms"

@@ -80,7 +80,7 @@ def rule():
 
 
 def predicted_ceiling(version, row, tuned=None):
-    """A build's ceiling at a row (a latency.Setting) by Little's law, from what it runs with (see predict)."""
+    """A build's ceiling at a row (a delays.Setting) by Little's law, from what it runs with (see predict)."""
     return predict(pools(version, tuned), rule(), dataclasses.asdict(row))
 
 

@@ -6,13 +6,13 @@ import pathlib
 import sys
 
 from benchkit import BASELINE, NAMES
-from benchkit.core import charts, documents
+from benchkit.core import charts, delays, documents
 from benchkit.core.stats import median_or_none
 from benchkit.schemas.latencymap import HEAT_MAPS, SPREAD_LIMIT, as_grid, ratio_interval, ratios, spread
 
 BASE = BASELINE
-def row_label(row):
-    return f"{row['hop']} +{row['ms']:g} ms" + (f" ±{row['jitter_ms']:g}" if row["jitter_ms"] else "")
+def row_label(row):  # a row as the map keeps it: a delays.Setting as data
+    return delays.Setting(**row).label
 
 
 def load_label(load):

@@ -1,11 +1,10 @@
-"""chaos.json, chaos.md and chaos.html of a chaos run: the verdicts, the timelines, the overload rounds."""
-import datetime
+"""chaos.md and chaos.html of a chaos run, from its chaos.json: the verdicts, the timelines, the overload rounds."""
 import json
 
 from benchkit.core import charts, documents
-from benchkit.core.provenance import git_commit
-from benchkit.experiments.chaos import summary
-from benchkit.experiments.chaos.verdicts import OUTCOMES, described
+from benchkit.core.samples import OUTCOMES
+from benchkit.publish.chaos import summary
+from benchkit.schemas.chaos import described
 
 
 def timeline_chart(title, entry):
@@ -42,17 +41,13 @@ def cpu_table(faults):
     return rows
 
 
-def render(results, directory, where):
-    """chaos.json, then chaos.md and .html: the tables of the summary a publish makes of it (summary.py), the CPU
-    the recorder saw, every expectation, each fault's timeline."""
+def render(path):
+    """chaos.md and .html beside chaos.json: the tables of the summary a publish makes of it (summary.py), the CPU the
+    recorder saw, every expectation, each fault's timeline; returns whether every expectation held."""
+    directory, data = path.parent, json.loads(path.read_text())
+    results, passed, where = data["runs"], data["passed"], data["where"]
     faults = [r for r in results if "timeline" in r]
-    passed = all(r["passed"] for r in results)
-    document = json.dumps({
-        "schema": summary.RUN_SCHEMA, "commit": git_commit(), "timestamp": datetime.datetime.now(
-            datetime.timezone.utc).isoformat(timespec="seconds"), "where": where, "passed": passed, "runs": results},
-        indent=2, default=str)
-    (directory / "chaos.json").write_text(document)
-    found = summary.summarize(json.loads(document), "this run")  # as a publish reads chaos.json
+    found = summary.summarize(data, "this run")  # as a publish reads chaos.json
     mark = lambda ok: "PASS" if ok else "FAIL"  # noqa: E731
     cpu_rows = cpu_table(faults)
     check_rows = [["fault", "build", "expectation", "verdict"]]
@@ -91,7 +86,7 @@ def render(results, directory, where):
                      [("", check_rows)]))
     charts = {f"chaos-{r['fault'].replace(' ', '-')}-{r['version']}": timeline_chart(f"{r['fault']}, {r['version']}", r)
               for r in faults}
-    subtitle = f"{where}, {datetime.datetime.now().isoformat(timespec='seconds')}, commit {git_commit()}"
+    subtitle = f"{where}, {data['timestamp']}, commit {data['commit']}"
     versions = list(dict.fromkeys(r["version"] for r in results))
     documents.write(directory, "chaos", "reactive-bench: faults, " + " vs ".join(versions), subtitle, sections,
                     {"Faults": charts})

@@ -3,12 +3,12 @@ those a doc can show of a bench summary (TABLES names them), then those a run's 
 import statistics
 
 from benchkit import BASELINE, FLOOR, NAMES, floor_last
-from benchkit.core import documents, profile
+from benchkit.core import documents, layers
 from benchkit.core.cells import cell_of, figure
 from benchkit.core.documents import formatted, interval, ratio_text
 from benchkit.core.results import BACKGROUND_OFF, GENERATOR, PER_COMPLETE, PROCESSES, SCHEDULING, THREADS, WHOLE
 from benchkit.core.stats import ratio
-from benchkit.experiments.bench import public
+from benchkit.publish.bench import public
 
 
 def builds(summary, scenario):
@@ -134,9 +134,9 @@ def public_table(summary, scenario="closed"):
 
 
 def layers_table(summary):
-    """Where an answer's CPU goes, layer by layer, in each build and the floor (core.profile.layer_rows), of the
+    """Where an answer's CPU goes, layer by layer, in each build and the floor (core.layers.layer_rows), of the
     profiled run's; None where the run kept no profile."""
-    return profile.layer_rows(summary["profile"]) if summary.get("profile") else None
+    return layers.layer_rows(summary["profile"]) if summary.get("profile") else None
 
 
 TABLES = {"headline": headline_table, "knees": knees_table, "hops": hops_table,
@@ -320,3 +320,13 @@ def share_cell(seconds, system):
     if seconds is None:
         return "–"
     return f"{seconds:.2f} ({100 * seconds / system:.1f} %)" if system else f"{seconds:.2f}"
+
+
+def placement_rows(found):
+    """Per build and node: its pods there, and how many of its load pods ran there."""
+    rows = [["build", "node", "the build's pods", "its load pods (runs)"]]
+    for version, where in found.items():
+        for node in sorted({*where["build"], *where["load"]}):
+            rows.append([version, node, ", ".join(sorted(where["build"].get(node, []))) or "–",
+                         str(where["load"].get(node, 0))])
+    return rows

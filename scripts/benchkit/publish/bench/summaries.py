@@ -1,4 +1,4 @@
-"""What a bench's summary adds to the cell document's (a bench run writes one, document.py, and `benchkit figures
+"""What a bench's summary adds to the cell document's (a bench run writes one, experiments/bench/document.py, and `benchkit figures
 publish` commits it like any design's): its own check, what it adds when sessions are pooled (cells.pooled), and
 where a new run falls against the published one."""
 import pathlib
@@ -8,9 +8,7 @@ import sys
 from benchkit import ROOT
 from benchkit.core import calibration, cells, curve, sizes
 from benchkit.core.kinds import SUMMARIES, loaded
-from benchkit.experiments.bench import document as rundoc
-
-DESIGN, TITLE, ladders = rundoc.DESIGN, rundoc.TITLE, rundoc.ladders
+from benchkit.schemas.bench import DESIGN, ladders
 
 
 def consistency(summary):

@@ -1,7 +1,7 @@
 """The report of a bench run (python -m benchkit report RESULTS): every build beside v1 with the ratio to
 v1, the equal-work check, what the work cost per process, and the environment; report.md and a
 self-contained report.html, each run's samples beside it. Every figure comes from bench.json, the run's cell document
-(document.py writes it first): the report is a view of it. Exits 1 when the builds did not do the same work."""
+(experiments/bench/document.py writes it): the report is a view of it. Exits 1 when the builds did not do the same work."""
 import argparse
 import json
 import pathlib
@@ -9,9 +9,11 @@ import statistics
 import sys
 
 from benchkit import NAMES
-from benchkit.core import calibration, charts, curve, documents, profile, results, sql
-from benchkit.experiments.bench import document as rundoc, summaries, tables, work
-from benchkit.experiments import sweep
+from benchkit.core import calibration, charts, curve, documents, layers, results, sql
+from benchkit.publish import sweep
+from benchkit.publish.bench import summaries, tables
+from benchkit.schemas import work
+from benchkit.schemas.bench import FILE
 
 READING = """How to read it: *closed* is the original study's model (virtual users each sending the next
 request when the last one answered): throughput is what each build sustains, latency is what a saturated
@@ -188,8 +190,8 @@ def median_of(values):
 
 
 def render(directory):
-    """Writes bench.json, then report.md and report.html from it; returns whether the builds did the same work."""
-    data = rundoc.write(directory)
+    """report.md and report.html from the run's bench.json; returns whether the builds did the same work."""
+    data = json.loads((directory / FILE).read_text())
     environment = data["environment"]
     table = tables.scenarios_of(data)
     ladder = curve_section(data["curve"])
@@ -218,7 +220,7 @@ def render(directory):
                 *([sweep.section(json.loads(swept.read_text()))] if swept.exists() else []),
                 ("Equal work", verdict + ".\n\n" + work.EXPLANATION, [("", work_rows)]),
                 *([("SQL parity", sql.EXPLANATION, [("", parity)])] if parity else []),
-                *([("Where the CPU goes", PROFILES, [("", profile.rows(profiled))] +
+                *([("Where the CPU goes", PROFILES, [("", layers.rows(profiled))] +
                     ([("Layer by layer", tables.layers_table(data))] if data.get("profile") else []))]
                   if profiled else []),
                 ("Cost", COST_KUBERNETES if data["on_kubernetes"] else COST_LOCAL,
@@ -227,7 +229,7 @@ def render(directory):
                  [(f"Scenario: {s}", results.scheduling_rows(tables.scheduling(d)))
                   for s, d in table.items() if any(c["rounds"][0].get("scheduling") for c in d.values())]),
                 *([("Warm-up", WARMUP, [("", warmed)])] if warmed else []),
-                *([("Where the pods ran", PLACEMENT, [("", rundoc.placement_rows(data["placement"]))])]
+                *([("Where the pods ran", PLACEMENT, [("", tables.placement_rows(data["placement"]))])]
                   if data.get("placement") else []),
                 ("Environment", f"Measured on: {data['where']}.", [("", documents.key_value_rows(environment))])]
     links = [(f"flame graph: {service} {version}", f"profiles/{version}-{service}.svg")

@@ -7,9 +7,7 @@ import sys
 from benchkit import NAMES
 from benchkit.core.kinds import SUMMARIES, Kind, within, written
 from benchkit.core.documents import formatted, interval
-
-SCHEMA = "reactive-bench/chaos-summary/1"
-RUN_SCHEMA = "reactive-bench/chaos/1"  # chaos.json: a run's verdicts, each check keyed by an identifier
+from benchkit.schemas.chaos import RUN_SCHEMA, SCHEMA
 
 
 def chaos_runs(chaos_dirs):

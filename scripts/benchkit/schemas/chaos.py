@@ -1,0 +1,36 @@
+"""What a chaos run's document is, where the run that writes it and what publishes it both read it: its schema, the
+summary's, and each check's identifier (what chaos.json keys it by, and tests read) with what it means."""
+from benchkit.core import buildsconf
+
+SCHEMA = "reactive-bench/chaos-summary/1"
+RUN_SCHEMA = "reactive-bench/chaos/1"  # chaos.json: a run's verdicts, each check keyed by an identifier
+FILE = "chaos.json"
+
+
+# Each check's identifier (what chaos.json keys it by, and tests read) and what it means (what the report says).
+CHECKS = {
+    "no_errors_before": "steady before the fault: every answer complete in the seconds before it",
+    "never_500": "never 500: a failure is 503 problem JSON",
+    "recovered": "recovered (without restarting web-api, unless the fault is web-api's own)",
+    "no_event_lost": "events lost = 0",
+    "no_event_twice": "no event streamed twice",
+    "writes_201_or_503": "writes: 201 or a 503 problem, never a dropped connection or a 502",
+    "reads_all_complete": "every read complete (none failed, none degraded)",
+    "no_circuit_opened": "no circuit opened",
+    "reads_all_200": "every read answered 200 during the fault",
+    "errors_fast": "errors fast: p99 during the fault < 3.5 s",
+    "writes_all_201": "every write answered 201",
+    "circuit_opened": "the circuit opened",
+    "ready_afterwards": "still up and ready afterwards",
+    "excess_shed": "excess turned away with 503 + Retry-After",
+    "little_bound": "accepted: web-api's mean time within Little's bound ({max_in_flight} in flight / {accepted_rps} "
+                    "req/s = {little_bound_ms} ms) + 10 %",
+    "p99_no_growth": "accepted: p99 does not grow (last third <= 1.5 × first third + 50 ms)",
+    "memory_bounded": "memory bounded: peak RSS < 1 GiB",
+    "no_unanswered": "no request without an answer",
+}
+
+
+def described(check, result):
+    """What a check of a result means, its figures filled in."""
+    return CHECKS[check].format(max_in_flight=buildsconf.max_in_flight(), **result)
