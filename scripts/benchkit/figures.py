@@ -36,7 +36,7 @@ Markers (HTML comments, invisible on GitHub):
                                                                variable, its one default, what it means
     <!-- since NAME -->…<!-- /since -->                         which code the summary's figures describe: whether
                                                                the services changed after it was measured, from git
-                                                               (since.py); a page that quotes a summary measured on
+                                                               (publish/since.py); a page that quotes a summary measured on
                                                                older services must have one"""
 import dataclasses
 import importlib
@@ -45,7 +45,8 @@ import pathlib
 import re
 import sys
 
-from benchkit import ROOT, registry, since, unmarked
+from benchkit import ROOT, registry
+from benchkit.publish import since, unmarked
 from benchkit.core import knobs, sealing
 from benchkit.core.kinds import SUMMARIES, written
 from benchkit.core.documents import formatted, markdown_table
@@ -114,7 +115,7 @@ def documents(root=ROOT):
 
 def rendered(text, found, where, root=ROOT):
     """The text with every marked figure filled in from the summaries, and what each says of the code it describes
-    from git (since.py); unknown names or paths fail loudly."""
+    from git (publish/since.py); unknown names or paths fail loudly."""
     def figure(match):
         name, path, pattern = match.group(1), match.group(2), match.group(3)
         if name not in found:
@@ -175,7 +176,7 @@ def first_of(root, path):
 
 def check(root=ROOT, directory=SUMMARIES):
     """[problem]: a marked figure that is not its summary's, a summary that is not consistent, a measured number
-    outside a marker (unmarked.py)."""
+    outside a marker (publish/unmarked.py)."""
     found = registry.loaded(directory)
     problems = [f"docs/results/{name}.json: {problem}" for name, summary in found.items()
                 for problem in registry.consistency(summary) + registry.pooled_again(summary, found)]

@@ -364,7 +364,8 @@ def test_a_published_map_s_repeats_and_counts_are_checked():
 def test_a_map_s_own_prediction_is_sealed_at_its_first_commit_and_a_revision_names_a_commit_git_knows():
     """A pool and its prediction edited together give each other back (predictions_problems passes): what the run
     wrote is the summary as first committed, and a prediction revised after the run is a revision of a real commit."""
-    from benchkit import ROOT, registry, since
+    from benchkit import ROOT, registry
+    from benchkit.publish import since
     from benchkit.figures import first_of
     predict = mapdoc.predict
     path = ROOT / "docs" / "results" / "map-6cfbdd4.json"

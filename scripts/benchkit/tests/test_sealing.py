@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from benchkit import ROOT, since
+from benchkit import ROOT
+from benchkit.publish import since
 from benchkit.core import sealing
 
 RESULTS = ROOT / "docs" / "results"

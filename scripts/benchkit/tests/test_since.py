@@ -5,7 +5,8 @@ import subprocess
 
 import pytest
 
-from benchkit import figures, since
+from benchkit import figures
+from benchkit.publish import since
 
 
 def git(root, *arguments):

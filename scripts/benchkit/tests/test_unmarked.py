@@ -1,6 +1,7 @@
 """The lint bites: a measured number typed by hand, or a figure whose marker was replaced by plain text, fails;
 marked figures, constants of the harness between setting markers, inline code and the settings it names pass."""
-from benchkit import figures, unmarked
+from benchkit import figures
+from benchkit.publish import unmarked
 
 
 def test_a_number_typed_by_hand_is_found_with_its_line():
