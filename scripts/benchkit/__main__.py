@@ -18,7 +18,7 @@ import sys
 from benchkit import ROOT, step
 
 # each tool's module, under benchkit (imported on demand: only the reports need matplotlib)
-TOOLS = {"results": "experiments.bench.document", "compare": "compare",
+TOOLS = {"results": "experiments.bench.document", "compare": "publish.compare",
          "latency-report": "publish.latencymap.report", "latency-map-verdicts": "publish.latencymap",
          "figures": "figures",
          "builds": "core.buildsconf", "simulate": "core.simulate"}

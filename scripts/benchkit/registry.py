@@ -12,7 +12,7 @@ from benchkit import catalogue
 from benchkit.core import cells, knobs, sealing, stats
 from benchkit.core.kinds import SUMMARIES, Kind, document_publisher, loaded as loaded_schemas
 from benchkit.core.load import Lengths
-from benchkit import compare
+from benchkit.publish import compare
 from benchkit.publish import bakeoff, traces
 
 

@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from benchkit import compare
-from benchkit.compare.costs import Cost
+from benchkit.publish import compare
+from benchkit.publish.compare.costs import Cost
 from benchkit.tests.test_report import write_run
 
 

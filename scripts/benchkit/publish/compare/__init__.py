@@ -17,7 +17,7 @@ from benchkit import NAMES
 from benchkit.core import documents, results
 from benchkit.core.kinds import Kind, document_publisher
 from benchkit.core.stats import differences
-from benchkit.compare.costs import TLS_AGREEMENT, WITHIN, Cost, costs, tls_cost
+from benchkit.publish.compare.costs import TLS_AGREEMENT, WITHIN, Cost, costs, tls_cost
 
 SCHEMA = "reactive-bench/remainder/2"
 # Of two CPU maps (the same protocol on both platforms): the node's conditions brought to the local stack one at a
