@@ -46,6 +46,8 @@ import re
 import sys
 
 from benchkit import ROOT, registry
+
+from benchkit.publish import registry as publishing
 from benchkit.publish import since, unmarked
 from benchkit.core import knobs, sealing
 from benchkit.core.kinds import SUMMARIES, written
@@ -100,9 +102,9 @@ def pictures(text, found, where, root=ROOT):
     drawn = {}
     for match in CHART.finditer(text):
         name, kind = match.group(1), match.group(2)
-        chart = registry.of_summary(found[name]).charts.get(kind) if name in found else None
+        chart = publishing.of_summary(found[name]).charts.get(kind) if name in found else None
         if chart is None:
-            raise SystemExit(f"{where}: no summary {name} or no chart {kind} of it ({', '.join(registry.CHARTS)})")
+            raise SystemExit(f"{where}: no summary {name} or no chart {kind} of it ({', '.join(publishing.CHARTS)})")
         drawn[root / PICTURES / f"{name}-{kind}.svg"] = chart(found[name])
     return drawn
 
@@ -128,9 +130,9 @@ def rendered(text, found, where, root=ROOT):
 
     def table(match):
         name, kind = match.group(1), match.group(2)
-        rows = registry.table(found[name], kind) if name in found else None
+        rows = publishing.table(found[name], kind) if name in found else None
         if rows is None:
-            raise SystemExit(f"{where}: no summary {name} or no table {kind} of it ({', '.join(registry.TABLES)})")
+            raise SystemExit(f"{where}: no summary {name} or no table {kind} of it ({', '.join(publishing.TABLES)})")
         return f"<!-- figures {name} {kind} -->\n{markdown_table(rows)}\n<!-- /figures -->"
 
     def setting(match):
@@ -177,15 +179,15 @@ def first_of(root, path):
 def check(root=ROOT, directory=SUMMARIES):
     """[problem]: a marked figure that is not its summary's, a summary that is not consistent, a measured number
     outside a marker (publish/unmarked.py)."""
-    found = registry.loaded(directory)
+    found = publishing.loaded(directory)
     problems = [f"docs/results/{name}.json: {problem}" for name, summary in found.items()
-                for problem in registry.consistency(summary) + registry.pooled_again(summary, found)]
+                for problem in publishing.consistency(summary) + publishing.pooled_again(summary, found)]
     problems += [f"docs/results/{path.name}: schema {json.loads(path.read_text()).get('schema')!r}: no kind publishes "
                  "it, so nothing checks it" for path in sorted(pathlib.Path(directory).glob("*.json"))
                  if path.stem not in found]
     if since.in_git(root):  # what a summary must still be of its first commit (a copy without history cannot tell)
         problems += [f"docs/results/{name}.json: {problem}" for name, summary in found.items()
-                     for problem in registry.sealed(
+                     for problem in publishing.sealed(
                          summary, lambda name=name: first_of(root, pathlib.Path(directory) / f"{name}.json"),
                          lambda commit: since.known(root, commit))]
         problems += [f"docs/results/{name}.json: {problem}" for name, summary in found.items()
@@ -213,9 +215,9 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     command = argv[0] if argv else ""
     if command == "publish" and len(argv) == 3:
-        print(f"Summary: {registry.publish(argv[1], argv[2])}")
+        print(f"Summary: {publishing.publish(argv[1], argv[2])}")
     elif command == "combine" and len(argv) >= 4:
-        found = registry.loaded()
+        found = publishing.loaded()
         given = {"": []}  # the sessions, then each flag's summaries
         for word in argv[2:]:
             given.setdefault(word, []) if word in ("--floor", "--again") else given[list(given)[-1]].append(word)
@@ -224,10 +226,10 @@ def main(argv=None):
             sys.exit(f"no summary docs/results/{missing[0]}.json")
         sessions, floors, again = ({n: found[n] for n in given.get(flag, ())} or None
                                    for flag in ("", "--floor", "--again"))
-        document = registry.pooled(sessions, argv[1], floors, again)
+        document = publishing.pooled(sessions, argv[1], floors, again)
         print(f"Summary: {written(document, argv[1], SUMMARIES)}")
     elif command == "render":
-        found = registry.loaded()
+        found = publishing.loaded()
         for path in documents():
             text = path.read_text()
             new = rendered(text, found, path.name, ROOT)
@@ -247,6 +249,6 @@ def main(argv=None):
         if problems:
             sys.exit(f"{len(problems)} published figure(s) differ from their summaries")
         print(f"{marked} marked figures and tables in README.md and docs/ are their summaries', "
-              f"{len(registry.loaded())} summaries consistent")
+              f"{len(publishing.loaded())} summaries consistent")
     else:
         sys.exit(__doc__)

@@ -13,17 +13,17 @@ def test_the_open_rate_follows_the_slowest_build():
 
 
 def test_a_published_bench_s_knees_and_repeats_are_what_its_curve_steps_give():
-    from benchkit import registry
-    found = registry.loaded()["node-0392ca0"]
-    assert registry.consistency(found) == [] and found["curve"]["knees"] == {"v1": 370, "v2": 510, "v3": 370}
+    from benchkit.publish import registry as publishing
+    found = publishing.loaded()["node-0392ca0"]
+    assert publishing.consistency(found) == [] and found["curve"]["knees"] == {"v1": 370, "v2": 510, "v3": 370}
 
     def problems_after(edit):
         changed = json.loads(json.dumps(found))
         edit(changed)
-        return registry.consistency(changed)
+        return publishing.consistency(changed)
     assert problems_after(lambda d: d["curve"]["knees"].update(v3=510))
     assert problems_after(lambda d: d["curve"].update(repeats=3))
     # a repeat of v2 at 510/s that carried less than 95 % of the rate: v2's knee is the step before
     assert problems_after(lambda d: d["curve"]["sessions"][0]["v2"]["510"][1].update(complete=480))
     # a pool's knee is the lowest of its sessions'
-    assert registry.loaded()["demo-dce3321-6cfbdd4"]["curve"]["knees"] == {}  # one session's steps not kept: none
+    assert publishing.loaded()["demo-dce3321-6cfbdd4"]["curve"]["knees"] == {}  # one session's steps not kept: none

@@ -81,16 +81,16 @@ def test_the_background_comes_off_both_sides_or_neither(tmp_path):
 
 
 def test_a_published_comparison_is_checked_against_its_rounds(tmp_path):
-    from benchkit import registry
+    from benchkit.publish import registry as publishing
     compared(tmp_path, side(tmp_path / "local", 1, 0.2), side(tmp_path / "node", 3, 2.0, scales=(0.9, 1.0, 1.1)))
-    summary = json.loads(registry.publish(tmp_path / "node" / "remainder.json", "node-vs-local",
+    summary = json.loads(publishing.publish(tmp_path / "node" / "remainder.json", "node-vs-local",
                                           tmp_path / "docs").read_text())
-    assert registry.consistency(summary) == []
+    assert publishing.consistency(summary) == []
     summary["builds"]["v1"]["factors"]["unexplained"]["factor"] *= 1.01  # a changed figure
-    assert registry.consistency(summary) == ["v1 factors.unexplained.factor: not what its steps' rounds give"]
+    assert publishing.consistency(summary) == ["v1 factors.unexplained.factor: not what its steps' rounds give"]
     summary["builds"]["v1"]["factors"]["unexplained"]["factor"] /= 1.01
     summary["builds"]["v1"]["processes"]["web-api"]["settled_ms"]["node closed"] += 0.001  # so is a process's figure
-    assert registry.consistency(summary) != []
+    assert publishing.consistency(summary) != []
     assert compare.process_rows(summary)[1][0] == "web-api"
 
 
@@ -168,15 +168,15 @@ def test_a_remainder_needs_settled_cells_and_every_step(tmp_path):
 
 
 def test_a_published_remainder_is_checked_against_its_steps_rounds(tmp_path):
-    from benchkit import registry
+    from benchkit.publish import registry as publishing
     compared(tmp_path, cpu_map(tmp_path / "local", {"0": 1.0, "1p": 1.1, "1": 1.2}), cpu_map(tmp_path / "node", {"1": 2.0}))
-    summary = json.loads(registry.publish(tmp_path / "node" / "remainder.json", "remainder",
+    summary = json.loads(publishing.publish(tmp_path / "node" / "remainder.json", "remainder",
                                           tmp_path / "docs").read_text())
-    assert registry.consistency(summary) == []
+    assert publishing.consistency(summary) == []
     assert summary["builds"]["v1"]["unlimited"] is None  # the node's map had no rung without a limit
     summary["builds"]["v1"]["factors"]["unexplained"]["factor"] *= 1.01
-    assert registry.consistency(summary) == ["v1 factors.unexplained.factor: not what its steps' rounds give"]
+    assert publishing.consistency(summary) == ["v1 factors.unexplained.factor: not what its steps' rounds give"]
     summary["builds"]["v1"]["factors"]["unexplained"]["factor"] /= 1.01
     summary["builds"]["v1"]["processes"]["authors"]["settled_ms"]["local 0"] += 0.001
-    assert registry.consistency(summary) != []
+    assert publishing.consistency(summary) != []
     assert compare.process_rows(summary)[1][0] == "web-api"

@@ -310,23 +310,23 @@ def test_what_each_fork_took_to_start_is_shown_per_build_and_size():
 
 
 def test_a_map_s_rounds_and_each_round_s_bound_by_are_checked():
-    from benchkit import registry
-    found = registry.loaded()["cpu-map-local-55dd71c"]
-    assert registry.consistency(found) == []
+    from benchkit.publish import registry as publishing
+    found = publishing.loaded()["cpu-map-local-55dd71c"]
+    assert publishing.consistency(found) == []
     tampered = json.loads(json.dumps(found))
     cell = tampered["cells"][0]
     cell["rounds"][0]["bound_by"]["by"] = "machine" if cell["rounds"][0]["bound_by"]["by"] == "quota" else "quota"
-    assert registry.consistency(tampered) == [
+    assert publishing.consistency(tampered) == [
         f"{cell['build']} at 0.5 CPU, round {cell['rounds'][0]['round']}: held back by other than its throttling gives"]
     shorter = json.loads(json.dumps(found))
     shorter["cells"][1]["rounds"].pop()
-    assert any("2 rounds, not 3" in problem for problem in registry.consistency(shorter))
+    assert any("2 rounds, not 3" in problem for problem in publishing.consistency(shorter))
     unsettled = json.loads(json.dumps(found))  # one round of a cell said unsettled: its build was warmed once
     unsettled["cells"][2]["rounds"][1]["settled"] = not unsettled["cells"][2]["rounds"][1]["settled"]
-    assert registry.consistency(unsettled) == [
+    assert publishing.consistency(unsettled) == [
         f"{unsettled['cells'][2]['build']} at 0.5 CPU: its rounds of one session say its one warm-up settled and did not"]
-    pooled = registry.loaded()["answer-local-55dd71c-e4bf029"]  # its sessions' warm-ups apart
-    assert registry.consistency(pooled) == []
+    pooled = publishing.loaded()["answer-local-55dd71c-e4bf029"]  # its sessions' warm-ups apart
+    assert publishing.consistency(pooled) == []
 
 
 def test_each_build_is_measured_against_the_floor_round_by_round_and_the_floor_against_nothing():

@@ -3,7 +3,8 @@ import json
 import pytest
 
 from benchkit.core import cells
-from benchkit import figures, registry
+from benchkit import figures
+from benchkit.publish import registry as publishing
 from benchkit.experiments.bench import document as results
 from benchkit.publish.chaos import summary as chaos_summary
 from benchkit.tests.test_report import write_run
@@ -21,12 +22,12 @@ def published(tmp_path):
         write_run(runs, "v2", "closed", run, requests=v2, authors=5 * v2, calibration_seconds=seconds)
     results.write(bench)
     summaries = tmp_path / "docs" / "results"
-    path = registry.publish(bench, "demo", summaries)
+    path = publishing.publish(bench, "demo", summaries)
     readme = tmp_path / "README.md"
     readme.write_text("v2 answers <!-- figure demo cells.[build=v2,mode=closed].ratios.complete_per_s.median {:.2f}× -->?"
                       "<!-- /figure --> as much as v1.\n\n<!-- figures demo headline -->\n<!-- /figures -->\n"
                       "\n<!-- figures demo cpu -->\n<!-- /figures -->\n")
-    readme.write_text(figures.rendered(readme.read_text(), registry.loaded(summaries), "README.md"))
+    readme.write_text(figures.rendered(readme.read_text(), publishing.loaded(summaries), "README.md"))
     return path, readme, summaries
 
 
@@ -144,7 +145,7 @@ def test_a_chaos_summary_counts_the_stalls_and_is_checked_against_its_runs(tmp_p
                       "<!-- figures chaos overload-runs -->\n<!-- /figures -->\n"
                       "<!-- figures chaos faults-cpu -->\n<!-- /figures -->\n"
                       "<!-- figures chaos faults-calls -->\n<!-- /figures -->\n")
-    readme.write_text(figures.rendered(readme.read_text(), registry.loaded(summaries), "README.md"))
+    readme.write_text(figures.rendered(readme.read_text(), publishing.loaded(summaries), "README.md"))
     text = readme.read_text()
     assert "| v3 (virtual threads) | 3 | 1 (2) | 0 | 1 | 500 (480–520) | 90 |" in text
     assert "| authors stopped | v2 | 1 | 100 | 60 / 30 / 7 / 3 | 28 | 4.4 | 10 / 12 | 10 / 10 (0) | 3× | FAIL: never_500 |" in text
@@ -162,12 +163,12 @@ def test_a_chaos_summary_s_verdicts_and_counts_are_what_its_runs_give(tmp_path):
     summaries = tmp_path / "docs" / "results"
     path = chaos_summary.publish_chaos(chaos_run(tmp_path), "chaos", summaries)
     original = json.loads(path.read_text())
-    assert registry.consistency(original) == []
+    assert publishing.consistency(original) == []
 
     def problems_after(edit):
         changed = json.loads(json.dumps(original))
         edit(changed)
-        return registry.consistency(changed)
+        return publishing.consistency(changed)
     assert problems_after(lambda d: d["faults"][0].update(passed=not d["faults"][0]["passed"]))
     assert problems_after(lambda d: d["faults"][0]["events"].update(lost=0, delivered=0))
     assert problems_after(lambda d: d["faults"][0].update(requests=d["faults"][0]["requests"] + 1))
@@ -194,13 +195,13 @@ def test_an_ab_summary_is_rendered_and_checked_against_its_rounds(tmp_path):
     document["cells"] = cells.with_ratios(document)
     (run / "reads.json").write_text(json.dumps(document))
     summaries = tmp_path / "docs" / "results"
-    path = registry.publish(run, "reads", summaries)
+    path = publishing.publish(run, "reads", summaries)
     assert "environment" not in json.loads(path.read_text())
     readme = tmp_path / "README.md"
     readme.write_text("<!-- figures reads ab -->\n<!-- /figures -->\n"
                       "<!-- figure reads cells.[build=v1,mode=autocommit].ratios.complete_per_s.median {:.2f}× -->"
                       "<!-- /figure -->\n")
-    readme.write_text(figures.rendered(readme.read_text(), registry.loaded(summaries), "README.md"))
+    readme.write_text(figures.rendered(readme.read_text(), publishing.loaded(summaries), "README.md"))
     assert "| v1 (imperative) | complete answers/s | 2 | 3 | 1.50× (1.50–1.50) |" in readme.read_text()
     assert "-->1.50×<!-- /figure -->" in readme.read_text()
     assert figures.check(tmp_path, summaries) == []
@@ -221,17 +222,17 @@ def test_a_path_picks_one_item_of_a_list_by_its_values_and_refuses_an_ambiguous_
 
 def test_several_chaos_runs_make_one_summary_of_one_commit(tmp_path):
     first, second = chaos_run(tmp_path / "a"), chaos_run(tmp_path / "b")
-    summary = json.loads(registry.publish(f"{first},{second}", "both", tmp_path / "docs").read_text())
+    summary = json.loads(publishing.publish(f"{first},{second}", "both", tmp_path / "docs").read_text())
     assert len(summary["faults"]) == 2 and summary["overload"]["v3"]["run_count"] == 6
     data = json.loads((second / "chaos.json").read_text())
     (second / "chaos.json").write_text(json.dumps({**data, "commit": "def5678"}))
     with pytest.raises(SystemExit, match="different commits"):
-        registry.publish(f"{first},{second}", "both", tmp_path / "docs")
+        publishing.publish(f"{first},{second}", "both", tmp_path / "docs")
     bench = tmp_path / "bench"
     bench.mkdir()
     (bench / "bench.json").write_text("{}")
     with pytest.raises(SystemExit, match="only by chaos"):  # a kind that does not pool runs (Kind.several)
-        registry.publish(f"{bench},{bench}", "both", tmp_path / "docs")
+        publishing.publish(f"{bench},{bench}", "both", tmp_path / "docs")
 
 
 def run_summary(tmp_path, name, timestamp, v2_requests, seconds=(2.0, 2.1, 2.05)):
@@ -243,19 +244,19 @@ def run_summary(tmp_path, name, timestamp, v2_requests, seconds=(2.0, 2.1, 2.05)
         write_run(runs, "v1", "closed", run, calibration_seconds=calibration)
         write_run(runs, "v2", "closed", run, requests=v2, authors=5 * v2, calibration_seconds=calibration)
     results.write(bench)
-    return json.loads(registry.publish(bench, name, tmp_path / "docs" / "results").read_text())
+    return json.loads(publishing.publish(bench, name, tmp_path / "docs" / "results").read_text())
 
 
 def test_a_headline_of_two_independent_runs_covers_every_round_of_both(tmp_path):
     morning = run_summary(tmp_path, "aaa1111", "2026-11-26T08:00:00+00:00", (1500, 1600, 1550))
     evening = run_summary(tmp_path, "bbb2222", "2026-11-26T14:00:00+00:00", (1300, 1400, 1700))
-    both = registry.pooled({"aaa1111": morning, "bbb2222": evening}, "demo-both")
+    both = publishing.pooled({"aaa1111": morning, "bbb2222": evening}, "demo-both")
     closed = cells.cell_of(both, "v2", "closed")
     ratio = closed["ratios"]["complete_per_s"]
     assert (ratio["low"], ratio["high"], len(ratio["rounds"])) == (1.3, 1.7, 6)
     assert ratio["median"] == 1.525  # of all six rounds' ratios, not a median of the runs' medians
     assert [r["session"] for r in closed["rounds"]] == ["aaa1111"] * 3 + ["bbb2222"] * 3
-    assert [r["round"] for r in closed["rounds"]] == [1, 2, 3, 4, 5, 6] and registry.consistency(both) == []
+    assert [r["round"] for r in closed["rounds"]] == [1, 2, 3, 4, 5, 6] and publishing.consistency(both) == []
     assert [r["rounds"] for r in both["sessions"]] == [3, 3] and both["rounds"] == 6
 
 
@@ -265,11 +266,11 @@ def test_runs_at_different_open_rates_leave_the_open_model_out_of_their_headline
     for summary, rate in ((morning, "820/s: 80 %"), (evening, "530/s: 80 %")):
         summary["cells"] += [{**c, "mode": "open"} for c in summary["cells"]]
         summary["modes"], summary["open_rate"] = ["closed", "open"], rate
-    both = registry.pooled({"aaa1111": morning, "bbb2222": evening}, "demo-both")
+    both = publishing.pooled({"aaa1111": morning, "bbb2222": evening}, "demo-both")
     assert "open" not in both["modes"] and {c["mode"] for c in both["cells"]} == {"closed"}
     assert both["left_out"] == {"open": "each run at its own rate: 820/s: 80 %; 530/s: 80 %"}
     evening["open_rate"] = morning["open_rate"]
-    both = registry.pooled({"aaa1111": morning, "bbb2222": evening}, "demo-both")
+    both = publishing.pooled({"aaa1111": morning, "bbb2222": evening}, "demo-both")
     assert "open" in both["modes"] and both["left_out"] == {} and both["open_rate"] == "820/s: 80 %"
 
 
@@ -278,32 +279,32 @@ def test_runs_too_close_together_or_not_comparable_are_not_combined(tmp_path):
     morning = run_summary(tmp_path, "aaa1111", "2026-11-26T08:00:00+00:00", (1500, 1600, 1550))
     soon = run_summary(tmp_path, "bbb2222", "2026-11-26T08:20:00+00:00", (1300, 1400, 1700))
     with pytest.raises(SystemExit, match="not independent"):
-        registry.pooled({"aaa1111": morning, "bbb2222": soon}, "x")
+        publishing.pooled({"aaa1111": morning, "bbb2222": soon}, "x")
     elsewhere = {**soon, "timestamp": "2026-11-26T14:00:00+00:00", "on_kubernetes": True}
     with pytest.raises(SystemExit, match="differ in on_kubernetes"):
-        registry.pooled({"aaa1111": morning, "bbb2222": elsewhere}, "x")
+        publishing.pooled({"aaa1111": morning, "bbb2222": elsewhere}, "x")
     with pytest.raises(SystemExit, match="differ in design"):
-        registry.pooled({"aaa1111": morning, "bbb2222": {**elsewhere, "on_kubernetes": False, "design": "cpu-map"}}, "x")
+        publishing.pooled({"aaa1111": morning, "bbb2222": {**elsewhere, "on_kubernetes": False, "design": "cpu-map"}}, "x")
     with pytest.raises(SystemExit, match="differ in versions"):
-        registry.pooled({"aaa1111": morning, "bbb2222": {**elsewhere, "on_kubernetes": False, "versions": ["v1"]}}, "x")
+        publishing.pooled({"aaa1111": morning, "bbb2222": {**elsewhere, "on_kubernetes": False, "versions": ["v1"]}}, "x")
 
 
 def test_a_table_is_drawn_only_from_a_summary_of_its_kind(tmp_path):
     _, readme, summaries = published(tmp_path)
     readme.write_text("<!-- figures demo faults -->\n<!-- /figures -->\n")
     with pytest.raises(SystemExit, match="no table faults of it"):
-        figures.rendered(readme.read_text(), registry.loaded(summaries), "README.md")
+        figures.rendered(readme.read_text(), publishing.loaded(summaries), "README.md")
     readme.write_text("<!-- figures demo headline -->\n<!-- /figures -->\n")
-    assert "v2 (reactive)" in figures.rendered(readme.read_text(), registry.loaded(summaries), "README.md")
+    assert "v2 (reactive)" in figures.rendered(readme.read_text(), publishing.loaded(summaries), "README.md")
 
 
 def test_every_kind_is_found_by_what_its_run_wrote_and_unknown_ones_are_refused(tmp_path):
-    assert len({kind.summary_schema for kind in registry.KINDS}) == len(registry.KINDS)
-    assert len({name for kind in registry.KINDS for name in kind.tables}) == sum(len(kind.tables) for kind in registry.KINDS)
+    assert len({kind.summary_schema for kind in publishing.KINDS}) == len(publishing.KINDS)
+    assert len({name for kind in publishing.KINDS for name in kind.tables}) == sum(len(kind.tables) for kind in publishing.KINDS)
     unknown = tmp_path / "other.json"
     unknown.write_text(json.dumps({"schema": "something/1"}))
     with pytest.raises(SystemExit, match="no kind publishes it"):
-        registry.publish(unknown, "x", tmp_path / "docs")
+        publishing.publish(unknown, "x", tmp_path / "docs")
     with pytest.raises(SystemExit, match="nothing to publish"):
-        registry.publish(tmp_path, "x", tmp_path / "docs")
-    assert registry.consistency({"schema": "something/1"}) == ["schema 'something/1': no kind publishes it"]
+        publishing.publish(tmp_path, "x", tmp_path / "docs")
+    assert publishing.consistency({"schema": "something/1"}) == ["schema 'something/1': no kind publishes it"]

@@ -174,14 +174,14 @@ def test_the_sweep_that_chose_the_map_s_settings_is_kept_and_tabled_with_its_cho
 
 
 def test_a_published_map_s_ratios_are_what_its_cells_give(made_up):
-    from benchkit import registry
+    from benchkit.publish import registry as publishing
     _, data = made_up
     good = published(data)
     assert good["ratios"]["throughput"]["v2"][1][1] == round((1200 / 380 + 1200 / 400) / 2, 3)
-    assert registry.consistency(good) == []
+    assert publishing.consistency(good) == []
     changed = json.loads(json.dumps(good))
     changed["ratios"]["throughput"]["v2"][1][1] = 3.5
-    assert registry.consistency(changed)
+    assert publishing.consistency(changed)
 
 
 def test_the_proxy_s_own_cost_is_read_from_the_cells_with_no_latency_added(made_up):
@@ -232,23 +232,23 @@ def test_a_map_with_a_missing_cell_or_a_proxy_that_costs_too_much_fails():
 def test_a_map_s_predictions_are_what_its_pools_give_by_its_rule(made_up):
     """A changed prediction, a changed pool or a changed rule fails the check: the prediction is computed again from
     the map alone."""
-    from benchkit import registry
+    from benchkit.publish import registry as publishing
     _, data = made_up
     good = published(data)
-    assert registry.consistency(good) == []
+    assert publishing.consistency(good) == []
     changed = json.loads(json.dumps(good))
     changed["predicted"]["v1"][1]["ceiling"] += 1
-    assert registry.consistency(changed)
+    assert publishing.consistency(changed)
     changed = json.loads(json.dumps(good))
     changed["pools"]["v2"]["web-api's connections to authors"] = 400
-    assert registry.consistency(changed)
+    assert publishing.consistency(changed)
     changed = json.loads(json.dumps(good))
     changed["rule"][0]["holds"] = 2
-    assert registry.consistency(changed)
+    assert publishing.consistency(changed)
 
 
 def test_a_prediction_revised_after_the_run_is_kept_beside_the_original_and_the_row_says_so(made_up):
-    from benchkit import registry
+    from benchkit.publish import registry as publishing
     _, data = made_up
     revised = json.loads(json.dumps(published(data)))
     pools = {v: {**p, "web-api's connections to authors": 25} for v, p in revised["pools"].items()}
@@ -257,14 +257,14 @@ def test_a_prediction_revised_after_the_run_is_kept_beside_the_original_and_the_
                 "predicted": {v: [mapdoc.predict(pools[v], revised["rule"], dataclasses.asdict(r)) for r in rows]
                               for v in pools}}
     revised["revisions"] = [revision]
-    assert registry.consistency(revised) == []
+    assert publishing.consistency(revised) == []
     grid = mapdoc.as_grid(revised)
     row = next(r for r in latencyreport.prediction_rows(grid, latencyreport.medians(grid))
                if r[0].startswith("v2") and "+50" in r[1])
     assert row[2] == "100" and "at def5678: a pool counted twice" in row[3] and "predicted 400/s" in row[3], row
-    assert registry.consistency({**revised, "revisions": [{**revision, "why": ""}]}), "a revision says why"
+    assert publishing.consistency({**revised, "revisions": [{**revision, "why": ""}]}), "a revision says why"
     revision["predicted"]["v2"][1]["ceiling"] = 99
-    assert registry.consistency(revised), "a revision is checked as the original is"
+    assert publishing.consistency(revised), "a revision is checked as the original is"
 
 
 def test_a_cell_s_spread_and_its_ratio_interval_come_from_its_repeats(made_up):
@@ -333,15 +333,15 @@ def test_the_map_repeats_again_only_the_cells_whose_repeats_disagree(tmp_path, m
 def test_a_published_map_s_repeats_and_counts_are_checked():
     """What the map's tables show straight from its rounds: how many repeats a cell had (RUNS, then more while they
     disagree), which cells never agreed, and each round's requests, unsent, degraded, failed and shed answers."""
-    from benchkit import registry
+    from benchkit.publish import registry as publishing
     from benchkit.core import cells as celldoc
-    found = registry.loaded()["map-6cfbdd4"]
-    assert registry.consistency(found) == []
+    found = publishing.loaded()["map-6cfbdd4"]
+    assert publishing.consistency(found) == []
 
     def problems_after(edit):
         changed = json.loads(json.dumps(found))
         edit(changed)
-        return registry.consistency(changed)
+        return publishing.consistency(changed)
     repeated = next(c for c in found["cells"] if len(c["rounds"]) > found["rounds"])
     index = found["cells"].index(repeated)
     # a repeat left out (its medians, ratios and the cells that disagree recomputed without it): fewer than the rule
@@ -364,23 +364,24 @@ def test_a_published_map_s_repeats_and_counts_are_checked():
 def test_a_map_s_own_prediction_is_sealed_at_its_first_commit_and_a_revision_names_a_commit_git_knows():
     """A pool and its prediction edited together give each other back (predictions_problems passes): what the run
     wrote is the summary as first committed, and a prediction revised after the run is a revision of a real commit."""
-    from benchkit import ROOT, registry
+    from benchkit import ROOT
+    from benchkit.publish import registry as publishing
     from benchkit.publish import since
     from benchkit.figures import first_of
     predict = mapdoc.predict
     path = ROOT / "docs" / "results" / "map-6cfbdd4.json"
-    found, first = registry.loaded()["map-6cfbdd4"], lambda: first_of(ROOT, path)
+    found, first = publishing.loaded()["map-6cfbdd4"], lambda: first_of(ROOT, path)
     known = lambda commit: since.known(ROOT, commit)  # noqa: E731
-    assert registry.sealed(found, first, known) == []
+    assert publishing.sealed(found, first, known) == []
     edited = json.loads(json.dumps(found))
     edited["pools"]["v2"]["web-api's connections to authors"] = 500
     edited["predicted"]["v2"] = [predict(edited["pools"]["v2"], edited["rule"], row) for row in edited["rows"]]
-    assert registry.consistency(edited) == []  # consistent with itself
-    assert registry.sealed(edited, first, known) == [
+    assert publishing.consistency(edited) == []  # consistent with itself
+    assert publishing.sealed(edited, first, known) == [
         "the run's own prediction is not what it was when first committed: a revised one goes in revisions, with its "
         "commit and why"]
-    revised = registry.loaded()["lookups-250-6a3dbfb"]
-    assert revised["revisions"] and registry.sealed(revised, lambda: first_of(ROOT, path.with_name(
+    revised = publishing.loaded()["lookups-250-6a3dbfb"]
+    assert revised["revisions"] and publishing.sealed(revised, lambda: first_of(ROOT, path.with_name(
         "lookups-250-6a3dbfb.json")), known) == []
     made_up = {**revised, "revisions": [{**revised["revisions"][0], "commit": "0badc0de"}]}
-    assert registry.sealed(made_up, lambda: None, known) == ["the revision of 0badc0de: no commit of that name"]
+    assert publishing.sealed(made_up, lambda: None, known) == ["the revision of 0badc0de: no commit of that name"]
