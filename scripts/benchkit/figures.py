@@ -50,7 +50,7 @@ from benchkit import ROOT, registry
 from benchkit.publish import registry as publishing
 from benchkit.publish import since, unmarked
 from benchkit.core import knobs, sealing
-from benchkit.core.kinds import SUMMARIES, written
+from benchkit.publish.kinds import SUMMARIES, written
 from benchkit.core.documents import formatted, markdown_table
 
 DOCUMENTS = ("README.md", "docs/*.md")

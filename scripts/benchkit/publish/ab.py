@@ -4,7 +4,7 @@ import json
 
 from benchkit import catalogue, info
 from benchkit.core import cells, documents, verdicts
-from benchkit.core.experiment import Publishes
+from benchkit.publish.kinds import Publishes
 
 # how every A/B's report reads its ratios
 ORDER = (" The modes' order is drawn at random, and reversed in the round after; B / A is the median of each round's "

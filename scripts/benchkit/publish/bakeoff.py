@@ -5,7 +5,7 @@ that each figure is still what the summary's own runs give. Nothing here measure
 published."""
 import statistics
 
-from benchkit.core.kinds import Kind
+from benchkit.publish.kinds import Kind
 from benchkit.core.stats import close
 
 SCHEMA = "bakeoff/1"

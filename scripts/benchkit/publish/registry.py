@@ -9,7 +9,7 @@ import sys
 
 from benchkit import catalogue
 from benchkit.core import cells, sealing, stats
-from benchkit.core.kinds import SUMMARIES, Kind, document_publisher, loaded as loaded_schemas
+from benchkit.publish.kinds import SUMMARIES, Kind, document_publisher, loaded as loaded_schemas
 from benchkit.publish import bakeoff, compare, traces
 
 # what is published of each experiment (publish/<its package>), once for the A/Bs' entries that share one

@@ -6,8 +6,8 @@ import statistics
 
 from benchkit import step
 from benchkit.core import calibration, delays, documents
-from benchkit.core.experiment import Publishes
-from benchkit.core.kinds import Kind, document_publisher
+from benchkit.publish.kinds import Publishes
+from benchkit.publish.kinds import Kind, document_publisher
 from benchkit.core.sizes import sized_at
 from benchkit.core.tunables import LATENCY_SETTINGS, SETTINGS
 from benchkit.schemas.sweep import MARGIN, SCHEMA, choose, measured_of

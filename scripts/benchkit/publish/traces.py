@@ -10,7 +10,7 @@ overlap in time (the fan-out is parallel: at some instant at least two are in fl
 reaches web-api's Kafka consumer, through articles' insert and its publish (the outbox keeps the trace context).
 """
 from benchkit import VERSIONS
-from benchkit.core.kinds import Kind, document_publisher
+from benchkit.publish.kinds import Kind, document_publisher
 
 SCHEMA = "reactive-bench/traces/1"
 
@@ -156,7 +156,7 @@ SERVICE_COLORS = {"web-api": "#4e79a7", "articles": "#f28e2b", "authors": "#59a1
 def waterfall_of(title, spans):
     """A trace as Jaeger shows it: one bar per span, its label indented by depth, coloured by service (spans =
     [{service, name, kind, depth, start_ms, duration_ms}])."""
-    from benchkit.core.charts import plt, svg  # matplotlib, only where a picture is drawn
+    from benchkit.publish.charts import plt, svg  # matplotlib, only where a picture is drawn
     figure, axes = plt.subplots(figsize=(6.4, 0.22 * len(spans) + 0.9))
     for row, span in enumerate(spans):
         service = span["service"].rsplit("-", 1)[0]

@@ -185,10 +185,11 @@ def test_make_knobs_shows_each_name_once_with_its_one_default(monkeypatch):
 
 
 def test_an_experiment_is_its_two_declared_records_and_nothing_found_by_name():
-    """Every experiment package declares MEASURES (core.experiment.Measures: five hooks) and PUBLISHES (Publishes);
+    """Every experiment declares MEASURES (core.experiment.Measures: five hooks) and PUBLISHES (publish.kinds.Publishes);
     the registry and the command line read nothing else of it, and find nothing by getattr."""
     import ast
-    from benchkit.core.experiment import Measures, Publishes
+    from benchkit.core.experiment import Measures
+    from benchkit.publish.kinds import Publishes
     for experiment in registry.EXPERIMENTS.values():
         assert isinstance(experiment.measures, Measures) and isinstance(experiment.publishes, Publishes), experiment.name
     assert len(dataclasses.fields(Measures)) <= 6

@@ -2,7 +2,7 @@
 pooled from independent sessions is what pooling those sessions' committed summaries gives today."""
 
 from benchkit.publish import registry as publishing
-from benchkit.core.kinds import SUMMARIES
+from benchkit.publish.kinds import SUMMARIES
 
 
 def test_every_committed_summary_is_of_a_known_kind_and_consistent():

@@ -4,7 +4,7 @@ work."""
 import sys
 
 from benchkit import step
-from benchkit.core.experiment import Publishes
+from benchkit.publish.kinds import Publishes
 from benchkit.publish.bench import report, summaries, tables
 from benchkit.schemas.bench import FILE
 

@@ -9,7 +9,8 @@ import statistics
 import sys
 
 from benchkit import NAMES
-from benchkit.core import calibration, charts, curve, documents, layers, results, sql
+from benchkit.core import calibration, curve, documents, layers, results, sql
+from benchkit.publish import charts
 from benchkit.publish import sweep
 from benchkit.publish.bench import summaries, tables
 from benchkit.schemas import work

@@ -7,7 +7,7 @@ import sys
 
 from benchkit import ROOT
 from benchkit.core import calibration, cells, curve, sizes
-from benchkit.core.kinds import SUMMARIES, loaded
+from benchkit.publish.kinds import SUMMARIES, loaded
 from benchkit.schemas.bench import DESIGN, ladders
 
 

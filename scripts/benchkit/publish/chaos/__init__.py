@@ -2,7 +2,7 @@
 and its tables (summary.py), and the run's report (report.py), which fails when an expectation failed."""
 import sys
 
-from benchkit.core.experiment import Publishes
+from benchkit.publish.kinds import Publishes
 from benchkit.publish.chaos import report, summary
 
 

@@ -1,7 +1,8 @@
 """chaos.md and chaos.html of a chaos run, from its chaos.json: the verdicts, the timelines, the overload rounds."""
 import json
 
-from benchkit.core import charts, documents
+from benchkit.core import documents
+from benchkit.publish import charts
 from benchkit.core.samples import OUTCOMES
 from benchkit.publish.chaos import summary
 from benchkit.schemas.chaos import described

@@ -5,7 +5,7 @@ import statistics
 import sys
 
 from benchkit import NAMES
-from benchkit.core.kinds import SUMMARIES, Kind, within, written
+from benchkit.publish.kinds import SUMMARIES, Kind, within, written
 from benchkit.core.documents import formatted, interval
 from benchkit.schemas.chaos import RUN_SCHEMA, SCHEMA
 

@@ -15,7 +15,7 @@ import sys
 
 from benchkit import NAMES
 from benchkit.core import documents, results
-from benchkit.core.kinds import Kind, document_publisher
+from benchkit.publish.kinds import Kind, document_publisher
 from benchkit.core.stats import differences
 from benchkit.publish.compare.costs import TLS_AGREEMENT, WITHIN, Cost, costs, tls_cost
 

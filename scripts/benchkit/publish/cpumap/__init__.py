@@ -5,8 +5,9 @@ import dataclasses
 import json
 
 from benchkit import BASELINE, NAMES, info, step
-from benchkit.core.experiment import Publishes
-from benchkit.core import cells as celldoc, charts, documents, results, verdicts
+from benchkit.publish.kinds import Publishes
+from benchkit.core import cells as celldoc, documents, results, verdicts
+from benchkit.publish import charts
 from benchkit.core.cells import builds
 from benchkit.core.sizes import NO_LIMIT, label
 from benchkit.publish.cpumap.answer import (ANSWER_TEXT, STARTS_TEXT, again_rows, answer_rows, balance_rows,

@@ -6,7 +6,7 @@ import json
 import pathlib
 
 from benchkit import BASELINE, VERSIONS, info
-from benchkit.core.experiment import Publishes
+from benchkit.publish.kinds import Publishes
 from benchkit.schemas import latencymap as grid
 from benchkit.schemas.latencymap import predict
 from benchkit.publish.latencymap import report as latencyreport

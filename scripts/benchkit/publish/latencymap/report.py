@@ -6,7 +6,8 @@ import pathlib
 import sys
 
 from benchkit import BASELINE, NAMES
-from benchkit.core import charts, delays, documents
+from benchkit.core import delays, documents
+from benchkit.publish import charts
 from benchkit.core.stats import median_or_none
 from benchkit.schemas.latencymap import HEAT_MAPS, SPREAD_LIMIT, as_grid, ratio_interval, ratios, spread
 

@@ -6,7 +6,7 @@ import dataclasses
 import json
 import pathlib
 import sys
-from typing import Callable
+from typing import Callable, Optional
 
 from benchkit import ROOT
 
@@ -71,3 +71,19 @@ def loaded(directory=SUMMARIES, schemas=()):
         if data.get("schema") in schemas:
             found[path.stem] = data
     return found
+
+
+@dataclasses.dataclass(frozen=True)
+class Publishes:
+    """A summary kind of its own (kind), or what its designs add to the cell document every grid run writes: the
+    files its runs write (run_files), the tables and charts a doc may show ({marker name: summary -> rows or svg}),
+    and per design ({design: function}) what its check adds (consistency: summary -> [problem]), what pooling
+    sessions adds (pool), and what is held against the summary as first committed (sealed)."""
+    kind: Optional[Kind] = None
+    run_files: tuple = ()
+    tables: dict = dataclasses.field(default_factory=dict)
+    charts: dict = dataclasses.field(default_factory=dict)
+    consistency: dict = dataclasses.field(default_factory=dict)
+    pool: dict = dataclasses.field(default_factory=dict)
+    sealed: dict = dataclasses.field(default_factory=dict)
+    report: Optional[Callable] = None  # report(document's path): the run's own report beside it, read from it alone
