@@ -261,12 +261,13 @@ test: ## Run every test: source audit, contract suites, end-to-end and faults on
 	  TEST_LICENSES_LOG=$(TEST_LICENSES_LOG) TEST_TIMES=$(TEST_TIMES) BUSY_CORES=$(BUSY_CORES) scripts/make-test.sh
 
 .PHONY: test-static
-test-static: benchkit toxiproxy ## Source audit (no SQL built at run time: scripts/check_sql.py, which first proves it bites); the harness's unit tests (pytest); the load generator's (go test); the published figures against their summaries.
+test-static: benchkit toxiproxy ## Source audit (no SQL built at run time: scripts/check_sql.py, which first proves it bites); the experiments' records against their hooks' signatures (mypy); the harness's unit tests (pytest); the load generator's (go test); the published figures against their summaries.
 	@$(MAKE) --no-print-directory test-loadgen
 	@python3 scripts/check_sql.py --self-test
 	@python3 scripts/timings.py --self-test
 	@python3 scripts/check_sql.py
-	@cd scripts && $(BENCHKIT_PYTHON) -m pyflakes . && $(BENCHKIT_PYTHON) -m pytest -q -p no:cacheprovider benchkit/tests
+	@cd scripts && $(BENCHKIT_PYTHON) -m pyflakes . && $(BENCHKIT_PYTHON) -m mypy --config-file mypy.ini \
+		&& $(BENCHKIT_PYTHON) -m pytest -q -p no:cacheprovider benchkit/tests
 	@$(MAKE) --no-print-directory test-docs
 
 .PHONY: test-docs
@@ -413,7 +414,7 @@ $(SCHEMATHESIS): scripts/fuzz-requirements.txt
 	@touch $@
 
 .PHONY: benchkit
-benchkit: $(BENCHKIT_VENV)/.installed ## Install the harness's pinned Python dependencies (matplotlib, pytest, pyflakes: scripts/benchkit/requirements.txt) into .tools/benchkit.
+benchkit: $(BENCHKIT_VENV)/.installed ## Install the harness's pinned Python dependencies (matplotlib, pytest, pyflakes, mypy: scripts/benchkit/requirements.txt) into .tools/benchkit.
 $(BENCHKIT_VENV)/.installed: scripts/benchkit/requirements.txt
 	@echo "==> Installing the harness's dependencies from PyPI into $(BENCHKIT_VENV)"
 	@python3 -m venv $(BENCHKIT_VENV)

@@ -3,7 +3,8 @@ running it needs of it: five hooks, and its lengths), which the registry reads b
 is publish/<package>'s PUBLISHES (publish.kinds.Publishes). Nothing of an experiment is found by getattr, and a test
 holds every experiment to both."""
 import dataclasses
-from typing import Callable
+import pathlib
+from typing import Any, Callable, Optional
 
 from benchkit.core.load import Lengths
 
@@ -19,8 +20,9 @@ def no_floor(spec):
 @dataclasses.dataclass(frozen=True)
 class Measures:
     Spec: type  # its settings: a frozen dataclass of knobs (knobs.knob), each with its one default
-    run: Callable  # run(platform, spec, directory) -> the path of the document it wrote
-    versions: Callable = every_build  # versions(spec): the builds it measures unless VERSIONS says (None: every one)
-    needs: tuple = ()  # what it asks of a platform beyond what every experiment does (platform.Faults, LatencyProxy)
-    floor: Callable = no_floor  # floor(spec): whether it measures the floor (v0) beside the builds, where it runs
+    run: Callable[[Any, Any, pathlib.Path], pathlib.Path]  # run(platform, spec, directory): the document it wrote
+    # versions(spec): the builds it measures unless VERSIONS says (None: every one)
+    versions: Callable[[Any], Optional[tuple]] = every_build
+    needs: tuple[type, ...] = ()  # what it asks of a platform beyond every experiment (platform.Faults, LatencyProxy)
+    floor: Callable[[Any], bool] = no_floor  # floor(spec): whether it measures the floor (v0) beside the builds
     lengths: Lengths = Lengths()  # its designs' phases' lengths where not the load's (make knobs lists them)

@@ -16,7 +16,7 @@ class Setting:
     property: str  # the Quarkus property, as in application.properties
     services: tuple  # the services of the build it applies to
     candidates: tuple
-    default: int  # Quarkus' own value, when application.properties does not set one
+    default: int | float | str  # Quarkus' own value, when application.properties does not set one
     also: tuple = ()  # further properties of the same services that take the same value (sized together)
 
     @property

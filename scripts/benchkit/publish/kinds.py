@@ -80,10 +80,13 @@ class Publishes:
     and per design ({design: function}) what its check adds (consistency: summary -> [problem]), what pooling
     sessions adds (pool), and what is held against the summary as first committed (sealed)."""
     kind: Optional[Kind] = None
-    run_files: tuple = ()
-    tables: dict = dataclasses.field(default_factory=dict)
-    charts: dict = dataclasses.field(default_factory=dict)
-    consistency: dict = dataclasses.field(default_factory=dict)
-    pool: dict = dataclasses.field(default_factory=dict)
-    sealed: dict = dataclasses.field(default_factory=dict)
-    report: Optional[Callable] = None  # report(document's path): the run's own report beside it, read from it alone
+    run_files: tuple[str, ...] = ()
+    tables: dict[str, Callable[[dict], Optional[list]]] = dataclasses.field(default_factory=dict)
+    charts: dict[str, Callable[[dict], str]] = dataclasses.field(default_factory=dict)
+    consistency: dict[str, Callable[[dict], list]] = dataclasses.field(default_factory=dict)
+    pool: dict[str, Callable[[dict], tuple]] = dataclasses.field(default_factory=dict)
+    # sealed(summary, the summary as first committed or None, known(commit)): [problem]
+    sealed: dict[str, Callable[[dict, Optional[dict], Callable[[str], bool]], list]] = dataclasses.field(
+        default_factory=dict)
+    # report(the document's path): the run's own report beside it, read from it alone
+    report: Optional[Callable[[pathlib.Path], None]] = None

@@ -184,6 +184,36 @@ def test_make_knobs_shows_each_name_once_with_its_one_default(monkeypatch):
     assert names() == ["ITERATIONS"]
 
 
+def test_the_type_checker_holds_each_record_to_its_hooks_signatures(tmp_path, monkeypatch):
+    """make test-static runs mypy over every experiment's two records (scripts/mypy.ini); it bites on a hook of the
+    wrong shape: a run that takes no directory, a versions hook that takes no spec, a report given no path."""
+    from mypy import api
+    planted = tmp_path / "planted.py"
+    planted.write_text("""
+from benchkit.core.experiment import Measures
+from benchkit.publish.kinds import Publishes
+
+def run(platform, spec):
+    return None
+
+def every_one():
+    return None
+
+def report(path, where):
+    return None
+
+MEASURES = Measures(object, run, every_one)
+PUBLISHES = Publishes(report=report)
+""")
+    config = ROOT / "scripts" / "mypy.ini"
+    monkeypatch.chdir(config.parent)  # where its files are named from, as make test-static runs it
+    said, _, status = api.run(["--config-file", str(config), "--cache-dir", str(tmp_path / "cache"), str(planted)])
+    assert status == 1 and said.count("error:") == 3, said
+    assert 'Argument 2 to "Measures"' in said and 'Argument 3 to "Measures"' in said and '"report"' in said
+    _, _, status = api.run(["--config-file", str(config), "--cache-dir", str(tmp_path / "cache")])
+    assert status == 0  # every record as declared
+
+
 def test_an_experiment_is_its_two_declared_records_and_nothing_found_by_name():
     """Every experiment declares MEASURES (core.experiment.Measures: five hooks) and PUBLISHES (publish.kinds.Publishes);
     the registry and the command line read nothing else of it, and find nothing by getattr."""
