@@ -27,3 +27,32 @@ def test_a_published_bench_s_knees_and_repeats_are_what_its_curve_steps_give():
     assert problems_after(lambda d: d["curve"]["sessions"][0]["v2"]["510"][1].update(complete=480))
     # a pool's knee is the lowest of its sessions'
     assert publishing.loaded()["demo-dce3321-6cfbdd4"]["curve"]["knees"] == {}  # one session's steps not kept: none
+
+
+def test_the_curve_is_measured_by_the_core_s_rounds_every_step_of_every_build_in_each_repeat(monkeypatch, tmp_path):
+    """The bench's curve is no loop of its own: a design whose modes are its steps, the ladder a round of the core's
+    runner (design.measure_rounds), the builds' order at each step drawn and reversed in the round after."""
+    from benchkit.core import design
+    from benchkit.tests.test_ab import Platform
+    platform = Platform(("v1", "v2"))
+    platform.build = lambda version: type("Build", (), {"version": version, "ergonomics": lambda self: {},
+                                                        "close": lambda self: None})()
+    runs = []
+
+    def measure(build, scenario, runs_dir, run, settings=None, facts=None, label=None, target="web-api"):
+        runs.append((build.version, label or scenario, run, (settings or {}).get("RATE"), facts))
+        return {"ok_rps": 1000.0 if build.version == "v1" else 2000.0, "p50": 1.0, "p99": 2.0}
+    monkeypatch.setattr(bench, "measure", measure)
+    monkeypatch.setattr(bench, "background", lambda builds: {v: {} for v in builds})
+    monkeypatch.setattr(bench.rundoc, "write", lambda directory: None)
+    monkeypatch.setattr(design.knobs, "value", lambda name: 1 if name == "RUNS" else None)
+    spec = bench.Spec(scenarios=("closed", "curve"), curve_shares=(0.25, 0.5), curve_step_duration="5s",
+                      curve_repeats=2, no_warmup=True)
+    bench.run(platform, spec, tmp_path)
+    steps = [(version, label, run, rate) for version, label, run, rate, _ in runs if label.startswith("curve-")]
+    # the fastest build's 2,000/s: steps at 500 and 1,000/s, each build at each, the ladder twice
+    assert sorted(steps) == sorted((v, f"curve-{r}", run, r) for run in (1, 2) for r in (500, 1000) for v in ("v1", "v2"))
+    assert [label for _, label, run, _ in steps if run == 1] == ["curve-500"] * 2 + ["curve-1000"] * 2  # climbing
+    first, second = ([v for v, label, run, _ in steps if run == n and label == "curve-500"] for n in (1, 2))
+    assert second == first[::-1]  # drawn in the first repeat, reversed in the second
+    assert all(facts["calibration_seconds"] == 2.0 for *_, facts in runs)  # the machine's speed before each round

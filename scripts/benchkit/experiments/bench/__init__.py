@@ -15,7 +15,7 @@ from benchkit.core.experiment import Measures
 from benchkit.core import cells, curve, design, knobs, profile
 from benchkit.core.design import Design
 from benchkit.core.knobs import knob, numbers
-from benchkit.core.protocol import background, measure, order, warm_up
+from benchkit.core.protocol import background, measure, warm_up
 from benchkit.experiments.bench import document as rundoc
 from benchkit.schemas.bench import DESIGN, TITLE
 
@@ -30,11 +30,11 @@ def open_rate(closed_rates):
     return max(10, int(0.8 * slowest / 10) * 10)
 
 
-def run_curve(spec, builds, versions, closed_rates, runs_dir, environment, results):
+def run_curve(spec, session, versions, closed_rates, environment, results):
     """The open model at each rate of the ladder (CURVE_SHARES of the fastest build's closed-model maximum, default
-    curve.SHARES), every build at each step (in an order drawn at random, reversed at the next step), each step
-    CURVE_STEP_DURATION long; the whole ladder CURVE_REPEATS times (knobs.py), so that a knee rests on
-    every repeat of its step, not on one."""
+    curve.SHARES), each step CURVE_STEP_DURATION long, as a design of the core's: a step is a mode, every build at
+    each step in an order drawn at random (reversed in the round after), the whole ladder a round, CURVE_REPEATS of
+    them (knobs.py), so that a knee rests on every repeat of its step, not on one."""
     if not closed_rates:
         raise SystemExit("the curve's rates follow the closed model's maximum: run it after closed (SCENARIOS=closed,curve)")
     fastest = max(statistics.median(rates) for rates in closed_rates.values())
@@ -43,13 +43,16 @@ def run_curve(spec, builds, versions, closed_rates, runs_dir, environment, resul
     environment["curve"] = {"fastest_closed_complete_per_s": round(fastest, 1), "rates": rates, "step": duration,
                             "repeats": repeats}
     (results / "environment.json").write_text(json.dumps(environment, indent=2))
-    for repeat in range(1, repeats + 1):
-        for index, rate in enumerate(rates, start=1):
-            for version in order(versions, index + repeat - 1):
-                step(f"{version}: curve step {index}/{len(rates)}, repeat {repeat}/{repeats}, {rate} requests/s "
-                     f"for {duration}")
-                measure(builds[version], "open", runs_dir, repeat,
-                        {"RATE": rate, "DURATION": duration, "MAX_USERS": max(200, rate)}, label=curve.label(rate))
+
+    def step_phase(build, runs_dir, round_, variant, label, facts):
+        rate = curve.rate_of(variant.mode)
+        measure(build, "open", runs_dir, round_, {"RATE": rate, "DURATION": duration, "MAX_USERS": max(200, rate)},
+                facts, variant.mode)
+        return {}
+    ladder = dataclasses.replace(session.design, modes={curve.label(rate): {} for rate in rates}, phases=(step_phase,))
+    design.measure_rounds(dataclasses.replace(session, design=ladder),
+                          [(version, design.Variant(curve.label(rate))) for rate in rates for version in versions], 0,
+                          range(1, repeats + 1))
 
 
 # A hop alone: the closed model against one downstream service of the build, to tell data access from
@@ -118,9 +121,10 @@ def run(platform, spec, directory):
         (directory / "environment.json").write_text(json.dumps(environment, indent=2))
         running = {version: (build, environment.get("warmup", {}).get(version, {"settled": None}),
                              environment["background_cpu_per_s"][version]) for version, build in builds.items()}
+        session = design.Session(platform, scenarios, runs_dir, keep=lambda *_: None, running=running)
         for scenario in spec.scenarios:
             if scenario == "curve":
-                run_curve(spec, builds, versions, closed_rates, runs_dir, environment, directory)
+                run_curve(spec, session, versions, closed_rates, environment, directory)
                 continue
             if scenario == "profile":
                 step("Profiles: JFR in every service during one more closed run per build (not measured)")
@@ -133,7 +137,6 @@ def run(platform, spec, directory):
                 environment["open_rate"] = f"{rate}/s: 80 % of the slowest build's closed-model complete answers/s"
                 (directory / "environment.json").write_text(json.dumps(environment, indent=2))
                 info(f"the open model at {rate} requests/s")
-            session = design.Session(platform, scenarios, runs_dir, keep=lambda *_: None, running=running)
             design.measure_rounds(session, [(v, design.Variant(scenario)) for v in versions], 0, range(1, runs + 1))
     finally:
         for build in builds.values():
