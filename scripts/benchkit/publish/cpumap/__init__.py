@@ -45,7 +45,7 @@ def write_report(path):
     if name == "answer":
         pooled = directory / "answer-pooled.json"
         found = json.loads(pooled.read_text()) if pooled.exists() else celldoc.so_far({}, data)
-        info(f"The answer so far ({len(celldoc.sessions_of(found)) if pooled.exists() else 1} session(s)):")
+        info(f"The answer so far ({len(celldoc.sessions_of(found))} session(s)):")
         print(documents.markdown_table(answer_rows(found)))
 
 
