@@ -171,9 +171,10 @@ done
 step "Faults under load: the quick subset of make chaos"
 expect "authors and Kafka stopped under load, ${BUILDS[*]}: every expectation held (events lost = 0)" \
   run chaos "$WORK/chaos" CHAOS_QUICK=1
-expect "chaos.json has a verdict of every quick fault for every build" check_results "$WORK/chaos/chaos.json" \
-  "d['passed'] and all(r['passed'] for r in d['runs'])" \
-  "sorted((r['fault'], r['version']) for r in d['runs']) == sorted((f, v) for f in ('authors stopped', 'kafka stopped') for v in '${BUILDS[*]}'.split())"
+expect "chaos.json (a cell document: a fault a mode) has a verdict of every quick fault for every build" \
+  check_results "$WORK/chaos/chaos.json" \
+  "d['design'] == 'chaos' and all(r['passed'] for c in d['cells'] for r in c['rounds'])" \
+  "sorted((r['fault'], r['version']) for c in d['cells'] for r in c['rounds']) == sorted((f, v) for f in ('authors stopped', 'kafka stopped') for v in '${BUILDS[*]}'.split())"
 
 step "The sweep, one setting of v2 in pods of half a CPU (make sweep varies each build's settings this way, at any size)"
 expect "v2's services restart with each pipelining limit under a quota of half a CPU each, and the sweep writes its table" \

@@ -53,7 +53,9 @@ class Design:
     # What a design may add to the runner, each None unless given: arrange(build, variant, round), called before each
     # cell is measured (the latency map sets its row's latency on the proxy there); again(document, size), the modes
     # whose cells at that size are measured once more after the rounds, up to extra_rounds times (the latency map's cells
-    # whose repeats disagree; make answer's, while a cell it quotes is undecided)
+    # whose repeats disagree; make answer's, while a cell it quotes is undecided). arrange returns True where it
+    # restarted the build (chaos moves a build behind the latency proxy for the faults made there): the runner warms
+    # it again
     arrange: object = None
     again: object = None
     extra_rounds: int = 0
@@ -61,6 +63,9 @@ class Design:
     # the A/A in the same forks: the baseline measured a second time in every round, as a cell of its own (cells.A_A),
     # its ratio to the baseline the one with no cause
     a_a: bool = False
+    rounds: int = None  # how many rounds: RUNS where None (chaos counts its own)
+    # False: the cells in the order the design lists them, every round (what compares nothing: chaos's faults in turn)
+    drawn: bool = True
 
     @property
     def reference(self):
@@ -121,6 +126,8 @@ def in_round(design, group, round_, position):
     warmer or a quieter machine). The builds of each group and variant draw their own orders (their pairs counted on
     from the group's position: an offset of whole pairs, so that a group's rounds 1 and 2 stay one pair)."""
     variants = list(dict.fromkeys(variant for _, variant in group))
+    if not design.drawn:
+        return list(group)
     if design.compared == celldoc.MODE:
         return [(build, variant) for variant in order(variants, round_) for build, v in group if v == variant]
     return [(build, variant) for index, variant in enumerate(variants)
@@ -140,8 +147,9 @@ def started(platform, design, build, variant):
                          fresh=design.restart in FORKED)
 
 
-def warmed(build, running, runs_dir, warmup, platform=None):
-    """(the core's warm-up, the build's background with no load right after it). Given the platform, the build's
+def warmed(build, running, runs_dir, warmup, platform=None, idle=True):
+    """(the core's warm-up, the build's background with no load right after it, where idle: what the closed model's
+    CPU with the background off needs, and nothing else). Given the platform, the build's
     quota is lifted for the warm-up where it can be (Platform.lift), set again after it, and the build warmed again
     under it, from a window a third as long, until the rule holds there too: what is measured is warm at its quota,
     and the first warm-up is kept under "before_quota"."""
@@ -150,7 +158,7 @@ def warmed(build, running, runs_dir, warmup, platform=None):
     if lifted:
         platform.bind(slot(build))
         warm = {**warm_up(f"{build}-under-its-quota", running, runs_dir, max(1, warmup // 3)), "before_quota": warm}
-    return warm, background({build: running})[build]
+    return warm, background({build: running})[build] if idle else {}
 
 
 def warms_before_quota(design, platform):
@@ -186,7 +194,7 @@ def run(platform, design, directory, extra=None, on_cell=None, kept=None):
     document returned. extra: what the experiment adds to the document; on_cell(figures, environment): what it adds
     to a cell's round; kept: the document of a run of the same design that stopped half-way, whose finished groups are
     kept (continued). Every build is left as it ships, whatever happened."""
-    rounds, (iterations, warmup) = knobs.value("RUNS"), design.lengths.resolved()
+    rounds, (iterations, warmup) = design.rounds or knobs.value("RUNS"), design.lengths.resolved()
     runs_dir = directory / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     environment = platform.environment(platform.where, rounds, True)
@@ -243,7 +251,7 @@ def measure_group(session, group, position, rounds):
     platform, design = session.platform, session.design
     if design.restart not in FORKED:  # every build of the group started, then each warmed, once
         started_ = {build: started(platform, design, build, variant) for build, variant in group}
-        session.running = {build: (it, *warmed(build, it, session.runs_dir, session.warmup))
+        session.running = {build: (it, *warmed(build, it, session.runs_dir, session.warmup, idle=CLOSED in design.phases))
                            for build, it in started_.items()}
         for build, (it, *_) in session.running.items():
             session.chose(build, it, group[0][1].size)
@@ -277,8 +285,9 @@ def measure_rounds(session, cells, position, numbers):
                 lifting = platform if warms_before_quota(design, platform) else None
                 running[build] = (it, *warmed(build, it, runs_dir, session.warmup, lifting))
                 session.chose(build, it, variant.size)
-            if design.arrange:
-                design.arrange(build, variant, round_)
+            if design.arrange and design.arrange(build, variant, round_):  # it restarted the build: warmed again
+                it = started(platform, design, build, variant)
+                running[build] = (it, *warmed(build, it, runs_dir, session.warmup, idle=CLOSED in design.phases))
             it, warm, idle = running[build]
             ready = time.monotonic()
             figures = measured(design, it, runs_dir, round_, variant, session.iterations, warm, idle, speed, place,

@@ -24,6 +24,7 @@ class Kind:
     tables: dict = dataclasses.field(default_factory=dict)  # {marker name: summary -> rows}
     charts: dict = dataclasses.field(default_factory=dict)  # {marker name: summary -> svg}
     several: bool = False  # publish takes several runs (a list of their files or directories) into one summary
+    design: str = ""  # a run of its schema is this kind's where it ran this design (chaos's cell document)
 
 
 def written(summary, name, directory):

@@ -80,7 +80,8 @@ CELLS = Kind("cells", cells.SCHEMA, cells.SCHEMA,
 KINDS = (*(published.kind for published in PUBLISHED if published.kind), CELLS, compare.KIND, traces.KIND,
          bakeoff.KIND)
 BY_SUMMARY_SCHEMA = {kind.summary_schema: kind for kind in KINDS}
-BY_RUN_SCHEMA = {kind.run_schema: kind for kind in KINDS}
+# a run's kind by (its schema, its design): a design's own kind first, else its schema's
+BY_RUN = {(kind.run_schema, kind.design): kind for kind in reversed(KINDS)}
 TABLES = {name: table for kind in KINDS for name, table in kind.tables.items()}
 CHARTS = {name: chart for kind in KINDS for name, chart in kind.charts.items()}
 
@@ -100,8 +101,10 @@ def run_of(found):
     """(its kind, the file it wrote) of a run: a file by its schema, a results directory by the first kind whose file
     it holds."""
     if found.is_file():
-        schema = json.loads(found.read_text()).get("schema")
-        return BY_RUN_SCHEMA.get(schema) or sys.exit(f"{found}: schema {schema!r}: no kind publishes it"), found
+        data = json.loads(found.read_text())
+        schema = data.get("schema")
+        return (BY_RUN.get((schema, data.get("design"))) or BY_RUN.get((schema, ""))
+                or sys.exit(f"{found}: schema {schema!r}: no kind publishes it")), found
     for kind in KINDS:
         for file in kind.run_files:
             if (found / file).exists():

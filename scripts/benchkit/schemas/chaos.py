@@ -1,10 +1,25 @@
-"""What a chaos run's document is, where the run that writes it and what publishes it both read it: its schema, the
-summary's, and each check's identifier (what chaos.json keys it by, and tests read) with what it means."""
-from benchkit.core import buildsconf
+"""What a chaos run's document is, where the run that writes it and what publishes it both read it: a cell document
+(core.cells) whose cells are a build meeting a fault (its mode) and whose rounds are what it did, each check keyed by
+an identifier (what tests read) with what it means; and the summary's schema."""
+import sys
+
+from benchkit.core import buildsconf, cells
 
 SCHEMA = "reactive-bench/chaos-summary/1"
-RUN_SCHEMA = "reactive-bench/chaos/1"  # chaos.json: a run's verdicts, each check keyed by an identifier
 FILE = "chaos.json"
+DESIGN = "chaos"
+
+
+def runs(document, path="chaos.json"):
+    """What a chaos run did, as its report and its summary read it: {commit, timestamp, where, passed, runs}, the
+    runs round after round, each round's faults in the order made (refused where the document is not chaos's)."""
+    if (document.get("schema"), document.get("design")) != (cells.SCHEMA, DESIGN):
+        sys.exit(f"{path}: schema {document.get('schema')!r}, design {document.get('design')!r}: not a chaos run's")
+    found = sorted(((r["round"], place, r) for place, c in enumerate(document["cells"]) for r in c["rounds"]),
+                   key=lambda found: found[:2])
+    made = [r for *_, r in found]
+    return {**{key: document[key] for key in ("commit", "timestamp", "where")},
+            "passed": all(r["passed"] for r in made), "runs": made}
 
 
 # Each check's identifier (what chaos.json keys it by, and tests read) and what it means (what the report says).

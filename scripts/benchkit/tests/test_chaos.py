@@ -10,6 +10,7 @@ from benchkit.experiments.chaos import faults
 from benchkit.experiments.chaos import clients, verdicts
 from benchkit.publish.chaos import report as chaos_report
 from benchkit.publish.chaos import summary as chaos_summary
+from benchkit.schemas import chaos as chaos_schema
 from benchkit.platforms import kubernetes
 
 
@@ -331,15 +332,101 @@ def test_on_either_platform_a_fault_made_in_the_proxy_goes_to_the_proxy_of_its_b
 def test_a_run_s_report_shows_the_tables_its_summary_publishes(tmp_path, monkeypatch):
     from benchkit.tests.test_figures import chaos_run
     data = json.loads((chaos_run(tmp_path / "given") / "chaos.json").read_text())
-    runs = data["runs"]
-    runs[0].update(timeline={"per_second": [], "injected": 0, "restoring": 1},
-                   cpu={**runs[0]["cpu"], "machine_busy_max_during_fault": 1.0, "cores_during_fault": {"web-api": 0.8}})
-    (tmp_path / "chaos.json").write_text(json.dumps({**data, "passed": all(r["passed"] for r in runs)}))
+    made = data["cells"][0]["rounds"][0]
+    made.update(timeline={"per_second": [], "injected": 0, "restoring": 1},
+                cpu={**made["cpu"], "machine_busy_max_during_fault": 1.0, "cores_during_fault": {"web-api": 0.8}})
+    (tmp_path / "chaos.json").write_text(json.dumps(data))
     monkeypatch.setattr(chaos_report, "timeline_chart", lambda title, entry: "<svg/>")
     assert chaos_report.render(tmp_path / "chaos.json") is False
-    found = chaos_summary.summarize(json.loads((tmp_path / "chaos.json").read_text()), "this run")
+    found = chaos_summary.summarize(chaos_schema.runs(data), "this run")
     report = (tmp_path / "chaos.md").read_text()
     for table in (chaos_summary.faults_table, chaos_summary.overload_runs_table, chaos_summary.overload_table):
         assert all(" | ".join(row) in report for row in table(found))
     assert "web-api 0.80" in report
 
+
+
+class ChaosPlatform:
+    """What chaos asks of the local stack on the core's runner, each restart kept: the runner's loop is what is tested
+    (each fault's load and checks are the tests above)."""
+    where, kind, versions = "here", "local", ("v1", "v2")
+
+    def __init__(self):
+        self.done, self.behind = [], set()
+
+    def environment(self, where, runs, warmup):
+        return {"git_commit": "abc1234", "timestamp": "t", "where": where}
+
+    def fault_seconds(self, quick):
+        return 5
+
+    def after_seconds(self, quick):
+        return 20
+
+    def processes(self):
+        return {}
+
+    def behind_proxy(self, versions):
+        return None
+
+    def through_proxy(self, version):
+        return version in self.behind
+
+    def build(self, version):
+        self.done.append(("build", version))
+        return type("Build", (), {"version": version})()
+
+    def reconfigure(self, version, environments, fresh=False):
+        self.behind.add(version)
+        self.done.append(("behind the proxy", version))
+
+    def calibrate(self):
+        return 1.0
+
+    def restore(self, version):
+        if version in self.behind:
+            self.behind.discard(version)
+            self.done.append(("as shipped", version))
+
+    def close(self):
+        self.done.append("closed")
+
+
+def test_chaos_runs_on_the_core_s_runner_each_fault_a_mode_in_turn_the_proxy_s_behind_it_and_warmed_again(
+        monkeypatch, tmp_path):
+    from benchkit.core import design
+    warmed = []
+    monkeypatch.setattr(design, "warm_up", lambda version, build, runs_dir, warmup: warmed.append(version) or
+                        {"settled": True})
+    monkeypatch.setattr(design, "background", lambda builds: pytest.fail("chaos measures no closed model"))
+    monkeypatch.setattr(chaos.knobs, "tool", lambda name: "loadgen")
+    platform = ChaosPlatform()
+
+    def made(fault, version, *_):
+        platform.done.append((fault.name, version, version in platform.behind))
+        return {"fault": fault.name, "version": version, "timeline": {}, "passed": True, "checks": {}}
+    monkeypatch.setattr(chaos, "run_fault", made)
+    monkeypatch.setattr(chaos, "run_overload", lambda version, *_: platform.done.append(("overload", version)) or {
+        "fault": "overload (2x capacity)", "version": version, "passed": version == "v1", "checks": {}})
+    spec = chaos.Spec(faults=("authors slower than the time-out", "authors stopped", "overload"), rounds=2)
+    path = chaos.run(platform, spec, tmp_path)
+    data = json.loads(path.read_text())
+    one_round = [("authors stopped", "v1", False), ("authors stopped", "v2", False),
+                 ("authors slower than the time-out", "v1", True), ("authors slower than the time-out", "v2", True),
+                 ("overload", "v1"), ("overload", "v2")]
+    assert [d for d in platform.done if len(d) in (2, 3) and d[0] not in ("build",)
+            and d[0] in {f for f, *_ in one_round}] == one_round * 2
+    # each build restarted behind the proxy for its faults, and as shipped after them; warmed after every start
+    assert [d for d in platform.done if d[0] in ("behind the proxy", "as shipped")] == [
+        ("behind the proxy", "v1"), ("behind the proxy", "v2"), ("as shipped", "v1"), ("as shipped", "v2")] * 2
+    assert len(warmed) == 2 + 4 * 2
+    # a cell per fault and build, a round each round; what the report and the summary read of it, in the order made
+    assert [(c["mode"], c["build"], [r["round"] for r in c["rounds"]]) for c in data["cells"]] == [
+        (mode, build, [1, 2]) for mode in ("authors stopped", "authors slower than the time-out", "overload")
+        for build in ("v1", "v2")]
+    found = chaos_schema.runs(data)
+    assert found["passed"] is False and len(found["runs"]) == 12
+    assert [(r["version"], r["fault"][:7]) for r in found["runs"][:6]] == [
+        (build, fault[:7]) for fault, build, *_ in one_round]
+    with pytest.raises(SystemExit, match="not a chaos run"):
+        chaos_schema.runs({**data, "design": "cpu-map"})

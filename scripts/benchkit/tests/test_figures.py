@@ -127,10 +127,21 @@ def chaos_run(tmp_path):
              "events": {"created": 10, "delivered": 10, "lost": 0, "duplicates": 0, "unconfirmed": 0}}
     directory = tmp_path / "chaos"
     directory.mkdir()
-    (directory / "chaos.json").write_text(json.dumps({
-        "schema": "reactive-bench/chaos/1", "commit": "abc1234", "timestamp": "t", "where": "here", "passed": False,
-        "runs": [fault, overload(0, True, 500), overload(2, False, 480), overload(0, True, 520)]}))
+    (directory / "chaos.json").write_text(json.dumps(chaos_document(
+        [fault, overload(0, True, 500), overload(2, False, 480), overload(0, True, 520)])))
     return directory
+
+
+def chaos_document(made, rounds=None):
+    """The cell document a chaos run writes of what it made (each a fault's or an overload's verdicts), a cell per
+    fault and build, its rounds in turn (rounds: each one's round, 1, 2, … by default)."""
+    found = {}
+    for number, r in zip(rounds or range(1, len(made) + 1), made):
+        mode = "overload" if "timeline" not in r else r["fault"]
+        found.setdefault((mode, r["version"]), []).append({"size": "", "round": number, "place": 1, **r})
+    return {"schema": "reactive-bench/cells/1", "design": "chaos", "commit": "abc1234", "timestamp": "t",
+            "where": "here", "compared": "mode", "cells": [
+                {"build": build, "mode": mode, "size": "", "rounds": rounds} for (mode, build), rounds in found.items()]}
 
 
 def test_a_chaos_summary_counts_the_stalls_and_is_checked_against_its_runs(tmp_path):

@@ -14,8 +14,6 @@ Two platforms, the same clients, checks and report:
       `minikube tunnel`.
 """
 import dataclasses
-import datetime
-import json
 import statistics
 import sys
 import threading
@@ -23,8 +21,9 @@ import time
 
 from benchkit import SERVICES, info, step
 from benchkit.core.experiment import Measures
-from benchkit.core.provenance import git_commit
-from benchkit.core import buildsconf, knobs, protocol, samples
+from benchkit.core import buildsconf, design, knobs, samples
+from benchkit.core.design import AS_RUNNING, Design
+from benchkit.core.load import Lengths
 from benchkit.core.knobs import knob, numbers
 from benchkit.core.platform import RESTORE_LIMIT_SECONDS, Faults, LatencyProxy
 from benchkit.experiments.chaos import faults
@@ -33,7 +32,9 @@ from benchkit.core.prometheus import answered, calls_timed_out, circuit_openings
 from benchkit.core.stats import percentile
 from benchkit.experiments.chaos.clients import (CpuRecorder, StreamReader, Writer, answers_ready, await_healthy, await_settled, run_load)
 from benchkit.experiments.chaos.verdicts import OUTCOMES, assess, counter_growth, replaces_web_api
-from benchkit.schemas.chaos import FILE, RUN_SCHEMA, described
+from benchkit.schemas.chaos import FILE, described
+OVERLOAD = "overload"  # the mode after the faults: twice what each build sustains
+LENGTHS = Lengths(warmup=100)  # a build's first warm-up window; make test's short subset's a third of it
 # the open model's requests in flight at most under a fault: the modest rate's answers held up to five seconds
 MAX_IN_FLIGHT = 200
 # The longest the load waits for the steady state (`before` seconds of complete answers) before it makes the fault.
@@ -211,7 +212,7 @@ def chosen_faults(platform, spec, versions):
     else the short subset with CHAOS_QUICK, else every fault the platform can inject; refused where one is unknown."""
     # Overload needs the local processes (their peak RSS): on Kubernetes the faults are the platform's own.
     injectable, quick = faults.of(platform)
-    known = [f.name for f in injectable] + ([] if platform.processes() is None else ["overload"])
+    known = [f.name for f in injectable] + ([] if platform.processes() is None else [OVERLOAD])
     # by default, the faults made in the latency proxy only where every build can go through one
     proxied = platform.behind_proxy(versions) is None
     names = list(spec.faults) if spec.faults else quick if spec.quick else \
@@ -224,58 +225,53 @@ def chosen_faults(platform, spec, versions):
 
 
 def run(platform, spec, directory):
-    """Every chosen fault under load, every build: chaos.json, every expectation judged."""
+    """Every chosen fault under load, every build, on the core's runner: a fault is a mode, each build in turn made to
+    meet it in every round (CHAOS_ROUNDS), overload after the faults; chaos.json, a cell document whose rounds are
+    each fault's verdicts (its report, publish.chaos, fails the run when an expectation failed)."""
     if spec.rounds < 1:
         sys.exit("CHAOS_ROUNDS must be 1 or more")
     loadgen, versions = knobs.tool("LOADGEN"), platform.versions
     timing = Timing(fault=platform.fault_seconds(spec.quick), after=platform.after_seconds(spec.quick))
     chosen, names = chosen_faults(platform, spec, versions)
-    directory.mkdir(parents=True, exist_ok=True)
     work = directory / "work"
-    work.mkdir(exist_ok=True)
-
+    work.mkdir(parents=True, exist_ok=True)
     if any(f.through_proxy for f in chosen):
         missing = platform.behind_proxy(versions)
         if missing:
             sys.exit(f"{platform.where}: {', '.join(f.name for f in chosen if f.through_proxy)} are made in the latency "
                      f"proxy: {missing}")
+    by_name = {f.name: f for f in chosen}
+    moved = set()  # the builds this run restarted behind the latency proxy
+
+    def arrange(version, variant, round_):
+        """A build restarted behind the latency proxy for a fault made there, and as it was for any other (on a
+        platform whose builds run behind it as deployed, nothing moves): whether it was restarted."""
+        proxied = variant.mode in by_name and by_name[variant.mode].through_proxy
+        if proxied and not platform.through_proxy(version):
+            step(f"{version}: its services restarted behind the latency proxy, for the faults made in it")
+            platform.reconfigure(version, {service: {"LATENCY_PROXY": "on"} for service in SERVICES})
+            moved.add(version)
+            return True
+        if not proxied and version in moved:
+            platform.restore(version)
+            moved.discard(version)
+            return True
+        return False
+
+    def made(build, runs_dir, round_, variant, label, facts):
+        if variant.mode == OVERLOAD:
+            return run_overload(build.version, platform, loadgen, timing, work)
+        step(f"{variant.mode}, {build.version}: {by_name[variant.mode].story}")
+        return run_fault(by_name[variant.mode], build.version, platform, loadgen, timing, work)
 
     # the core's warm-up, as every experiment's: the short subset runs in make test after make bench has warmed every
     # build, with windows of a third of the full one's
-    warmup = 30 if spec.quick else 100
-
-    def warm_up(version):
-        protocol.warm_up(version, platform.build(version), work, warmup)
-
-    for version in versions:
-        warm_up(version)
-    results = []
-    try:
-        for turn in range(1, spec.rounds + 1):
-            if spec.rounds > 1:
-                step(f"round {turn} of {spec.rounds}")
-            if turn > 1 and platform.reroutes and any(f.through_proxy for f in chosen):
-                for version in versions:  # restarted as they were at the end of the round before: cold
-                    warm_up(version)
-            for fault in chosen:
-                for version in versions:
-                    if fault.through_proxy and not platform.through_proxy(version):
-                        step(f"{version}: its services restarted behind the latency proxy, for the faults made in it")
-                        platform.reconfigure(version, {service: {"LATENCY_PROXY": "on"} for service in SERVICES})
-                        warm_up(version)
-                    step(f"{fault.name}, {version}: {fault.story}")
-                    results.append(run_fault(fault, version, platform, loadgen, timing, work))
-            platform.close()  # the builds as they were (overload, and the next round's first faults, measure them so)
-            if "overload" in names:
-                for version in versions:
-                    results.append(run_overload(version, platform, loadgen, timing, work))
-    finally:
-        platform.close()  # a build restarted behind the proxy, restarted as it was
-    (directory / FILE).write_text(json.dumps({
-        "schema": RUN_SCHEMA, "commit": git_commit(), "timestamp": datetime.datetime.now(
-            datetime.timezone.utc).isoformat(timespec="seconds"), "where": platform.where,
-        "passed": all(r["passed"] for r in results), "runs": results}, indent=2, default=str))
-    return directory / FILE  # its report (publish.chaos) fails the run when an expectation failed
+    faults_made = Design("chaos", "Faults under load", __doc__.split("\n\n")[0], tuple(versions),
+                         {**{f.name: {} for f in chosen}, **({OVERLOAD: {}} if OVERLOAD in names else {})},
+                         restart=AS_RUNNING, phases=(made,), arrange=arrange, rounds=spec.rounds, drawn=False,
+                         lengths=Lengths(warmup=30 if spec.quick else LENGTHS.warmup))
+    design.run(platform, faults_made, directory)
+    return directory / FILE
 
 
-MEASURES = Measures(Spec, run, needs=(Faults, LatencyProxy))  # what it asks of a platform beyond every experiment's
+MEASURES = Measures(Spec, run, needs=(Faults, LatencyProxy), lengths=LENGTHS)  # what it asks of a platform beyond every experiment's

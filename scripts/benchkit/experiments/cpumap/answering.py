@@ -15,10 +15,8 @@ from benchkit import BASELINE, ROOT, info
 from benchkit.core import cells as celldoc, decide, verdicts
 from benchkit.core.sizes import LADDER, NO_LIMIT, binds, label
 from benchkit.core.verdicts import QUOTED_FIGURES, quoted, undecided
+from benchkit.schemas.cpumap import POOLED
 
-
-# the answer pooled with the earlier sessions (ANSWER_WITH) where there are any, beside the run's own document
-POOLED = "answer-pooled.json"
 
 
 def sizes_binding(cores, wanted=LADDER):

@@ -5,7 +5,7 @@ from benchkit.core import documents
 from benchkit.publish import charts
 from benchkit.core.samples import OUTCOMES
 from benchkit.publish.chaos import summary
-from benchkit.schemas.chaos import described
+from benchkit.schemas.chaos import described, runs
 
 
 def timeline_chart(title, entry):
@@ -45,7 +45,7 @@ def cpu_table(faults):
 def render(path):
     """chaos.md and .html beside chaos.json: the tables of the summary a publish makes of it (summary.py), the CPU the
     recorder saw, every expectation, each fault's timeline; returns whether every expectation held."""
-    directory, data = path.parent, json.loads(path.read_text())
+    directory, data = path.parent, runs(json.loads(path.read_text()), path)
     results, passed, where = data["runs"], data["passed"], data["where"]
     faults = [r for r in results if "timeline" in r]
     found = summary.summarize(data, "this run")  # as a publish reads chaos.json

@@ -7,7 +7,8 @@ import sys
 from benchkit import NAMES
 from benchkit.publish.kinds import SUMMARIES, Kind, within, written
 from benchkit.core.documents import formatted, interval
-from benchkit.schemas.chaos import RUN_SCHEMA, SCHEMA
+from benchkit.core.cells import SCHEMA as CELLS
+from benchkit.schemas.chaos import DESIGN, FILE, SCHEMA, runs
 
 
 def chaos_runs(chaos_dirs):
@@ -15,10 +16,8 @@ def chaos_runs(chaos_dirs):
     runs together, passed when all passed, the first run's time."""
     found = []
     for chaos_dir in chaos_dirs:
-        data = json.loads(within(chaos_dir, "chaos.json").read_text())
-        if data.get("schema") != RUN_SCHEMA:
-            sys.exit(f"{within(chaos_dir, 'chaos.json')}: schema {data.get('schema')!r}, not {RUN_SCHEMA}")
-        found.append(data)
+        path = within(chaos_dir, FILE)
+        found.append(runs(json.loads(path.read_text()), path))
     if len({data["commit"] for data in found}) != 1:
         sys.exit(f"{', '.join(map(str, chaos_dirs))}: chaos runs of different commits")
     return {**found[0], "passed": all(data["passed"] for data in found),
@@ -192,6 +191,6 @@ def overload_table(summary):
     return rows
 
 
-KIND = Kind("chaos", SCHEMA, RUN_SCHEMA, ("chaos.json",), publish_chaos, chaos_consistency,
+KIND = Kind("chaos", SCHEMA, CELLS, (FILE,), publish_chaos, chaos_consistency,
             {"faults": faults_table, "faults-calls": faults_calls_table, "faults-cpu": faults_cpu_table,
-             "overload": overload_table, "overload-runs": overload_runs_table}, several=True)
+             "overload": overload_table, "overload-runs": overload_runs_table}, several=True, design=DESIGN)

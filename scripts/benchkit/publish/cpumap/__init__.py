@@ -10,6 +10,7 @@ from benchkit.core import cells as celldoc, documents, results, verdicts
 from benchkit.publish import charts
 from benchkit.core.cells import builds
 from benchkit.core.sizes import NO_LIMIT, label
+from benchkit.schemas.cpumap import POOLED
 from benchkit.publish.cpumap.answer import (ANSWER_TEXT, STARTS_TEXT, again_rows, answer_rows, balance_rows,
                                             costs_rows, floor_sentences, floor_rows, order_rows, sentences,
                                             sessions_rows, starts_rows)
@@ -26,7 +27,7 @@ FIGURES = (("complete_per_s", "closed model: complete answers/s", "{:.0f}"),
 
 def write_report(path):
     """<design>.md and .html beside the document; of make answer's, the answer as it stands printed (pooled with the
-    earlier sessions it names: answer-pooled.json, where there are any)."""
+    earlier sessions it names: schemas.cpumap.POOLED, where there are any)."""
     data = json.loads(path.read_text())
     directory, name = path.parent, data["design"]
     documents.write(directory, name, f"reactive-bench: {data['title'].lower()}",
@@ -43,7 +44,7 @@ def write_report(path):
                      ("Environment", "", [("", documents.key_value_rows(data["environment"]))])], {})
     step(f"{data['title']}: {directory / name}.md and .html")
     if name == "answer":
-        pooled = directory / "answer-pooled.json"
+        pooled = directory / POOLED
         found = json.loads(pooled.read_text()) if pooled.exists() else celldoc.so_far({}, data)
         info(f"The answer so far ({len(celldoc.sessions_of(found))} session(s)):")
         print(documents.markdown_table(answer_rows(found)))
