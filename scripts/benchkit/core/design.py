@@ -189,11 +189,12 @@ def measured(design, running, runs_dir, round_, variant, iterations, warm, idle,
     return {"size": variant.size, "round": round_, "place": position, **figures}
 
 
-def run(platform, design, directory, extra=None, on_cell=None, kept=None):
+def run(platform, design, directory, extra=None, on_cell=None, kept=None, leave=True):
     """Every cell of the design in RUNS rounds: <design>.json (celldoc.SCHEMA) written after each group, its
     document returned. extra: what the experiment adds to the document; on_cell(figures, environment): what it adds
     to a cell's round; kept: the document of a run of the same design that stopped half-way, whose finished groups are
-    kept (continued). Every build is left as it ships, whatever happened."""
+    kept (continued). Every build is left as it ships, whatever happened; unless leave is False, for an experiment
+    of several designs that leaves them so itself at its end (the sweep's settings, one design after another)."""
     rounds, (iterations, warmup) = design.rounds or knobs.value("RUNS"), design.lengths.resolved()
     runs_dir = directory / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
@@ -231,9 +232,10 @@ def run(platform, design, directory, extra=None, on_cell=None, kept=None):
             document["cells"] = celldoc.with_ratios(document)
             (directory / f"{design.name}.json").write_text(json.dumps(document, indent=2))
     finally:
-        for build in design.builds:
+        for build in design.builds if leave else ():
             platform.restore(build)
-        platform.close()
+        if leave:
+            platform.close()
     return document
 
 

@@ -1,6 +1,6 @@
 import json
 
-from benchkit.core import design, tunables
+from benchkit.core import cells, design, tunables
 from benchkit.experiments import sweep
 from benchkit.publish import sweep as publish_sweep
 from benchkit.schemas import sweep as schemas_sweep
@@ -147,12 +147,17 @@ def test_in_a_cluster_a_candidate_rolls_only_what_changes_and_every_deployment_g
     assert len(rolled) == 5 and cluster.changed == {}
 
 
-def test_at_a_pod_s_size_every_candidate_runs_in_it_and_the_value_shipped_is_what_the_size_gives(monkeypatch):
+def test_at_a_pod_s_size_every_candidate_runs_in_it_and_the_value_shipped_is_what_the_size_gives(monkeypatch, tmp_path):
     sized, rates = [], {1: 900, 2: 1000, 4: 700}
 
     class Pods:
+        where = "pods"
+
         def latency(self):
             return None
+
+        def environment(self, where, runs, warmup):
+            return {"git_commit": "abc1234", "timestamp": "t", "where": where}
 
         def calibrate(self):
             return 1.0
@@ -174,7 +179,7 @@ def test_at_a_pod_s_size_every_candidate_runs_in_it_and_the_value_shipped_is_wha
         "complete_per_s": rates[int(label.rsplit("-", 1)[1])], "p50": 5.0, "p99": 20.0, "failed_pct": 0.0,
         "degraded": 0, "calibration_seconds": 1.0})
     loops = tunables.settings_for(1)["v2"][:1]
-    result = sweep.sweep_build("v2", Pods(), None, 2, "abc", loops, cpus=0.5)
+    result = sweep.sweep_build("v2", Pods(), tmp_path, 2, "abc", loops, cpus=0.5)
     # v2's chart gives a pod one event loop per CPU: at half a CPU that is the value shipped, not the two of
     # application.properties
     assert result["shipped"] == {"event loops": 1} and result["cpus"] == 0.5
@@ -223,14 +228,18 @@ def test_a_setting_s_candidates_are_a_design_measured_by_the_core_and_the_choice
     platform = Platform(("v2",))
     result = sweep.sweep_build("v2", platform, tmp_path, 2, "abc1234", (pipelining, loops), cpus=0.5)
     assert [(r["setting"], r["value"], r["repeat"], r["complete_per_s"]) for r in result["runs"]] == [
-        ("pipelining limit", 1, 1, 300), ("pipelining limit", 256, 1, 200), ("pipelining limit", 256, 2, 210),
-        ("pipelining limit", 1, 2, 310), ("event loops", 1, 1, 500), ("event loops", 2, 1, 400),
-        ("event loops", 2, 2, 410), ("event loops", 1, 2, 505)]
+        ("pipelining limit", 1, 1, 300), ("pipelining limit", 1, 2, 310), ("pipelining limit", 256, 1, 200),
+        ("pipelining limit", 256, 2, 210), ("event loops", 1, 1, 500), ("event loops", 1, 2, 505),
+        ("event loops", 2, 1, 400), ("event loops", 2, 2, 410)]
+    # each setting's candidates the cell document every design's run writes: a cell per value, a round per repeat
+    written = json.loads((tmp_path / f"sweep-v2-{pipelining.label}.json").read_text())
+    assert [(c["mode"], len(c["rounds"])) for c in written["cells"]] == [("1", 2), ("256", 2)]
+    assert written["context"] == {"pipelining limit": 256, "event loops": 2} and cells.consistency(written) == []
     assert result["shipped"] == {"pipelining limit": 256, "event loops": 2}
     assert result["chosen"] == {"pipelining limit": 1, "event loops": 1}
     # the loops swept with the pipelining limit chosen before them; every candidate a cold start at half a CPU
     assert all(r["context"] == {"pipelining limit": 1} for r in result["runs"][4:])
     assert [s[1] for s in platform.started[:8]] == [0.5] * 8 and platform.started[-1] == ("v2", "restored")
     assert all(r["failed_pct"] == 0.0 and r["calibration_seconds"] == 2.0 for r in result["runs"])
-    assert sweep.candidates("v2", pipelining, {"pipelining limit": 256}, (pipelining,), None, None).sizes == (
+    assert sweep.candidates("v2", pipelining, {"pipelining limit": 256}, (pipelining,), None, None, 1).sizes == (
         design.sizes.NO_LIMIT,)

@@ -29,16 +29,16 @@ LENGTHS = Lengths(iterations=150, warmup=300)
 FIGURES = ("complete_per_s", "p50", "p99", "failed_pct", "degraded", "calibration_seconds")
 
 
-def candidates(version, setting, chosen, settings, cpus, delay):
+def candidates(version, setting, chosen, settings, cpus, delay, repeats):
     """One setting's candidates as a Design (core.design): a mode per value, the settings chosen so far kept, each
     a cold start of the build at the sweep's size, warmed and measured by the core in the closed model, their order
     drawn at random for each pair of repeats; behind the latency proxy under a delay."""
     values = sorted({*setting.candidates, chosen[setting.name]})
     proxied = (LATENCY_PROXY,) if delay else ()
-    return Design(f"sweep-{setting.label}", setting.name, "", (version,),
+    return Design(f"sweep-{version}-{setting.label}", setting.name, "", (version,),
                   {str(value): {**chosen, setting.name: value, **({LATENCY_PROXY.name: "on"} if delay else {})}
                    for value in values}, sizes=(str(cpus) if cpus else sizes.NO_LIMIT,), settings=(*settings, *proxied),
-                  as_deployed=True, lengths=LENGTHS)
+                  as_deployed=True, lengths=LENGTHS, rounds=repeats)
 
 
 def observed_latency(platform, version, delay):
@@ -50,7 +50,7 @@ def observed_latency(platform, version, delay):
     return observed
 
 
-def sweep_build(version, platform, runs_dir, repeats, commit, settings, delay=None, cpus=None):
+def sweep_build(version, platform, directory, repeats, commit, settings, delay=None, cpus=None):
     """delay (delays.Setting): every candidate warmed up and measured behind the latency proxy with this latency on
     its hop, checked before each setting's candidates. With it, a candidate's warm-up is the load it is measured
     under: without it, look-ups beyond authors' admission (its edge's requests in flight) are shed while the JVMs
@@ -61,17 +61,16 @@ def sweep_build(version, platform, runs_dir, repeats, commit, settings, delay=No
     shipped = dict(chosen)
     rows = []
     for setting in settings:
-        found = candidates(version, setting, chosen, settings, cpus, delay)
+        found = candidates(version, setting, chosen, settings, cpus, delay, repeats)
         observed = observed_latency(platform, version, delay) if delay else None
-        iterations, warmup = found.lengths.resolved()
-
-        def keep(build, variant, figures, setting=setting):
-            value = dict(variant.values)[setting.name]
-            rows.append({"version": version, "setting": setting.name, "property": setting.property, "value": value,
-                         "repeat": figures["round"], "context": {k: v for k, v in chosen.items() if k != setting.name},
-                         **{key: figures[key] for key in FIGURES}, **({"latency_observed": observed} if delay else {})})
-        for group in found.groups():
-            design.measure_group(design.Session(platform, found, runs_dir, keep, iterations, warmup), group, 0, repeats)
+        # the candidates' cell document (sweep-<build>-<setting>.json), the build left as the sweep runs it
+        document = design.run(platform, found, directory, {"context": dict(chosen)}, leave=False)
+        for cell in document["cells"]:
+            value = dict(found.modes[cell["mode"]])[setting.name]
+            rows += [{"version": version, "setting": setting.name, "property": setting.property, "value": value,
+                      "repeat": figures["round"], "context": {k: v for k, v in chosen.items() if k != setting.name},
+                      **{key: figures[key] for key in FIGURES}, **({"latency_observed": observed} if delay else {})}
+                     for figures in cell["rounds"]]
         if delay:
             platform.latency().clear(version)
         measured = measured_of(rows, setting.name)
@@ -102,8 +101,7 @@ class Spec:
 def run(platform, spec, directory):
     """Each build's settings swept in turn: sweep.json."""
     versions = platform.versions
-    runs_dir = directory / "runs"
-    runs_dir.mkdir(parents=True, exist_ok=True)
+    directory.mkdir(parents=True, exist_ok=True)
     environment = platform.environment(platform.where, spec.repeats, True)
     # A setting the JVM or Quarkus derives from the cores is swept around what the services count there.
     cores = counted_processors(spec.cpus, None, platform.cores(versions[0]))
@@ -129,7 +127,7 @@ def run(platform, spec, directory):
         sweep["builds"] = {version: result for version, result in kept["builds"].items() if version not in versions}
     try:
         for version in versions:
-            sweep["builds"][version] = sweep_build(version, platform, runs_dir, spec.repeats,
+            sweep["builds"][version] = sweep_build(version, platform, directory, spec.repeats,
                                                    environment.get("git_commit", ""), settings[version], delay,
                                                    spec.cpus)
             (directory / "sweep.json").write_text(json.dumps(sweep, indent=2))
