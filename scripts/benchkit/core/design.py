@@ -53,9 +53,10 @@ class Design:
     # What a design may add to the runner, each None unless given: arrange(build, variant, round), called before each
     # cell is measured (the latency map sets its row's latency on the proxy there); again(document, size), the modes
     # whose cells at that size are measured once more after the rounds, up to extra_rounds times (the latency map's cells
-    # whose repeats disagree; make answer's, while a cell it quotes is undecided). arrange returns True where it
-    # restarted the build (chaos moves a build behind the latency proxy for the faults made there): the runner warms
-    # it again
+    # whose repeats disagree; make answer's, while a cell it quotes is undecided). arrange is called in round 0 too,
+    # for a build's first cell before it is first warmed (where builds are not forks); in a round, it returns True
+    # where it restarted the build (chaos moves a build behind the latency proxy for the faults made there): the
+    # runner warms it again
     arrange: object = None
     again: object = None
     extra_rounds: int = 0
@@ -252,6 +253,9 @@ def measure_group(session, group, position, rounds):
     """A group's rounds, each cell's figures given to the session's keep(build, variant, figures)."""
     platform, design = session.platform, session.design
     if design.restart not in FORKED:  # every build of the group started, then each warmed, once
+        if design.arrange:  # arranged for its first cell before then (round 0): its warm-up is under it
+            for build in dict.fromkeys(build for build, _ in group):
+                design.arrange(build, next(variant for b, variant in group if b == build), 0)
         started_ = {build: started(platform, design, build, variant) for build, variant in group}
         session.running = {build: (it, *warmed(build, it, session.runs_dir, session.warmup, idle=CLOSED in design.phases))
                            for build, it in started_.items()}

@@ -328,6 +328,8 @@ def test_the_map_repeats_again_only_the_cells_whose_repeats_disagree(tmp_path, m
     assert repeats == [1, 2, 3, 4, 5] and document["unsettled"] == []
     assert sorted(c["repeat"] for c in document["cells"]["v2"] if c["load"] == 1) == [1, 2, 3, 4, 5]
     assert sorted(set_on) == ["v1"] * 5 + ["v2"] * 5 and document["ratios"]["throughput"]["v2"][0] == [1.2, 4.0]
+    # each build's own hops checked with no latency before it was warmed (the runner's round 0), and kept
+    assert json.loads((tmp_path / "latency-map.json").read_text())["own"] == {"v1": [], "v2": []}
 
 
 def test_a_published_map_s_repeats_and_counts_are_checked():

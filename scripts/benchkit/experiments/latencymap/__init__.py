@@ -152,29 +152,25 @@ def run(platform, spec, directory):
     return directory / "latency-map.json"
 
 
-def behind_the_proxy(platform, versions, chosen):
-    """Every build's services restarted behind the latency proxy where they are not, or with what a sweep chose."""
-    for version in versions:
-        if not platform.through_proxy(version) or chosen.get(version):
-            info(f"{version}: restarting its services behind the latency proxy"
-                 + (" with the values its sweep chose" if chosen.get(version) else ""))
-            platform.reconfigure(version, {service: {**chosen.get(version, {}).get(service, {}), "LATENCY_PROXY": "on"}
-                                           for service in SERVICES})
+def behind_the_proxy(platform, version, chosen):
+    """A build's services restarted behind the latency proxy where they are not, or with what a sweep chose."""
+    if not platform.through_proxy(version) or chosen.get(version):
+        info(f"{version}: restarting its services behind the latency proxy"
+             + (" with the values its sweep chose" if chosen.get(version) else ""))
+        platform.reconfigure(version, {service: {**chosen.get(version, {}).get(service, {}), "LATENCY_PROXY": "on"}
+                                       for service in SERVICES})
 
 
-def proxy_own(platform, versions):
-    """{(hop, proxy address): ms} the proxy itself adds on each hop with no latency set, for the checks' tolerance,
-    and {version: [each check]} for the map's document."""
-    own, kept = {}, {}
-    for version in versions:
-        kept[version] = []
-        for hop in latency.HOPS:
-            for (via, direct) in platform.hop_addresses(version, hop):
-                found = latency.check_hop(delays.Setting(hop, 0), via, direct)
-                own[(hop, via)] = found["added_ms"]
-                kept[version].append(found)
-        info(f"{version}: the proxy itself adds " + ", ".join(f"{c['hop']} {c['added_ms']:+.2f} ms"
-                                                             for c in kept[version]))
+def proxy_own(platform, version):
+    """{(hop, proxy address): ms} the proxy itself adds on each hop of a build with no latency set, for the checks'
+    tolerance, and [each check] for the map's document."""
+    own, kept = {}, []
+    for hop in latency.HOPS:
+        for (via, direct) in platform.hop_addresses(version, hop):
+            found = latency.check_hop(delays.Setting(hop, 0), via, direct)
+            own[(hop, via)] = found["added_ms"]
+            kept.append(found)
+    info(f"{version}: the proxy itself adds " + ", ".join(f"{c['hop']} {c['added_ms']:+.2f} ms" for c in kept))
     return own, kept
 
 
@@ -191,15 +187,18 @@ def run_map(platform, proxy, spec, versions, directory, chosen=None, sweep=None,
     {version: {property: value}}, the same choice as the pools' bounds read it (ceilings.tuned)."""
     chosen, properties = chosen or {}, properties or {}
     (rows, loads), duration = grid(spec), spec.duration
-    behind_the_proxy(platform, versions, chosen)
-    for version in versions:
-        proxy.clear(version)
-    own, kept = proxy_own(platform, versions)
+    own, kept = {}, {}
     at = {mode_name(row, load): (index, position) for index, row in enumerate(rows)
           for position, load in enumerate(loads)}
     checks, current = {version: [] for version in versions}, {}
 
     def arrange(build, variant, round_):
+        if round_ == 0:  # before the build is warmed: behind the proxy, and what the proxy itself adds on its hops
+            behind_the_proxy(platform, build, chosen)
+            proxy.clear(build)
+            found_own, kept[build] = proxy_own(platform, build)
+            own.update(found_own)
+            return
         index = at[variant.mode][0]
         if current.get(build) != (index, round_):  # each row set and checked again in every round
             proxy.clear(build)
