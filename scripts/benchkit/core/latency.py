@@ -1,5 +1,5 @@
 """Latency between the services, added outside the code under test and the same for every build: Toxiproxy
-(scripts/stack.sh starts it; a build's services go through it when started with LATENCY_PROXY=on) holds one proxy
+(scripts/local/stack.sh starts it; a build's services go through it when started with LATENCY_PROXY=on) holds one proxy
 per hop and build, and a latency toxic on a hop delays every answer that comes back over it (the downstream
 stream: one round trip, one delay, whatever the protocol). Two hops matter:
 

@@ -81,7 +81,7 @@ class Build(abc.ABC):
         """Let go of whatever reaches the build (port-forwards)."""
 
 
-# The longest a part may take to come back after a restart or a fault: scripts/stack.sh waits this long for a
+# The longest a part may take to come back after a restart or a fault: scripts/local/stack.sh waits this long for a
 # restarted service.
 RESTORE_LIMIT_SECONDS = 180
 

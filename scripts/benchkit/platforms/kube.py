@@ -23,7 +23,7 @@ def helm_template(release, chart, *args, namespace=None):
 
 
 def yaml():
-    """PyYAML, imported when asked: make benchkit's interpreter has it; scripts/k8s.sh's calls need only the
+    """PyYAML, imported when asked: make benchkit's interpreter has it; scripts/cluster/k8s.sh's calls need only the
     standard library."""
     try:
         import yaml
@@ -116,7 +116,7 @@ VOLUME_NOT_YET_BOUND = "unbound immediate PersistentVolumeClaims"
 
 def unschedulable(namespace, selector=None):
     """Why the pods (of a selector) cannot start: unschedulable (a claim still waiting for its volume aside), or no
-    image. An empty string if none. Also used by scripts/k8s.sh while helm waits for a rollout."""
+    image. An empty string if none. Also used by scripts/cluster/k8s.sh while helm waits for a rollout."""
     reasons = []
     for pod in pods(namespace, selector):
         for condition in pod.get("status", {}).get("conditions", []):

@@ -282,11 +282,11 @@ class Kubernetes(Platform, Faults, LatencyProxy):
             return
         if action == "redeploy":  # as the user would: builds the images, then helm upgrade --wait
             # at the replicas it runs with (REPLICAS=2 make deploy-vN before), not the chart's default
-            subprocess.run([str(ROOT / "scripts" / "k8s.sh"), "deploy", version], check=True, stdout=subprocess.DEVNULL,
+            subprocess.run([str(ROOT / "scripts" / "cluster" / "k8s.sh"), "deploy", version], check=True, stdout=subprocess.DEVNULL,
                            env={**os.environ, "REPLICAS": str(self.replicas(fault, version))})
             return
         if action == "restart-kubelet":
-            subprocess.run([str(ROOT / "scripts" / "test-cluster" / "node.sh"), "restart-kubelet"], check=True,
+            subprocess.run([str(ROOT / "scripts" / "cluster" / "test-cluster" / "node.sh"), "restart-kubelet"], check=True,
                            stdout=subprocess.DEVNULL, env={**os.environ, "NODE_DIR": str(self.NODE)})
             return
         victim = next(name for name, _, ready, terminating in self.before[selector].values() if ready and not terminating)

@@ -1,4 +1,4 @@
-"""The local stack (scripts/stack.sh up): every build's three services, PostgreSQL and Kafka as processes of this
+"""The local stack (scripts/local/stack.sh up): every build's three services, PostgreSQL and Kafka as processes of this
 machine (.local/stack.json says what runs where); the load generator a child process; figures from /proc."""
 import json
 import os
@@ -23,10 +23,10 @@ def stack_inventory():
 
 
 def stack(action, part, settings=None):
-    """scripts/stack.sh: stop, start, pause or resume one part (a service of a build, postgres, kafka); a service
+    """scripts/local/stack.sh: stop, start, pause or resume one part (a service of a build, postgres, kafka); a service
     started with settings gets them (SERVICE_SETTINGS), else whatever this process's environment gives."""
     extra = {} if settings is None else {"SERVICE_SETTINGS": settings}
-    subprocess.run([str(ROOT / "scripts" / "stack.sh"), action, part], check=True, stdout=subprocess.DEVNULL,
+    subprocess.run([str(ROOT / "scripts" / "local" / "stack.sh"), action, part], check=True, stdout=subprocess.DEVNULL,
                    env={**os.environ, "LOCAL_DIR": str(LOCAL_DIR), **extra})
 
 
@@ -155,7 +155,7 @@ class LocalBuild(Build):
 
 
 class Local(Platform, Faults, LatencyProxy):
-    """The local stack: services restarted with other settings by scripts/stack.sh, its parts stopped, frozen and
+    """The local stack: services restarted with other settings by scripts/local/stack.sh, its parts stopped, frozen and
     started again by it."""
 
     where = "local stack (one machine, loopback)"

@@ -1,6 +1,6 @@
 """What a traced GET /vN/articles and a traced POST show, judged: the fan-out and the outbox as traces show them, and
 the summary that keeps them (schema reactive-bench/traces/1, one entry per build), checked again from its spans and
-drawn (`<!-- chart NAME trace-v1 -->`, a waterfall of a read's spans). scripts/check_traces.py sends the requests and
+drawn (`<!-- chart NAME trace-v1 -->`, a waterfall of a read's spans). scripts/checks/check_traces.py sends the requests and
 reads the traces back from Jaeger (make test's trace check); `make docs-figures PUBLISH=FILE NAME=…` publishes what it
 kept.
 

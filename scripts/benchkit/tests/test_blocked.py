@@ -1,6 +1,6 @@
 import pytest
 
-import check_blocked as blocked
+from checks import check_blocked as blocked
 
 # As Quarkus logs them (its default console format): the report, then the stack from the warning-exception time on.
 STARTUP = """\

@@ -37,7 +37,7 @@ def test_the_floor_is_no_build_and_has_every_service_as_a_maven_module_of_its_ow
     modules = re.findall(r"<module>(.*)</module>", (ROOT / "services/pom.xml").read_text())
     for service in SERVICES:
         assert f"{service}/v0" in modules
-        # not a Quarkus application: the local stack starts its own jar (scripts/stack.sh)
+        # not a Quarkus application: the local stack starts its own jar (scripts/local/stack.sh)
         assert "quarkus-maven-plugin" not in (ROOT / "services" / service / "v0/pom.xml").read_text()
 
 
@@ -65,7 +65,7 @@ def test_make_help_names_a_deploy_target_for_every_build_and_the_floor():
 
 
 def test_the_test_nodes_kafka_has_a_topic_per_build():
-    manifests = (ROOT / "scripts/test-cluster/operator-standins/manifests.yaml").read_text()
+    manifests = (ROOT / "scripts/cluster/test-cluster/operator-standins/manifests.yaml").read_text()
     topics = re.search(r"name: TOPICS, value: ([^}]*)}", manifests).group(1).split()
     assert topics == [f"articles.created.{v}" for v in VERSIONS]
 

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-import check_results as check
+from checks import check_results as check
 
 
 def test_each_expression_is_read_from_the_data_and_one_that_does_not_hold_fails(tmp_path, capsys):

@@ -42,7 +42,7 @@ def machine(tmp_path, left_out=(), stand_ins=None):
 
 def said(tmp_path, case):
     path = machine(tmp_path, LEFT_OUT.get(case, ()), STAND_INS.get(case))
-    done = subprocess.run(["bash", str(ROOT / "scripts" / "doctor.sh"), "test"], capture_output=True, text=True,
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "checks" / "doctor.sh"), "test"], capture_output=True, text=True,
                           env={**os.environ, "PATH": path}, cwd=ROOT)
     print(f"--- {case}:\n{done.stdout}{done.stderr}")
     plain = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout)
@@ -64,7 +64,7 @@ def test_a_machine_whose_package_lists_are_not_fetched_yet_still_reaches_debian_
     if not [*pathlib.Path("/etc/apt").glob("sources.list*"), *pathlib.Path("/etc/apt").glob("sources.list.d/*.sources")]:
         pytest.skip("not a Debian machine: no apt sources (make test needs Debian 12, make doctor says so)")
     path = machine(tmp_path, stand_ins={"apt-get": "exit 0"})  # prints no URI, as with no lists
-    done = subprocess.run(["bash", str(ROOT / "scripts" / "doctor.sh"), "test"], capture_output=True, text=True,
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "checks" / "doctor.sh"), "test"], capture_output=True, text=True,
                           env={**os.environ, "PATH": path}, cwd=ROOT)
     plain = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout)
     print(plain)

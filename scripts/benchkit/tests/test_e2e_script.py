@@ -9,7 +9,7 @@ from benchkit import ROOT
 
 def e2e_function(name):
     """A shell function of e2e-test.sh, as written there."""
-    text = (ROOT / "scripts" / "e2e-test.sh").read_text()
+    text = (ROOT / "scripts" / "checks" / "e2e-test.sh").read_text()
     return re.search(rf"^{name}\(\) {{.*?^}}$", text, re.DOTALL | re.MULTILINE).group(0)
 
 

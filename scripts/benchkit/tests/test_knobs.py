@@ -155,9 +155,9 @@ def test_make_test_has_a_step_for_every_experiment_s_target_the_catalogue_does_n
     against the deployed builds) are held to it, both ways."""
     import re
     from benchkit import ROOT, catalogue
-    stepped = {catalogue.LOCAL: set(re.findall(r"\brun ([a-z-]+) \"", (ROOT / "scripts/e2e-test.sh").read_text())),
+    stepped = {catalogue.LOCAL: set(re.findall(r"\brun ([a-z-]+) \"", (ROOT / "scripts/checks/e2e-test.sh").read_text())),
                catalogue.CLUSTER: set(re.findall(r"\bmake_target ([a-z-]+)",
-                                                 (ROOT / "scripts/test-cluster/test.sh").read_text()))}
+                                                 (ROOT / "scripts/cluster/test-cluster/test.sh").read_text()))}
     for entry in catalogue.EXPERIMENTS:
         for platform, target in entry.targets().items():
             name = entry.name if platform == catalogue.LOCAL else target

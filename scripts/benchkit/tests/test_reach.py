@@ -1,4 +1,4 @@
-import check_reach as reach
+from checks import check_reach as reach
 
 NS = reach.NAMESPACE
 NAMESPACES = {NS: {"kubernetes.io/metadata.name": NS}, "monitoring": {"kubernetes.io/metadata.name": "monitoring"}}

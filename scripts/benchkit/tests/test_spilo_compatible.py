@@ -1,4 +1,4 @@
-"""The test node's Spilo-compatible entrypoint (scripts/test-cluster/postgres-operator/): the Patroni configuration
+"""The test node's Spilo-compatible entrypoint (scripts/cluster/test-cluster/postgres-operator/): the Patroni configuration
 it writes from the environment the Zalando operator gives a postgresql's pod."""
 import importlib.util
 import json
@@ -6,7 +6,7 @@ import json
 from benchkit import ROOT
 
 SPEC = importlib.util.spec_from_file_location(
-    "spilo_compatible", ROOT / "scripts/test-cluster/postgres-operator/spilo-compatible-entrypoint.py")
+    "spilo_compatible", ROOT / "scripts/cluster/test-cluster/postgres-operator/spilo-compatible-entrypoint.py")
 ENTRYPOINT = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(ENTRYPOINT)
 

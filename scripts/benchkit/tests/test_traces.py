@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-import check_traces
+from checks import check_traces
 from benchkit.publish import traces
 
 CALLER = "00000000000000aa"

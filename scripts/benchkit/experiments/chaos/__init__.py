@@ -6,8 +6,8 @@ comes back. Counts every outcome, every event produced and delivered, and the ti
 against what the build promises; writes chaos.json, chaos.md and chaos.html. Exits 1 if any expectation failed.
 
 Two platforms, the same clients, checks and report:
-  the local stack (scripts/stack.sh up): a process (authors, articles, PostgreSQL, Kafka) stopped or frozen,
-      then started again with scripts/stack.sh; plus overload;
+  the local stack (scripts/local/stack.sh up): a process (authors, articles, PostgreSQL, Kafka) stopped or frozen,
+      then started again with scripts/local/stack.sh; plus overload;
   Kubernetes (the builds deployed by make deploy-vN in BENCH_NAMESPACE): pods deleted, a container killed,
       rolling updates, PostgreSQL's and Kafka's pods deleted, with kubectl; the clients reach web-api through its
       Service's ClusterIP, so they must run where that routes: on the node itself (the test node), or beside

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# make test: every part, scheduled for a two-core machine on its first run (the Makefile's test target runs this).
+#
+# What the node needs (the Go builds of Kubernetes, Calico, CoreDNS, the Zalando operator and helm; Debian's packages
+# and the Spilo-compatible image) is prepared in the background from the start, at the lowest priority while
+# test-static and test-services run: those leave the CPU they do not use to it. From then on the
+# node's tools are what make test waits for (test-cluster is the longest part, and needs them), so they take their
+# share at normal priority, beside test-e2e. test-cluster starts once they are ready and test-e2e has passed (below:
+# why not beside it). Beside test-cluster: test-k8s (it builds its own tools, kwok and the other architecture's programs), then
+# test-licenses at the lowest priority (it reads every Go program in .tools/bin, test-k8s's too). Jaeger builds from
+# the end of test-services on, at the lowest priority, in the time the others leave idle (test-e2e's trace step and
+# test-cluster's last step wait for it): beside the node's tools from the start, it took 164 of the 374 CPU-seconds
+# the two got while test-services ran (a cold run at ec5c283).
+#
+# test-e2e's, test-k8s's and test-licenses's logs are printed after test-cluster's output (test-e2e's as soon as it
+# fails). The second each part ended, from the start, goes to TEST_TIMES with the CPU-seconds the machine's cores had
+# computed for everything but BUSY_CORES's loops by then (scripts/checks/timings.py publishes them).
+# Needs: NODE_LOG JAEGER_LOG E2E_LOG TEST_K8S_LOG TEST_LICENSES_LOG TEST_TIMES BUSY_CORES (the Makefile sets them).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+: "${NODE_LOG:?}" "${JAEGER_LOG:?}" "${E2E_LOG:?}" "${TEST_K8S_LOG:?}" "${TEST_LICENSES_LOG:?}" "${TEST_TIMES:?}"
+mkdir -p "$(dirname "$NODE_LOG")" "$(dirname "$TEST_TIMES")"
+
+started=$(date +%s)
+at() { echo "$((($(date +%s) - started) / 60)) min"; }
+busy_cpu_seconds() { # what the machine's cores have computed since it booted, whoever for (/proc/stat: user, nice, system, irq, softirq)
+  awk '$1 == "cpu" { printf "%d", ($2 + $3 + $4 + $7 + $8) / 100 }' /proc/stat
+}
+cpu_at_start=$(busy_cpu_seconds)
+# BUSY_CORES's loops stand in for a fresh machine's background build: what they computed is not make test's work, and
+# the marks leave it out (read from their session while they run, from LOOPS_CPU once test-e2e's end stopped them:
+# every mark after that, test-k8s's and test-licenses's in a session of their own, reads the file).
+# Counted in, they made a cold run's cores look 100% busy where make test kept them 93-96% busy.
+LOOPS_CPU="$TEST_TIMES.loops"
+rm -f "$LOOPS_CPU"
+loops_cpu_seconds() {
+  if [[ -s $LOOPS_CPU ]]; then cat "$LOOPS_CPU"; return; fi
+  if [[ -z ${busy:-} ]]; then echo 0; return; fi
+  ps -s "$busy" -o times= | awk '{ seconds += $1 } END { printf "%d", seconds }'
+}
+mark() {
+  printf '%s\t%s\t%s\n' "$1" $(($(date +%s) - started)) $(($(busy_cpu_seconds) - cpu_at_start - $(loops_cpu_seconds))) \
+    >>"$TEST_TIMES"
+}
+printf 'started\t%s\t%s\n' "$started" "$(git rev-parse --short HEAD)" >"$TEST_TIMES"
+
+busy="" node="" jaeger="" e2e="" cluster="" beside=""
+stop() { # stop [LOG]: every part still running, stopped with its process group (test-cluster tears its node down
+  # first); then LOG's end, where a log read from its end shows it
+  trap - INT TERM
+  local pid
+  for pid in $cluster $e2e $beside $node $jaeger $busy; do kill -- "-$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  if [[ -n ${1:-} ]]; then
+    echo "==> The end of $1:"
+    tail -60 "$1"
+  fi
+  exit 1
+}
+trap stop INT TERM
+# normal_priority PID: the session started with setsid PID (lowest-priority.sh) back at normal priority: its autogroup,
+# and every process of its group (what they start from now on inherits it)
+normal_priority() {
+  echo 0 >"/proc/$1/autogroup" 2>/dev/null || true
+  renice -n 0 -g "$1" >/dev/null 2>&1 || true
+}
+e2e_ended() { # e2e_ended STATUS: its end marked, or its log's end shown and everything stopped
+  if (($1 != 0)); then
+    echo "==> test-e2e failed at $(at): everything else stopped (its log: $E2E_LOG)"
+    stop "$E2E_LOG"
+  fi
+  mark test-e2e
+  echo "==> test-e2e passed at $(at): $(grep -E '^e2e: ' "$E2E_LOG" | tail -1) (its log is printed at the end)"
+  if [[ -n $busy ]]; then
+    loops_cpu_seconds >"$LOOPS_CPU"
+    kill -- "-$busy" 2>/dev/null || true
+    busy=""
+  fi
+  e2e=""
+}
+
+if ((${BUSY_CORES:-0} > 0)); then
+  echo "==> $BUSY_CORES cores kept busy with what nothing else wants until test-e2e ends (BUSY_CORES)"
+  setsid scripts/local/lowest-priority.sh scripts/local/busy-cores.sh "$BUSY_CORES" idle &
+  busy=$!
+fi
+echo "==> Meanwhile, in the background (nice 19): what the node needs (log in $NODE_LOG)"
+node_tools() { # Debian's packages and the Spilo-compatible image (mostly downloads) beside the Go builds
+  local packages built=0 packaged=0
+  make node-packages &
+  packages=$!
+  make node-binaries helm || built=$?
+  wait "$packages" || packaged=$?
+  return $((built ? built : packaged))
+}
+beside_test_cluster() { # test-k8s, then test-licenses at the lowest priority; each one's end marked
+  make test-k8s >"$TEST_K8S_LOG" 2>&1 || return 3
+  mark test-k8s
+  echo 19 >/proc/self/autogroup 2>/dev/null || true
+  nice -n 19 make test-licenses >"$TEST_LICENSES_LOG" 2>&1 || return 4
+  mark test-licenses
+}
+# for the sessions of their own that setsid starts them in (bash -c NAME)
+export -f node_tools beside_test_cluster mark busy_cpu_seconds loops_cpu_seconds
+export started cpu_at_start LOOPS_CPU TEST_K8S_LOG TEST_LICENSES_LOG TEST_TIMES
+setsid scripts/local/lowest-priority.sh bash -c node_tools >"$NODE_LOG" 2>&1 &
+node=$!
+
+make test-static test-services loadgen || stop # loadgen here: test-e2e and test-cluster both start from it
+mark test-services
+echo "==> test-services passed at $(at); the node's tools at normal priority from now on, test-e2e beside them (log in $E2E_LOG), Jaeger's build at the lowest (log in $JAEGER_LOG)"
+normal_priority "$node"
+setsid scripts/local/lowest-priority.sh make jaeger >"$JAEGER_LOG" 2>&1 &
+jaeger=$!
+setsid make test-e2e JAEGER_FROM_BACKGROUND=1 >"$E2E_LOG" 2>&1 &
+e2e=$!
+
+# next_to_end [NAME…]: waits for the first of the parts named (node, jaeger, e2e, cluster) still running to end, and
+# deals with it: a failure stops everything at once (test-e2e's and the background's with their logs' ends shown).
+next_to_end() {
+  local name pids=() status=0 ended
+  for name in "$@"; do [[ -z ${!name} ]] || pids+=("${!name}"); done
+  wait -n -p ended "${pids[@]}" || status=$?
+  case $ended in
+    "$node")
+      ((status == 0)) || { echo "==> What the node needs failed to build or install"; stop "$NODE_LOG"; }
+      mark node-tools
+      echo "==> What the node needs is ready at $(at)"
+      node="" ;;
+    "$jaeger")
+      ((status == 0)) || { echo "==> Jaeger failed to build"; stop "$JAEGER_LOG"; }
+      jaeger="" ;;
+    "$e2e") e2e_ended "$status" ;;
+    "$cluster")
+      ((status == 0)) || stop
+      mark test-cluster
+      cluster="" ;;
+  esac
+}
+# Until the node's tools are ready and test-e2e has passed (Jaeger's build ends before test-e2e, which waits for it).
+# test-cluster waits for test-e2e too: beside it, each suite's load disturbed the other's checks on a warm machine,
+# where the node's tools are ready at once (three warm .ci/run, three failures: a split load Job's unsent requests, a
+# chaos run's reads degraded before its fault and unavailable during it).
+while [[ -n $node$e2e ]]; do next_to_end node jaeger e2e; done
+echo "==> test-cluster starts at $(at); beside it test-k8s, then test-licenses at the lowest priority (logs in $TEST_K8S_LOG, $TEST_LICENSES_LOG)"
+setsid bash -c beside_test_cluster &
+beside=$!
+setsid make test-cluster &
+cluster=$!
+# test-cluster and what may be left of Jaeger's build (test-e2e waited for its program alone, and test-cluster's
+# last step deploys a traced release with a Jaeger of its own): one's failure stops the others.
+while [[ -n $cluster$jaeger ]]; do next_to_end cluster jaeger; done
+beside_status=0
+wait "$beside" || beside_status=$?
+beside=""
+echo "==> test-e2e (beside the node's tools):"
+cat "$E2E_LOG"
+echo "==> test-k8s (beside test-cluster):"
+cat "$TEST_K8S_LOG"
+((beside_status != 3)) || stop
+echo "==> test-licenses (after it):"
+cat "$TEST_LICENSES_LOG"
+((beside_status == 0)) || stop
+mark passed
+echo "==> make test passed in $(at)"

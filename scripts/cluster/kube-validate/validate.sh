@@ -1,0 +1,322 @@
+#!/usr/bin/env bash
+# Validates every manifest offline, as strictly as a real cluster: a real kube-apiserver (with a real
+# etcd) gets the Strimzi and Zalando CRDs, then every rendered object is applied with server-side
+# dry-run and strict field validation. Manifests broken on purpose must be rejected: the check bites.
+# Then a rollout on simulated nodes: kube-controller-manager, kube-scheduler and kwok (which plays the
+# kubelets) let `helm install --wait` of every build roll out, Services select the pods, the load Job runs.
+# Needs HELM, KUBE_APISERVER, ETCD, KUBE_CONTROLLER_MANAGER, KUBE_SCHEDULER, KWOK (make kube-tools).
+set -euo pipefail
+# shellcheck source=../../lib.sh
+source "$(dirname "$0")/../../lib.sh"
+
+readonly HELM="${HELM:?}" KUBE_APISERVER="${KUBE_APISERVER:?}" ETCD="${ETCD:?}" KWOK="${KWOK:?}"
+readonly KUBE_CONTROLLER_MANAGER="${KUBE_CONTROLLER_MANAGER:?}" KUBE_SCHEDULER="${KUBE_SCHEDULER:?}"
+# The operator make deploy-vN installs (its chart's version, ZALANDO_CHART_VERSION) and the test node runs.
+readonly ZALANDO_MODULE="github.com/zalando/postgres-operator@${ZALANDO_OPERATOR_VERSION:?set by the Makefile}"
+readonly KUBE_VERSION="1.36.3"
+readonly WORK="$LOCAL_DIR/kube-validate"
+readonly NS=reactive-bench
+
+expect() { local what=$1; shift; if "$@" >"$WORK/last.log" 2>&1; then pass "$what"; else fail "$what"; sed 's/^/      /' "$WORK/last.log" | tail -5; fi; }
+expect_rejected() { # expect_rejected DESCRIPTION PATTERN FILE: the apiserver must refuse FILE, saying PATTERN
+  local what=$1 pattern=$2 file=$3
+  if dry_run "$file" >"$WORK/last.log" 2>&1; then
+    fail "$what (accepted)"
+  elif grep -qiE "$pattern" "$WORK/last.log"; then
+    pass "$what"
+  else
+    fail "$what (rejected, but not for '$pattern')"; sed 's/^/      /' "$WORK/last.log" | tail -3
+  fi
+}
+
+cleanup() {
+  local pid
+  for pid in "${kwok_pid:-}" "${scheduler_pid:-}" "${controllers_pid:-}" "${apiserver_pid:-}" "${etcd_pid:-}"; do
+    [[ -n "$pid" ]] || continue
+    kill "$pid" 2>/dev/null || continue
+    for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  return 0
+}
+trap cleanup EXIT
+
+rm -rf "$WORK" && mkdir -p "$WORK/manifests" "$WORK/crds" "$WORK/broken"
+
+step "CRDs: Strimzi (generated from io.strimzi:api 1.2.0), Zalando (from $ZALANDO_MODULE) and the Prometheus Operator's ServiceMonitor"
+(cd "$ROOT/services" && ./mvnw -q -B -ntp -f "$ROOT/scripts/cluster/kube-validate/strimzi-crds/pom.xml" \
+  dependency:build-classpath -Dmdep.outputFile="$WORK/strimzi.classpath") >"$WORK/maven.log" 2>&1 ||
+  die "could not resolve Strimzi's CRD generator; see $WORK/maven.log"
+"$JAVA_HOME/bin/java" -cp "$(<"$WORK/strimzi.classpath")" io.strimzi.crdgenerator.CrdGenerator --yaml \
+  --api-versions v1 --storage-version v1 \
+  "io.strimzi.api.kafka.model.kafka.Kafka=$WORK/crds/kafka.yaml" \
+  "io.strimzi.api.kafka.model.nodepool.KafkaNodePool=$WORK/crds/kafkanodepool.yaml" \
+  "io.strimzi.api.kafka.model.topic.KafkaTopic=$WORK/crds/kafkatopic.yaml" >/dev/null
+zalando_dir=$(go_module_dir "$ZALANDO_MODULE")
+cp "$zalando_dir/manifests/postgresql.crd.yaml" "$WORK/crds/postgresql.yaml"
+# The Prometheus Operator's ServiceMonitor, which the chart's serviceMonitor.enabled makes
+prometheus_dir=$(go_module_dir "github.com/prometheus-operator/prometheus-operator@${PROMETHEUS_OPERATOR_VERSION:?set by the Makefile}")
+cp "$prometheus_dir/example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml" "$WORK/crds/servicemonitor.yaml"
+info "$(cd "$WORK/crds" && echo *.yaml)"
+
+step "Starting etcd and kube-apiserver $KUBE_VERSION on loopback"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+etcd_port=$(free_port)
+api_port=$(free_port)
+"$ETCD" "$WORK/etcd" "$etcd_port" >"$WORK/etcd.log" 2>&1 &
+etcd_pid=$!
+wait_for "etcd ready" 60 grep -q "etcd ready" "$WORK/etcd.log" || die "etcd did not start: $WORK/etcd.log"
+openssl genrsa -out "$WORK/sa.key" 2048 2>/dev/null
+token=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
+echo "$token,validator,validator,system:masters" >"$WORK/tokens.csv"
+"$KUBE_APISERVER" --etcd-servers="http://127.0.0.1:$etcd_port" --bind-address=127.0.0.1 \
+  --secure-port="$api_port" --cert-dir="$WORK/certs" --token-auth-file="$WORK/tokens.csv" \
+  --authorization-mode=RBAC --service-cluster-ip-range=10.96.0.0/16 \
+  --service-account-issuer=https://kubernetes.default.svc --service-account-key-file="$WORK/sa.key" \
+  --service-account-signing-key-file="$WORK/sa.key" >"$WORK/apiserver.log" 2>&1 &
+apiserver_pid=$!
+export KUBECONFIG="$WORK/kubeconfig"
+kubectl config set-cluster offline --server="https://127.0.0.1:$api_port" --insecure-skip-tls-verify=true >/dev/null
+kubectl config set-credentials validator --token="$token" >/dev/null
+kubectl config set-context offline --cluster=offline --user=validator >/dev/null
+kubectl config use-context offline >/dev/null
+wait_for "kube-apiserver ready" 120 kubectl get --raw /readyz || die "kube-apiserver did not start: $WORK/apiserver.log"
+kubectl create namespace "$NS" >/dev/null
+# What kube-controller-manager makes in every namespace (it starts later): a Pod's admission looks it up (helm test's)
+kubectl -n "$NS" create serviceaccount default >/dev/null
+kubectl apply --server-side -f "$WORK/crds" >/dev/null
+# Retried: a CRD that has no status yet makes kubectl wait fail at once.
+wait_for "CRDs established" 60 kubectl wait --for=condition=Established crd --all --timeout=5s ||
+  die "the CRDs were not established: kubectl get crd -o yaml"
+
+dry_run() { kubectl apply --server-side --dry-run=server --validate=strict --field-manager=validate -n "$NS" -f "$1"; }
+
+step "Rendering the charts"
+for version in "${BUILDS[@]}" "${FLOOR[@]}"; do # the floor deploys with the same chart (make deploy-v0)
+  "$HELM" template "bench-$version" "$ROOT/charts/reactive-bench" -n "$NS" --kube-version "$KUBE_VERSION" --set build="$version" \
+    >"$WORK/manifests/bench-$version.yaml"
+done
+# A build behind its latency proxy (LATENCY_PROXY=on make deploy-vN: make latency-map-cluster), as a release of its own.
+"$HELM" template bench-proxied "$ROOT/charts/reactive-bench" -n "$NS" --kube-version "$KUBE_VERSION" --set build=v2 \
+  --set latencyProxy.enabled=true >"$WORK/manifests/bench-proxied.yaml"
+# A build scraped by a Prometheus Operator (serviceMonitor.enabled): its ServiceMonitor against the operator's CRD.
+"$HELM" template bench-monitored "$ROOT/charts/reactive-bench" -n "$NS" --kube-version "$KUBE_VERSION" --set build=v3 \
+  --set serviceMonitor.enabled=true --set-string serviceMonitor.labels.release=prometheus >"$WORK/manifests/bench-monitored.yaml"
+# A build traced (TRACING=on make deploy-vN), a share of its requests sampled (TRACING_SAMPLED, a string as given).
+"$HELM" template bench-traced "$ROOT/charts/reactive-bench" -n "$NS" --kube-version "$KUBE_VERSION" --set build=v1 \
+  --set tracing.enabled=true --set-string tracing.sampled=0.01 >"$WORK/manifests/bench-traced.yaml"
+"$HELM" template platform "$ROOT/charts/platform" -n "$NS" --kube-version "$KUBE_VERSION" >"$WORK/manifests/platform.yaml"
+# The platform placed on dedicated nodes: what Strimzi's and the Zalando operator's schemas take of it, validated below
+"$HELM" template platform "$ROOT/charts/platform" -n "$NS" --kube-version "$KUBE_VERSION" \
+  --set-string 'kafka.nodeSelector.reactive-bench\.example/role=platform' \
+  --set 'kafka.tolerations[0].key=reactive-bench.example/dedicated,kafka.tolerations[0].operator=Exists' \
+  --set 'kafka.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight=1' \
+  --set 'kafka.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey=kubernetes.io/hostname' \
+  --set-string 'postgres.nodeSelector.reactive-bench\.example/role=platform' \
+  --set 'postgres.tolerations[0].key=reactive-bench.example/dedicated,postgres.tolerations[0].operator=Exists' \
+  >"$WORK/manifests/platform-placed.yaml"
+for scenario in warmup closed open; do
+  "$HELM" template "load-v2-$scenario" "$ROOT/charts/load-job" -n "$NS" --kube-version "$KUBE_VERSION" \
+    --set build=v2 --set scenario="$scenario" --set baseUrl=http://bench-v2-web-api:8080 >"$WORK/manifests/load-$scenario.yaml"
+done
+# A run split over two pods (make bench with LOAD_PODS=2): an Indexed Job whose pods start at one instant.
+"$HELM" template load-v2-split "$ROOT/charts/load-job" -n "$NS" --kube-version "$KUBE_VERSION" --set build=v2 \
+  --set scenario=open --set pods=2 --set-string startAt=1800000000.5 --set baseUrl=http://bench-v2-web-api:8080 \
+  >"$WORK/manifests/load-split.yaml"
+
+step "Server-side dry-run with strict validation"
+for file in "$WORK"/manifests/*.yaml; do
+  expect "$(basename "$file" .yaml): $(grep -c '^kind:' "$file") objects accepted" dry_run "$file"
+done
+
+step "Broken on purpose: each must be rejected"
+python3 - "$WORK" <<'PY'
+import pathlib, re, sys
+work = pathlib.Path(sys.argv[1])
+app = (work / "manifests" / "bench-v1.yaml").read_text()
+job = (work / "manifests" / "load-closed.yaml").read_text()
+platform = (work / "manifests" / "platform.yaml").read_text()
+def only(text, kind, name=None):
+    docs = [d for d in text.split("\n---\n") if re.search(rf"^kind: {kind}$", d, re.M) and (not name or f"name: {name}\n" in d)]
+    return docs[0]
+deployment = only(app, "Deployment", "bench-v1-web-api")
+(work / "broken" / "unknown-field.yaml").write_text(deployment.replace("  replicas: 1\n", "  replicas: 1\n  replicaz: 2\n", 1))
+(work / "broken" / "selector-mismatch.yaml").write_text(deployment.replace(
+    "      app.kubernetes.io/name: web-api\n      app.kubernetes.io/instance: bench-v1\n  template:",
+    "      app.kubernetes.io/name: web-api-typo\n      app.kubernetes.io/instance: bench-v1\n  template:", 1))
+(work / "broken" / "job-restart-always.yaml").write_text(job.replace("restartPolicy: Never", "restartPolicy: Always"))
+nodepool = only(platform, "KafkaNodePool")
+(work / "broken" / "nodepool-bad-role.yaml").write_text(nodepool.replace("    - broker\n", "    - wizard\n", 1))
+kafka = only(platform, "Kafka")
+(work / "broken" / "kafka-unknown-field.yaml").write_text(kafka.replace("  kafka:\n", "  kafka:\n    replicaCount: 3\n", 1))
+monitor = only((work / "manifests" / "bench-monitored.yaml").read_text(), "ServiceMonitor")
+(work / "broken" / "servicemonitor-bad-endpoint.yaml").write_text(monitor.replace("path: /q/metrics", "pathz: /q/metrics", 1))
+postgres = only(platform, "postgresql")
+(work / "broken" / "postgres-bad-instances.yaml").write_text(postgres.replace("numberOfInstances: 1", 'numberOfInstances: "one"'))
+PY
+expect_rejected "an unknown field in a Deployment" 'field not declared in schema|unknown field' "$WORK/broken/unknown-field.yaml"
+expect_rejected "a Deployment whose selector does not match its pods" 'selector.*does not match' "$WORK/broken/selector-mismatch.yaml"
+expect_rejected "a Job with restartPolicy Always" 'spec.template.spec.restartPolicy' "$WORK/broken/job-restart-always.yaml"
+expect_rejected "a KafkaNodePool role outside the enum" 'Unsupported value: "wizard"' "$WORK/broken/nodepool-bad-role.yaml"
+expect_rejected "an unknown field in a Kafka" 'replicaCount: field not declared in schema|unknown field' "$WORK/broken/kafka-unknown-field.yaml"
+expect_rejected "a postgresql with a string instance count" 'numberOfInstances: expected numeric|numberOfInstances.*must be of type integer' "$WORK/broken/postgres-bad-instances.yaml"
+expect_rejected "an unknown field in a ServiceMonitor's endpoint" 'pathz: field not declared in schema|unknown field' "$WORK/broken/servicemonitor-bad-endpoint.yaml"
+
+step "Rollout on simulated nodes (kube-controller-manager, kube-scheduler, kwok)"
+"$KUBE_CONTROLLER_MANAGER" --kubeconfig="$KUBECONFIG" --leader-elect=false --bind-address=127.0.0.1 \
+  --secure-port="$(free_port)" --service-account-private-key-file="$WORK/sa.key" \
+  --root-ca-file="$WORK/certs/apiserver.crt" --use-service-account-credentials=false \
+  --controllers='*,-nodeipam,-cloud-node-lifecycle' >"$WORK/controller-manager.log" 2>&1 &
+controllers_pid=$!
+"$KUBE_SCHEDULER" --kubeconfig="$KUBECONFIG" --leader-elect=false --bind-address=127.0.0.1 \
+  --secure-port="$(free_port)" >"$WORK/scheduler.log" 2>&1 &
+scheduler_pid=$!
+# kwok's own stages (from its module, the version built): nodes become ready, pods are created, become
+# ready, and complete when their owner is a Job.
+kwok_dir=$(cd "$ROOT/scripts/cluster/kube-validate" && go mod download -json "sigs.k8s.io/kwok@${KWOK_VERSION:?}" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+stages=()
+for stage in node/fast/node-initialize node/heartbeat/node-heartbeat pod/general/pod-create pod/general/pod-ready \
+  pod/general/pod-complete pod/general/pod-delete pod/general/pod-init-container-running \
+  pod/general/pod-init-container-completed; do
+  stages+=(--config "$kwok_dir/kustomize/stage/$stage.yaml")
+done
+"$KWOK" "${stages[@]}" --kubeconfig="$KUBECONFIG" --manage-all-nodes=false \
+  --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+  --cidr=10.244.0.0/16 --node-ip=10.0.0.10 --server-address="127.0.0.1:$(free_port)" >"$WORK/kwok.log" 2>&1 &
+kwok_pid=$!
+# Three simulated nodes, each roomy enough for every build and a load Job, as minikube/profile.env sizes the real
+# one: two labelled for the builds, one for the load generator (the placement checks below).
+readonly NODES=(kwok-node-0 kwok-node-1 kwok-node-2)
+for node in "${NODES[@]}"; do
+  role=bench
+  [[ $node != "${NODES[2]}" ]] || role=load
+  kubectl apply -f - >/dev/null <<NODE
+apiVersion: v1
+kind: Node
+metadata:
+  name: $node
+  annotations:
+    kwok.x-k8s.io/node: fake
+  labels:
+    kubernetes.io/hostname: $node
+    kubernetes.io/os: linux
+    kubernetes.io/arch: amd64
+    reactive-bench.example/role: $role
+status:
+  allocatable: {cpu: "7", memory: 13Gi, pods: "110"}
+  capacity: {cpu: "7", memory: 14Gi, pods: "110"}
+NODE
+done
+wait_for "simulated nodes ready" 60 bash -c "[[ \$(kubectl get nodes -o \
+  jsonpath='{.items[*].status.conditions[?(@.type==\"Ready\")].status}') == 'True True True' ]]" ||
+  die "kwok did not make the nodes ready: $WORK/kwok.log"
+wait_for "default service account created" 60 kubectl -n "$NS" get serviceaccount default ||
+  die "kube-controller-manager did not start: $WORK/controller-manager.log"
+
+rolls_out() { # rolls_out VERSION: helm install --wait, and each Service has a ready endpoint
+  local version=$1 service
+  "$HELM" install "bench-$version" "$ROOT/charts/reactive-bench" -n "$NS" --set build="$version" \
+    --wait --timeout 3m >/dev/null || return 1
+  for service in web-api articles authors; do
+    kubectl -n "$NS" get endpointslices -l "kubernetes.io/service-name=bench-$version-$service" \
+      -o jsonpath='{.items[*].endpoints[*].conditions.ready}' | grep -q true || {
+      echo "Service bench-$version-$service selects no ready pod"
+      return 1
+    }
+  done
+}
+for version in "${BUILDS[@]}"; do
+  expect "bench-$version rolls out (helm install --wait) and its three Services select ready pods" rolls_out "$version"
+done
+load_job_runs() {
+  "$HELM" install load-smoke "$ROOT/charts/load-job" -n "$NS" --set build=v2 --set scenario=smoke \
+    --set baseUrl=http://bench-v2-web-api:8080 >/dev/null || return 1
+  kubectl -n "$NS" wait pod -l app.kubernetes.io/instance=load-smoke --for=condition=Ready --timeout=60s
+}
+expect "the load Job is created and its pod is scheduled and started" load_job_runs
+
+# Where the scheduler puts the pods of a cluster of several nodes, as the charts' placement values say.
+nodes_of() { # nodes_of SELECTOR: the nodes of its pods, sorted, unique, space-separated
+  kubectl -n "$NS" get pods -l "$1" -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | sort -u | xargs
+}
+build_on_its_nodes() { # every pod of bench-v2 on the nodes labelled for the builds, after its placement values
+  "$HELM" upgrade bench-v2 "$ROOT/charts/reactive-bench" -n "$NS" --reuse-values --wait --timeout 3m \
+    --set-string 'nodeSelector.reactive-bench\.example/role=bench' >/dev/null || return 1
+  local placed
+  for _ in $(seq 60); do # the old pods, wherever they were, stop after the new ones are ready
+    placed=$(nodes_of app.kubernetes.io/instance=bench-v2)
+    [[ -n $placed && $placed != *"${NODES[2]}"* ]] && break
+    sleep 1
+  done
+  echo "bench-v2 on: $placed"
+  [[ -n $placed && $placed != *"${NODES[2]}"* ]]
+}
+expect "with nodeSelector every pod of a build runs on the nodes labelled for it" build_on_its_nodes
+load_pods_on() { # load_pods_on RELEASE EXPECTED [HELM ARGS...]: a two-pod load Job's pods all run on EXPECTED
+  local release=$1 expected=$2 placed
+  shift 2
+  "$HELM" install "$release" "$ROOT/charts/load-job" -n "$NS" --set build=v2 --set scenario=smoke --set pods=2 \
+    --set baseUrl=http://bench-v2-web-api:8080 "$@" >/dev/null || return 1
+  kubectl -n "$NS" wait pod -l "app.kubernetes.io/instance=$release" --for=condition=Ready --timeout=60s >/dev/null ||
+    return 1
+  placed=$(nodes_of "app.kubernetes.io/instance=$release")
+  echo "$release on: $placed; bench-v2 on: $(nodes_of app.kubernetes.io/instance=bench-v2)"
+  [[ $placed == "$expected" ]]
+}
+scheduler_sees_free_node() { # a pod that must keep off bench-v2's serving pods is scheduled, then deleted
+  # The scheduler's cache follows the API a moment behind: right after bench-v2 moved, it can still count the old
+  # pods on the load node, and then every node looks taken. A pod with the same terms, but required, schedules only
+  # once the scheduler sees a free node; so a preference scored after it is scored on the cluster as it is.
+  # The pod takes its terms from the load Job the chart renders, made required.
+  "$HELM" template probe "$ROOT/charts/load-job" --set build=v2 --set baseUrl=http://bench-v2-web-api:8080 |
+    kubectl create --dry-run=client -o json -f - | python3 -c '
+import json, sys
+job = json.load(sys.stdin)
+terms = [p["podAffinityTerm"] for p in
+         job["spec"]["template"]["spec"]["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]]
+print(json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "scheduler-caught-up"},
+                  "spec": {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": terms}},
+                           "containers": [{"name": "pause", "image": "localhost/reactive-bench/pause:none"}]}}))' |
+    kubectl -n "$NS" apply -f - >/dev/null || return 1
+  kubectl -n "$NS" wait pod/scheduler-caught-up --for=condition=Ready --timeout=60s >/dev/null || return 1
+  kubectl -n "$NS" delete pod/scheduler-caught-up --wait >/dev/null
+}
+load_pods_apart() { # a two-pod load Job's pods all on nodes without a pod of the build it loads (bench-v2)
+  local release=load-apart build placed node
+  scheduler_sees_free_node || { echo "no node without bench-v2's pods, as the scheduler sees them, within 60 s"; return 1; }
+  build=$(nodes_of app.kubernetes.io/instance=bench-v2)
+  "$HELM" install "$release" "$ROOT/charts/load-job" -n "$NS" --set build=v2 --set scenario=smoke --set pods=2 \
+    --set baseUrl=http://bench-v2-web-api:8080 >/dev/null || return 1
+  kubectl -n "$NS" wait pod -l "app.kubernetes.io/instance=$release" --for=condition=Ready --timeout=60s >/dev/null ||
+    return 1
+  placed=$(nodes_of "app.kubernetes.io/instance=$release")
+  echo "$release on: $placed; bench-v2 on: $build"
+  for node in $placed; do [[ " $build " != *" $node "* ]] || return 1; done
+}
+expect "by default a two-pod load Job keeps off the nodes of the build it loads (preferred anti-affinity)" \
+  load_pods_apart
+expect "LOAD_NODE_SELECTOR's value pins both pods to the generator's node" \
+  load_pods_on load-pinned "${NODES[2]}" --set avoidBuildNodes=false \
+  --set-string 'nodeSelector.reactive-bench\.example/role=load'
+expect "without placement values a build's pods go wherever the scheduler likes (all three nodes are candidates)" \
+  bash -c "[[ \$(kubectl -n '$NS' get pods -l app.kubernetes.io/instance=bench-v1 -o \
+    jsonpath='{.items[*].spec.nodeName}' | wc -w) == 3 ]] && ! kubectl -n '$NS' get deploy -l \
+    app.kubernetes.io/instance=bench-v1 -o jsonpath='{.items[*].spec.template.spec.nodeSelector}' | grep -q ."
+
+# The images are built for the nodes' architecture as Kubernetes reports it (scripts/cluster/k8s.sh architecture), whatever
+# the machine that builds them; where the nodes differ, the user picks one.
+architecture() { "$ROOT/scripts/cluster/k8s.sh" architecture 2>&1; }
+reported_amd64() { [[ $(architecture) == amd64 ]]; }
+expect "the images are for the architecture the nodes report (amd64, as kwok's nodes say)" reported_amd64
+one_node_on_arm64() {
+  kubectl patch node "${NODES[2]}" --subresource=status --type=merge \
+    -p '{"status":{"nodeInfo":{"architecture":"arm64"}}}' >/dev/null || return 1
+  local said
+  ! said=$(architecture) || { echo "k8s.sh architecture chose $said"; return 1; }
+  echo "$said"
+  [[ $said == *"several architectures (amd64 arm64)"*CLUSTER_ARCH* ]] && [[ $(CLUSTER_ARCH=arm64 architecture) == arm64 ]]
+}
+expect "nodes of two architectures: no image is built until CLUSTER_ARCH picks one, which is then used" one_node_on_arm64
+
+summary kube-validate

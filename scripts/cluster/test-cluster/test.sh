@@ -1,0 +1,486 @@
+#!/usr/bin/env bash
+# make test-cluster: the user's commands against a real node on this machine. Starts the node
+# (node.sh), builds and loads every image (images.sh), proves the node is real (a container under runc
+# with its cgroup limits, DNS for Service names, a ClusterIP Service between pods, on Calico's network), puts up the stand-in for
+# Kafka (Strimzi's operator cannot be had here), then runs `make deploy-vN` for every build (the first installs
+# the Zalando operator from its own chart, which makes PostgreSQL), `make bench` (short), `make cpu-map-cluster` (v2 at half a CPU), `make undeploy` and a
+# second `make deploy-v1` (behind its latency proxy: a short `make latency-map-cluster` and a fault made in the
+# proxy, then traced into a Jaeger of its own: the traces of a GET and a POST checked) exactly as a user would, with a short `make chaos-cluster` (a pod deleted, a rolling update) (the charts' NetworkPolicies enforced by Calico's Felix, and probed), with KAFKA_PLATFORM=external and IMAGES=containerd. Tears the node down at the end, also on failure or Ctrl-C, and checks that nothing
+# of it is left. Ends with "test-cluster: N passed, N failed".
+set -euo pipefail
+# shellcheck source=../../lib.sh
+source "$(dirname "$0")/../../lib.sh"
+
+export NODE_DIR="$LOCAL_DIR/test-cluster"
+readonly HERE="$ROOT/scripts/cluster/test-cluster"
+readonly NS=reactive-bench
+readonly CHECK_NS=node-check
+PAUSE_IMAGE="" LOAD_IMAGE="" BASE_IMAGE=""
+eval "$("$HERE/images.sh" refs)"
+export KUBECONFIG="$NODE_DIR/kubeconfig"
+# What make deploy-vN, bench and undeploy get on this node: everything else is as on minikube. The Zalando
+# operator's chart is the package of its release, which its Go module carries (charts/postgres-operator).
+ZALANDO_CHART="$(go_module_dir "github.com/zalando/postgres-operator@${ZALANDO_OPERATOR_VERSION:?set by the Makefile}")/charts/postgres-operator/postgres-operator-${ZALANDO_OPERATOR_VERSION#v}.tgz"
+export KAFKA_PLATFORM=external POSTGRES_PLATFORM=operators ZALANDO_CHART ZALANDO_VALUES="$HERE/postgres-operator/values.yaml"
+export IMAGES=containerd BASE_IMAGE CONTAINERD_ADDRESS="$NODE_DIR/containerd/containerd.sock"
+export VALUES="$HERE/values.yaml" PLATFORM_VALUES="$HERE/platform-values.yaml" LOAD_IMAGE LOAD_IMAGE_PULL_POLICY=Never LOAD_CPU_REQUEST=250m
+export CONTAINERS_STORAGE_CONF="$NODE_DIR/buildah/storage.conf"
+# The node's own processes run on this machine: make bench reports their CPU apart (their pid files).
+export NODE_PROCESSES="$NODE_DIR/pids"
+
+standin_ready() { # what Strimzi would create, made by hand: a Kafka broker and its Services
+  kubectl create namespace "$NS" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+  kubectl -n "$NS" apply -f "$HERE/operator-standins/manifests.yaml" >/dev/null
+  kubectl -n "$NS" rollout status statefulset/bench-kafka-dual-role --timeout=360s >/dev/null
+}
+
+start_node() { # a fresh node with every image loaded
+  "$HERE/node.sh" down >/dev/null 2>&1 || true
+  rm -rf "$NODE_DIR"
+  mkdir -p "$NODE_DIR"
+  "$HERE/images.sh" base
+  "$HERE/images.sh" node
+  "$HERE/images.sh" postgres-operator
+  "$HERE/node.sh" up "$PAUSE_IMAGE" "$NODE_DIR/images/$(echo "${PAUSE_IMAGE#*/}" | tr '/:' '__').tar"
+  "$HERE/images.sh" load "$NODE_DIR"/images/*.tar
+}
+
+node_environment() { # what make deploy-vN and make bench need to use this node, as lines to source
+  local name
+  for name in KUBECONFIG KAFKA_PLATFORM POSTGRES_PLATFORM ZALANDO_CHART ZALANDO_VALUES IMAGES BASE_IMAGE CONTAINERD_ADDRESS VALUES PLATFORM_VALUES LOAD_IMAGE LOAD_IMAGE_PULL_POLICY \
+    LOAD_CPU_REQUEST CONTAINERS_STORAGE_CONF NODE_PROCESSES; do
+    printf 'export %s=%q\n' "$name" "${!name}"
+  done
+}
+
+# make node-up / node-down: the same node, left running for manual use (longer benchmarks, port-forwards).
+case "${1:-test}" in
+  up)
+    start_node
+    step "The stand-in for what Strimzi would create (Kafka); make deploy-vN installs the Zalando operator"
+    standin_ready
+    node_environment >"$NODE_DIR/env"
+    step "The node is up: source ${NODE_DIR#"$ROOT"/}/env, then make deploy-v1, make bench, …; make node-down stops it"
+    exit 0
+    ;;
+  down) "$HERE/node.sh" down; exit 0 ;;
+  test) ;;
+  *) die "usage: $0 [test|up|down]" ;;
+esac
+
+# A failed run is read from its end (CI shows only the end): the first failure and the node's state at that moment
+# are kept, and printed last.
+readonly FIRST_FAILURE="$NODE_DIR/first-failure.txt"
+node_state() { # why pods may not start or answer: the node's Ready condition, pods not ready, the latest warnings, the kubelet's last errors
+  local kubectl=(kubectl --request-timeout=10s)
+  if "${kubectl[@]}" get nodes --no-headers 2>/dev/null \
+    -o custom-columns='NODE:.metadata.name,READY:.status.conditions[?(@.type=="Ready")].status,WHY:.status.conditions[?(@.type=="Ready")].message,TAINTS:.spec.taints[*].key'; then
+    "${kubectl[@]}" get pods -A --no-headers 2>/dev/null |
+      awk '{split($3, ready, "/")} $4 != "Completed" && ($4 != "Running" || ready[1] != ready[2])' | head -4
+    "${kubectl[@]}" get events -A --field-selector type=Warning --sort-by=.lastTimestamp --no-headers 2>/dev/null \
+      -o custom-columns='OBJECT:.involvedObject.name,REASON:.reason,MESSAGE:.message' | tail -3
+  else
+    echo "the API server does not answer"
+  fi
+  grep -hE '^E[0-9]{4} ' "$NODE_DIR/logs/kubelet.log" 2>/dev/null | tail -2
+}
+expect() {
+  local what=$1; shift
+  if "$@" >"$NODE_DIR/last.log" 2>&1; then pass "$what"; return; fi
+  fail "$what"
+  sed 's/^/      /' "$NODE_DIR/last.log" | tail -15
+  [[ -e $FIRST_FAILURE ]] ||
+    { echo "the first failure: $what"; tail -3 "$NODE_DIR/last.log"; node_state 2>&1; } | cut -c1-240 | head -16 >"$FIRST_FAILURE"
+}
+
+teardown() {
+  "$HERE/node.sh" down || true
+}
+trap teardown EXIT
+trap 'exit 130' INT TERM
+
+start_node
+
+step "The node is real"
+kubectl create namespace "$CHECK_NS" >/dev/null
+kubectl -n "$CHECK_NS" apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Pod
+metadata: {name: probe, labels: {app: probe}}
+spec:
+  automountServiceAccountToken: false
+  containers:
+    - name: web
+      image: $BASE_IMAGE
+      imagePullPolicy: Never
+      # The JDK's own little web server (module jdk.httpserver) serves /tmp.
+      command: [java, -Xmx32m, -m, jdk.httpserver, -b, 0.0.0.0, -p, "8000", -d, /tmp]
+      resources: {limits: {cpu: 500m, memory: 128Mi}}
+      ports: [{containerPort: 8000}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: probe}
+spec: {selector: {app: probe}, ports: [{port: 80, targetPort: 8000}]}
+EOF
+expect "a pod starts from an image built here (no pull)" kubectl -n "$CHECK_NS" wait pod/probe --for=condition=Ready --timeout=300s
+container_id=$(kubectl -n "$CHECK_NS" get pod probe -o jsonpath='{.status.containerStatuses[0].containerID}')
+expect "its container runs under runc (runc state: running)" bash -c \
+  "runc --root /run/containerd/runc/k8s.io state '${container_id#containerd://}' | grep -q '\"status\": \"running\"'"
+cgroup_limits() {
+  local memory quota
+  memory=$(kubectl -n "$CHECK_NS" exec probe -- cat /sys/fs/cgroup/memory/memory.limit_in_bytes)
+  quota=$(kubectl -n "$CHECK_NS" exec probe -- sh -c 'cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us 2>/dev/null || cat /sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us')
+  echo "memory.limit_in_bytes=$memory cpu.cfs_quota_us=$quota"
+  [[ $memory == 134217728 && $quota == 50000 ]]
+}
+expect "the container's own cgroup holds its limits (128 MiB, 0.5 CPU)" cgroup_limits
+reachability() { # reachability NAMESPACE LABELS OPEN DROPPED: from a load generator's pod (loadgen probe)
+  kubectl -n "$1" run "reach-$RANDOM" --image="$LOAD_IMAGE" --image-pull-policy=Never --restart=Never -i --quiet --rm \
+    ${2:+--labels="$2"} --env="OPEN=$3" --env="DROPPED=$4" --overrides='{"spec":{"automountServiceAccountToken":false}}' \
+    -- probe </dev/null
+}
+expect "a pod reaches another through a Service name (CoreDNS) and its ClusterIP (kube-proxy), on Calico's network" \
+  reachability "$CHECK_NS" "" http://probe.node-check.svc.cluster.local/ ""
+on_calicos_network() { # the pod's address came from Calico's IPAM (the plugin notes it on the pod), routed to a cali… veth
+  local address
+  address=$(kubectl -n "$CHECK_NS" get pod probe -o jsonpath='{.metadata.annotations.cni\.projectcalico\.org/podIP}')
+  echo "address ${address:-none}: $(ip route get "${address%/*}" 2>&1)"
+  [[ -n $address ]] && ip route get "${address%/*}" | grep -q ' dev cali'
+}
+expect "the pod's address is from Calico's IPAM, routed by the host to its own cali… veth" on_calicos_network
+kubectl delete namespace "$CHECK_NS" --wait=false >/dev/null # its pods end meanwhile: nothing after needs them gone
+
+step "The stand-in for what Strimzi would create (Kafka)"
+expect "Kafka (with its topics) ready" standin_ready
+
+make_target() { (cd "$ROOT" && make --no-print-directory "$@"); }
+step "make deploy-vN for every build (${BUILDS[*]}); the first installs the Zalando operator, which makes PostgreSQL"
+for version in "${BUILDS[@]}"; do
+  expect "make deploy-$version" make_target "deploy-$version"
+done
+for version in "${BUILDS[@]}"; do
+  expect "helm test bench-$version: a complete answer of /$version/articles through web-api's Service" \
+    "${HELM:?}" test "bench-$version" -n "$NS" --timeout 2m
+done
+
+step "NetworkPolicies, enforced by Calico's Felix: what the charts admit gets through, nothing else"
+# Every build at once: the URLs of each, for one probe per kind of peer.
+urls() { # urls PATTERN: PATTERN for every build, with {v} its version
+  local version
+  for version in "${BUILDS[@]}"; do printf '%s ' "${1//\{v\}/$version}"; done
+}
+readonly SERVICE="http://bench-{v}" LOAD_GENERATOR_LABELS="app.kubernetes.io/name=loadgen,app.kubernetes.io/component=load-generator,app.kubernetes.io/part-of=reactive-bench"
+# What only web-api and the bench's load generator may call: articles and authors of every build.
+HOPS="$(urls "$SERVICE-articles:8080/{v}/articles")$(urls "$SERVICE-authors:8080/{v}/authors?name=Niklas%20Heidloff")"
+readonly HOPS
+expect "a pod with the bench's load-generator labels (the hop scenarios' load Jobs) reaches articles and authors" \
+  reachability "$NS" "$LOAD_GENERATOR_LABELS" \
+  "$HOPS" ""
+# After the pod above: articles and authors have answered already, so where admitted they answer in milliseconds,
+# far inside the 3 s after which a request without an answer counts as dropped.
+expect "a pod without web-api's labels gets web-api's complete answer (web-api reaches articles and authors), and nothing from articles or authors (dropped)" \
+  reachability "$NS" "" "$(urls "$SERVICE-web-api:8080/{v}/articles")" \
+  "$HOPS"
+metrics_from_monitoring_only() { # metricsFrom: a pod in the namespace monitoring reads /q/metrics on the management
+  # port, and not the API port; a pod elsewhere reads neither (the two pods at once: each waits out its drops)
+  local metrics api monitoring elsewhere=0
+  metrics="$(urls "$SERVICE-articles.$NS:9000/q/metrics")$(urls "$SERVICE-authors.$NS:9000/q/metrics")"
+  api="$(urls "$SERVICE-articles.$NS:8080/{v}/articles")$(urls "$SERVICE-authors.$NS:8080/{v}/authors?name=Niklas%20Heidloff")"
+  reachability monitoring "" "$metrics" "$api" & monitoring=$!
+  reachability default "" "" "$metrics" || elsewhere=$?
+  wait "$monitoring" && ((elsewhere == 0))
+}
+kubectl create namespace monitoring >/dev/null
+expect "a pod in the namespace monitoring reads articles' and authors' /q/metrics on the management port (metricsFrom), not their API; one in another namespace reads neither" \
+  metrics_from_monitoring_only
+kubectl delete namespace monitoring --wait=false >/dev/null
+
+readonly CLUSTER=bench-postgres OPERATOR_LABELS="cluster-name=bench-postgres,application=spilo"
+made_by_operator() { # made_by_operator KIND/NAME: it exists and carries the labels the operator gives its objects
+  [[ $(kubectl -n "$NS" get "$1" -o jsonpath='{.metadata.labels.cluster-name}/{.metadata.labels.application}' 2>/dev/null) == "$CLUSTER/spilo" ]]
+}
+made_by_the_operator() { # the objects the operator made for the platform chart's postgresql, listed
+  kubectl -n "$NS" get postgresql,statefulset,pods,services,endpoints,secrets,pvc -l "$OPERATOR_LABELS" -o name | sort
+  kubectl -n "$NS" get postgresql "$CLUSTER" -o jsonpath='postgresql/{.metadata.name}: {.status.PostgresClusterStatus}{"\n"}'
+  kubectl get pv -o custom-columns=VOLUME:.metadata.name,CLAIM:.spec.claimRef.name,CLASS:.spec.storageClassName --no-headers
+  local object
+  for object in "statefulset.apps/$CLUSTER" "pod/$CLUSTER-0" "service/$CLUSTER" "service/$CLUSTER-repl" \
+    "endpoints/$CLUSTER" "persistentvolumeclaim/pgdata-$CLUSTER-0" \
+    secret/{postgres,standby,articles,authors}".$CLUSTER.credentials.postgresql.acid.zalan.do"; do
+    made_by_operator "$object" || { echo "missing, or not the operator's: $object"; return 1; }
+  done
+  [[ $(kubectl -n "$NS" get pod "$CLUSTER-0" -o jsonpath='{.metadata.labels.spilo-role}') == master ]] ||
+    { echo "$CLUSTER-0 is not labelled spilo-role=master (Patroni's leader label)"; return 1; }
+  [[ $(kubectl -n "$NS" get postgresql "$CLUSTER" -o jsonpath='{.status.PostgresClusterStatus}') == Running ]]
+}
+expect "the Zalando operator reconciled the postgresql: StatefulSet, Patroni's leader, Services, Secrets, a provisioned volume" \
+  made_by_the_operator
+placed_as_given() { # PostgreSQL's pod carries the platform chart's placement (PLATFORM_VALUES) and runs where it says
+  local get=(kubectl -n "$NS" get pod "$CLUSTER-0" -o) affinity tolerations node
+  affinity=$("${get[@]}" jsonpath='{range .spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[*].matchExpressions[*]}{.key} {.operator} {.values[*]};{end}')
+  tolerations=$("${get[@]}" jsonpath='{range .spec.tolerations[?(@.key=="reactive-bench.example/dedicated")]}{.operator} {.effect};{end}')
+  node=$("${get[@]}" jsonpath='{.spec.nodeName}')
+  echo "node affinity: $affinity tolerations: $tolerations on: $node"
+  [[ $affinity == "kubernetes.io/hostname In reactive-bench-node;" && $tolerations == "Exists NoSchedule;" &&
+     $node == reactive-bench-node ]]
+}
+expect "the platform chart's placement for PostgreSQL (nodeSelector, tolerations) reaches the operator's pod" placed_as_given
+roles_and_databases() { # the operator made the owners and their databases by SQL, as the CR asks
+  local owners
+  owners=$(kubectl -n "$NS" exec "$CLUSTER-0" -- psql -h /run/postgresql -U postgres -tAc \
+    "select datname || '=' || pg_get_userbyid(datdba) from pg_database where datname in ('articles', 'authors') order by 1")
+  echo "databases and owners: ${owners//$'\n'/, }"
+  [[ $owners == $'articles=articles\nauthors=authors' ]]
+}
+expect "the operator made the databases articles and authors, each owned by its user" roles_and_databases
+tls_required() { # a connection from another host without TLS is refused, with TLS it is let in (the Secret's password)
+  local ip password plain tls
+  ip=$(kubectl -n "$NS" get pod "$CLUSTER-0" -o jsonpath='{.status.podIP}')
+  password=$(kubectl -n "$NS" get secret "articles.$CLUSTER.credentials.postgresql.acid.zalan.do" -o jsonpath='{.data.password}' | base64 -d)
+  plain=$(kubectl -n "$NS" exec "$CLUSTER-0" -- env PGPASSWORD="$password" psql "host=$ip user=articles dbname=articles sslmode=disable" -tAc 'select 1' 2>&1) &&
+    { echo "a connection without TLS was let in: $plain"; return 1; }
+  echo "without TLS: $plain"
+  tls=$(kubectl -n "$NS" exec "$CLUSTER-0" -- env PGPASSWORD="$password" psql "host=$ip user=articles dbname=articles sslmode=require" -tAc 'select ssl from pg_stat_ssl where pid = pg_backend_pid()')
+  echo "with TLS, as the articles user of the operator's Secret: ssl=$tls"
+  grep -q "no encryption" <<<"$plain" && [[ $tls == t ]]
+}
+expect "PostgreSQL refuses a connection without TLS and admits the Secret's user with it" tls_required
+builds_on_the_operators_secrets() { # each data service reads its password from the Secret the operator made
+  local version service secret
+  for version in "${BUILDS[@]}"; do
+    for service in articles authors; do
+      secret=$(kubectl -n "$NS" get deploy "bench-$version-$service" -o jsonpath='{.spec.template.spec.containers[0].env[?(@.name=="QUARKUS_DATASOURCE_PASSWORD")].valueFrom.secretKeyRef.name}')
+      made_by_operator "secret/$secret" ||
+        { echo "bench-$version-$service reads $secret, which the operator did not make"; return 1; }
+    done
+  done
+  echo "every data service reads articles/authors.$CLUSTER.credentials.postgresql.acid.zalan.do, made by the operator"
+}
+expect "the builds connect with the Secrets the operator made" builds_on_the_operators_secrets
+
+step "make bench: its default scenarios (closed, open, curve, the hops alone, profile), short, of v1 and v2"
+# Every scenario a user's make bench runs, of two builds (the third's pods measure alike; it is deployed and probed
+# with the others), at small counts gentle enough for 2 cores shared by everything: a
+# warm-up of 300 requests per build first, so that no cold JIT turns author look-ups into time-outs (degraded
+# answers fail the equal-work check); one step of the curve, 5 s, the ladder once (a user's bench climbs it, and
+# repeats it); the open model for 6 s; a profiled run as long as a measured one (600 requests: 50-250 CPU samples per
+# service, enough to show each library); 3 s with no load for the background rate (here and in the runs below).
+export RESULTS="$NODE_DIR/results" RUNS=1 USERS=10 WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=3 ITERATIONS=60 DURATION=6s \
+  CURVE_SHARES=1.0 CURVE_STEP_DURATION=5s CURVE_REPEATS=1 BACKGROUND_SECONDS=3
+unset SCENARIOS
+BENCHED=(v1 v2)
+bench_of_two() { VERSIONS="$(IFS=,; echo "${BENCHED[*]}")" make_target bench; }
+expect "make bench writes a report" bench_of_two
+results_hold() { check_results "$RESULTS/bench.json" "$@"; }
+expect "the results find equal work" results_hold 'd["equal_work"]'
+ran_every_scenario() { # each build benched left a summary of every default scenario's run
+  local version run
+  for version in "${BENCHED[@]}"; do
+    for run in closed-1 open-1 articles-alone-1 authors-alone-1; do
+      [[ -s "$RESULTS/runs/$version-$run.json" ]] || { echo "no run $version-$run"; return 1; }
+    done
+    compgen -G "$RESULTS/runs/$version-curve-*-1.json" >/dev/null || { echo "no curve step of $version"; return 1; }
+  done
+}
+expect "every default scenario ran for every build, the hops alone included" ran_every_scenario
+# What an in-cluster request's cost is made of, each read as data from bench.json (the closed runs: a round each).
+CLOSED='(r for c in d["cells"] if c["mode"] == "closed" for r in c["rounds"])'
+expect "bench.json has every figure of an in-cluster run's cost (throttling, JIT, GC, the load generator, background, node, ergonomics, warm-up)" \
+  results_hold "all(r['throttling']['web-api']['periods'] > 0 for r in $CLOSED)" \
+  "all(r['jvm'][s][f] is not None for r in $CLOSED for s in ('web-api', 'authors') for f in ('jit_cpu_seconds', 'jit_seconds', 'gc_seconds', 'gc_cpu_seconds'))" \
+  "all(r[f] > 0 for r in $CLOSED for f in ('generator_cpu_ms', 'cpu_ms_background_off', 'cpu_ms_per_complete'))" \
+  "all(r['node_cpu_s'] > 0 for r in $CLOSED)" \
+  "all(d['environment']['background_cpu_per_s'][v]['web-api'] > 0 for v in d['versions'])" \
+  "all(e['web-api']['processors'] == 1 and e['web-api']['cpu_limit'] == 1 for e in d['environment']['ergonomics'].values())" \
+  "all(d['settled'][v] is not None and len(d['environment']['warmup'][v]['windows']) >= 1 for v in d['versions'])"
+expect "bench.json: what the kernel counted of every pod per complete answer (context switches, run delay, system calls, packets)" \
+  results_hold "all(r['scheduling'][p][f] > 0 for r in $CLOSED for p in ('web-api', 'articles', 'authors', 'postgres') for f in ('voluntary_switches', 'packets'))" \
+  "all(r['scheduling']['web-api']['read_syscalls'] > 0 and r['scheduling']['web-api']['threads_peak'] > 1 for r in $CLOSED)" \
+  "d['environment']['scheduler'] in ('CFS', 'EEVDF')"
+profiled_in_pods() { # a flame graph of every service of every build, and the libraries' shares in the report
+  [[ -s "$RESULTS/profiles/profile.json" ]] || { echo "no profile.json"; return 1; }
+  flame_graphs "$RESULTS" "${BENCHED[@]}"
+}
+expect "profile: JFR in every pod through kubectl exec, a flame graph per service and build, the libraries' shares" \
+  profiled_in_pods
+expect "CPU and memory come from real cgroups (each service's CPU per request, its cgroup's peak and anonymous memory)" \
+  results_hold "all(r[s + '_cpu_ms'] > 0 for r in $CLOSED for s in ('web-api', 'articles', 'authors'))" \
+  "all(m is not None and m > 0 for r in $CLOSED for figures in r['memory_mib'].values() for m in figures.values())" \
+  "all(any(label.startswith('cgroup peak since start') for label in figures) for r in $CLOSED for figures in r['memory_mib'].values())"
+expect "no pod restarted during the runs" \
+  results_hold "not any(r['restarts'] for c in d['cells'] for r in c['rounds'])"
+
+unreachable_target_stops_the_job() { # a Job whose target never answers stops at once, saying so, not at its deadline
+  local started=$SECONDS output
+  output=$(cd "$ROOT/scripts" && "${BENCHKIT_PYTHON:?}" -c 'import pathlib, sys
+from benchkit.platforms import loadjobs
+loadjobs.run_load_job(sys.argv[1], "v1", "smoke", pathlib.Path(sys.argv[2]), {"REACH_SECONDS": "5"}, "http://no-such-service:8080")' \
+    "$NS" "$NODE_DIR/unreachable.json" 2>&1) && { echo "the Job passed: $output"; return 1; }
+  echo "$output (after $((SECONDS - started)) s; the Job's deadline is 2400 s)"
+  grep -q "cannot reach http://no-such-service:8080/" <<<"$output" && ((SECONDS - started < 300))
+}
+expect "a load Job that cannot reach its target stops at once and says so (exit 3, the target named)" \
+  unreachable_target_stops_the_job
+
+split_over_two_pods() { # LOAD_PODS=2: an Indexed Job, each pod half the users or every other request due, the
+  # samples merged into one run; the pods' start skew bounded (loadjobs.late_pods: run_load_job refuses a late pod)
+  (cd "$ROOT/scripts" && LOAD_START_SECONDS=10 "${BENCHKIT_PYTHON:?}" -c 'import json, os, pathlib, sys
+from benchkit.platforms import loadjobs
+namespace, work = sys.argv[1], pathlib.Path(sys.argv[2])
+models = {"closed": ({"USERS": "10", "ITERATIONS": "30"}, 300), "open": ({"RATE": "50", "DURATION": "6s"}, 300)}
+ok = True
+for scenario, (settings, due) in models.items():
+    runs = {}
+    for pods in (1, 2):
+        os.environ["LOAD_PODS"] = str(pods)
+        loadjobs.run_load_job(namespace, "v2", scenario, work / f"split-{scenario}-{pods}.json", settings,
+                              loadjobs.service_url("v2", "web-api"))
+        runs[pods] = json.loads((work / f"split-{scenario}-{pods}.json").read_text())
+    counts = {pods: (run["figures"]["requests"], run["figures"]["dropped"]) for pods, run in runs.items()}
+    split = runs[2]["pods"]
+    names, skews = [p["pod"] for p in split], [p["start_skew_ms"] for p in split]
+    print(f"{scenario}: (sent, unsent) one pod {counts[1]}, two pods {counts[2]}; pods {names} "
+          f"started {skews} ms after their agreed instant")
+    # Every request due goes out once, from one pod or the other: sent, or (the open model) unsent, due so close to the
+    # end of the run that its sender woke after it (2 of 300 in one pod on a loaded machine: the scheduler, not the split).
+    accounted = all(sent + unsent == due for sent, unsent in counts.values())
+    ok &= accounted and (scenario == "open" or counts[1][1] == counts[2][1] == 0) and len(split) == 2 \
+        and not loadjobs.late_pods(split)
+sys.exit(not ok)' "$NS" "$NODE_DIR")
+}
+expect "a run split over two pods (LOAD_PODS=2) sends every request due once, as one pod does, closed and open, each pod named, both started together" \
+  split_over_two_pods
+
+step "Each build by CPU per pod, reconfigured in its pods: a short make cpu-map-cluster of v2 at half a CPU per service"
+# A pod's size is what the node adds to a reconfiguration: the limit patched, the variables the chart sizes by it (v2's
+# event loops) rolled with it, both given back at the end, as make sweep-cluster's candidates are (the sweep's own
+# rule runs at a pod's size in make test-e2e, every platform's reconfiguration in the harness's unit tests).
+resources_of() { kubectl -n "$NS" get deploy "bench-v2-$1" -o jsonpath='{.spec.template.spec.containers[0].resources}'; }
+variables_of() { kubectl -n "$NS" get deploy "bench-v2-$1" -o jsonpath='{range .spec.template.spec.containers[0].env[*]}{.name}={.value} {end}'; }
+as_deployed() { local service; for service in web-api articles authors; do echo "$service $(resources_of "$service") $(variables_of "$service")"; done; }
+deployed_v2=$(as_deployed)
+short_cpu_map_in_pods() {
+  RESULTS="$NODE_DIR/cpu-map" VERSIONS=v2 CPU_MAP_SIZES=0.5 ITERATIONS=20 WARMUP_ITERATIONS=30 \
+    WARMUP_MAX_WINDOWS=1 OPEN_RATE=20 CAPACITY_SHARES=0.3 OPEN_SECONDS=3 make_target cpu-map-cluster
+}
+expect "make cpu-map-cluster rolls v2's pods under a limit of 0.5 CPU, warms and measures them" short_cpu_map_in_pods
+expect "cpu-map.json (pods): v2 measured at 0.5 CPU, each JVM under that limit counting one processor, one event loop" \
+  check_results "$NODE_DIR/cpu-map/cpu-map.json" \
+  '[(c["build"], c["size"]) for c in d["cells"]] == [("v2", "0.5")] and d["cells"][0]["rounds"][0]["complete_per_s"] > 0' \
+  'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v2"].values())' \
+  'all(s["event_loop_count"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v2"].values())' \
+  'any(t and t["throttled"] > 0 for t in d["cells"][0]["rounds"][0]["throttling"].values())' \
+  'd["cells"][0]["rounds"][0]["open_p99"] > 0 and len(d["cells"][0]["rounds"][0]["capacity_steps"]) == 1' \
+  'all(d["cells"][0]["rounds"][0]["scheduling"][s]["voluntary_switches"] > 0 and d["cells"][0]["rounds"][0]["scheduling"][s]["packets"] > 0 for s in ("web-api", "articles", "authors"))' \
+  'd["forks"] and all(0 < d["cells"][0]["rounds"][0]["fork"][s]["ready_s"] <= d["cells"][0]["rounds"][0]["fork"]["first_answer_s"] for s in ("web-api",))'
+runs_as_deployed() { # every Deployment of v2 with the resources and variables it was deployed with
+  local now
+  now=$(as_deployed)
+  [[ $now == "$deployed_v2" ]] || { printf 'deployed:\n%s\nnow:\n%s\n' "$deployed_v2" "$now"; return 1; }
+  echo "bench-v2-web-api, -articles and -authors: resources and variables as deployed"
+}
+expect "after the CPU map v2's Deployments run as deployed again (their limit, no variable of the map left)" runs_as_deployed
+
+step "Faults under load, short: make chaos-cluster's articles pod deleted and web-api rolling update, v2"
+# The faults here are the platform's (a Deployment replaces a pod, a rollout replaces another), made the same way
+# whichever build runs in the pods; what each build does about a fault is its fault-tolerance code, which make
+# test-e2e puts under faults for every build. So one build here, v2 (v1 meets the proxy's fault in its pods below).
+chaos_quick() { # the harness's own checks: reads answered (or 503 at once), writes 201 or 503, no event lost or streamed twice
+  RESULTS="$NODE_DIR/chaos" VERSIONS=v2 CHAOS_QUICK=1 make_target chaos-cluster
+}
+expect "a pod deleted and a rolling update under load, v2: nothing lost, no request dropped" chaos_quick
+
+without_the_policies() { # the same kind of pod as above, once the builds' NetworkPolicies are gone
+  kubectl -n "$NS" delete networkpolicy -l app.kubernetes.io/managed-by=Helm &&
+    reachability "$NS" "" "$HOPS" ""
+}
+expect "the control: once the NetworkPolicies are deleted, a pod without web-api's labels reaches articles and authors" \
+  without_the_policies
+
+step "make undeploy, then a second make deploy-v1"
+expect "make undeploy" make_target undeploy
+builds_left() { # prints what is left of the builds and load Jobs (Helm's objects and releases); fails if anything
+  local left
+  left="$(kubectl -n "$NS" get all,configmaps,secrets -l app.kubernetes.io/managed-by=Helm -o name)$("${HELM:?}" list -n "$NS" -q)"
+  echo "left: ${left:-nothing}"
+  [[ -z "$left" ]]
+}
+expect "nothing of the builds or the load Jobs is left" builds_left
+operator_cleaned_up() { # what the operator made for the postgresql went with it; the provisioner then removes the volume
+  # (the Kafka stand-in's claim stays: make undeploy leaves an external Kafka alone)
+  local left
+  for _ in $(seq 30); do
+    left="$(kubectl -n "$NS" get postgresql -o name)$(kubectl -n "$NS" get statefulset,pods,services,endpoints,secrets,pvc \
+      -l "$OPERATOR_LABELS" -o name 2>/dev/null)$(kubectl get pv --no-headers \
+      -o custom-columns=NAME:.metadata.name,CLAIM:.spec.claimRef.name | awk '$2 !~ /^data-0-bench-kafka/ {print $1}')"
+    [[ -z "$left" ]] && break
+    sleep 2
+  done
+  echo "left: ${left:-nothing}"
+  [[ -z "$left" ]]
+}
+expect "make undeploy: the operator removed everything it made (StatefulSet, pod, Services, Secrets, claim, volume)" \
+  operator_cleaned_up
+cluster_url() { # cluster_url SERVICE PORT_NAME: http://ClusterIP:port (the node reaches Services directly)
+  kubectl -n "$NS" get service "$1" -o jsonpath="http://{.spec.clusterIP}:{.spec.ports[?(@.name=='$2')].port}"
+}
+answers_again() { # answers_again FILE: once v1's fresh pods answer GET /v1/articles (200), that answer in FILE; they
+  # may still answer 503 just after the rollout (seen once, in a cold make test), which a check's first call must not meet
+  local url
+  url="$(cluster_url bench-v1-web-api http)/v1/articles"
+  wait_for "v1 answers after the rollout" 120 curl -fsS --max-time 10 "$url" -o "$1" ||
+    { echo "no answer of $url within 120 s: $(curl -sS --max-time 10 "$url" 2>&1 | head -c 300)"; return 1; }
+}
+deploy_behind_the_proxy() {
+  LATENCY_PROXY=on make_target deploy-v1 || return 1
+  # its fresh database's seed authors, whom the trace check below has a GET fan out to again (the faults write too)
+  answers_again "$NODE_DIR/second-deploy-answer.json" || return 1
+  seed_authors=$(authors_of "$NODE_DIR/second-deploy-answer.json")
+}
+expect "a second make deploy-v1 works, with LATENCY_PROXY=on: its hops through a latency proxy of its own" \
+  deploy_behind_the_proxy
+
+step "When the services wait, in the pods: a short make latency-map-cluster of v1 behind its release's latency proxy"
+short_latency_map_in_pods() { # the short grid's variables for this one command
+  RESULTS="$NODE_DIR/latency-map" LATENCY_AUTHORS_MS=0,20 LATENCY_DATABASE_MS=5 MAP_RATES=20 MAP_USERS="" \
+    MAP_STEP_DURATION=5s RUNS=1 WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=1 make_target latency-map-cluster
+}
+expect "make latency-map-cluster sets the latency in the release's proxy, checks it where it is set, measures a short grid" \
+  short_latency_map_in_pods
+expect "latency-map.json (pods): every hop's latency and the proxy's own observed as set, every cell measured, no answer of v1 faster than its row's latency" \
+  latency_map_holds "$NODE_DIR/latency-map/latency-map.json"
+slow_authors_in_pods() { # a fault only the proxy makes: every answer of authors past web-api's 1 s time-out (quick:
+  # the short warm-up and wait of make test's subset; the map has just warmed v1)
+  RESULTS="$NODE_DIR/chaos-proxy" CHAOS_FAULTS="authors slower than the time-out" VERSIONS=v1 CHAOS_QUICK=1 \
+    make_target chaos-cluster
+}
+expect "make chaos-cluster, authors slower than the time-out (in v1's latency proxy): reads 200, the circuit opens, nothing lost" \
+  slow_authors_in_pods
+step "Traces in the pods: make deploy-v1 again with TRACING=on, one GET and one POST read back from the release's Jaeger"
+deploy_traced() { LATENCY_PROXY=on TRACING=on make_target deploy-v1 && answers_again "$NODE_DIR/traced-deploy-answer.json"; }
+expect "make deploy-v1 with TRACING=on: every service traced into a Jaeger of the release's own" deploy_traced
+traces_in_pods() { # web-api's log followed into a file meanwhile, for the refused request's line and its trace id
+  [[ -n ${seed_authors:-} ]] || { echo "no seed authors: they are read after the second deploy"; return 1; }
+  local log="$NODE_DIR/traced-web-api-v1.log" follower status=0
+  kubectl -n "$NS" logs -f deploy/bench-v1-web-api >"$log" 2>&1 &
+  follower=$!
+  check_traces "$(cluster_url bench-v1-jaeger query)" "$(cluster_url bench-v1-web-api http)" v1 \
+    --authors "$seed_authors" --keep "$NODE_DIR/traces-v1.json" --log "$log" || status=$?
+  kill "$follower" 2>/dev/null || true
+  return "$status"
+}
+expect "v1 in pods: a GET is one trace (web-api, articles, five author look-ups in parallel, each statement, over TLS to PostgreSQL), a POST's reaches web-api through Kafka, a refused one's log line names its trace" \
+  traces_in_pods
+expect "make undeploy again" make_target undeploy
+
+step "Tearing the node down"
+trap - EXIT
+"$HERE/node.sh" down
+expect "no process, mount, interface, iptables rule, IP set or volume of the node is left" "$HERE/node.sh" leftovers
+
+if [[ -s $FIRST_FAILURE ]]; then
+  step "The first failure, and the node's state at that moment (${FIRST_FAILURE#"$ROOT"/})"
+  sed 's/^/    /' "$FIRST_FAILURE"
+fi
+summary test-cluster

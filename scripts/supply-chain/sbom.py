@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""A CycloneDX SBOM of every image the project builds and ships (make sbom; make test checks it for drift, as it
+checks docs/licenses.md): docs/sbom/<image>.cdx.json, one per image.
+
+  - each service build's image (services/Dockerfile.jvm): its base image, and the build's runtime libraries as
+    CycloneDX's Maven plugin lists them (cyclonedx-maven-plugin, makeBom: every compile and runtime dependency);
+  - loadgen's image (load/Containerfile): its base image, and the Go modules of the binary as cyclonedx-gomod lists
+    them (its `app` mode: what the main package links).
+
+Each file is the tool's own document under the image as its top component, with the fields that change at every
+run left out (the serial number, the time, a locally built module's file hashes): the same dependencies give the
+same bytes, so that a drift is a change of what ships (a tool's own hashes are left out too: cyclonedx-gomod is built
+on the machine that runs it).
+
+  sbom.py --write DIR     writes DIR/<image>.cdx.json (after `make build`: the services' modules are installed)
+  sbom.py --check DIR     fails where DIR is not what the dependencies give now, naming the images that drifted
+  sbom.py --self-test     proves the check bites: a changed, a missing and an extra document each drift, and what
+                          changes at every run does not
+"""
+import argparse
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from check_licenses import SERVICE_MODULES, base_image  # what the licence inventory reads the same way
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MAVEN_PLUGIN = "org.cyclonedx:cyclonedx-maven-plugin"  # its version and settings: services/pom.xml
+GOMOD = "github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0"
+REPOSITORY = "localhost/reactive-bench"  # the images' names, as the charts pull them
+OURS = "pkg:maven/io.reactivebench/"  # modules built here: their jars' hashes change with every build
+
+
+def maven_boms():
+    """{module: its CycloneDX document}, from the Maven plugin (configured in services/pom.xml) over the nine
+    modules at once, each into its target/cyclonedx.json."""
+    modules = SERVICE_MODULES
+    subprocess.run([str(ROOT / "services" / "mvnw"), "-B", "-ntp", "-q", f"{MAVEN_PLUGIN}:makeBom", "-pl",
+                    ",".join(modules)], cwd=ROOT / "services", check=True)
+    return {module: json.loads((ROOT / "services" / module / "target" / "cyclonedx.json").read_text())
+            for module in modules}
+
+
+def loadgen_version():
+    """The version make gives loadgen (the Makefile's LOADGEN_VERSION)."""
+    return re.search(r"^LOADGEN_VERSION \?= (\S+)", (ROOT / "Makefile").read_text(), re.M).group(1)
+
+
+def gomod_bom(work):
+    """loadgen's CycloneDX document: the modules its main package links. cyclonedx-gomod takes the main module's
+    version from git; a copy of load/ in a repository of its own, tagged with loadgen's version, gives it that
+    version rather than one that changes with every commit."""
+    copy = pathlib.Path(work) / "load"
+    shutil.copytree(ROOT / "load", copy)
+    git = ["git", "-c", "user.name=sbom", "-c", "user.email=sbom@localhost", "-C", str(copy)]
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "loadgen"], ["tag", f"v{loadgen_version()}"]):
+        subprocess.run(git + command, check=True)
+    output = pathlib.Path(work) / "loadgen.json"
+    # the image's binary: static, for Linux (make loadgen's build constraints)
+    subprocess.run(["go", "run", GOMOD, "app", "-json", "-noserial", "-notimestamp", "-licenses", "-output",
+                    str(output), "-main", ".", "."], cwd=copy, check=True,
+                   env={**os.environ, "CGO_ENABLED": "0", "GOOS": "linux"})
+    bom = json.loads(output.read_text())
+    # The machine's Go toolchain is not the project's to pin (go.mod names the lowest): left out, like the time.
+    component = bom["metadata"]["component"]
+    component["properties"] = [p for p in component.get("properties", []) if not p["name"].endswith(":GOVERSION")]
+    return bom
+
+
+def normalised(bom, image, base):
+    """The tool's document as the image's: the image the top component, its base and the tool's top component the
+    image's parts, and what changes at every run left out."""
+    bom = json.loads(json.dumps(bom))
+    bom.pop("serialNumber", None)
+    metadata = bom.setdefault("metadata", {})
+    metadata.pop("timestamp", None)
+    # The tools that wrote it are named by name and version; their own bytes are this machine's (cyclonedx-gomod is
+    # built here, its binary holding the module cache's path), not what ships.
+    tools = metadata.get("tools")
+    for tool in (tools.get("components", []) if isinstance(tools, dict) else tools or []):
+        tool.pop("hashes", None)
+    application = metadata.pop("component", None)
+    top = f"{REPOSITORY}/{image}"
+    metadata["component"] = {"type": "container", "bom-ref": top, "name": top}
+    name, _, tag = base.partition(":")
+    parts = [{"type": "container", "bom-ref": f"base:{base}", "name": name, "version": tag}]
+    if application:
+        parts.append(application)
+    components = parts + bom.get("components", [])
+    for component in components:
+        # what identifies a part and its licence is kept; its description and links are the registry's to give
+        for field in ("description", "externalReferences"):
+            component.pop(field, None)
+        component["hashes"] = [h for h in component.get("hashes", []) if h["alg"] == "SHA-256"]
+        if component.get("purl", "").startswith(OURS) or component is application or not component["hashes"]:
+            component.pop("hashes")  # built here: its jar's bytes change with the build's time
+    bom["components"] = sorted(components, key=lambda c: (c.get("purl") or "", c.get("bom-ref") or ""))
+    dependencies = bom.get("dependencies", [])
+    dependencies.append({"ref": top, "dependsOn": [c["bom-ref"] for c in parts if c.get("bom-ref")]})
+    bom["dependencies"] = sorted(dependencies, key=lambda d: d["ref"])
+    return bom
+
+
+def images(work):
+    """{image name: its SBOM}."""
+    services = base_image("services/Dockerfile.jvm")
+    found = {module.replace("/", "-"): normalised(bom, module.replace("/", "-"), services)
+             for module, bom in maven_boms().items()}
+    found["loadgen"] = normalised(gomod_bom(work), "loadgen", base_image("load/Containerfile"))
+    return found
+
+
+def text(bom):
+    return json.dumps(bom, indent=1, sort_keys=True) + "\n"
+
+
+def drifted(found, kept):
+    """The images whose SBOM (found: {name: document}) is not the text kept ({name: text}), or is kept alone."""
+    return sorted(name for name in found.keys() | kept.keys()
+                  if name not in found or kept.get(name) != text(found[name]))
+
+
+def self_test():
+    def tool(version, serial, time, hash_):
+        def hashes(content):
+            return [{"alg": "MD5", "content": "m"}, {"alg": "SHA-256", "content": content}]
+        return {"bomFormat": "CycloneDX", "serialNumber": serial, "metadata": {"timestamp": time, "component": {
+            "bom-ref": "app", "name": "authors-v1", "hashes": hashes(hash_)},
+            "tools": [{"name": "cyclonedx-gomod", "version": "v1.10.0", "hashes": hashes(hash_)}]}, "components": [
+            {"bom-ref": "lib", "purl": f"pkg:maven/org.example/lib@{version}", "hashes": hashes("h-lib")},
+            {"bom-ref": "ours", "purl": f"{OURS}problem@1.0", "hashes": hashes(hash_)}], "dependencies": []}
+    before = {"authors-v1": normalised(tool("1.0", "urn:1", "t1", "h1"), "authors-v1", "base:1")}
+    kept = {name: text(bom) for name, bom in before.items()}
+    checks = {
+        "another run on another machine: serial, time and the hashes of what is built here (the tool too) change": (
+            drifted({"authors-v1": normalised(tool("1.0", "urn:2", "t2", "h2"), "authors-v1", "base:1")}, kept), []),
+        "a library's version changed": (
+            drifted({"authors-v1": normalised(tool("1.1", "urn:1", "t1", "h1"), "authors-v1", "base:1")}, kept),
+            ["authors-v1"]),
+        "the base image changed": (
+            drifted({"authors-v1": normalised(tool("1.0", "urn:1", "t1", "h1"), "authors-v1", "base:2")}, kept),
+            ["authors-v1"]),
+        "an image's document missing": (drifted(before, {}), ["authors-v1"]),
+        "a document of no image": (drifted(before, {**kept, "gone-v9": "{}"}), ["gone-v9"]),
+        "a library's own hash kept": ("h-lib" in kept["authors-v1"], True),
+    }
+    failed = [f"{what}: {got}, not {expected}" for what, (got, expected) in checks.items() if got != expected]
+    if failed:
+        sys.exit("sbom.py's check does not bite: " + "; ".join(failed))
+    print(f"sbom.py: {len(checks)} self-tests passed")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument("--write", type=pathlib.Path, metavar="DIR")
+    action.add_argument("--check", type=pathlib.Path, metavar="DIR")
+    action.add_argument("--self-test", action="store_true")
+    args = parser.parse_args(argv)
+    if args.self_test:
+        return self_test()
+    with tempfile.TemporaryDirectory() as work:
+        found = images(work)
+    if args.write:
+        args.write.mkdir(parents=True, exist_ok=True)
+        for stale in set(args.write.glob("*.cdx.json")) - {args.write / f"{n}.cdx.json" for n in found}:
+            stale.unlink()
+        for name, bom in found.items():
+            (args.write / f"{name}.cdx.json").write_text(text(bom))
+        print(f"{len(found)} SBOMs in {args.write}: {', '.join(found)}")
+        return
+    kept = {p.name.removesuffix(".cdx.json"): p.read_text() for p in args.check.glob("*.cdx.json")}
+    if drifted(found, kept):
+        sys.exit(f"{args.check}: the SBOMs of {', '.join(drifted(found, kept))} are not what the dependencies give "
+                 "now: make sbom writes them again (after a change of dependencies)")
+    print(f"{len(found)} SBOMs in {args.check} are what the dependencies give ({', '.join(found)})")
+
+
+if __name__ == "__main__":
+    main()
