@@ -61,7 +61,7 @@ def run(argv):
     measures = experiment.measures
     versions = knobs.value("VERSIONS") or measures.versions(spec)
     platform = platforms.select(args.platform, versions, floor=measures.floor(spec))
-    missing = [need.__name__ for need in measures.needs if not isinstance(platform, need)]
+    missing = [need.__name__ for need in measures.needs if platform.plugin(need) is None]
     if missing:
         sys.exit(f"{args.name} needs what {platform.where} does not have: {', '.join(missing)}")
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")

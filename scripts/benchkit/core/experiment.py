@@ -23,6 +23,6 @@ class Measures:
     run: Callable[[Any, Any, pathlib.Path], pathlib.Path]  # run(platform, spec, directory): the document it wrote
     # versions(spec): the builds it measures unless VERSIONS says (None: every one)
     versions: Callable[[Any], Optional[tuple]] = every_build
-    needs: tuple[type, ...] = ()  # what it asks of a platform beyond every experiment (platform.Faults, LatencyProxy)
+    needs: tuple[type, ...] = ()  # the plug-ins it asks of a platform beyond every experiment (core.plugins)
     floor: Callable[[Any], bool] = no_floor  # floor(spec): whether it measures the floor (v0) beside the builds
     lengths: Lengths = Lengths()  # its designs' phases' lengths where not the load's (make knobs lists them)

@@ -12,7 +12,8 @@ import urllib.request
 
 from benchkit import FLOOR, LOCAL_DIR, ROOT, SERVICES, VERSIONS, info
 from benchkit.core import buildsconf, latency, load, profile, prometheus, provenance
-from benchkit.core.platform import Build, Faults, LatencyProxy, Platform
+from benchkit.core.platform import Build, Platform
+from benchkit.core.plugins import Faults, LatencyProxy
 from benchkit.core.sizes import counted_processors, sized_environment, with_settings
 from benchkit.platforms import jvm_ergonomics, jvm_times, procfs
 
@@ -154,20 +155,21 @@ class LocalBuild(Build):
             return json.loads(answer.read())
 
 
-class Local(Platform, Faults, LatencyProxy):
+class Local(Platform):
     """The local stack: services restarted with other settings by scripts/local/stack.sh, its parts stopped, frozen and
     started again by it."""
 
     where = "local stack (one machine, loopback)"
     available = VERSIONS + FLOOR  # the local stack runs the floor beside the builds
     kind = "local"
-    restores_itself = False  # a stopped part stays away until restore starts it
+    reroutes = True
 
     def __init__(self, loadgen):
         self.loadgen = loadgen
         self.running = {}  # service-version -> the SERVICE_SETTINGS it was restarted with ("" = as shipped)
         self.limited = {}  # {service-version: CPUs}: those running under a CPU limit (size), and its size
         self.lifted = {}  # {service-version: (pid, CPUs)}: a limit lifted for a warm-up, until bind sets it again
+        self.plugins = {Faults: LocalFaults(self), LatencyProxy: LocalProxy(self)}
 
     def build(self, version):
         return LocalBuild(stack_inventory(), version, self.loadgen)
@@ -259,6 +261,17 @@ class Local(Platform, Faults, LatencyProxy):
             procfs.limit_cpu(name, inventory["services"][name]["pid"], None)
             self.limited.pop(name)
 
+    def close(self):
+        changed = [name for name, settings in self.running.items() if settings] + list(self.limited)
+        for version in sorted({name.rsplit("-", 1)[1] for name in changed}):
+            self.restore(version)
+
+
+class LocalFaults(Faults):
+    """Faults on the local stack: a part's process stopped or frozen, and started again, by scripts/local/stack.sh."""
+
+    restores_itself = False  # a stopped part stays away until restore starts it
+
     def web_api_url(self, version):
         return stack_inventory()["services"][f"web-api-{version}"]["url"]
 
@@ -280,7 +293,7 @@ class Local(Platform, Faults, LatencyProxy):
 
     def act_on_part(self, action, fault, version):
         part = fault.target(version)
-        stack(action, part, self.running.get(part))  # a reconfigured service comes back reconfigured
+        stack(action, part, self.platform.running.get(part))  # a reconfigured service comes back reconfigured
 
     def processes(self):
         return stack_inventory()["services"]
@@ -288,11 +301,14 @@ class Local(Platform, Faults, LatencyProxy):
     def machine_ticks(self):
         return procfs.machine_cpu()
 
+
+class LocalProxy(LatencyProxy):
+    """The local stack's Toxiproxy: every build's hops through it where the stack started one."""
+
     def latency(self):
         proxy = stack_inventory().get("proxy") or {}
         return latency.Toxiproxy(proxy["api"]) if proxy.get("pid") else None
 
-    reroutes = True
     no_proxy = "the local stack starts one: make toxiproxy, then start the stack again"
 
     def through_proxy(self, version):
@@ -301,8 +317,3 @@ class Local(Platform, Faults, LatencyProxy):
     def hop_addresses(self, version, hop):
         hops = stack_inventory()["proxy"]["hops"]
         return [(hops[name]["listen"], hops[name]["upstream"]) for name in latency.proxies_of(hop, version)]
-
-    def close(self):
-        changed = [name for name, settings in self.running.items() if settings] + list(self.limited)
-        for version in sorted({name.rsplit("-", 1)[1] for name in changed}):
-            self.restore(version)

@@ -11,7 +11,8 @@ from benchkit.experiments.chaos import clients, verdicts
 from benchkit.publish.chaos import report as chaos_report
 from benchkit.publish.chaos import summary as chaos_summary
 from benchkit.schemas import chaos as chaos_schema
-from benchkit.platforms import kubernetes
+from benchkit.platforms import kubefaults, kubernetes
+from benchkit.core.plugins import Faults, LatencyProxy
 
 
 def pod(uid, name, restarts=0, ready=True, terminating=False):
@@ -23,8 +24,8 @@ def cluster_seeing(monkeypatch, *moments):
     """A Cluster whose kubectl get pods answers each moment's pods in turn (the last one from then on)."""
     answers = list(moments)
     monkeypatch.setattr(kube, "kubectl", lambda namespace, *args: json.dumps({"items": answers.pop(0) if len(answers) > 1 else answers[0]}))
-    monkeypatch.setattr(kubernetes.time, "sleep", lambda seconds: None)
-    return kubernetes.Kubernetes("reactive-bench", ["v1"])
+    monkeypatch.setattr(kubefaults.time, "sleep", lambda seconds: None)
+    return kubernetes.Kubernetes("reactive-bench", ["v1"]).plugin(Faults)
 
 
 def test_a_deleted_pod_counts_as_replaced_only_once_its_successor_is_ready_and_it_is_gone(monkeypatch):
@@ -320,12 +321,12 @@ def test_on_either_platform_a_fault_made_in_the_proxy_goes_to_the_proxy_of_its_b
 
         def clear(self, version):
             calls.append(("clear", version))
-    monkeypatch.setattr(platform, "latency", lambda: Proxy())
+    monkeypatch.setattr(platform.plugin(LatencyProxy), "latency", lambda: Proxy())
     monkeypatch.setattr(local, "stack", lambda *args, **kwargs: pytest.fail("a proxy fault stops no process"))
     monkeypatch.setattr(kube, "kubectl", lambda *args, **kwargs: pytest.fail("a proxy fault touches no pod"))
     slow = next(f for f in faults.PROXY_FAULTS if f.inject == "proxy-slow")
-    platform.act(slow.inject, slow, "v1")
-    platform.act(slow.restore, slow, "v1")
+    platform.plugin(Faults).act(slow.inject, slow, "v1")
+    platform.plugin(Faults).act(slow.restore, slow, "v1")
     assert calls == [("toxic", "v1", "authors", "latency", 1.0), ("clear", "v1")]
 
 
@@ -348,11 +349,14 @@ def test_a_run_s_report_shows_the_tables_its_summary_publishes(tmp_path, monkeyp
 
 class ChaosPlatform:
     """What chaos asks of the local stack on the core's runner, each restart kept: the runner's loop is what is tested
-    (each fault's load and checks are the tests above)."""
-    where, kind, versions = "here", "local", ("v1", "v2")
+    (each fault's load and checks are the tests above); its own plug-ins, both of them."""
+    where, kind, versions, on_node = "here", "local", ("v1", "v2"), False
 
     def __init__(self):
-        self.done, self.behind = [], set()
+        self.done, self.behind, self.platform = [], set(), self
+
+    def plugin(self, kind):
+        return self
 
     def environment(self, where, runs, warmup):
         return {"git_commit": "abc1234", "timestamp": "t", "where": where}

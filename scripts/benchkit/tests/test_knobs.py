@@ -140,14 +140,17 @@ def test_a_second_default_is_found():
         "LOADGEN": [("knobs", "loadgen"), ("Makefile", "$(LOCALBIN)/loadgen")]}
 
 
-def test_what_an_experiment_needs_of_a_platform_beyond_the_base_is_a_capability_it_declares():
-    from benchkit.core import platform as platforms
-    capabilities = {platforms.Faults, platforms.LatencyProxy}
+def test_what_an_experiment_needs_of_a_platform_beyond_the_base_is_a_plug_in_it_declares():
+    from benchkit.core import platform as platforms, plugins
     for experiment in registry.EXPERIMENTS.values():
-        assert set(experiment.measures.needs) <= capabilities, experiment.name
-    assert registry.EXPERIMENTS["chaos"].measures.needs == (platforms.Faults, platforms.LatencyProxy)
-    # the base interface no longer holds a fault's or the proxy's methods
-    assert not {"act", "act_on_part", "replicas", "latency", "hop_addresses"} & set(vars(platforms.Platform))
+        assert set(experiment.measures.needs) <= {plugins.Faults, plugins.LatencyProxy}, experiment.name
+    assert registry.EXPERIMENTS["chaos"].measures.needs == (plugins.Faults, plugins.LatencyProxy)
+    # neither the base interface nor a platform holds a fault's or the proxy's methods: its plug-ins do
+    from benchkit.platforms.kubernetes import Kubernetes
+    from benchkit.platforms.local import Local
+    for interface in (platforms.Platform, Local, Kubernetes):
+        assert not {"act", "act_on_part", "replicas", "latency", "hop_addresses", "through_proxy", "web_api_metrics",
+                    "machine_ticks"} & {name for kind in interface.__mro__ for name in vars(kind)}, interface
 
 
 def test_make_test_has_a_step_for_every_experiment_s_target_the_catalogue_does_not_say_why_it_has_none():

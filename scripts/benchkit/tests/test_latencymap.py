@@ -310,6 +310,7 @@ def test_the_map_repeats_again_only_the_cells_whose_repeats_disagree(tmp_path, m
         def calibrate(self): return 1.0
         def restore(self, version): pass
         def close(self): pass
+        def plugin(self, kind): return self  # its latency proxy: itself
 
     rows, loads = [delays.Setting("authors", 20, 2)], [latencymap.Load("open", 100), latencymap.Load("closed", 10)]
     monkeypatch.setattr(latencymap, "grid", lambda spec: (rows, loads))

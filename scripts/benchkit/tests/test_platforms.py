@@ -1,7 +1,7 @@
 import json
 from benchkit.core import documents
 from benchkit import platforms as adapters
-from benchkit.core import platform as platforms
+from benchkit.core import platform as platforms, plugins
 from benchkit.experiments.chaos import faults
 from benchkit.platforms.kubernetes import Kubernetes, KubernetesBuild
 from benchkit.platforms.local import Local, LocalBuild
@@ -98,11 +98,14 @@ def test_both_platforms_implement_the_whole_declared_interface():
     assert isinstance(cluster, Kubernetes) and cluster.namespace == "bench" and not cluster.reroutes
     for platform, build in ((local, LocalBuild), (cluster, KubernetesBuild)):
         assert isinstance(platform, platforms.Platform) and not type(platform).__abstractmethods__, platform
-        assert isinstance(platform, platforms.Faults) and isinstance(platform, platforms.LatencyProxy), platform
+        for kind in (plugins.Faults, plugins.LatencyProxy):  # each plug-in made for it, whole
+            made = platform.plugin(kind)
+            assert isinstance(made, kind) and made.platform is platform and not type(made).__abstractmethods__
         assert issubclass(build, platforms.Build) and not build.__abstractmethods__, build
-        for attribute in ("kind", "where", "restores_itself"):
+        for attribute in ("kind", "where"):
             assert getattr(platform, attribute) is not None, (platform, attribute)
-        injectable, quick = faults.of(platform)
+        assert platform.plugin(plugins.Faults).restores_itself is (platform is cluster)
+        injectable, quick = faults.of(platform.kind, platform.plugin(plugins.Faults).on_node)
         assert set(quick) <= {fault.name for fault in injectable}
 
 
@@ -122,8 +125,8 @@ def test_the_local_stack_restarts_only_what_changes_and_restores_what_it_changed
     platform.reconfigure("v2", {"articles": {"A": 1}, "authors": {"A": 1}})
     assert len(calls) == 4  # the same settings: nothing restarted
     stopped = faults.Fault("authors stopped", "authors", "stop", "start", True, "")
-    platform.act("stop", stopped, "v2")
-    platform.act("start", stopped, "v2")
+    platform.plugin(plugins.Faults).act("stop", stopped, "v2")
+    platform.plugin(plugins.Faults).act("start", stopped, "v2")
     assert calls[-1] == ("start", "authors-v2", "A=1")  # a fault's restart keeps the reconfiguration
     platform.close()  # back as shipped
     assert calls[-4:] == [("stop", "articles-v2", None), ("start", "articles-v2", ""),
@@ -131,14 +134,17 @@ def test_the_local_stack_restarts_only_what_changes_and_restores_what_it_changed
 
 
 def test_whether_builds_can_be_measured_behind_the_proxy_is_the_platforms_answer(monkeypatch):
-    local, cluster = Local("loadgen"), Kubernetes("bench", ["v1", "v2"])
-    monkeypatch.setattr(Local, "latency", lambda self: None)
+    from benchkit.platforms.kubernetes import KubernetesProxy
+    from benchkit.platforms.local import LocalProxy
+    local, cluster = (platform.plugin(plugins.LatencyProxy) for platform in (Local("loadgen"),
+                                                                            Kubernetes("bench", ["v1", "v2"])))
+    monkeypatch.setattr(LocalProxy, "latency", lambda self: None)
     assert "make toxiproxy" in local.behind_proxy(["v1"])
-    monkeypatch.setattr(Local, "latency", lambda self: object())
-    monkeypatch.setattr(Local, "through_proxy", lambda self, version: False)
+    monkeypatch.setattr(LocalProxy, "latency", lambda self: object())
+    monkeypatch.setattr(LocalProxy, "through_proxy", lambda self, version: False)
     assert local.behind_proxy(["v1"]) is None  # the local stack restarts a build behind it
-    monkeypatch.setattr(Kubernetes, "latency", lambda self: object())
-    monkeypatch.setattr(Kubernetes, "through_proxy", lambda self, version: version == "v1")
+    monkeypatch.setattr(KubernetesProxy, "latency", lambda self: object())
+    monkeypatch.setattr(KubernetesProxy, "through_proxy", lambda self, version: version == "v1")
     assert cluster.behind_proxy(["v1", "v2"]).startswith("v2 without the latency proxy: deploy every build")
     assert cluster.behind_proxy(["v1"]) is None
 
@@ -146,7 +152,7 @@ def test_whether_builds_can_be_measured_behind_the_proxy_is_the_platforms_answer
 def test_the_parts_cpu_is_read_through_the_platform(monkeypatch):
     """The chaos recorder asks its platform; on a node each pod is named once, again when a new one appears."""
     from benchkit.platforms import kube, procfs
-    cluster = Kubernetes("bench", ["v1"])
+    cluster = Kubernetes("bench", ["v1"]).plugin(plugins.Faults)
     listed = []
     pods = {"items": [{"metadata": {"uid": "u1", "name": "a", "labels": {"app.kubernetes.io/name": "web-api",
                                                                           "app.kubernetes.io/instance": "bench-v1"}}}]}
@@ -157,7 +163,7 @@ def test_the_parts_cpu_is_read_through_the_platform(monkeypatch):
     monkeypatch.setattr(procfs, "pod_cpu_seconds", lambda: {"u1": 3.0, "u2": 1.0})
     assert cluster.part_cpu_seconds() == {"u1": ("web-api v1", 3.0), "u2": ("other pods", 1.0)} and len(listed) == 2
     assert cluster.part_cpu_seconds()["u2"] == ("other pods", 1.0) and len(listed) == 2  # another namespace's: once
-    assert Local("loadgen").part_cpu_seconds() == {}
+    assert Local("loadgen").plugin(plugins.Faults).part_cpu_seconds() == {}
 
 
 def limited_stack(monkeypatch, version):

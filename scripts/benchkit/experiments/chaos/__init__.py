@@ -25,7 +25,8 @@ from benchkit.core import buildsconf, design, knobs, samples
 from benchkit.core.design import AS_RUNNING, Design
 from benchkit.core.load import Lengths
 from benchkit.core.knobs import knob, numbers
-from benchkit.core.platform import RESTORE_LIMIT_SECONDS, Faults, LatencyProxy
+from benchkit.core.platform import RESTORE_LIMIT_SECONDS
+from benchkit.core.plugins import Faults, LatencyProxy
 from benchkit.experiments.chaos import faults
 from benchkit.experiments.chaos.faults import KUBERNETES_QUICK, PROXY_FAULT_SECONDS, QUICK
 from benchkit.core.prometheus import answered, calls_timed_out, circuit_openings, read_retries, scrape
@@ -58,7 +59,7 @@ class Timing:
     overload: int = 20  # … then twice that, offered for so long
 
 
-def make_fault(fault, version, platform, timing, answers, started):
+def make_fault(fault, version, faults, timing, answers, started):
     """The fault made and undone while the load runs (answers: its samples file), once the answers have settled
     again, or `after` seconds: (when it was made, when its restore began, when the part was back)."""
     # The fault is made in a steady state: once every answer of the last `before` seconds was complete. On a machine
@@ -66,26 +67,26 @@ def make_fault(fault, version, platform, timing, answers, started):
     # run with test-cluster rolling pods beside it), and the fault's effect would not show apart from what was there.
     await_settled(samples.Reader(answers), started, timing.before, started + STEADY_LIMIT_SECONDS)
     injected = time.time()
-    platform.act(fault.inject, fault, version)
+    faults.act(fault.inject, fault, version)
     time.sleep(max(0, injected + (PROXY_FAULT_SECONDS if fault.through_proxy else timing.fault) - time.time()))
     restoring = time.time()
-    platform.act(fault.restore, fault, version)
+    faults.act(fault.restore, fault, version)
     restored = time.time()  # a restarted service is ready; a restarted server accepts connections
     await_settled(samples.Reader(answers), restored, timing.settled, restored + timing.after)
     return injected, restoring, restored
 
 
-def run_fault(fault, version, platform, loadgen, timing, work):
-    web_api = platform.web_api_url(version)
-    replicas = platform.replicas(fault, version)
+def run_fault(fault, version, faults, loadgen, timing, work):
+    web_api = faults.web_api_url(version)
+    replicas = faults.replicas(fault, version)
     await_healthy(web_api, version)
     tag = f"chaos {fault.name} {version} {time.time_ns()}"
     reader = StreamReader(web_api, f"/{version}/articles/stream")
     reader.start()
     if not reader.connected.wait(30) or reader.error:
         sys.exit(f"could not follow {web_api}/{version}/articles/stream: {reader.error}")
-    metrics_before = platform.web_api_metrics(version)
-    cpu = CpuRecorder(platform)
+    metrics_before = faults.web_api_metrics(version)
+    cpu = CpuRecorder(faults)
     cpu.start()
 
     # The load lasts until the answers have settled once the part is back (at most `after` seconds), however long
@@ -103,7 +104,7 @@ def run_fault(fault, version, platform, loadgen, timing, work):
     writer.start()
     started = time.time()
 
-    injected, restoring, restored = make_fault(fault, version, platform, timing, answers, started)
+    injected, restoring, restored = make_fault(fault, version, faults, timing, answers, started)
     enough.set()
     loading.join()
     writer.done.set()
@@ -118,13 +119,13 @@ def run_fault(fault, version, platform, loadgen, timing, work):
     reader.join(5)
     cpu_samples = cpu.stop()
     # A new web-api pod counts from zero: its circuits' openings and its retries tell nothing then.
-    metrics_after = None if replaces_web_api(fault) else platform.web_api_metrics(version)
+    metrics_after = None if replaces_web_api(fault) else faults.web_api_metrics(version)
     openings = counter_growth(metrics_before, metrics_after, circuit_openings)
     retries = counter_growth(metrics_before, metrics_after, read_retries)
     timeouts = counter_growth(metrics_before, metrics_after, calls_timed_out)
 
     outcomes, durations = load_result["samples"]
-    return assess(fault, version, platform.restores_itself, replicas, {
+    return assess(fault, version, faults.restores_itself, replicas, {
         "started": started, "steady_from": injected - timing.before, "injected": injected, "restoring": restoring,
         "restored": restored, "ended": ended,
         "outcomes": outcomes, "durations": durations, "writes": writer.sent, "created": created,
@@ -136,8 +137,8 @@ def run_fault(fault, version, platform, loadgen, timing, work):
 
 # ---------- overload: twice what the build sustains
 
-def run_overload(version, platform, loadgen, timing, work):
-    service = platform.processes()[f"web-api-{version}"]
+def run_overload(version, faults, loadgen, timing, work):
+    service = faults.processes()[f"web-api-{version}"]
     web_api, management = service["url"], service["management"]
     step(f"overload {version}: measuring what it sustains (closed model, {timing.probe_users} users, after the same warm-up)")
     probe_settings = {"USERS": timing.probe_users, "ITERATIONS": timing.probe_iterations}
@@ -146,7 +147,7 @@ def run_overload(version, platform, loadgen, timing, work):
     capacity = probe["rps"]
     rate = int(2 * capacity)
     info(f"{version} sustains {capacity:.0f} req/s; offering {rate}/s for {timing.overload} s")
-    build = platform.build(version)  # web-api's peak memory under the overload, as the platform reads it
+    build = faults.platform.build(version)  # web-api's peak memory under the overload, as the platform reads it
     build.reset_peaks()
     before = build.snapshot()
     served_before = answered(scrape(management), "GET", "/articles", "200")
@@ -211,10 +212,10 @@ def chosen_faults(platform, spec, versions):
     """(the faults to inject, in the order they are made, and the names chosen, overload's among them): CHAOS_FAULTS,
     else the short subset with CHAOS_QUICK, else every fault the platform can inject; refused where one is unknown."""
     # Overload needs the local processes (their peak RSS): on Kubernetes the faults are the platform's own.
-    injectable, quick = faults.of(platform)
-    known = [f.name for f in injectable] + ([] if platform.processes() is None else [OVERLOAD])
+    injectable, quick = faults.of(platform.kind, platform.plugin(Faults).on_node)
+    known = [f.name for f in injectable] + ([] if platform.plugin(Faults).processes() is None else [OVERLOAD])
     # by default, the faults made in the latency proxy only where every build can go through one
-    proxied = platform.behind_proxy(versions) is None
+    proxied = platform.plugin(LatencyProxy).behind_proxy(versions) is None
     names = list(spec.faults) if spec.faults else quick if spec.quick else \
         [name for name in known if proxied or not any(f.name == name and f.through_proxy for f in injectable)]
     unknown = set(names) - set(known)
@@ -231,12 +232,13 @@ def run(platform, spec, directory):
     if spec.rounds < 1:
         sys.exit("CHAOS_ROUNDS must be 1 or more")
     loadgen, versions = knobs.tool("LOADGEN"), platform.versions
-    timing = Timing(fault=platform.fault_seconds(spec.quick), after=platform.after_seconds(spec.quick))
+    made_by, proxy = platform.plugin(Faults), platform.plugin(LatencyProxy)
+    timing = Timing(fault=made_by.fault_seconds(spec.quick), after=made_by.after_seconds(spec.quick))
     chosen, names = chosen_faults(platform, spec, versions)
     work = directory / "work"
     work.mkdir(parents=True, exist_ok=True)
     if any(f.through_proxy for f in chosen):
-        missing = platform.behind_proxy(versions)
+        missing = proxy.behind_proxy(versions)
         if missing:
             sys.exit(f"{platform.where}: {', '.join(f.name for f in chosen if f.through_proxy)} are made in the latency "
                      f"proxy: {missing}")
@@ -247,7 +249,7 @@ def run(platform, spec, directory):
         """A build restarted behind the latency proxy for a fault made there, and as it was for any other (on a
         platform whose builds run behind it as deployed, nothing moves): whether it was restarted."""
         proxied = variant.mode in by_name and by_name[variant.mode].through_proxy
-        if proxied and not platform.through_proxy(version):
+        if proxied and not proxy.through_proxy(version):
             step(f"{version}: its services restarted behind the latency proxy, for the faults made in it")
             platform.reconfigure(version, {service: {"LATENCY_PROXY": "on"} for service in SERVICES})
             moved.add(version)
@@ -260,9 +262,9 @@ def run(platform, spec, directory):
 
     def made(build, runs_dir, round_, variant, label, facts):
         if variant.mode == OVERLOAD:
-            return run_overload(build.version, platform, loadgen, timing, work)
+            return run_overload(build.version, made_by, loadgen, timing, work)
         step(f"{variant.mode}, {build.version}: {by_name[variant.mode].story}")
-        return run_fault(by_name[variant.mode], build.version, platform, loadgen, timing, work)
+        return run_fault(by_name[variant.mode], build.version, made_by, loadgen, timing, work)
 
     # the core's warm-up, as every experiment's: the short subset runs in make test after make bench has warmed every
     # build, with windows of a third of the full one's

@@ -17,14 +17,14 @@ class CpuRecorder(threading.Thread):
     node's pods), the cores each part used: to tell what a fault does from what JVMs starting beside it on the same
     cores do (a redeploy starts three at once)."""
 
-    def __init__(self, platform):
+    def __init__(self, faults):
         super().__init__(daemon=True)
-        self.platform, self.done, self.samples = platform, threading.Event(), []
+        self.faults, self.done, self.samples = faults, threading.Event(), []
 
     def run(self):
-        at, machine, parts = time.time(), self.platform.machine_ticks(), self.platform.part_cpu_seconds()
+        at, machine, parts = time.time(), self.faults.machine_ticks(), self.faults.part_cpu_seconds()
         while not self.done.wait(1.0):
-            now, machine_now, parts_now = time.time(), self.platform.machine_ticks(), self.platform.part_cpu_seconds()
+            now, machine_now, parts_now = time.time(), self.faults.machine_ticks(), self.faults.part_cpu_seconds()
             cores = {}
             for key in set(parts) & set(parts_now):  # a replaced part has a new key: counted from its next second
                 part, seconds = parts_now[key]

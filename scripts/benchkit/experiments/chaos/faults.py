@@ -1,10 +1,10 @@
 """The fault catalogue: what each platform can take away under load and give back, and what a build must keep
-doing meanwhile. inject and restore name actions of a platform (platforms.Platform.act)."""
+doing meanwhile. inject and restore name actions of a platform's faults (core.plugins.Faults.act)."""
 
 
 class Fault:
     """A part of the system taken away (inject) and given back (restore), and what a build must keep doing.
-    inject and restore are actions of the platform (platforms.Platform.act)."""
+    inject and restore are actions of the platform's faults (core.plugins.Faults.act)."""
 
     def __init__(self, name, part, inject, restore, reads_stay_ok, story, reads_complete=False, even_alone=False):
         self.name, self.part, self.inject, self.restore = name, part, inject, restore
@@ -94,9 +94,9 @@ NODE_FAULTS = [
 KUBERNETES_QUICK = ("articles pod deleted", "web-api rolling update")
 
 
-def of(platform):
+def of(kind, on_node):
     """(the faults a platform can inject, the names of make test's short subset of them): each platform's own, the
     test node's on the node alone, and the latency proxy's everywhere."""
-    if platform.kind == "kubernetes":
-        return KUBERNETES_FAULTS + (NODE_FAULTS if platform.on_test_node else []) + PROXY_FAULTS, KUBERNETES_QUICK
+    if kind == "kubernetes":
+        return KUBERNETES_FAULTS + (NODE_FAULTS if on_node else []) + PROXY_FAULTS, KUBERNETES_QUICK
     return FAULTS + PROXY_FAULTS, QUICK

@@ -28,7 +28,7 @@ from benchkit.core.knobs import knob, numbers
 from benchkit.core.load import Lengths
 from benchkit.experiments.latencymap.ceilings import predicted_ceiling, pools, rule, sweep_kept, tuned
 from benchkit.schemas.latencymap import EXTRA_REPEATS, as_grid, ratio_grid, unsettled
-from benchkit.core.platform import LatencyProxy
+from benchkit.core.plugins import LatencyProxy
 from benchkit.core.protocol import measure
 
 
@@ -116,7 +116,7 @@ def cell(build, row, load, runs_dir, repeat, duration):
 def check(platform, version, row, own):
     """The hop's latency observed against the setting, on each of its proxies (own: the proxy's own cost at 0)."""
     return [latency.check_hop(row, via, direct, proxy_own_ms=own.get((row.hop, via)))
-            for via, direct in platform.hop_addresses(version, row.hop)]
+            for via, direct in platform.plugin(LatencyProxy).hop_addresses(version, row.hop)]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,10 +141,10 @@ def run(platform, spec, directory):
     (directory / "runs").mkdir(parents=True, exist_ok=True)
     if chosen and not platform.reroutes:
         raise SystemExit(f"{platform.where}: the builds run as deployed; deploy a sweep's values instead (VALUES=…)")
-    missing = platform.behind_proxy(platform.versions)
+    missing = platform.plugin(LatencyProxy).behind_proxy(platform.versions)
     if missing:
         raise SystemExit(f"{platform.where}: {missing}")
-    proxy = platform.latency()
+    proxy = platform.plugin(LatencyProxy).latency()
     try:
         run_map(platform, proxy, spec, platform.versions, directory, chosen, sweep, properties)
     finally:
@@ -154,7 +154,7 @@ def run(platform, spec, directory):
 
 def behind_the_proxy(platform, version, chosen):
     """A build's services restarted behind the latency proxy where they are not, or with what a sweep chose."""
-    if not platform.through_proxy(version) or chosen.get(version):
+    if not platform.plugin(LatencyProxy).through_proxy(version) or chosen.get(version):
         info(f"{version}: restarting its services behind the latency proxy"
              + (" with the values its sweep chose" if chosen.get(version) else ""))
         platform.reconfigure(version, {service: {**chosen.get(version, {}).get(service, {}), "LATENCY_PROXY": "on"}
@@ -166,7 +166,7 @@ def proxy_own(platform, version):
     tolerance, and [each check] for the map's document."""
     own, kept = {}, []
     for hop in latency.HOPS:
-        for (via, direct) in platform.hop_addresses(version, hop):
+        for (via, direct) in platform.plugin(LatencyProxy).hop_addresses(version, hop):
             found = latency.check_hop(delays.Setting(hop, 0), via, direct)
             own[(hop, via)] = found["added_ms"]
             kept.append(found)

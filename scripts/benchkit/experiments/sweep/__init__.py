@@ -17,7 +17,7 @@ from benchkit.core.experiment import Measures
 from benchkit.core import delays, design, knobs, latency, sizes
 from benchkit.core.knobs import knob, numbers, results_directory
 from benchkit.core.load import Lengths
-from benchkit.core.platform import LatencyProxy
+from benchkit.core.plugins import LatencyProxy
 from benchkit.core.sizes import counted_processors, sized_at
 from benchkit.core.design import Design
 from benchkit.core.tunables import LATENCY_PROXY, LATENCY_SETTINGS, settings_for
@@ -43,8 +43,9 @@ def candidates(version, setting, chosen, settings, cpus, delay, repeats):
 
 def observed_latency(platform, version, delay):
     """The delay set on its hop and checked there, on each of the hop's proxies."""
-    platform.latency().set(version, delay)
-    observed = [latency.check_hop(delay, via, direct) for via, direct in platform.hop_addresses(version, delay.hop)]
+    proxy = platform.plugin(LatencyProxy)
+    proxy.latency().set(version, delay)
+    observed = [latency.check_hop(delay, via, direct) for via, direct in proxy.hop_addresses(version, delay.hop)]
     info(f"{delay.label}: observed " + ", ".join(f"+{c['added_ms']:.1f} ms" for c in observed)
          + ("" if all(c["ok"] for c in observed) else " — NOT the setting"))
     return observed
@@ -72,7 +73,7 @@ def sweep_build(version, platform, directory, repeats, commit, settings, delay=N
                       **{key: figures[key] for key in FIGURES}, **({"latency_observed": observed} if delay else {})}
                      for figures in cell["rounds"]]
         if delay:
-            platform.latency().clear(version)
+            platform.plugin(LatencyProxy).latency().clear(version)
         measured = measured_of(rows, setting.name)
         chosen[setting.name] = choose(measured, chosen[setting.name])
         info(f"{version}: {setting.name} -> {chosen[setting.name]} "
@@ -110,7 +111,7 @@ def run(platform, spec, directory):
     settings = settings_for(cores)
     delay = None
     if spec.latency_authors_ms is not None:
-        if platform.latency() is None:
+        if platform.plugin(LatencyProxy).latency() is None:
             raise SystemExit(f"{platform.where}: no latency proxy to sweep behind (the local stack starts one: make toxiproxy)")
         delay = delays.Setting("authors", spec.latency_authors_ms, round(spec.latency_authors_ms * knobs.value("LATENCY_JITTER")))
         settings = LATENCY_SETTINGS
