@@ -67,6 +67,12 @@ class Design:
     rounds: int = None  # how many rounds: RUNS where None (chaos counts its own)
     # False: the cells in the order the design lists them, every round (what compares nothing: chaos's faults in turn)
     drawn: bool = True
+    # each mode's rounds all before the next mode's, where modes are measured one after another (the bench's
+    # scenarios: the open model's rate follows every closed round); else every mode in every round
+    in_turn: bool = False
+    # whether each build's background (its processes' CPU with no load) is measured once it is warm: what CPU per
+    # answer with the background off needs; chaos and the latency map measure no CPU per answer
+    quiet: bool = True
 
     @property
     def reference(self):
@@ -148,18 +154,26 @@ def started(platform, design, build, variant):
                          fresh=design.restart in FORKED)
 
 
-def warmed(build, running, runs_dir, warmup, platform=None, idle=True):
-    """(the core's warm-up, the build's background with no load right after it, where idle: what the closed model's
-    CPU with the background off needs, and nothing else). Given the platform, the build's
-    quota is lifted for the warm-up where it can be (Platform.lift), set again after it, and the build warmed again
-    under it, from a window a third as long, until the rule holds there too: what is measured is warm at its quota,
-    and the first warm-up is kept under "before_quota"."""
+def warmed(build, running, runs_dir, warmup, platform=None):
+    """The core's warm-up (none where its length is 0: a smoke run measures cold JVMs, and says so). Given the
+    platform, the build's quota is lifted for the warm-up where it can be (Platform.lift), set again after it, and the
+    build warmed again under it, from a window a third as long, until the rule holds there too: what is measured is
+    warm at its quota, and the first warm-up is kept under "before_quota"."""
+    if not warmup:
+        return {"settled": None}
     lifted = platform is not None and platform.lift(slot(build))
     warm = warm_up(build, running, runs_dir, warmup)
     if lifted:
         platform.bind(slot(build))
         warm = {**warm_up(f"{build}-under-its-quota", running, runs_dir, max(1, warmup // 3)), "before_quota": warm}
-    return warm, background({build: running})[build] if idle else {}
+    return warm
+
+
+def quiet(design, builds):
+    """{build: its processes' background, CPU s/s with no load} of builds just warmed, in one quiet window for them all
+    (each idles as it would alone: nothing is loaded), where the design measures CPU ({} of each where not)."""
+    idle = background(builds) if design.quiet else {}
+    return {build: idle.get(build, {}) for build in builds}
 
 
 def warms_before_quota(design, platform):
@@ -190,12 +204,14 @@ def measured(design, running, runs_dir, round_, variant, iterations, warm, idle,
     return {"size": variant.size, "round": round_, "place": position, **figures}
 
 
-def run(platform, design, directory, extra=None, on_cell=None, kept=None, leave=True):
+def run(platform, design, directory, extra=None, on_cell=None, kept=None, leave=True, running=None):
     """Every cell of the design in RUNS rounds: <design>.json (celldoc.SCHEMA) written after each group, its
     document returned. extra: what the experiment adds to the document; on_cell(figures, environment): what it adds
     to a cell's round; kept: the document of a run of the same design that stopped half-way, whose finished groups are
     kept (continued). Every build is left as it ships, whatever happened; unless leave is False, for an experiment
-    of several designs that leaves them so itself at its end (the sweep's settings, one design after another)."""
+    of several designs that leaves them so itself at its end (the sweep's settings, one design after another).
+    running: the builds an earlier design of the same session warmed, as they run ({build: (its Build, warm-up,
+    background)}), measured as they are; the builds this one warms are added to it, and left open for the next."""
     rounds, (iterations, warmup) = design.rounds or knobs.value("RUNS"), design.lengths.resolved()
     runs_dir = directory / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
@@ -228,8 +244,13 @@ def run(platform, design, directory, extra=None, on_cell=None, kept=None, leave=
             def keep(build, variant, figures):  # each cell's round kept at once: a run stopped half-way shows it
                 rounds_of(build, variant).append({**figures, **(on_cell(figures, environment) if on_cell else {})})
                 (directory / f"{design.name}.json").write_text(json.dumps(document, indent=2))
-            measure_group(Session(platform, design, runs_dir, keep, iterations, warmup, document), group, position,
-                          rounds)
+            session = Session(platform, design, runs_dir, keep, iterations, warmup, document,
+                              {} if running is None else running)
+            try:
+                measure_group(session, group, position, rounds)
+            finally:  # the Builds it opened on builds as they run, unless the next design of the session measures them
+                for it, *_ in session.running.values() if design.restart == AS_RUNNING and running is None else ():
+                    it.close()
             document["cells"] = celldoc.with_ratios(document)
             (directory / f"{design.name}.json").write_text(json.dumps(document, indent=2))
     finally:
@@ -256,12 +277,19 @@ def measure_group(session, group, position, rounds):
         if design.arrange:  # arranged for its first cell before then (round 0): its warm-up is under it
             for build in dict.fromkeys(build for build, _ in group):
                 design.arrange(build, next(variant for b, variant in group if b == build), 0)
-        started_ = {build: started(platform, design, build, variant) for build, variant in group}
-        session.running = {build: (it, *warmed(build, it, session.runs_dir, session.warmup, idle=CLOSED in design.phases))
-                           for build, it in started_.items()}
-        for build, (it, *_) in session.running.items():
+        # builds an earlier design of the session warmed are measured as they are
+        started_ = {build: started(platform, design, build, variant) for build, variant in group
+                    if build not in session.running}
+        warm = {build: warmed(build, it, session.runs_dir, session.warmup) for build, it in started_.items()}
+        idle = quiet(design, started_)
+        session.running.update({build: (it, warm[build], idle[build]) for build, it in started_.items()})
+        for build, it in started_.items():
             session.chose(build, it, group[0][1].size)
-    measure_rounds(session, group, position, range(1, rounds + 1))
+    if design.in_turn:  # each mode's rounds before the next mode's
+        for variant in dict.fromkeys(variant for _, variant in group):
+            measure_rounds(session, [(b, v) for b, v in group if v == variant], position, range(1, rounds + 1))
+    else:
+        measure_rounds(session, group, position, range(1, rounds + 1))
     for extra in range(1, design.extra_rounds + 1 if rounds > 1 else 1):
         disagree = design.again(session.document, group[0][1].size)
         wanted = [(build, variant) for build, variant in group if variant.mode in disagree]
@@ -289,11 +317,13 @@ def measure_rounds(session, cells, position, numbers):
                 # a JIT starved by a quota took most of a fork's minutes) and again under it
                 identity = fork(it)
                 lifting = platform if warms_before_quota(design, platform) else None
-                running[build] = (it, *warmed(build, it, runs_dir, session.warmup, lifting))
+                warm = warmed(build, it, runs_dir, session.warmup, lifting)
+                running[build] = (it, warm, quiet(design, {build: it})[build])
                 session.chose(build, it, variant.size)
             if design.arrange and design.arrange(build, variant, round_):  # it restarted the build: warmed again
+                running.pop(build)[0].close()
                 it = started(platform, design, build, variant)
-                running[build] = (it, *warmed(build, it, runs_dir, session.warmup, idle=CLOSED in design.phases))
+                running[build] = (it, warmed(build, it, runs_dir, session.warmup), quiet(design, {build: it})[build])
             it, warm, idle = running[build]
             ready = time.monotonic()
             figures = measured(design, it, runs_dir, round_, variant, session.iterations, warm, idle, speed, place,

@@ -184,41 +184,40 @@ def flame_graph(folded, path, title, max_depth=48):
     plt.close(figure)
 
 
-def record(builds, versions, results):
-    """One profiled closed run per build, as long as a measured one (the closed scenario's ITERATIONS), measured as
-    any run is (protocol.measure: what every process used meanwhile):
-    results/profiles/<version>-<service>.{jfr,folded,svg}, profile.json with each library's share and each layer's,
-    and costs.json: what an answer cost each process, each JVM's GC and its JIT during that run."""
+def record(build, results):
+    """One profiled closed run of a build, as long as a measured one (the closed scenario's ITERATIONS), measured as
+    any run is (protocol.measure: what every process used meanwhile): results/profiles/<version>-<service>.{jfr,
+    folded,svg}, and the build's entry in profile.json (each library's share and each layer's) and in costs.json
+    (what an answer cost each process, each JVM's GC and its JIT during that run). None where its JVMs cannot be
+    profiled from here."""
     from benchkit.core import protocol  # the protocol measures; this module only records beside it
-    directory = results / "profiles"
+    directory, version = results / "profiles", build.version
     directory.mkdir(exist_ok=True)
-    summary, spent = {}, {}  # profile.json: {version: {service: …}}; costs.json: {version: costs of its run}
-    for version in versions:
-        recordings = builds[version].profiled()
-        if not recordings:
-            return None
-        for recording in recordings.values():
-            recording.start()
-        measured = protocol.measure(builds[version], "closed", directory, 1, label="profile")
-        summary[version] = {}
-        files = {service: directory / f"{version}-{service}.jfr" for service in recordings}
-        for service, jfr in recordings.items():
-            jfr.stop(files[service].resolve())
-        # Each service's recording read by a jfr of its own, all at once (each is mostly a JVM starting).
-        with concurrent.futures.ThreadPoolExecutor(max_workers=len(files)) as pool:
-            printed = {service: pool.submit(events, recording) for service, recording in files.items()}
-        for service, recording in files.items():
-            found = printed[service].result()
-            folded = collapse(found[SAMPLE])
-            write_folded(folded, recording.with_suffix(".folded"))
-            flame_graph(folded, recording.with_suffix(".svg"), f"{service} {version}")
-            shared, samples = shares(folded)
-            summary[version][service] = {"samples": samples, "shares": shared, "layers": layers(folded),
-                                         "pins": pinned(found[PINNED])}
-        spent[version] = costs(measured)
-    (directory / "profile.json").write_text(json.dumps(summary, indent=2))
-    (directory / "costs.json").write_text(json.dumps(spent, indent=2))
-    return summary
+    recordings = build.profiled()
+    if not recordings:
+        return None
+    for recording in recordings.values():
+        recording.start()
+    measured = protocol.measure(build, "closed", directory, 1, label="profile")
+    files = {service: directory / f"{version}-{service}.jfr" for service in recordings}
+    for service, jfr in recordings.items():
+        jfr.stop(files[service].resolve())
+    # Each service's recording read by a jfr of its own, all at once (each is mostly a JVM starting).
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(files)) as pool:
+        printed = {service: pool.submit(events, recording) for service, recording in files.items()}
+    found = {}
+    for service, recording in files.items():
+        read = printed[service].result()
+        folded = collapse(read[SAMPLE])
+        write_folded(folded, recording.with_suffix(".folded"))
+        flame_graph(folded, recording.with_suffix(".svg"), f"{service} {version}")
+        shared, samples = shares(folded)
+        found[service] = {"samples": samples, "shares": shared, "layers": layers(folded), "pins": pinned(read[PINNED])}
+    for name, entry in (("profile.json", found), ("costs.json", costs(measured))):  # {version: …}, build by build
+        path = directory / name
+        path.write_text(json.dumps({**(json.loads(path.read_text()) if path.exists() else {}), version: entry},
+                                   indent=2))
+    return found
 
 
 def costs(measured):

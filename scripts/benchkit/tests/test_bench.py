@@ -1,6 +1,8 @@
 """make demo's own choices, beside the measuring protocol (test_protocol.py)."""
 import json
 
+import pytest
+
 from benchkit.experiments import bench
 
 
@@ -31,19 +33,21 @@ def test_a_published_bench_s_knees_and_repeats_are_what_its_curve_steps_give():
 
 def test_the_curve_is_measured_by_the_core_s_rounds_every_step_of_every_build_in_each_repeat(monkeypatch, tmp_path):
     """The bench's curve is no loop of its own: a design whose modes are its steps, the ladder a round of the core's
-    runner (design.measure_rounds), the builds' order at each step drawn and reversed in the round after."""
+    runner (design.run), the builds' order at each step drawn and reversed in the round after; on the builds the
+    scenarios' design left warm (each opened once, and with NO_WARMUP never warmed)."""
     from benchkit.core import design
     from benchkit.tests.test_ab import Platform
-    platform = Platform(("v1", "v2"))
-    platform.build = lambda version: type("Build", (), {"version": version, "ergonomics": lambda self: {},
-                                                        "close": lambda self: None})()
+    platform, opened = Platform(("v1", "v2")), []
+    platform.build = lambda version: opened.append(version) or type(
+        "Build", (), {"version": version, "ergonomics": lambda self: {}, "close": lambda self: None})()
+    monkeypatch.setattr(design, "warm_up", lambda *args: pytest.fail("NO_WARMUP: no warm-up"))
     runs = []
 
     def measure(build, scenario, runs_dir, run, settings=None, facts=None, label=None, target="web-api"):
         runs.append((build.version, label or scenario, run, (settings or {}).get("RATE"), facts))
         return {"ok_rps": 1000.0 if build.version == "v1" else 2000.0, "p50": 1.0, "p99": 2.0}
     monkeypatch.setattr(bench, "measure", measure)
-    monkeypatch.setattr(bench, "background", lambda builds: {v: {} for v in builds})
+    monkeypatch.setattr(design, "background", lambda builds: {v: {} for v in builds})
     monkeypatch.setattr(bench.rundoc, "write", lambda directory: None)
     monkeypatch.setattr(design.knobs, "value", lambda name: 1 if name == "RUNS" else None)
     spec = bench.Spec(scenarios=("closed", "curve"), curve_shares=(0.25, 0.5), curve_step_duration="5s",
@@ -56,3 +60,8 @@ def test_the_curve_is_measured_by_the_core_s_rounds_every_step_of_every_build_in
     first, second = ([v for v, label, run, _ in steps if run == n and label == "curve-500"] for n in (1, 2))
     assert second == first[::-1]  # drawn in the first repeat, reversed in the second
     assert all(facts["calibration_seconds"] == 2.0 for *_, facts in runs)  # the machine's speed before each round
+    assert sorted(opened) == ["v1", "v2"] and [r[1] for r in runs[:2]] == ["closed", "closed"]
+    # the ladder's cell document beside the scenarios' (a cell per step and build, a round per repeat)
+    ladder = json.loads((tmp_path / "bench-curve.json").read_text())
+    assert sorted((c["mode"], c["build"], len(c["rounds"])) for c in ladder["cells"]) == sorted(
+        (f"curve-{r}", v, 2) for r in (500, 1000) for v in ("v1", "v2"))

@@ -378,7 +378,7 @@ class ChaosPlatform:
 
     def build(self, version):
         self.done.append(("build", version))
-        return type("Build", (), {"version": version})()
+        return type("Build", (), {"version": version, "close": lambda self: None})()
 
     def reconfigure(self, version, environments, fresh=False):
         self.behind.add(version)

@@ -301,10 +301,13 @@ def test_the_map_repeats_again_only_the_cells_whose_repeats_disagree(tmp_path, m
         def clear(self, version): pass
         def set(self, version, row): set_on.append(version)
 
+    class Version(str):  # a build as the runner opens it, and closes it at the end
+        def close(self): pass
+
     class Platform:
         where = "here"
         def through_proxy(self, version): return True
-        def build(self, version): return version
+        def build(self, version): return Version(version)
         def environment(self, where, repeats, warmup): return {"git_commit": "abc", "timestamp": "t", "where": where}
         def hop_addresses(self, version, hop): return []
         def calibrate(self): return 1.0

@@ -15,7 +15,8 @@ from benchkit.core.experiment import Measures
 from benchkit.core import cells, curve, design, knobs, profile
 from benchkit.core.design import Design
 from benchkit.core.knobs import knob, numbers
-from benchkit.core.protocol import background, measure, warm_up
+from benchkit.core.load import Lengths
+from benchkit.core.protocol import measure
 from benchkit.experiments.bench import document as rundoc
 from benchkit.schemas.bench import DESIGN, TITLE
 
@@ -30,11 +31,11 @@ def open_rate(closed_rates):
     return max(10, int(0.8 * slowest / 10) * 10)
 
 
-def run_curve(spec, session, versions, closed_rates, environment, results):
+def run_curve(spec, platform, closed_rates, environment, directory, running, lengths):
     """The open model at each rate of the ladder (CURVE_SHARES of the fastest build's closed-model maximum, default
-    curve.SHARES), each step CURVE_STEP_DURATION long, as a design of the core's: a step is a mode, every build at
-    each step in an order drawn at random (reversed in the round after), the whole ladder a round, CURVE_REPEATS of
-    them (knobs.py), so that a knee rests on every repeat of its step, not on one."""
+    curve.SHARES), each step CURVE_STEP_DURATION long, as a design of the core's on the builds as the scenarios left
+    them warm: a step is a mode, every build at each step in an order drawn at random (reversed in the round after),
+    the whole ladder a round, CURVE_REPEATS of them (knobs.py), so that a knee rests on every repeat of its step."""
     if not closed_rates:
         raise SystemExit("the curve's rates follow the closed model's maximum: run it after closed (SCENARIOS=closed,curve)")
     fastest = max(statistics.median(rates) for rates in closed_rates.values())
@@ -42,17 +43,17 @@ def run_curve(spec, session, versions, closed_rates, environment, results):
     duration, repeats = spec.curve_step_duration, spec.curve_repeats
     environment["curve"] = {"fastest_closed_complete_per_s": round(fastest, 1), "rates": rates, "step": duration,
                             "repeats": repeats}
-    (results / "environment.json").write_text(json.dumps(environment, indent=2))
+    (directory / "environment.json").write_text(json.dumps(environment, indent=2))
 
     def step_phase(build, runs_dir, round_, variant, label, facts):
         rate = curve.rate_of(variant.mode)
         measure(build, "open", runs_dir, round_, {"RATE": rate, "DURATION": duration, "MAX_USERS": max(200, rate)},
                 facts, variant.mode)
         return {}
-    ladder = dataclasses.replace(session.design, modes={curve.label(rate): {} for rate in rates}, phases=(step_phase,))
-    design.measure_rounds(dataclasses.replace(session, design=ladder),
-                          [(version, design.Variant(curve.label(rate))) for rate in rates for version in versions], 0,
-                          range(1, repeats + 1))
+    ladder = Design(f"{DESIGN}-curve", "The latency-versus-load curve", run_curve.__doc__, tuple(platform.versions),
+                    {curve.label(rate): {} for rate in rates}, compared=cells.BUILD, restart=design.AS_RUNNING,
+                    phases=(step_phase,), rounds=repeats, lengths=lengths)
+    design.run(platform, ladder, directory, leave=False, running=running)
 
 
 # A hop alone: the closed model against one downstream service of the build, to tell data access from
@@ -83,12 +84,14 @@ class Spec:
                            "JIT's)")
 
 
-def scenario_phase(closed_rates, settings):
+def scenario_phase(closed_rates, settings, opened):
     """A bench scenario's run of a build in a round, as the scenarios' design measures it: the scenario's own load at
-    its target (its settings: the open model's rate), the closed model's rates kept for the open model and the
-    curve."""
+    its target (its settings: the open model's rate, which opened() sets before its first run), the closed model's
+    rates kept for the open model and the curve."""
     def measured(build, runs_dir, round_, variant, label, facts):
         load_scenario, target = load_scenario_and_target(variant.mode)
+        if variant.mode == "open" and "open" not in settings:
+            opened()
         figures = measure(build, load_scenario, runs_dir, round_, settings.get(variant.mode), facts, variant.mode,
                           target)
         if variant.mode == "closed":
@@ -97,50 +100,68 @@ def scenario_phase(closed_rates, settings):
     return measured
 
 
+def profiled(directory):
+    """The profile's phase: JFR in every service of a build during one more closed run (not measured)."""
+    def recorded(build, runs_dir, round_, variant, label, facts):
+        if profile.record(build, directory) is None:
+            info(f"{build.version} not profiled: this platform's JVMs are not reachable with jcmd")
+        return {}
+    return recorded
+
+
 def run(platform, spec, directory):
     """Every scenario of the spec, each RUNS times, then the report (bench.json, report.md, report.html); exits 1
-    when the builds did not do the same work. The scenarios are one design's modes, measured one after the other
-    by the core's rounds, every build warmed once before the first."""
-    runs = knobs.value("RUNS")
-    versions = platform.versions
-    runs_dir = directory / "runs"
-    runs_dir.mkdir(parents=True, exist_ok=True)
-    builds = {version: platform.build(version) for version in versions}
-    environment = platform.environment(platform.where, runs, not spec.no_warmup)
-    (directory / "environment.json").write_text(json.dumps(environment, indent=2))
-    closed_rates, settings = {}, {}
-    scenarios = Design(DESIGN, TITLE, __doc__, tuple(versions),
-                       {s: {} for s in spec.scenarios if s not in ("curve", "profile")}, compared=cells.BUILD,
-                       restart=design.AS_RUNNING, phases=(scenario_phase(closed_rates, settings),))
-    try:
-        if not spec.no_warmup:
-            environment["warmup"] = {version: warm_up(version, build, runs_dir) for version, build in builds.items()}
-        # After the warm-up: the threads a JVM starts on demand (carriers, compiler and GC threads) exist by now.
-        environment["ergonomics"] = {version: build.ergonomics() for version, build in builds.items()}
-        environment["background_cpu_per_s"] = background(builds)
+    when the builds did not do the same work. The scenarios are one design's modes, each one's rounds before the
+    next's (Design.in_turn), on every build as it runs, warmed once before the first; the curve and the profile are
+    designs of their own after them, on the builds as they left them warm."""
+    versions = tuple(platform.versions)
+    environment = platform.environment(platform.where, knobs.value("RUNS"), not spec.no_warmup)
+    directory.mkdir(parents=True, exist_ok=True)
+
+    def written():
         (directory / "environment.json").write_text(json.dumps(environment, indent=2))
-        running = {version: (build, environment.get("warmup", {}).get(version, {"settled": None}),
-                             environment["background_cpu_per_s"][version]) for version, build in builds.items()}
-        session = design.Session(platform, scenarios, runs_dir, keep=lambda *_: None, running=running)
-        for scenario in spec.scenarios:
-            if scenario == "curve":
-                run_curve(spec, session, versions, closed_rates, environment, directory)
+    written()
+    closed_rates, settings, running = {}, {}, {}
+
+    def opened():  # the open model's rate, once the closed model's rounds are all measured
+        rate = open_rate(closed_rates) if "RATE" not in os.environ else None
+        settings["open"] = {"RATE": rate} if rate else {}
+        if rate:
+            environment["open_rate"] = f"{rate}/s: 80 % of the slowest build's closed-model complete answers/s"
+            written()
+            info(f"the open model at {rate} requests/s")
+    lengths = Lengths(warmup=0) if spec.no_warmup else Lengths()  # a smoke run's cold JVMs
+    modes = {s: {} for s in spec.scenarios if s not in ("curve", "profile")}
+    try:
+        for name, wanted in (("scenarios", bool(modes)), ("curve", "curve" in spec.scenarios),
+                             ("profile", "profile" in spec.scenarios)):
+            if not wanted:
                 continue
-            if scenario == "profile":
+            if name == "scenarios":
+                design.run(platform, Design(DESIGN, TITLE, __doc__, versions, modes, compared=cells.BUILD,
+                                            restart=design.AS_RUNNING, in_turn=True, lengths=lengths,
+                                            phases=(scenario_phase(closed_rates, settings, opened),)),
+                           directory, leave=False, running=running)
+            elif name == "curve":
+                run_curve(spec, platform, closed_rates, environment, directory, running, lengths)
+            else:
                 step("Profiles: JFR in every service during one more closed run per build (not measured)")
-                if profile.record(builds, versions, directory) is None:
-                    info("not profiled: this platform's JVMs are not reachable with jcmd")
-                continue
-            rate = open_rate(closed_rates) if scenario == "open" and "RATE" not in os.environ else None
-            if rate:
-                settings["open"] = {"RATE": rate}
-                environment["open_rate"] = f"{rate}/s: 80 % of the slowest build's closed-model complete answers/s"
-                (directory / "environment.json").write_text(json.dumps(environment, indent=2))
-                info(f"the open model at {rate} requests/s")
-            design.measure_rounds(session, [(v, design.Variant(scenario)) for v in versions], 0, range(1, runs + 1))
+                design.run(platform, Design(f"{DESIGN}-profile", "Profiles", "", versions, {"profile": {}},
+                                            compared=cells.BUILD, restart=design.AS_RUNNING, rounds=1,
+                                            phases=(profiled(directory),), lengths=lengths),
+                           directory, leave=False, running=running)
+            # what each build's warm-up found, its background and what its JVM chose then, as the report shows them
+            for key in ("warmup", "background_cpu_per_s", "ergonomics"):
+                environment.setdefault(key, {})
+            for version, (it, warm, idle) in running.items():
+                if version not in environment["ergonomics"]:
+                    environment["ergonomics"][version] = it.ergonomics()
+                    environment["background_cpu_per_s"][version] = idle
+                    environment["warmup"].update({} if spec.no_warmup else {version: warm})
+            written()
     finally:
-        for build in builds.values():
-            build.close()
+        for it, *_ in running.values():
+            it.close()
     sweep = knobs.value("SWEEP")  # the sweep that chose the builds' settings goes into the report
     if sweep:
         shutil.copy(sweep / "sweep.json", directory)

@@ -271,7 +271,7 @@ def run(platform, spec, directory):
     faults_made = Design("chaos", "Faults under load", __doc__.split("\n\n")[0], tuple(versions),
                          {**{f.name: {} for f in chosen}, **({OVERLOAD: {}} if OVERLOAD in names else {})},
                          restart=AS_RUNNING, phases=(made,), arrange=arrange, rounds=spec.rounds, drawn=False,
-                         lengths=Lengths(warmup=30 if spec.quick else LENGTHS.warmup))
+                         quiet=False, lengths=Lengths(warmup=30 if spec.quick else LENGTHS.warmup))
     design.run(platform, faults_made, directory)
     return directory / FILE
 

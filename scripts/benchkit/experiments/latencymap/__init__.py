@@ -215,7 +215,7 @@ def run_map(platform, proxy, spec, versions, directory, chosen=None, sweep=None,
 
     the_map = Design("latency-map", "When the services wait", EXPLANATION, tuple(versions), {mode: {} for mode in at},
                      compared=BUILD, phases=(loaded,), restart=AS_RUNNING, arrange=arrange, again=unsettled,
-                     extra_rounds=EXTRA_REPEATS, lengths=LENGTHS)
+                     extra_rounds=EXTRA_REPEATS, lengths=LENGTHS, quiet=False)
     extra = {"duration": duration, "rows": [dataclasses.asdict(row) for row in rows],
              "loads": [dataclasses.asdict(load) for load in loads], "grid": {mode: list(i) for mode, i in at.items()},
              "pools": {version: pools(version, properties) for version in versions}, "rule": rule(),
