@@ -10,7 +10,7 @@ import os
 import shutil
 import statistics
 
-from benchkit import info, step
+from benchkit import info
 from benchkit.core.experiment import Measures
 from benchkit.core import cells, curve, design, knobs, profile
 from benchkit.core.design import Design
@@ -31,10 +31,10 @@ def open_rate(closed_rates):
     return max(10, int(0.8 * slowest / 10) * 10)
 
 
-def run_curve(spec, platform, closed_rates, environment, directory, running, lengths):
-    """The open model at each rate of the ladder (CURVE_SHARES of the fastest build's closed-model maximum, default
-    curve.SHARES), each step CURVE_STEP_DURATION long, as a design of the core's on the builds as the scenarios left
-    them warm: a step is a mode, every build at each step in an order drawn at random (reversed in the round after),
+def curve_of(spec, versions, closed_rates, environment, directory, lengths):
+    """The curve's Design: the open model at each rate of the ladder (CURVE_SHARES of the fastest build's closed-model
+    maximum, default curve.SHARES), each step CURVE_STEP_DURATION long, on the builds as the scenarios left them warm:
+    a step is a mode, every build at each step in an order drawn at random (reversed in the round after),
     the whole ladder a round, CURVE_REPEATS of them (knobs.py), so that a knee rests on every repeat of its step."""
     if not closed_rates:
         raise SystemExit("the curve's rates follow the closed model's maximum: run it after closed (SCENARIOS=closed,curve)")
@@ -50,10 +50,9 @@ def run_curve(spec, platform, closed_rates, environment, directory, running, len
         measure(build, "open", runs_dir, round_, {"RATE": rate, "DURATION": duration, "MAX_USERS": max(200, rate)},
                 facts, variant.mode)
         return {}
-    ladder = Design(f"{DESIGN}-curve", "The latency-versus-load curve", run_curve.__doc__, tuple(platform.versions),
-                    {curve.label(rate): {} for rate in rates}, compared=cells.BUILD, restart=design.AS_RUNNING,
-                    phases=(step_phase,), rounds=repeats, lengths=lengths)
-    design.run(platform, ladder, directory, leave=False, running=running)
+    return Design(f"{DESIGN}-curve", "The latency-versus-load curve", curve_of.__doc__, versions,
+                  {curve.label(rate): {} for rate in rates}, compared=cells.BUILD, restart=design.AS_RUNNING,
+                  phases=(step_phase,), rounds=repeats, lengths=lengths)
 
 
 # A hop alone: the closed model against one downstream service of the build, to tell data access from
@@ -132,24 +131,19 @@ def run(platform, spec, directory):
             info(f"the open model at {rate} requests/s")
     lengths = Lengths(warmup=0) if spec.no_warmup else Lengths()  # a smoke run's cold JVMs
     modes = {s: {} for s in spec.scenarios if s not in ("curve", "profile")}
+    designs = []
+    if modes:
+        designs.append(Design(DESIGN, TITLE, __doc__, versions, modes, compared=cells.BUILD, restart=design.AS_RUNNING,
+                              in_turn=True, lengths=lengths, phases=(scenario_phase(closed_rates, settings, opened),)))
+    if "curve" in spec.scenarios:  # its rates follow the closed model's: its Design is made once they are known
+        designs.append(lambda: curve_of(spec, versions, closed_rates, environment, directory, lengths))
+    if "profile" in spec.scenarios:
+        designs.append(Design(f"{DESIGN}-profile", "Profiles: JFR in every service during one more closed run per "
+                              "build (not measured)", "", versions, {"profile": {}}, compared=cells.BUILD,
+                              restart=design.AS_RUNNING, rounds=1, phases=(profiled(directory),), lengths=lengths))
     try:
-        for name, wanted in (("scenarios", bool(modes)), ("curve", "curve" in spec.scenarios),
-                             ("profile", "profile" in spec.scenarios)):
-            if not wanted:
-                continue
-            if name == "scenarios":
-                design.run(platform, Design(DESIGN, TITLE, __doc__, versions, modes, compared=cells.BUILD,
-                                            restart=design.AS_RUNNING, in_turn=True, lengths=lengths,
-                                            phases=(scenario_phase(closed_rates, settings, opened),)),
-                           directory, leave=False, running=running)
-            elif name == "curve":
-                run_curve(spec, platform, closed_rates, environment, directory, running, lengths)
-            else:
-                step("Profiles: JFR in every service during one more closed run per build (not measured)")
-                design.run(platform, Design(f"{DESIGN}-profile", "Profiles", "", versions, {"profile": {}},
-                                            compared=cells.BUILD, restart=design.AS_RUNNING, rounds=1,
-                                            phases=(profiled(directory),), lengths=lengths),
-                           directory, leave=False, running=running)
+        for made in designs:
+            design.run(platform, made() if callable(made) else made, directory, leave=False, running=running)
             # what each build's warm-up found, its background and what its JVM chose then, as the report shows them
             for key in ("warmup", "background_cpu_per_s", "ergonomics"):
                 environment.setdefault(key, {})
