@@ -188,20 +188,22 @@ def label(design, variant, build=None):
     return "-".join(part.replace(" ", "-") for part in (design.name, variant.size, variant.mode, again) if part)
 
 
-def measured(design, running, runs_dir, round_, variant, iterations, warm, idle, speed, position=1, build=None):
-    """One cell's figures in one round, phase after phase: the closed model, the open model after it (its rate and
-    ladder follow the closed one's), or a design's own phase(build, runs_dir, round, variant, label, facts), facts
-    being what a measured run keeps of its round (the machine's speed, the build's position in the round)."""
+def measured(session, build, variant, round_, place, speed):
+    """One cell's figures in one round, on the build as the session runs it, phase after phase: the closed model, the
+    open model after it (its rate and ladder follow the closed one's), or a design's own phase(build, runs_dir, round,
+    variant, label, facts), facts being what a measured run keeps of its round (the machine's speed, the build's place
+    in the round)."""
+    design, runs_dir = session.design, session.runs_dir
+    it, warm, idle = session.running[build]
     figures, name = {"settled": warm["settled"]}, label(design, variant, build)
     for phase in design.phases:
         if phase == CLOSED:
-            figures.update(closed_round(running, runs_dir, round_, iterations, name, idle, speed, warm))
+            figures.update(closed_round(it, runs_dir, round_, session.iterations, name, idle, speed, warm))
         elif phase == OPEN:
-            figures.update(open_round(running, runs_dir, round_, name, figures["complete_per_s"]))
+            figures.update(open_round(it, runs_dir, round_, name, figures["complete_per_s"]))
         else:
-            figures.update(phase(running, runs_dir, round_, variant, name,
-                                 {"calibration_seconds": speed, "position": position}))
-    return {"size": variant.size, "round": round_, "place": position, **figures}
+            figures.update(phase(it, runs_dir, round_, variant, name, {"calibration_seconds": speed, "position": place}))
+    return {"size": variant.size, "round": round_, "place": place, **figures}
 
 
 def run(platform, design, directory, extra=None, on_cell=None, kept=None, leave=True, running=None):
@@ -324,10 +326,9 @@ def measure_rounds(session, cells, position, numbers):
                 running.pop(build)[0].close()
                 it = started(platform, design, build, variant)
                 running[build] = (it, warmed(build, it, runs_dir, session.warmup), quiet(design, {build: it})[build])
-            it, warm, idle = running[build]
+            warm = running[build][1]
             ready = time.monotonic()
-            figures = measured(design, it, runs_dir, round_, variant, session.iterations, warm, idle, speed, place,
-                               build)
+            figures = measured(session, build, variant, round_, place, speed)
             # what a fork cost: its start, warm-up and background, and its measured phases (the costs that Kalibera
             # and Jones weigh against the spread of forks and of runs: decide.best_length)
             spent = {"forking": round(ready - began, 1), "measuring": round(time.monotonic() - ready, 1),
