@@ -41,6 +41,8 @@ def test_the_curve_is_measured_by_the_core_s_rounds_every_step_of_every_build_in
     platform.build = lambda version: opened.append(version) or type(
         "Build", (), {"version": version, "ergonomics": lambda self: {}, "close": lambda self: None})()
     monkeypatch.setattr(design, "warm_up", lambda *args: pytest.fail("NO_WARMUP: no warm-up"))
+    platform.environment = lambda where, runs, warmup: {"git_commit": "abc1234", "timestamp": "t", "where": where,
+                                                         "warmup": warmup}  # as a platform states it: whether warmed
     runs = []
 
     def measure(build, scenario, runs_dir, run, settings=None, facts=None, label=None, target="web-api"):
@@ -61,7 +63,35 @@ def test_the_curve_is_measured_by_the_core_s_rounds_every_step_of_every_build_in
     assert second == first[::-1]  # drawn in the first repeat, reversed in the second
     assert all(facts["calibration_seconds"] == 2.0 for *_, facts in runs)  # the machine's speed before each round
     assert sorted(opened) == ["v1", "v2"] and [r[1] for r in runs[:2]] == ["closed", "closed"]
+    environment = json.loads((tmp_path / "environment.json").read_text())  # what the report reads of each build
+    assert environment["warmup"] is False and environment["background_cpu_per_s"] == {"v1": {}, "v2": {}}
+    assert environment["ergonomics"] == {"v1": {}, "v2": {}} and environment["curve"]["rates"] == [500, 1000]
     # the ladder's cell document beside the scenarios' (a cell per step and build, a round per repeat)
     ladder = json.loads((tmp_path / "bench-curve.json").read_text())
     assert sorted((c["mode"], c["build"], len(c["rounds"])) for c in ladder["cells"]) == sorted(
         (f"curve-{r}", v, 2) for r in (500, 1000) for v in ("v1", "v2"))
+
+
+def test_every_build_is_warmed_once_for_all_the_bench_s_designs_and_its_warm_up_kept_for_the_report(monkeypatch,
+                                                                                                   tmp_path):
+    """The scenarios' design warms each build; the profile's, after it, measures them as they are (design.run's
+    running); environment.json keeps each build's warm-up, background and what its JVM chose, as the report reads."""
+    from benchkit.core import design
+    from benchkit.tests.test_ab import Platform
+    platform, warmed, profiled = Platform(("v1", "v2")), [], []
+    platform.build = lambda version: type("Build", (), {"version": version, "ergonomics": lambda self: {"cpus": 2},
+                                                        "close": lambda self: None})()
+    platform.environment = lambda where, runs, warmup: {"git_commit": "abc1234", "timestamp": "t", "where": where,
+                                                         "warmup": warmup}
+    monkeypatch.setattr(design, "warm_up", lambda version, *args: warmed.append(version) or {"settled": True})
+    monkeypatch.setattr(design, "background", lambda builds: {v: {"web-api": 0.01} for v in builds})
+    monkeypatch.setattr(bench, "measure", lambda build, *args, **kwargs: {"ok_rps": 900.0, "p50": 1.0, "p99": 2.0})
+    monkeypatch.setattr(bench.profile, "record", lambda build, results: profiled.append(build.version) or {})
+    monkeypatch.setattr(bench.rundoc, "write", lambda directory: None)
+    monkeypatch.setattr(design.knobs, "value", lambda name: 2 if name == "RUNS" else None)
+    bench.run(platform, bench.Spec(scenarios=("closed", "profile")), tmp_path)
+    assert sorted(warmed) == ["v1", "v2"] and sorted(profiled) == ["v1", "v2"]
+    environment = json.loads((tmp_path / "environment.json").read_text())
+    assert environment["warmup"] == {"v1": {"settled": True}, "v2": {"settled": True}}
+    assert environment["background_cpu_per_s"] == {"v1": {"web-api": 0.01}, "v2": {"web-api": 0.01}}
+    assert environment["ergonomics"] == {"v1": {"cpus": 2}, "v2": {"cpus": 2}}

@@ -130,6 +130,8 @@ def run(platform, spec, directory):
             written()
             info(f"the open model at {rate} requests/s")
     lengths = Lengths(warmup=0) if spec.no_warmup else Lengths()  # a smoke run's cold JVMs
+    # each build's, as it is warmed (the platform's own "warmup" says only whether the builds are: it stays with none)
+    environment.update(ergonomics={}, background_cpu_per_s={}, **({} if spec.no_warmup else {"warmup": {}}))
     modes = {s: {} for s in spec.scenarios if s not in ("curve", "profile")}
     designs = []
     if modes:
@@ -145,13 +147,12 @@ def run(platform, spec, directory):
         for made in designs:
             design.run(platform, made() if callable(made) else made, directory, leave=False, running=running)
             # what each build's warm-up found, its background and what its JVM chose then, as the report shows them
-            for key in ("warmup", "background_cpu_per_s", "ergonomics"):
-                environment.setdefault(key, {})
             for version, (it, warm, idle) in running.items():
                 if version not in environment["ergonomics"]:
                     environment["ergonomics"][version] = it.ergonomics()
                     environment["background_cpu_per_s"][version] = idle
-                    environment["warmup"].update({} if spec.no_warmup else {version: warm})
+                    if not spec.no_warmup:
+                        environment["warmup"][version] = warm
             written()
     finally:
         for it, *_ in running.values():
