@@ -169,6 +169,12 @@ def warmed(build, running, runs_dir, warmup, platform=None):
     return warm
 
 
+def prepared(session, build, it, platform=None):
+    """(its Build, its warm-up, its background) of a build just started alone: a fork, or a build an arrange
+    restarted (platform given: its quota lifted for the warm-up where it can be)."""
+    return it, warmed(build, it, session.runs_dir, session.warmup, platform), quiet(session.design, {build: it})[build]
+
+
 def quiet(design, builds):
     """{build: its processes' background, CPU s/s with no load} of builds just warmed, in one quiet window for them all
     (each idles as it would alone: nothing is loaded), where the design measures CPU ({} of each where not)."""
@@ -305,7 +311,7 @@ def measure_rounds(session, cells, position, numbers):
     """The cells' rounds of these numbers, the machine's speed measured before each, on the builds the session has
     warmed (a build measured from a cold JVM in every round is started and warmed here, cell by cell, and its fork's
     identity and start kept with its figures: protocol.fork)."""
-    platform, design, runs_dir, running = session.platform, session.design, session.runs_dir, session.running
+    platform, design, running = session.platform, session.design, session.running
     for round_ in numbers:
         speed = platform.calibrate()
         info(f"round {round_}: the calibration job took {speed:.2f} s")
@@ -319,13 +325,11 @@ def measure_rounds(session, cells, position, numbers):
                 # a JIT starved by a quota took most of a fork's minutes) and again under it
                 identity = fork(it)
                 lifting = platform if warms_before_quota(design, platform) else None
-                warm = warmed(build, it, runs_dir, session.warmup, lifting)
-                running[build] = (it, warm, quiet(design, {build: it})[build])
+                running[build] = prepared(session, build, it, lifting)
                 session.chose(build, it, variant.size)
             if design.arrange and design.arrange(build, variant, round_):  # it restarted the build: warmed again
                 running.pop(build)[0].close()
-                it = started(platform, design, build, variant)
-                running[build] = (it, warmed(build, it, runs_dir, session.warmup), quiet(design, {build: it})[build])
+                running[build] = prepared(session, build, started(platform, design, build, variant))
             warm = running[build][1]
             ready = time.monotonic()
             figures = measured(session, build, variant, round_, place, speed)

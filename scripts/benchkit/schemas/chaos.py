@@ -15,9 +15,7 @@ def runs(document, path="chaos.json"):
     runs round after round, each round's faults in the order made (refused where the document is not chaos's)."""
     if (document.get("schema"), document.get("design")) != (cells.SCHEMA, DESIGN):
         sys.exit(f"{path}: schema {document.get('schema')!r}, design {document.get('design')!r}: not a chaos run's")
-    found = sorted(((r["round"], place, r) for place, c in enumerate(document["cells"]) for r in c["rounds"]),
-                   key=lambda found: found[:2])
-    made = [r for *_, r in found]
+    made = sorted((r for c in document["cells"] for r in c["rounds"]), key=lambda r: (r["round"], r["place"]))
     return {**{key: document[key] for key in ("commit", "timestamp", "where")},
             "passed": all(r["passed"] for r in made), "runs": made}
 

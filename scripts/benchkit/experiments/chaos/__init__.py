@@ -212,8 +212,9 @@ def chosen_faults(platform, spec, versions):
     """(the faults to inject, in the order they are made, and the names chosen, overload's among them): CHAOS_FAULTS,
     else the short subset with CHAOS_QUICK, else every fault the platform can inject; refused where one is unknown."""
     # Overload needs the local processes (their peak RSS): on Kubernetes the faults are the platform's own.
-    injectable, quick = faults.of(platform.kind, platform.plugin(Faults).on_node)
-    known = [f.name for f in injectable] + ([] if platform.plugin(Faults).processes() is None else [OVERLOAD])
+    made_by = platform.plugin(Faults)
+    injectable, quick = faults.of(platform.kind, made_by.on_node)
+    known = [f.name for f in injectable] + ([] if made_by.processes() is None else [OVERLOAD])
     # by default, the faults made in the latency proxy only where every build can go through one
     proxied = platform.plugin(LatencyProxy).behind_proxy(versions) is None
     names = list(spec.faults) if spec.faults else quick if spec.quick else \
@@ -276,4 +277,5 @@ def run(platform, spec, directory):
     return directory / FILE
 
 
-MEASURES = Measures(Spec, run, needs=(Faults, LatencyProxy), lengths=LENGTHS)  # what it asks of a platform beyond every experiment's
+# what it asks of a platform beyond every experiment's: both plug-ins
+MEASURES = Measures(Spec, run, needs=(Faults, LatencyProxy), lengths=LENGTHS)

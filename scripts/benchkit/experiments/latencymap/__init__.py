@@ -141,10 +141,11 @@ def run(platform, spec, directory):
     (directory / "runs").mkdir(parents=True, exist_ok=True)
     if chosen and not platform.reroutes:
         raise SystemExit(f"{platform.where}: the builds run as deployed; deploy a sweep's values instead (VALUES=…)")
-    missing = platform.plugin(LatencyProxy).behind_proxy(platform.versions)
+    proxies = platform.plugin(LatencyProxy)
+    missing = proxies.behind_proxy(platform.versions)
     if missing:
         raise SystemExit(f"{platform.where}: {missing}")
-    proxy = platform.plugin(LatencyProxy).latency()
+    proxy = proxies.latency()
     try:
         run_map(platform, proxy, spec, platform.versions, directory, chosen, sweep, properties)
     finally:
