@@ -10,7 +10,7 @@ import sys
 from benchkit import catalogue
 from benchkit.core import cells, sealing, stats
 from benchkit.publish.kinds import SUMMARIES, Kind, document_publisher, loaded as loaded_schemas
-from benchkit.publish import bakeoff, compare, traces
+from benchkit.publish import compare, traces
 
 # what is published of each experiment (publish/<its package>), once for the A/Bs' entries that share one
 PUBLISHED = tuple(importlib.import_module(f"benchkit.publish.{package}").PUBLISHES
@@ -76,9 +76,7 @@ CELLS = Kind("cells", cells.SCHEMA, cells.SCHEMA,
              cell_consistency,
              {name: table for published in PUBLISHED for name, table in published.tables.items()},
              {name: chart for published in PUBLISHED for name, chart in published.charts.items()})
-# the bake-off is history: its summary is shown and checked, and nothing publishes a new run of it
-KINDS = (*(published.kind for published in PUBLISHED if published.kind), CELLS, compare.KIND, traces.KIND,
-         bakeoff.KIND)
+KINDS = (*(published.kind for published in PUBLISHED if published.kind), CELLS, compare.KIND, traces.KIND)
 BY_SUMMARY_SCHEMA = {kind.summary_schema: kind for kind in KINDS}
 # a run's kind by (its schema, its design): a design's own kind first, else its schema's
 BY_RUN = {(kind.run_schema, kind.design): kind for kind in reversed(KINDS)}

@@ -87,7 +87,7 @@ def test_the_rule_bites():
              PACKAGE / "experiments" / "chaos" / "clients.py": "\nfrom benchkit.experiments import sweep\n",
              PACKAGE / "core" / "protocol.py": "\nfrom benchkit import registry\n",
              PACKAGE / "core" / "design.py": "\nfrom benchkit.platforms import procfs\n",
-             PACKAGE / "publish" / "bakeoff.py": "\nfrom benchkit.platforms import local\nfrom benchkit.experiments import bench\n"
+             PACKAGE / "publish" / "traces.py": "\nfrom benchkit.platforms import local\nfrom benchkit.experiments import bench\n"
                                                  "from benchkit.core import protocol\n",
              PACKAGE / "experiments" / "cpumap" / "answering.py": "\nfrom benchkit.publish import ab\n",
              PACKAGE / "schemas" / "latencymap.py": "\nfrom benchkit.core.protocol import measure\n"
