@@ -181,7 +181,7 @@ expect "v2's services restart with each pipelining limit under a quota of half a
   run sweep "$WORK/sweep" VERSIONS=v2 SWEEP_ONLY="pipelining limit" SWEEP_CPUS=0.5 SWEEP_REPEATS=1 \
   ITERATIONS=30 WARMUP_ITERATIONS=30
 expect "sweep.json: both limits measured at half a CPU, one chosen" check_results "$WORK/sweep/sweep.json" \
-  'sorted({r["value"] for r in d["builds"]["v2"]["runs"] if r["setting"] == "pipelining limit"}) == [1, 256]' \
+  'sorted(c["value"] for c in d["cells"] if c["build"] == "v2" and c["setting"] == "pipelining limit") == [1, 256]' \
   'd["builds"]["v2"]["chosen"]["pipelining limit"] in (1, 256) and d["builds"]["v2"]["cpus"] == 0.5'
 for cost in "$WORK"/sweep/runs/*.cost.json; do
   expect "${cost##*/}: every service of v2 ran under its quota" check_results "$cost" \

@@ -7,22 +7,21 @@ import statistics
 from benchkit import step
 from benchkit.core import calibration, delays, documents
 from benchkit.publish.kinds import Publishes
-from benchkit.publish.kinds import Kind, document_publisher
 from benchkit.core.sizes import sized_at
 from benchkit.core.tunables import LATENCY_SETTINGS, SETTINGS
-from benchkit.schemas.sweep import MARGIN, SCHEMA, choose, measured_of
+from benchkit.schemas.sweep import DESIGN, FILE, MARGIN, choose, measured_of, runs_of
 
 
-def rows_of(result):
+def rows_of(sweep, version):
     """The sweep table of one build: each candidate's median complete answers/s, p99 and failures."""
+    result, runs = sweep["builds"][version], runs_of(sweep, version)
     table = [["setting", "value", "complete answers/s (each repeat)", "median", "p99 ms (median)", "failed %",
               "calibration s (each repeat)", "verdict"]]
     by_candidate = {}
-    for run in result["runs"]:
+    for run in runs:
         by_candidate.setdefault((run["setting"], run["value"]), []).append(run)
-    speeds = {index: run["calibration_seconds"] for index, run in enumerate(result["runs"])
-              if "calibration_seconds" in run}
-    drifted_runs = {id(result["runs"][index]) for index in calibration.drifted(speeds)}
+    speeds = {index: run["calibration_seconds"] for index, run in enumerate(runs) if "calibration_seconds" in run}
+    drifted_runs = {id(runs[index]) for index in calibration.drifted(speeds)}
     settings = list(dict.fromkeys(setting for setting, _ in by_candidate))  # in the order swept
     # each setting's candidates by value, whatever order the rounds drew
     for (setting, value), runs in sorted(by_candidate.items(), key=lambda item: (
@@ -80,7 +79,7 @@ def verdict(version, result):
 def section(sweep):
     """The sweep as one section of another report (the bench's, when the demo is given SWEEP=<its results>)."""
     text = "\n\n".join([EXPLANATION] + [verdict(version, result) for version, result in sweep["builds"].items()])
-    return ("Each build at its best", text, [(version, rows_of(result)) for version, result in sweep["builds"].items()])
+    return ("Each build at its best", text, [(version, rows_of(sweep, version)) for version in sweep["builds"]])
 
 
 def render(results, sweep):
@@ -104,7 +103,7 @@ def consistency(summary):
     for version, result in summary["builds"].items():
         chosen = dict(result["shipped"])
         for name in result["properties"]:
-            measured = measured_of(result["runs"], name)
+            measured = measured_of(runs_of(summary, version), name)
             if measured:
                 chosen[name] = choose(measured, chosen[name])
         if chosen != result["chosen"]:
@@ -115,16 +114,12 @@ def consistency(summary):
 def choices_rows(summary):
     """Every build's sweep table, a column for the build in front."""
     rows = []
-    for version, result in summary["builds"].items():
-        header, *body = rows_of(result)
+    for version in summary["builds"]:
+        header, *body = rows_of(summary, version)
         rows = rows or [["build", *header]]
         rows += [[version, *row] for row in body]
     return rows
 
 
-# under latency (SWEEP_LATENCY_AUTHORS_MS) its builds go through the latency proxy
-
-
-PUBLISHES = Publishes(kind=Kind("sweep", SCHEMA, SCHEMA, ("sweep.json",), document_publisher(SCHEMA, consistency),
-                                consistency, {"sweep-choices": choices_rows}),
+PUBLISHES = Publishes(run_files=(FILE,), tables={"sweep-choices": choices_rows}, consistency={DESIGN: consistency},
                       report=write_report)

@@ -1,9 +1,11 @@
-"""What a sweep's document is, where the run that writes it and what publishes it both read it: its schema, and the
-rule that chooses a setting's value from its candidates' runs (the run chooses by it; the check recomputes each choice
-from the runs the document keeps)."""
+"""What a sweep's document is, where the run that writes it and what publishes it both read it: the cell document
+(core.cells) of design DESIGN, a cell per build and candidate (its setting and value beside its coordinates, the
+settings chosen before it as its context), and per build what it shipped, what was chosen and the properties each
+setting sets ("builds"); and the rule that chooses a setting's value from its candidates' rounds (the run chooses by
+it; the check recomputes each choice from the cells)."""
 import statistics
 
-SCHEMA = "reactive-bench/sweep/1"
+DESIGN, FILE = "sweep", "sweep.json"
 # A candidate replaces the current value only when it answers this much more: on a shared machine
 # smaller differences are noise, and the value the build ships with needs no defence.
 MARGIN = 0.05
@@ -17,6 +19,16 @@ def choose(measured, current):
     if current in medians and medians[best] <= medians[current] * (1 + MARGIN):
         return current
     return best
+
+
+def runs_of(document, version):
+    """A build's candidates' rounds as rows, in the order measured: {version, setting, property, value, repeat, context,
+    its figures, and the latency observed on its hop where it was swept behind the proxy}."""
+    return [{"version": version, "setting": cell["setting"], "property": cell["property"], "value": cell["value"],
+             "repeat": figures["round"], "context": cell["context"],
+             **{key: value for key, value in figures.items() if key != "round"},
+             **({"latency_observed": cell["latency_observed"]} if "latency_observed" in cell else {})}
+            for cell in document["cells"] if cell["build"] == version for figures in cell["rounds"]]
 
 
 def measured_of(runs, name):

@@ -161,11 +161,12 @@ def test_the_sweep_that_chose_the_map_s_settings_is_kept_and_tabled_with_its_cho
     _, data = made_up
     run = {"setting": "look-ups in flight", "property": "p", "p99": 80.0, "failed_pct": 0.0, "context": {},
            "calibration_seconds": 1.0}
-    sweep = {"builds": {"v1": {"commit": "abc", "latency": {"hop": "authors", "ms": 50, "jitter_ms": 5},
-                               "shipped": {"look-ups in flight": 100}, "chosen": {"look-ups in flight": 250},
-                               "runs": [{**run, "value": 100, "repeat": 1, "complete_per_s": 370, "degraded": 0},
-                                        {**run, "value": 250, "repeat": 1, "complete_per_s": 560, "degraded": 2},
-                                        {**run, "value": 250, "repeat": 2, "complete_per_s": 600, "degraded": 0}]}}}
+    from benchkit.tests.test_sweep import swept
+    sweep = swept("v1", {"commit": "abc", "latency": {"hop": "authors", "ms": 50, "jitter_ms": 5},
+                         "shipped": {"look-ups in flight": 100}, "chosen": {"look-ups in flight": 250}},
+                  [{**run, "value": 100, "repeat": 1, "complete_per_s": 370, "degraded": 0},
+                   {**run, "value": 250, "repeat": 1, "complete_per_s": 560, "degraded": 2},
+                   {**run, "value": 250, "repeat": 2, "complete_per_s": 600, "degraded": 0}])
     kept = latencymap.sweep_kept(sweep)
     assert "context" not in kept["v1"]["runs"][0] and kept["v1"]["chosen"] == {"look-ups in flight": 250}
     rows = latencyreport.sweep_rows({**data, "sweep": kept})

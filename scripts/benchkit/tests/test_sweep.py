@@ -71,13 +71,36 @@ def test_the_shipped_values_come_from_application_properties_or_quarkus_defaults
     assert unset.current("v2") == 7  # a property the build does not set has Quarkus' default
 
 
+def swept(version, result, runs):
+    """A sweep's document of one build from its candidates' rows (schemas.sweep.runs_of's inverse): a cell per
+    setting and value, a round per row, in the order given."""
+    found = {}
+    for run in runs:
+        cell = found.setdefault((run["setting"], run["value"]), {
+            "build": version, "mode": f"{run['setting']} {run['value']}", "size": "0", "setting": run["setting"],
+            "property": run.get("property", "p"), "value": run["value"], "context": run.get("context", {}),
+            "rounds": []})
+        cell["rounds"].append({"round": run.get("repeat", len(cell["rounds"]) + 1),
+                               **{k: v for k, v in run.items()
+                                  if k not in ("setting", "property", "value", "context", "repeat")}})
+    return {"builds": {version: result}, "cells": list(found.values())}
+
+
+def test_the_rows_of_a_sweep_are_its_cells_rounds_in_the_order_measured():
+    runs = [{"setting": "JDBC pool", "property": "p", "value": 10, "repeat": 1, "context": {}, "complete_per_s": 1},
+            {"setting": "JDBC pool", "property": "p", "value": 10, "repeat": 2, "context": {}, "complete_per_s": 2}]
+    assert [{k: v for k, v in run.items() if k != "version"} for run in schemas_sweep.runs_of(swept("v1", {}, runs), "v1")] \
+        == runs
+    assert schemas_sweep.runs_of(swept("v1", {}, runs), "v2") == []
+
+
 def test_the_sweep_table_marks_the_chosen_and_the_shipped_value():
     run = {"setting": "JDBC pool", "p99": 20.0, "failed_pct": 0.0}
     result = {"shipped": {"JDBC pool": 20}, "chosen": {"JDBC pool": 10},
               "properties": {"JDBC pool": "quarkus.datasource.jdbc.max-size"},
               "runs": [{**run, "value": 10, "complete_per_s": 1100}, {**run, "value": 10, "complete_per_s": 1000},
                        {**run, "value": 20, "complete_per_s": 900}]}
-    rows = publish_sweep.rows_of(result)
+    rows = publish_sweep.rows_of(swept("v1", result, result.pop("runs")), "v1")
     assert rows[1][:4] == ["JDBC pool (quarkus.datasource.jdbc.max-size)", "10", "1100, 1000", "1050"]
     assert rows[1][-1] == "chosen" and rows[2][-1] == "shipped"
 
@@ -88,7 +111,7 @@ def test_a_candidate_measured_on_a_drifted_machine_is_marked():
               "properties": {"JDBC pool": "quarkus.datasource.jdbc.max-size"},
               "runs": [{**run, "value": 10, "calibration_seconds": 2.0}, {**run, "value": 20, "calibration_seconds": 2.1},
                        {**run, "value": 10, "calibration_seconds": 2.0}, {**run, "value": 20, "calibration_seconds": 3.0}]}
-    rows = publish_sweep.rows_of(result)
+    rows = publish_sweep.rows_of(swept("v1", result, result.pop("runs")), "v1")
     assert rows[1][6] == "2.00, 2.00"
     assert rows[2][6] == "2.10, 3.00 (drifted)"
 
@@ -97,9 +120,9 @@ def test_the_bench_report_carries_the_sweep_it_is_given(tmp_path):
     from benchkit.tests.test_report import rendered, results
     directory = results(tmp_path)
     run = {"setting": "event loops", "p99": 9.0, "failed_pct": 0.0, "value": 2, "complete_per_s": 1500}
-    (directory / "sweep.json").write_text(json.dumps({"builds": {"v2": {
+    (directory / "sweep.json").write_text(json.dumps(swept("v2", {
         "commit": "abc1234", "shipped": {"event loops": 4}, "chosen": {"event loops": 2},
-        "properties": {"event loops": "quarkus.vertx.event-loops-pool-size"}, "runs": [run]}}}))
+        "properties": {"event loops": "quarkus.vertx.event-loops-pool-size"}}, [run])))
     rendered(directory)
     md = (directory / "report.md").read_text()
     assert "## Each build at its best" in md
@@ -170,6 +193,13 @@ def test_at_a_pod_s_size_every_candidate_runs_in_it_and_the_value_shipped_is_wha
             sized.append("restored")
 
         lifts = False  # a pod's limit is set at its start
+        versions = ("v2",)
+
+        def cores(self, version):
+            return 2
+
+        def close(self):
+            pass
 
     monkeypatch.setattr(design, "warm_up", lambda *args: {"settled": True})
     monkeypatch.setattr(design, "background", lambda builds: {v: {} for v in builds})
@@ -179,7 +209,7 @@ def test_at_a_pod_s_size_every_candidate_runs_in_it_and_the_value_shipped_is_wha
         "complete_per_s": rates[int(label.rsplit("-", 1)[1])], "p50": 5.0, "p99": 20.0, "failed_pct": 0.0,
         "degraded": 0, "calibration_seconds": 1.0})
     loops = tunables.settings_for(1)["v2"][:1]
-    result = sweep.sweep_build("v2", Pods(), tmp_path, 2, "abc", loops, cpus=0.5)
+    result, found = sweep.sweep_build("v2", Pods(), tmp_path, 2, "abc", loops, cpus=0.5)
     # v2's chart gives a pod one event loop per CPU: at half a CPU that is the value shipped, not the two of
     # application.properties
     assert result["shipped"] == {"event loops": 1} and result["cpus"] == 0.5
@@ -187,14 +217,24 @@ def test_at_a_pod_s_size_every_candidate_runs_in_it_and_the_value_shipped_is_wha
     # every candidate at the size, in the round's drawn order, then that order reversed in the next
     assert sorted(sized[:3]) == [(0.5, "1"), (0.5, "2"), (0.5, "4")] and sized[3:6] == sized[2::-1]
     assert sized[-1] == "restored"
-    assert publish_sweep.consistency({"builds": {"v2": result}}) == []
+    assert publish_sweep.consistency({"builds": {"v2": result}, "cells": found}) == []
     assert "in pods of 0.5 CPU" in publish_sweep.verdict("v2", result)
     altered = {**result, "chosen": {"event loops": 4}}
-    assert publish_sweep.consistency({"builds": {"v2": altered}}) == [
+    assert publish_sweep.consistency({"builds": {"v2": altered}, "cells": found}) == [
         "v2: chosen {'event loops': 4}, its runs give {'event loops': 2}"]
-    header, first, *_ = publish_sweep.choices_rows({"builds": {"v2": result}})
+    header, first, *_ = publish_sweep.choices_rows({"builds": {"v2": result}, "cells": found})
     assert header[:3] == ["build", "setting", "value"] and first[:3] == ["v2", "event loops "
                                                                          "(quarkus.vertx.event-loops-pool-size)", "1"]
+    # the whole run: sweep.json is a cell document, a cell per candidate, published and checked as every other
+    from benchkit.publish import registry as publishing
+    written = json.loads(sweep.run(Pods(), sweep.Spec(only=("event loops",), cpus=0.5), tmp_path / "run").read_text())
+    assert written["schema"] == cells.SCHEMA and written["design"] == "sweep"
+    assert [(c["build"], c["value"], len(c["rounds"])) for c in written["cells"]] == [("v2", 1, 2), ("v2", 2, 2),
+                                                                                        ("v2", 4, 2)]
+    assert written["builds"]["v2"]["chosen"] == {"event loops": 2} and publishing.consistency(written) == []
+    written["builds"]["v2"]["chosen"] = {"event loops": 4}  # a choice typed by hand
+    written["cells"][0]["medians"]["complete_per_s"] = 1  # and a median
+    assert len(publishing.consistency(written)) == 2
 
 
 def test_a_candidate_s_jvm_options_come_after_the_size_s_so_that_its_system_property_wins(monkeypatch):
@@ -226,8 +266,9 @@ def test_a_setting_s_candidates_are_a_design_measured_by_the_core_and_the_choice
     monkeypatch.setattr(tunables.Setting, "current",
                         lambda self, version, sized=None: self.default)
     platform = Platform(("v2",))
-    result = sweep.sweep_build("v2", platform, tmp_path, 2, "abc1234", (pipelining, loops), cpus=0.5)
-    assert [(r["setting"], r["value"], r["repeat"], r["complete_per_s"]) for r in result["runs"]] == [
+    result, found = sweep.sweep_build("v2", platform, tmp_path, 2, "abc1234", (pipelining, loops), cpus=0.5)
+    runs = schemas_sweep.runs_of({"cells": found}, "v2")
+    assert [(r["setting"], r["value"], r["repeat"], r["complete_per_s"]) for r in runs] == [
         ("pipelining limit", 1, 1, 300), ("pipelining limit", 1, 2, 310), ("pipelining limit", 256, 1, 200),
         ("pipelining limit", 256, 2, 210), ("event loops", 1, 1, 500), ("event loops", 1, 2, 505),
         ("event loops", 2, 1, 400), ("event loops", 2, 2, 410)]
@@ -238,8 +279,8 @@ def test_a_setting_s_candidates_are_a_design_measured_by_the_core_and_the_choice
     assert result["shipped"] == {"pipelining limit": 256, "event loops": 2}
     assert result["chosen"] == {"pipelining limit": 1, "event loops": 1}
     # the loops swept with the pipelining limit chosen before them; every candidate a cold start at half a CPU
-    assert all(r["context"] == {"pipelining limit": 1} for r in result["runs"][4:])
+    assert all(r["context"] == {"pipelining limit": 1} for r in runs[4:])
     assert [s[1] for s in platform.started[:8]] == [0.5] * 8 and platform.started[-1] == ("v2", "restored")
-    assert all(r["failed_pct"] == 0.0 and r["calibration_seconds"] == 2.0 for r in result["runs"])
+    assert all(r["failed_pct"] == 0.0 and r["calibration_seconds"] == 2.0 for r in runs)
     assert sweep.candidates("v2", pipelining, {"pipelining limit": 256}, (pipelining,), None, None, 1).sizes == (
         design.sizes.NO_LIMIT,)

@@ -7,6 +7,7 @@ from benchkit import VERSIONS
 from benchkit.core import buildsconf
 from benchkit.core.tunables import LATENCY_SETTINGS, SETTINGS, Setting, environments
 from benchkit.schemas.latencymap import predict
+from benchkit.schemas.sweep import runs_of
 
 LOOKUPS = 5  # author look-ups per request with the seed data (the equal-work check proves it every run)
 
@@ -89,7 +90,8 @@ def sweep_kept(sweep):
     fields = ("setting", "property", "value", "repeat", "complete_per_s", "p99", "failed_pct", "degraded",
               "latency_observed")
     return {version: {"commit": result.get("commit"), "latency": result.get("latency"), "shipped": result["shipped"],
-                      "chosen": result["chosen"], "runs": [{k: run[k] for k in fields if k in run} for run in result["runs"]]}
+                      "chosen": result["chosen"],
+                      "runs": [{k: run[k] for k in fields if k in run} for run in runs_of(sweep, version)]}
             for version, result in sweep["builds"].items()}
 
 

@@ -5,28 +5,30 @@ closed model after the same warm-up, the candidates in an order drawn at random 
 another one answers clearly more (schemas.sweep.MARGIN); the next setting is swept from what was chosen. SWEEP_CPUS: every
 candidate in a pod's size (platforms.Platform.size: a quota per service, the processors the JVM derives, what the
 chart sizes by them), so that a build is tuned at the size the CPU map measures it. Each build
-runs as it ships again at the end (platforms.Platform.restore); sweep.json (schema SCHEMA) says what was measured and
-chosen (its report: publish.sweep)."""
+runs as it ships again at the end (platforms.Platform.restore); sweep.json, a cell document (schemas.sweep), says what
+was measured and chosen (its report: publish.sweep)."""
 import dataclasses
 import json
 import pathlib
 import statistics
+import types
 
 from benchkit import info
 from benchkit.core.experiment import Measures
-from benchkit.core import delays, design, knobs, latency, sizes
+from benchkit.core import cells, delays, design, knobs, latency, sizes
 from benchkit.core.knobs import knob, numbers, results_directory
 from benchkit.core.load import Lengths
 from benchkit.core.plugins import LatencyProxy
 from benchkit.core.sizes import counted_processors, sized_at
 from benchkit.core.design import Design
 from benchkit.core.tunables import LATENCY_PROXY, LATENCY_SETTINGS, settings_for
-from benchkit.schemas.sweep import SCHEMA, choose, measured_of
+from benchkit.schemas.sweep import DESIGN, FILE, choose, measured_of, runs_of
 
 # each candidate a cold start, as an A/B's cells: shorter than a bench's
 LENGTHS = Lengths(iterations=150, warmup=300)
-# what a candidate's row keeps of its round's figures (core.results.round_figures)
-FIGURES = ("complete_per_s", "p50", "p99", "failed_pct", "degraded", "calibration_seconds")
+# what a candidate's cell keeps of its rounds' figures (core.results.round_figures)
+FIGURES = ("round", "complete_per_s", "p50", "p99", "failed_pct", "degraded", "calibration_seconds")
+TITLE = "Each build at its best: its concurrency settings, one at a time"
 
 
 def candidates(version, setting, chosen, settings, cpus, delay, repeats):
@@ -52,36 +54,38 @@ def observed_latency(platform, version, delay):
 
 
 def sweep_build(version, platform, directory, repeats, commit, settings, delay=None, cpus=None):
-    """delay (delays.Setting): every candidate warmed up and measured behind the latency proxy with this latency on
-    its hop, checked before each setting's candidates. With it, a candidate's warm-up is the load it is measured
-    under: without it, look-ups beyond authors' admission (its edge's requests in flight) are shed while the JVMs
-    are cold, and the warm-up never settles. cpus: every candidate in pods of that size; the value shipped is then
-    what the build runs with there (v2's event loops per CPU)."""
+    """(what the build shipped, chose and sets: its entry of the document's "builds", its candidates' cells). delay
+    (delays.Setting): every candidate warmed up and measured behind the latency proxy with this latency on its hop,
+    checked before each setting's candidates. With it, a candidate's warm-up is the load it is measured under: without
+    it, look-ups beyond authors' admission (its edge's requests in flight) are shed while the JVMs are cold, and the
+    warm-up never settles. cpus: every candidate in pods of that size; the value shipped is then what the build runs
+    with there (v2's event loops per CPU)."""
     sized = sized_at(version, cpus)
     chosen = {s.name: s.current(version, sized) for s in settings}
     shipped = dict(chosen)
-    rows = []
+    found = []
     for setting in settings:
-        found = candidates(version, setting, chosen, settings, cpus, delay, repeats)
+        swept = candidates(version, setting, chosen, settings, cpus, delay, repeats)
         observed = observed_latency(platform, version, delay) if delay else None
-        # the candidates' cell document (sweep-<build>-<setting>.json), the build left as the sweep runs it
-        document = design.run(platform, found, directory, {"context": dict(chosen)}, leave=False)
+        # the candidates' own cell document (sweep-<build>-<setting>.json), the build left as the sweep runs it
+        document = design.run(platform, swept, directory, {"context": dict(chosen)}, leave=False)
         for cell in document["cells"]:
-            value = dict(found.modes[cell["mode"]])[setting.name]
-            rows += [{"version": version, "setting": setting.name, "property": setting.property, "value": value,
-                      "repeat": figures["round"], "context": {k: v for k, v in chosen.items() if k != setting.name},
-                      **{key: figures[key] for key in FIGURES}, **({"latency_observed": observed} if delay else {})}
-                     for figures in cell["rounds"]]
+            value = dict(swept.modes[cell["mode"]])[setting.name]
+            found.append({"build": version, "mode": f"{setting.name} {value}", "size": cell["size"],
+                          "setting": setting.name, "property": setting.property, "value": value,
+                          "context": {k: v for k, v in chosen.items() if k != setting.name},
+                          **({"latency_observed": observed} if delay else {}),
+                          "rounds": [{key: figures[key] for key in FIGURES} for figures in cell["rounds"]]})
         if delay:
             platform.plugin(LatencyProxy).latency().clear(version)
-        measured = measured_of(rows, setting.name)
+        measured = measured_of(runs_of({"cells": found}, version), setting.name)
         chosen[setting.name] = choose(measured, chosen[setting.name])
         info(f"{version}: {setting.name} -> {chosen[setting.name]} "
              f"(medians: {', '.join(f'{v}: {statistics.median(r):.0f}/s' for v, r in sorted(measured.items()))})")
     platform.restore(version)
-    return {"commit": commit, "cpus": cpus, "shipped": shipped, "chosen": chosen, "runs": rows,
+    return {"commit": commit, "cpus": cpus, "shipped": shipped, "chosen": chosen,
             "properties": {s.name: " and ".join((s.property, *s.also)) for s in settings},
-            **({"latency": dataclasses.asdict(delay)} if delay else {})}
+            **({"latency": dataclasses.asdict(delay)} if delay else {})}, found
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,22 +123,29 @@ def run(platform, spec, directory):
     (directory / "environment.json").write_text(json.dumps(environment, indent=2))
     if spec.only:
         settings = {version: tuple(s for s in found if s.name in spec.only) for version, found in settings.items()}
-    sweep = {"schema": SCHEMA, "cpus": spec.cpus, "builds": {}}
+    # a candidate is judged against its setting's value so far, not against one mode of the document: no reference
+    shape = types.SimpleNamespace(name=DESIGN, title=TITLE, explanation=__doc__, compared=cells.MODE, reference=None,
+                                  modes={}, sizes=(str(spec.cpus) if spec.cpus else sizes.NO_LIMIT,))
+    sweep = cells.document(shape, environment, spec.repeats, {"cpus": spec.cpus, "builds": {}}, ())
     if spec.keep:
-        kept = json.loads((spec.keep / "sweep.json").read_text())
+        kept = json.loads((spec.keep / FILE).read_text())
         if kept.get("cpus") != spec.cpus:
             raise SystemExit(f"{spec.keep}: swept at {kept.get('cpus') or 'no'} CPU per service, not "
                              f"{spec.cpus or 'no'} CPU (SWEEP_CPUS): its builds cannot join this sweep")
         sweep["builds"] = {version: result for version, result in kept["builds"].items() if version not in versions}
+        sweep["cells"] = [cell for cell in kept["cells"] if cell["build"] in sweep["builds"]]
     try:
         for version in versions:
-            sweep["builds"][version] = sweep_build(version, platform, directory, spec.repeats,
-                                                   environment.get("git_commit", ""), settings[version], delay,
-                                                   spec.cpus)
-            (directory / "sweep.json").write_text(json.dumps(sweep, indent=2))
+            sweep["builds"][version], swept = sweep_build(version, platform, directory, spec.repeats,
+                                                          environment.get("git_commit", ""), settings[version], delay,
+                                                          spec.cpus)
+            sweep["cells"] += swept
+            sweep["modes"] = list(dict.fromkeys(cell["mode"] for cell in sweep["cells"]))
+            sweep["cells"] = cells.with_ratios(sweep)
+            (directory / FILE).write_text(json.dumps(sweep, indent=2))
     finally:
         platform.close()
-    return directory / "sweep.json"
+    return directory / FILE
 
 
 MEASURES = Measures(Spec, run, needs=(LatencyProxy,), lengths=LENGTHS)
