@@ -80,6 +80,9 @@ EXPERIMENTS = (
        cluster_help="make noise-floor against the deployed builds: each build's pods rolled twice in turn at each "
        "size (AB_SIZES; the limit taken off at 0), every time from cold JVMs; every Deployment as deployed again at "
        "the end. The floor make cpu-map-cluster's verdicts are judged against."),
+    Entry("pools", "pools", "Every build at each database pool size (POOLS_CONNECTIONS: 5, 10, 20 connections in "
+          "articles and authors, JDBC or reactive), each against v1 at the same size, in rounds on a fresh local "
+          "stack; writes results/pools-<time>/pools.html.", platforms=(LOCAL,), untested=AB_UNTESTED),
     Entry("chaos", "chaos", "Fault injection under load (stop authors, articles, PostgreSQL, Kafka; overload) on a "
           "fresh local stack, every build; writes results/chaos-<time>/chaos.html. CHAOS_FAULTS, VERSIONS, "
           "CHAOS_ROUNDS to choose; CHAOS_QUICK=1 for the short subset of make test.",

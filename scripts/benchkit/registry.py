@@ -7,6 +7,7 @@ import importlib
 from benchkit import catalogue
 from benchkit.core import knobs
 from benchkit.core.load import Lengths
+from benchkit.publish import registry as publishing
 
 
 def group_of(package):
@@ -18,18 +19,17 @@ def group_of(package):
 class Experiment:
     entry: catalogue.Entry  # its name, package, the Spec's fields it fixes, platforms and make targets
     package: object  # its Spec and run(platform, spec, directory)
-    publisher: object  # what is published of it (publish.<package>): its PUBLISHES
+    publishes: object  # what is published of it (publish.kinds.Publishes: publish/<package>'s, or every cell document's)
 
     name = property(lambda self: self.entry.name)
     given = property(lambda self: self.entry.given)
     platforms = property(lambda self: self.entry.platforms)
     group = property(lambda self: group_of(self.package))
     measures = property(lambda self: self.package.MEASURES)  # core.experiment.Measures: what running it needs
-    publishes = property(lambda self: self.publisher.PUBLISHES)  # core.experiment.Publishes: what publishing reads
 
 
 EXPERIMENTS = {entry.name: Experiment(entry, importlib.import_module(f"benchkit.experiments.{entry.package}"),
-                                       importlib.import_module(f"benchkit.publish.{entry.package}"))
+                                       publishing.publishes_of(entry.package))
                for entry in catalogue.EXPERIMENTS}
 PACKAGES = tuple(dict.fromkeys(e.package for e in EXPERIMENTS.values()))  # an A/B's entries share one
 # every knob: the core's, then each experiment's Spec

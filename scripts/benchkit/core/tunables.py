@@ -59,6 +59,7 @@ LATENCY_PROXY = Setting("latency proxy", "latency.proxy", SERVICES, ("off", "on"
 CORES = os.cpu_count() or 1
 # v1 and v3 share their JDBC code, and so how its pool is swept
 JDBC_POOL = Setting("JDBC pool", "quarkus.datasource.jdbc.max-size", DATA, (5, 10, 20), 50)
+REACTIVE_POOL = Setting("reactive pool", "quarkus.datasource.reactive.max-size", DATA, (5, 10, 20), 20)
 
 
 def settings_for(cores):
@@ -76,7 +77,7 @@ def settings_for(cores):
             # Quarkus' default is 2 x cores event loops.
             Setting("event loops", "quarkus.vertx.event-loops-pool-size", SERVICES,
                     tuple(sorted({1, 2, 4, 2 * cores})), 2 * cores),
-            Setting("reactive pool", "quarkus.datasource.reactive.max-size", DATA, (5, 10, 20), 20),
+            REACTIVE_POOL,
             # 1 = no pipelining: each query waits for the answer to the one before on its connection.
             Setting("pipelining limit", "quarkus.datasource.reactive.postgresql.pipelining-limit", DATA, (1, 256), 256),
         ),

@@ -9,12 +9,23 @@ import sys
 
 from benchkit import catalogue
 from benchkit.core import cells, sealing, stats
-from benchkit.publish.kinds import SUMMARIES, Kind, document_publisher, loaded as loaded_schemas
-from benchkit.publish import compare, traces
+from benchkit.publish.kinds import SUMMARIES, Kind, Publishes, document_publisher, loaded as loaded_schemas
+from benchkit.publish import ab, compare, traces
 
-# what is published of each experiment (publish/<its package>), once for the A/Bs' entries that share one
-PUBLISHED = tuple(importlib.import_module(f"benchkit.publish.{package}").PUBLISHES
-                  for package in dict.fromkeys(entry.package for entry in catalogue.EXPERIMENTS))
+def publishes_of(package):
+    """What is published of an experiment: publish/<its package>'s PUBLISHES where it has one; else what every cell
+    document has, its own report and tables (publish.ab's), its run's file the one its design writes, <package>.json:
+    an experiment of one file under experiments/, whose Design is named as its package, needs nothing here."""
+    try:
+        return importlib.import_module(f"benchkit.publish.{package}").PUBLISHES
+    except ModuleNotFoundError as missing:
+        if missing.name != f"benchkit.publish.{package}":
+            raise
+        return Publishes(run_files=(f"{package}.json",), report=ab.PUBLISHES.report)
+
+
+# what is published of each experiment, once for the A/Bs' entries that share one
+PUBLISHED = tuple(publishes_of(package) for package in dict.fromkeys(entry.package for entry in catalogue.EXPERIMENTS))
 
 # Every kind of published result: each experiment's (its KIND), the comparison of two runs (compare: the remainder
 # of two CPU maps or two benches), and the traces make test's trace check keeps. In the order a results directory is

@@ -29,7 +29,8 @@ def test_every_core_knob_read_is_declared_and_every_declared_one_is_read():
 
 def test_every_field_of_every_spec_is_read_by_its_experiment():
     for package in {experiment.package for experiment in registry.EXPERIMENTS.values()}:
-        text = "\n".join(path.read_text() for path in (PACKAGE.joinpath(*package.__name__.split(".")[1:])).glob("*.py"))
+        found = PACKAGE.joinpath(*package.__name__.split(".")[1:])  # a package, or an experiment of one module
+        text = "\n".join(path.read_text() for path in (found.glob("*.py") if found.is_dir() else [found.with_suffix(".py")]))
         unread = [field.name for field in dataclasses.fields(package.Spec)
                   if not re.search(rf"\bspec\.{field.name}\b", text)]
         assert unread == [], f"{package.__name__}: declared in its Spec and never read"
