@@ -201,14 +201,24 @@ minikube: ## Start the minikube profile (pinned Kubernetes, CPUs and memory size
 	@scripts/cluster/k8s.sh minikube
 
 .PHONY: $(addprefix deploy-,$(BUILDS) $(FLOOR_BUILD))
-deploy-v1: ## Deploy v1: operators if missing, Kafka + PostgreSQL, images built in minikube, helm upgrade --install (REPLICAS=2: two pods per service; LATENCY_PROXY=on: its hops through a latency proxy).
+deploy-v1: ## Deploy v1: the operators where none runs, Kafka + PostgreSQL, images built in minikube, helm upgrade --install (REPLICAS=2: two pods per service; LATENCY_PROXY=on: its hops through a latency proxy). Only into minikube's context or the test node's, unless KUBE_CONTEXT names the current one (make deploy-plan first).
 deploy-v2: ## Deploy v2 the same way (the builds can run side by side).
 deploy-v3: ## Deploy v3 the same way.
 deploy-v0: ## Deploy the floor the same way (the read alone, in plain Vert.x: make bench then measures the builds against it).
 $(addprefix deploy-,$(BUILDS) $(FLOOR_BUILD)): deploy-%:
-	@scripts/cluster/k8s.sh check
+	@scripts/cluster/k8s.sh plan
 	@$(MAKE) build helm $(if $(filter on,$(LATENCY_PROXY)),toxiproxy)
 	@scripts/cluster/k8s.sh deploy $*
+
+.PHONY: deploy-plan operators platform
+deploy-plan: helm ## What make deploy-vN would change, and where, changing nothing: the context (refused unless minikube's, the test node's or KUBE_CONTEXT), where the images go, each operator (installed, a running one used, or why not), the platform chart.
+	@scripts/cluster/k8s.sh plan
+
+operators: helm ## The Strimzi and Zalando operators alone (pinned, official charts), each only where none runs; the same context rule.
+	@scripts/cluster/k8s.sh operators
+
+platform: helm ## The platform chart alone: Kafka and PostgreSQL as resources for the operators that run (make operators, or a cluster's own).
+	@scripts/cluster/k8s.sh platform
 
 # Each experiment against the deployed builds (scripts/cluster/k8s.sh run NAME: benchkit run NAME --platform kubernetes).
 ##> kubernetes

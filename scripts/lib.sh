@@ -9,6 +9,8 @@ readonly LOCAL_DIR="${LOCAL_DIR:-$ROOT/.local}"
 readonly LOG_DIR="$LOCAL_DIR/logs"
 readonly PID_DIR="$LOCAL_DIR/pids"
 readonly TOOLS_DIR="$ROOT/.tools/bin"
+# The test node's name, and its kubeconfig's context (scripts/cluster/test-cluster/node.sh)
+readonly TEST_NODE_NAME=reactive-bench-node
 
 # The builds (services/builds.conf, the one list of them, parsed by benchkit alone): BUILDS (v1 v2 v3), the floor
 # FLOOR (v0: the read alone, in plain Vert.x; the local stack runs it beside them), and BUILD_JAVA_OPTIONS and

@@ -2,14 +2,25 @@
 # The Kubernetes side of reactive-bench.
 #   k8s.sh check             kubectl is there and a cluster answers (every Makefile target asks this first)
 #   k8s.sh minikube          start the minikube profile of minikube/profile.env
+#   k8s.sh plan              what deploying would change, and where: the context, the images, the operators
 #   k8s.sh deploy VERSION    namespace, operators, the platform, the build's images and chart; waits for rollout
+#   k8s.sh operators         the Strimzi and Zalando operators alone, where none runs
+#   k8s.sh platform          the platform chart alone (Kafka and PostgreSQL through running operators)
 #   k8s.sh bench             load Jobs against every deployed build, one after the other; then the report
 #   k8s.sh sweep             each deployed build's concurrency settings in its pods (make sweep-cluster)
 #   k8s.sh undeploy          remove every build, the platform and the namespace (operators stay)
 #   k8s.sh architecture      the nodes' architecture, which the images are built for
 # Idempotent: every step can be rerun, also after an undeploy. Tool versions come from the Makefile.
 #
+# What changes a cluster (deploy, operators, platform, run, undeploy) goes on by itself only in minikube's profile
+# (MINIKUBE_PROFILE) or the test node's context; in any other, KUBE_CONTEXT must name the current context, so that a
+# kubectl pointed elsewhere by accident changes nothing there.
+#
 # Switches (environment), for clusters other than minikube; the defaults are what `make deploy-vN` does:
+#   KUBE_CONTEXT                 the current context's name, where it is neither minikube's nor the test node's.
+#   OPERATORS=auto|skip          auto: each operator installed (this project's release, pinned) where none runs,
+#                                and a running one used where it watches the namespace (default). skip: never
+#                                installed; the platform's resources wait for operators that run or will.
 #   PLATFORM=operators|external  operators: Strimzi and Zalando install Kafka and PostgreSQL (default).
 #                                external: skip both; the objects the operators would create must exist
 #                                (Services bench-postgres and bench-kafka-kafka-bootstrap, the credentials
@@ -20,7 +31,8 @@
 #   ZALANDO_CHART, ZALANDO_VALUES the operator's chart (default: its official repository at ZALANDO_CHART_VERSION;
 #                                or a directory: the test node's, from the operator's Go module) and a values file.
 #   IMAGES=minikube|containerd|registry
-#                                minikube: `minikube image build` (default). containerd: buildah builds, then
+#                                minikube: `minikube image build` (the default in minikube's context; elsewhere it
+#                                must be given, containerd on the test node). containerd: buildah builds, then
 #                                `ctr images import` into CONTAINERD_ADDRESS. registry: buildah builds and
 #                                pushes to IMAGE_REPOSITORY (e.g. registry.example.com/reactive-bench).
 #   BASE_IMAGE                   the JRE image Dockerfile.jvm builds on (its default otherwise).
@@ -45,7 +57,8 @@ readonly ZALANDO_POD_DELETION_WAIT=1m
 readonly NS="$BENCH_NAMESPACE"
 readonly PLATFORM="${PLATFORM:-operators}"
 readonly KAFKA_PLATFORM="${KAFKA_PLATFORM:-$PLATFORM}" POSTGRES_PLATFORM="${POSTGRES_PLATFORM:-$PLATFORM}"
-readonly IMAGES="${IMAGES:-minikube}"
+readonly OPERATORS="${OPERATORS:-auto}"
+readonly TEST_NODE_CONTEXT="$TEST_NODE_NAME"
 readonly BUILD_SERVICES=(web-api articles authors)
 # The names the platform chart gives (and the operators derive their objects' names from).
 readonly POSTGRES_CLUSTER=bench-postgres KAFKA_CLUSTER=bench-kafka
@@ -62,7 +75,39 @@ require_cluster() {
   for choice in PLATFORM KAFKA_PLATFORM POSTGRES_PLATFORM; do
     [[ "${!choice}" == operators || "${!choice}" == external ]] || die "$choice must be operators or external, not ${!choice}"
   done
-  [[ "$IMAGES" =~ ^(minikube|containerd|registry)$ ]] || die "IMAGES must be minikube, containerd or registry, not $IMAGES"
+  [[ "$OPERATORS" =~ ^(auto|skip)$ ]] || die "OPERATORS must be auto or skip, not $OPERATORS"
+}
+
+current_context() { kubectl config current-context 2>/dev/null || echo "none"; }
+
+# require_own_context: stops unless the current context is one this project may change by itself (minikube's
+# profile, the test node's) or the one KUBE_CONTEXT names; says which cluster it is about to change.
+require_own_context() {
+  local context server
+  context=$(current_context)
+  server=$(kubectl config view --minify -o jsonpath='{.clusters[0].cluster.server}' 2>/dev/null || true)
+  case $context in
+    "$MINIKUBE_PROFILE" | "$TEST_NODE_CONTEXT") ;;
+    *)
+      [[ ${KUBE_CONTEXT:-} == "$context" ]] || die "kubectl's current context is '$context' (${server:-no server}), \
+neither minikube's ($MINIKUBE_PROFILE) nor the test node's ($TEST_NODE_CONTEXT): nothing was changed there. To deploy \
+into it, name it: KUBE_CONTEXT=$context (and IMAGES, OPERATORS, PLATFORM as it needs: k8s.sh plan shows what would change)" ;;
+  esac
+  info "context $context (${server:-no server})"
+}
+
+# IMAGES follows the context: minikube's builds into minikube; any other context says where its images go.
+images_mode() {
+  if [[ -n ${IMAGES:-} ]]; then
+    [[ "$IMAGES" =~ ^(minikube|containerd|registry)$ ]] || die "IMAGES must be minikube, containerd or registry, not $IMAGES"
+    [[ $IMAGES != minikube || $(current_context) == "$MINIKUBE_PROFILE" ]] ||
+      die "IMAGES=minikube builds into minikube's profile $MINIKUBE_PROFILE, not into context $(current_context)"
+    echo "$IMAGES"
+  elif [[ $(current_context) == "$MINIKUBE_PROFILE" ]]; then
+    echo minikube
+  else
+    die "context $(current_context) is not minikube's: say where its images go (IMAGES=containerd with CONTAINERD_ADDRESS, or IMAGES=registry with IMAGE_REPOSITORY)"
+  fi
 }
 
 start_minikube() {
@@ -78,21 +123,86 @@ ensure_namespace() {
   kubectl create namespace "$NS" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
 }
 
+# The operators this project installs: (namespace, helm release, what its image is called) of each.
+readonly STRIMZI_RELEASE=strimzi ZALANDO_RELEASE=postgres-operator
+readonly STRIMZI_IMAGE="strimzi/operator:" ZALANDO_IMAGE="postgres-operator:"
+
+# operators_running IMAGE: "namespace/deployment release watched" of every Deployment in the cluster whose containers
+# run an operator of that image (release: the helm release it belongs to, or -; watched: the namespaces it says it
+# watches, STRIMZI_NAMESPACE or WATCHED_NAMESPACE, or - where it does not say).
+operators_running() {
+  kubectl get deployments -A --request-timeout=20s -o jsonpath='{range .items[*]}{.metadata.namespace}/{.metadata.name}{"\t"}{.metadata.annotations.meta\.helm\.sh/release-name}{"\t"}{.spec.template.spec.containers[*].env[?(@.name=="STRIMZI_NAMESPACE")].value}{.spec.template.spec.containers[*].env[?(@.name=="WATCHED_NAMESPACE")].value}{"\t"}{.spec.template.spec.containers[*].image}{"\n"}{end}' |
+    awk -F '\t' -v image="$1" 'index($4, image) { print $1, ($2 == "" ? "-" : $2), ($3 == "" ? "-" : $3) }'
+}
+
+# operator_plan NAME NAMESPACE RELEASE IMAGE: what deploying does about one operator, one line: "install" (none runs,
+# or this project's own release does: upgraded, a no-op where nothing changed), "use NAMESPACE/DEPLOYMENT" (another
+# one runs and watches our namespace), "skip" (OPERATORS=skip); stops, saying why, where another runs that does not.
+operator_plan() {
+  local name=$1 namespace=$2 release=$3 image=$4 found deployment owner watched
+  [[ $OPERATORS == skip ]] && { echo skip; return; }
+  found=$(operators_running "$image") || die "could not list the cluster's Deployments to look for a running $name operator"
+  while read -r deployment owner watched; do
+    [[ -n $deployment ]] || continue
+    [[ ${deployment%%/*} == "$namespace" && $owner == "$release" ]] && continue  # this project's own
+    # Strimzi watches the namespaces STRIMZI_NAMESPACE lists (its own where that is not a list); Zalando's
+    # WATCHED_NAMESPACE, where set, overrides its configuration, whose default is every namespace.
+    if [[ $watched == "*" || ",$watched," == *",$NS,"* ]] || [[ $name == Zalando && $watched == - ]]; then
+      echo "use $deployment"
+      return
+    fi
+    [[ $watched != - ]] || watched="its own namespace"
+    local part=Kafka switch=KAFKA_PLATFORM
+    [[ $name != Zalando ]] || part=PostgreSQL switch=POSTGRES_PLATFORM
+    die "a $name operator runs in the cluster already ($deployment, watching $watched), and not $NS: a second one \
+would reconcile the same resources. Let it watch $NS and deploy with OPERATORS=skip, or bring $part yourself \
+($switch=external)"
+  done <<<"$found"
+  echo install
+}
+
+strimzi_plan() { operator_plan Strimzi "$STRIMZI_RELEASE" "$STRIMZI_RELEASE" "$STRIMZI_IMAGE"; }
+zalando_plan() { operator_plan Zalando "$ZALANDO_RELEASE" "$ZALANDO_RELEASE" "$ZALANDO_IMAGE"; }
+
+# plan: what deploying would change, and where, without changing anything (stops where deploying would)
+plan() {
+  require_cluster
+  require_own_context
+  local images strimzi=- zalando=-
+  images=$(images_mode) || exit 1
+  info "images: $images"
+  [[ $KAFKA_PLATFORM != operators ]] || strimzi=$(strimzi_plan) || exit 1
+  [[ $POSTGRES_PLATFORM != operators ]] || zalando=$(zalando_plan) || exit 1
+  [[ $strimzi != - ]] || strimzi="none (KAFKA_PLATFORM=external)"
+  [[ $zalando != - ]] || zalando="none (POSTGRES_PLATFORM=external)"
+  info "Strimzi operator: $strimzi"
+  info "Zalando operator: $zalando"
+  info "platform chart: $([[ $KAFKA_PLATFORM == operators || $POSTGRES_PLATFORM == operators ]] &&
+    echo "installed in $NS ($([[ $KAFKA_PLATFORM == operators ]] && echo "Kafka ")$([[ $POSTGRES_PLATFORM == operators ]] && echo PostgreSQL))" ||
+    echo "none: Kafka and PostgreSQL exist in $NS already")"
+}
+
 install_operators() {
-  # Every time, not only when missing: `helm upgrade --install` puts back what an undeploy removed with
-  # the namespace (Strimzi's RoleBindings in it) and is a no-op otherwise. Resources are set here so
-  # that the CPU and memory budget (minikube/profile.env) holds by design, not by the charts' defaults.
-  if [[ $KAFKA_PLATFORM == operators ]]; then
+  # This project's release every time, not only when missing: `helm upgrade --install` puts back what an undeploy
+  # removed with the namespace (Strimzi's RoleBindings in it) and is a no-op otherwise; never beside another
+  # operator that runs (operator_plan). Resources are set here so that the CPU and memory budget
+  # (minikube/profile.env) holds by design, not by the charts' defaults.
+  local strimzi=skip zalando=skip
+  [[ $KAFKA_PLATFORM != operators ]] || strimzi=$(strimzi_plan) || exit 1
+  [[ $POSTGRES_PLATFORM != operators ]] || zalando=$(zalando_plan) || exit 1
+  [[ $strimzi != use* ]] || info "Strimzi: the operator running in ${strimzi#use }, which watches $NS"
+  [[ $zalando != use* ]] || info "Zalando: the operator running in ${zalando#use }, which watches $NS"
+  if [[ $strimzi == install ]]; then
     step "Strimzi operator $STRIMZI_CHART_VERSION (official chart), watching namespace $NS"
-    "$HELM" upgrade --install strimzi "$STRIMZI_CHART" --version "$STRIMZI_CHART_VERSION" \
-      --namespace strimzi --create-namespace --set "watchNamespaces={$NS}" \
+    "$HELM" upgrade --install "$STRIMZI_RELEASE" "$STRIMZI_CHART" --version "$STRIMZI_CHART_VERSION" \
+      --namespace "$STRIMZI_RELEASE" --create-namespace --set "watchNamespaces={$NS}" \
       --set resources.requests.cpu="$STRIMZI_OPERATOR_CPU" --set resources.requests.memory="$STRIMZI_OPERATOR_MEMORY" \
       --set resources.limits.memory="$STRIMZI_OPERATOR_MEMORY" --wait --timeout 10m >/dev/null
     # What the Strimzi operator needs in the namespace, checked rather than assumed.
     kubectl auth can-i create pods -n "$NS" --as=system:serviceaccount:strimzi:strimzi-cluster-operator >/dev/null ||
       die "the Strimzi operator may not create pods in $NS: kubectl -n $NS get rolebindings"
   fi
-  if [[ $POSTGRES_PLATFORM == operators ]]; then
+  if [[ $zalando == install ]]; then
     local chart=(postgres-operator --repo "$ZALANDO_CHART_REPO" --version "$ZALANDO_CHART_VERSION") values=()
     [[ -z ${ZALANDO_CHART:-} ]] || chart=("$ZALANDO_CHART")
     [[ -z ${ZALANDO_VALUES:-} ]] || values=(--values "$ZALANDO_VALUES")
@@ -100,7 +210,7 @@ install_operators() {
     # pod_deletion_wait_timeout: when a postgresql is deleted the operator deletes its pod, then waits for the pod's
     # deletion event before it deletes the Services, Endpoints and Secrets. It can miss that event (zalando/
     # postgres-operator#2919, seen here in make undeploy) and then waits out the timeout, 10 minutes by default.
-    "$HELM" upgrade --install postgres-operator "${chart[@]}" --namespace postgres-operator --create-namespace \
+    "$HELM" upgrade --install "$ZALANDO_RELEASE" "${chart[@]}" --namespace "$ZALANDO_RELEASE" --create-namespace \
       --set configTimeouts.pod_deletion_wait_timeout="$ZALANDO_POD_DELETION_WAIT" \
       --set resources.requests.cpu="$ZALANDO_OPERATOR_CPU" --set resources.requests.memory="$ZALANDO_OPERATOR_MEMORY" \
       --set resources.limits.memory="$ZALANDO_OPERATOR_MEMORY" "${values[@]}" --wait --timeout 10m >/dev/null
@@ -303,6 +413,9 @@ deploy() {
   [[ " ${BUILDS[*]} ${FLOOR[*]} " == *" $version "* ]] ||
     die "usage: $0 deploy VERSION (one of ${BUILDS[*]}, or the floor ${FLOOR[*]}: services/builds.conf)"
   require_cluster
+  require_own_context
+  IMAGES=$(images_mode) || exit 1
+  readonly IMAGES
   ensure_namespace
   if [[ $KAFKA_PLATFORM == operators || $POSTGRES_PLATFORM == operators ]]; then
     install_operators
@@ -362,6 +475,9 @@ deploy() {
 # latency proxy through its API. A sweep rolls every Deployment back to its chart's settings at the end.
 run_experiment() {
   require_cluster
+  require_own_context
+  IMAGES=$(images_mode) || exit 1
+  readonly IMAGES
   [[ $1 == chaos ]] || build_load_image
   benchkit run "$1" --platform kubernetes ${RESULTS:+--results "$RESULTS"}
 }
@@ -390,6 +506,7 @@ gone() {
 
 undeploy() {
   require_cluster
+  require_own_context
   kubectl get namespace "$NS" >/dev/null 2>&1 || { info "namespace $NS does not exist: nothing to remove"; return; }
   step "Removing the builds and the load Jobs"
   local release
@@ -440,9 +557,12 @@ undeploy() {
 case "${1:-}" in
   check) require_cluster ;;
   minikube) start_minikube ;;
+  plan) plan ;;
   deploy) deploy "${2:-}" ;;
+  operators) require_cluster && require_own_context && install_operators ;;
+  platform) require_cluster && require_own_context && ensure_namespace && deploy_platform ;;
   run) run_experiment "${2:?usage: $0 run bench|sweep|latency-map|chaos|cpu-map}" ;;
   undeploy) undeploy ;;
   architecture) cluster_architecture ;;
-  *) die "usage: $0 check | minikube | deploy VERSION | run EXPERIMENT | undeploy | architecture" ;;
+  *) die "usage: $0 check | minikube | plan | deploy VERSION | operators | platform | run EXPERIMENT | undeploy | architecture" ;;
 esac

@@ -319,4 +319,81 @@ one_node_on_arm64() {
 }
 expect "nodes of two architectures: no image is built until CLUSTER_ARCH picks one, which is then used" one_node_on_arm64
 
+# Deploying changes only the cluster it may (scripts/cluster/k8s.sh): this apiserver's context, "offline", is neither
+# minikube's nor the test node's; the operators are installed only where none runs.
+step "Deploying into someone else's cluster: the context, the images, the operators"
+k8s() { "$ROOT/scripts/cluster/k8s.sh" "$@" 2>&1; }
+namespaces() { kubectl get namespaces -o name | sort | xargs; }
+refused_elsewhere() {
+  local before said verb
+  before=$(namespaces)
+  for verb in "deploy v1" operators platform undeploy "run bench"; do
+    # shellcheck disable=SC2086 # the verb and its argument are two words
+    ! said=$(k8s $verb) || { echo "k8s.sh $verb went on: $said"; return 1; }
+    [[ $said == *"current context is 'offline'"*"nothing was changed there"*"KUBE_CONTEXT=offline"* ]] ||
+      { echo "k8s.sh $verb: $said"; return 1; }
+  done
+  [[ $(namespaces) == "$before" ]]
+}
+expect "a context neither minikube's nor the test node's is refused, named, before anything changes (deploy, operators, platform, undeploy, an experiment)" \
+  refused_elsewhere
+images_follow_the_context() {
+  local said
+  ! said=$(KUBE_CONTEXT=offline k8s plan) && [[ $said == *"is not minikube's: say where its images go"* ]] || return 1
+  ! said=$(KUBE_CONTEXT=offline IMAGES=minikube k8s plan) && [[ $said == *"IMAGES=minikube builds into minikube's profile"* ]]
+}
+expect "IMAGES follows the context: minikube's only in minikube's, elsewhere it must be said" images_follow_the_context
+planned() { KUBE_CONTEXT=offline IMAGES=registry IMAGE_REPOSITORY=registry.example/reactive-bench k8s plan; }
+plan_says() { # plan_says TEXT…: the plan succeeds and says each
+  local said text
+  said=$(planned) || { echo "$said"; return 1; }
+  for text in "$@"; do [[ $said == *"$text"* ]] || { echo "not '$text' in: $said"; return 1; }; done
+}
+expect "named, with no operator running, both operators would be installed" \
+  plan_says "context offline" "Strimzi operator: install" "Zalando operator: install" "platform chart: installed in $NS"
+others_operators() {
+  kubectl create namespace someone-elses >/dev/null &&
+    kubectl -n someone-elses create deployment postgres-operator --image=ghcr.io/zalando/postgres-operator:v1.15.1 >/dev/null &&
+    kubectl -n someone-elses create deployment strimzi-cluster-operator --image=quay.io/strimzi/operator:0.45.0 >/dev/null &&
+    kubectl -n someone-elses set env deployment/strimzi-cluster-operator STRIMZI_NAMESPACE=someone-elses >/dev/null
+}
+expect "another Zalando and Strimzi operator are made to run, in a namespace of their own" others_operators
+strimzi_elsewhere_stops() {
+  local said
+  ! said=$(planned) || return 1
+  echo "$said"
+  [[ $said == *"a Strimzi operator runs in the cluster already (someone-elses/strimzi-cluster-operator, watching someone-elses), and not $NS"*"OPERATORS=skip"*"KAFKA_PLATFORM=external"* ]]
+}
+expect "a running Strimzi operator that does not watch the namespace stops deploying, saying what to do" strimzi_elsewhere_stops
+running_ones_used() {
+  kubectl -n someone-elses set env deployment/strimzi-cluster-operator STRIMZI_NAMESPACE='*' >/dev/null &&
+    plan_says "Strimzi operator: use someone-elses/strimzi-cluster-operator" "Zalando operator: use someone-elses/postgres-operator"
+}
+expect "one that watches every namespace is used, and so is the running Zalando operator: neither installed again" running_ones_used
+skipped() { OPERATORS=skip plan_says "Strimzi operator: skip" "Zalando operator: skip"; }
+expect "OPERATORS=skip installs neither, whatever runs" skipped
+operators_alone() { # the Zalando operator alone (Kafka external), once the other one is gone: this project's release only
+  kubectl delete namespace someone-elses --wait=true --timeout=60s >/dev/null || return 1
+  KUBE_CONTEXT=offline KAFKA_PLATFORM=external \
+    ZALANDO_CHART="$zalando_dir/charts/postgres-operator/postgres-operator-${ZALANDO_OPERATOR_VERSION#v}.tgz" k8s operators || return 1
+  [[ $("$HELM" list -A -q | xargs) == *postgres-operator* ]] && ! "$HELM" status platform -n "$NS" >/dev/null 2>&1 &&
+    plan_says "Zalando operator: install"  # its own release, upgraded in place
+}
+expect "the operators install alone, without the platform chart, and their own release is upgraded, not doubled" operators_alone
+platform_alone() { # the platform chart alone, with PostgreSQL's resource reported running (no operator runs here)
+  local releases
+  releases=$("$HELM" list -A -q | sort | xargs)
+  local reporter
+  ( for _ in $(seq 60); do
+      kubectl -n "$NS" patch postgresql bench-postgres --subresource=status --type=merge \
+        -p '{"status":{"PostgresClusterStatus":"Running"}}' >/dev/null 2>&1 && break
+      sleep 1
+    done ) &
+  reporter=$!
+  KUBE_CONTEXT=offline KAFKA_PLATFORM=external timeout 300 "$ROOT/scripts/cluster/k8s.sh" platform 2>&1 || return 1
+  wait "$reporter"
+  [[ $("$HELM" list -A -q | sort | xargs) == "$(xargs -n1 <<<"$releases platform" | sort | xargs)" ]]
+}
+expect "the platform chart installs alone: no operator installed or changed by it" platform_alone
+
 summary kube-validate

@@ -17,7 +17,7 @@ set -euo pipefail
 source "$(dirname "$0")/../../lib.sh"
 
 readonly NODE_DIR="${NODE_DIR:-$LOCAL_DIR/test-cluster}"
-readonly NODE_NAME=reactive-bench-node
+readonly NODE_NAME=$TEST_NODE_NAME
 # The node's own network: its address on an interface of its own (a bridge without ports: this kernel has no
 # dummy interfaces), so nothing of the cluster listens on the machine's real interfaces; the pods in Calico's IP
 # pool, each behind its own veth (cali…) routed by the host (Calico's model: no overlay on one node); Services on
