@@ -35,14 +35,17 @@ KUBE_VERSION ?= v1.36.3
 ETCD_VERSION ?= v3.6.8
 KWOK_VERSION ?= v0.8.0
 # The real node of make test-cluster: kubelet and kube-proxy of KUBE_VERSION, CoreDNS (the version
-# scripts/cluster/kube-validate/go.mod requires), and the container runtime from Debian's packages (versions of Debian 12,
-# bookworm).
+# scripts/cluster/kube-validate/go.mod requires), and the container runtime from Debian's packages (Debian 12, bookworm):
+# each NAME=LEAST, the least version accepted (the one tested); the archive's own is installed where it is at least
+# that, since Debian drops a point release once the next one is out (scripts/cluster/test-cluster/install-packages.sh).
 COREDNS_VERSION := $(shell sed -n 's|^[[:space:]]*github.com/coredns/coredns \(v[^ ]*\)$$|\1|p' scripts/cluster/kube-validate/go.mod)
 NODE_DEB_PACKAGES ?= containerd=1.6.20~ds1-1+deb12u3 runc=1.1.5+ds1-1+deb12u1 \
   containernetworking-plugins=1.1.1+ds1-3+b5 buildah=1.28.2+ds1-3+deb12u1+b3 iptables=1.8.9-2 conntrack=1:1.4.7-1+b2 \
   mmdebstrap=1.3.5-7 ipset=7.17-1
+export NODE_DEB_PACKAGES
 # The Zalando operator on the test node: its binary from its Go module, its chart from the same module, and the
-# Spilo-compatible image it runs, from Debian trixie's packages at these versions (scripts/cluster/test-cluster/images.sh).
+# Spilo-compatible image it runs, from Debian trixie's packages at least at these versions
+# (scripts/cluster/test-cluster/images.sh).
 ZALANDO_OPERATOR_VERSION ?= v1.15.1
 SPILO_POSTGRESQL ?= 17.12-0+deb13u1
 SPILO_PATRONI ?= 4.0.7-3~deb13u1

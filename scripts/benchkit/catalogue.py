@@ -104,7 +104,9 @@ EXPERIMENTS = (
           "results/cpu-map-<time>/cpu-map.html (the ladder: CPU_MAP_SIZES).",
           cluster_help="make cpu-map against the deployed builds: each service's pod limited to each size in turn "
           "(kubectl patch, then rolled), the load generator as Jobs; every Deployment's resources as deployed again "
-          "at the end."),
+          "at the end.",
+          untested={LOCAL: "make answer is its design and runner with the A/A beside it, and make test-e2e runs that "
+                    "at a size under a quota, every figure of the map's checked"}),
     Entry("answer", "cpumap", "The answer, decided: the CPU map at the sizes whose quota binds here and the whole "
           "machine, every round a fork of every build, with v1 again (the A/A) and the floor (v0) in the same forks, "
           "rounds added while a cell it quotes is undecided (ANSWER_LOOKS, ANSWER_MINUTES); ANSWER_WITH pools earlier "

@@ -144,6 +144,12 @@ if [[ $WHAT == test ]]; then
   check "apt-get" "the node's packages are installed with it" command -v apt-get
   check "Debian's archive reachable (the node's packages)" "apt-get download --print-uris runc gave no reachable URL: apt's sources" \
     apt_reachable
+  # which version of each of the node's packages is there or would be installed, each at least its least one
+  read -r -a node_packages <<<"${NODE_DEB_PACKAGES:-}"
+  if packages=$(scripts/cluster/test-cluster/install-packages.sh --plan "${node_packages[@]}" 2>&1); then
+    ok "the node's Debian packages, each at least NODE_DEB_PACKAGES' version${packages:+:}"
+    [[ -z $packages ]] || printf '%s\n' "${packages//    /             }"
+  else lacking "the node's Debian packages" "${packages##*xx*  }"; fi
   if [[ $(cgroup_version) == 1 ]]; then ok "cgroup v1 (the real node's kubelet and containerd run on it)"
   else lacking "cgroup v1 for the real node" "this machine runs cgroup v$(cgroup_version): the node of make test-cluster has only run on cgroup v1 and is not supported on v2 yet (Debian 12 boots v2 unless given systemd.unified_cgroup_hierarchy=0)"; fi
   if dpkg-query -W -f='${Status}' containerd.io 2>/dev/null | grep -q "install ok installed"; then

@@ -179,7 +179,7 @@ expect "chaos.json (a cell document: a fault a mode) has a verdict of every quic
 step "The sweep, one setting of v2 in pods of half a CPU (make sweep varies each build's settings this way, at any size)"
 expect "v2's services restart with each pipelining limit under a quota of half a CPU each, and the sweep writes its table" \
   run sweep "$WORK/sweep" VERSIONS=v2 SWEEP_ONLY="pipelining limit" SWEEP_CPUS=0.5 SWEEP_REPEATS=1 \
-  ITERATIONS=30 WARMUP_ITERATIONS=30
+  ITERATIONS=30 WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=1
 expect "sweep.json: both limits measured at half a CPU, one chosen" check_results "$WORK/sweep/sweep.json" \
   'sorted(c["value"] for c in d["cells"] if c["build"] == "v2" and c["setting"] == "pipelining limit") == [1, 256]' \
   'd["builds"]["v2"]["chosen"]["pipelining limit"] in (1, 256) and d["builds"]["v2"]["cpus"] == 0.5'
@@ -191,32 +191,14 @@ expect "after the sweep v2 runs as it ships again (no setting of the sweep left 
   ! grep -qaE 'QUARKUS_DATASOURCE_REACTIVE_POSTGRESQL_PIPELINING_LIMIT=' /proc/\$(cat '$PID_DIR/authors-v2.pid')/environ &&
   ! grep -q reactive-bench /proc/\$(cat '$PID_DIR/web-api-v2.pid')/cgroup"
 
-step "Each build by CPU per service: a short CPU map of v1 at half a CPU (make cpu-map: every build, the whole ladder)"
-# One build at one size: a limit is set and taken off again (every service outside any quota after), each JVM counts
-# what it was given, the quota holds the loaded build back; no limit at all is how every other run here runs. v1 here,
-# v2 in make test-cluster's pods (its event loops sized by the limit); the map's ratios between builds are
-# test_cpumap's, as every Design's are the engine's (make test-e2e's smoke bench computes them for every build).
-expect "v1 restarts with each service's JVM under a quota of half a CPU, and is measured" \
-  run cpu-map "$WORK/cpu-map" VERSIONS=v1 CPU_MAP_SIZES=0.5 RUNS=1 ITERATIONS=10 \
-  WARMUP_ITERATIONS=10 WARMUP_MAX_WINDOWS=1 OPEN_RATE=40 CAPACITY_SHARES=0.3 OPEN_SECONDS=3
-expect "cpu-map.json: v1 measured at half a CPU, each JVM under that quota counting one processor, throttled when loaded" \
-  check_results "$WORK/cpu-map/cpu-map.json" \
-  '[(c["build"], c["size"]) for c in d["cells"]] == [("v1", "0.5")] and all(c["rounds"][0]["complete_per_s"] > 0 for c in d["cells"])' \
-  'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v1"].values())' \
-  'all(any(t and t["throttled"] > 0 for t in r["throttling"].values()) for c in d["cells"] for r in c["rounds"])' \
-  'all(r["scheduling"][s]["voluntary_switches"] > 0 and r["scheduling"][s]["threads"] > 1 for c in d["cells"] for r in c["rounds"] for s in ("web-api", "articles", "authors"))' \
-  'all(r["open_p99"] > 0 and r["capacity_steps"] and r["bound_by"]["by"] == "quota" for c in d["cells"] for r in c["rounds"])'
-expect "cpu-map.json: its round a fork, with each service's time to ready, web-api's to its first complete answer, and each service's peak memory" \
-  check_results "$WORK/cpu-map/cpu-map.json" \
-  'd["forks"] and all(0 < r["fork"]["web-api"]["ready_s"] <= r["fork"]["first_answer_s"] < 600 for c in d["cells"] for r in c["rounds"])' \
-  'all(r["peak_memory_mib_by_service"][s] > 0 for c in d["cells"] for r in c["rounds"] for s in ("web-api", "articles", "authors"))'
-expect "after the CPU map every service runs outside any quota again" bash -c "
-  ! grep -q reactive-bench /proc/\$(cat '$PID_DIR/web-api-v1.pid')/cgroup /proc/\$(cat '$PID_DIR/authors-v1.pid')/cgroup"
-
-step "The answer, decided: a short make answer of v1 against itself at half a CPU (the A/A in the same forks, a look)"
-# make answer is the CPU map with the A/A (v1 again, on v1's services) in every round's forks, and rounds added while a
-# quoted cell is undecided. With v1 alone it quotes no cell: its one look, after two rounds, stops it. Adding rounds,
-# its words and its stop rule over sessions are test_cpumap's and test_decide's.
+step "The answer, decided: a short make answer of v1 against itself at half a CPU (the CPU map's runner, the A/A in the same forks, a look)"
+# make answer is the CPU map (make cpu-map: every build, the whole ladder) with the A/A (v1 again, on v1's services) in
+# every round's forks, and rounds added while a quoted cell is undecided: its run here is the CPU map's too. One build
+# at one size: a limit is set and taken off again (every service outside any quota after), each JVM counts what it was
+# given, the quota holds the loaded build back; no limit at all is how every other run here runs. v1 here, v2 in make
+# test-cluster's pods (its event loops sized by the limit); the map's ratios between builds are test_cpumap's, as
+# every Design's are the engine's. With v1 alone it quotes no cell: its one look, after two rounds, stops it. Adding
+# rounds, its words and its stop rule over sessions are test_cpumap's and test_decide's.
 expect "make answer restarts v1 and its second slot in every round and stops at its look, as it quotes no cell" \
   run answer "$WORK/answer" VERSIONS=v1 CPU_MAP_SIZES=0.5 RUNS=2 ANSWER_LOOKS=2 ITERATIONS=10 \
   WARMUP_ITERATIONS=10 WARMUP_MAX_WINDOWS=1 OPEN_RATE=40 CAPACITY_SHARES=0.3 OPEN_SECONDS=3
@@ -227,6 +209,15 @@ expect "answer.json: v1 and the A/A in two rounds, every round a fork of its own
   'all(len(c["rounds"]) == 2 for c in d["cells"])' \
   'len({r["fork"][s]["started"] for c in d["cells"] for r in c["rounds"] for s in ("web-api", "articles", "authors")}) == 12' \
   'all(any(t and t["throttled"] > 0 for t in r["throttling"].values()) for c in d["cells"] for r in c["rounds"])'
+expect "answer.json: each JVM under the quota counting one processor, its threads scheduled, the open model and the capacity measured, the quota the bound" \
+  check_results "$WORK/answer/answer.json" \
+  'all(s["cpu_limit"] == 0.5 and s["processors"] == 1 for s in d["ergonomics"]["0.5 CPU"]["v1"].values())' \
+  'all(r["scheduling"][s]["voluntary_switches"] > 0 and r["scheduling"][s]["threads"] > 1 for c in d["cells"] for r in c["rounds"] for s in ("web-api", "articles", "authors"))' \
+  'all(r["open_p99"] > 0 and r["capacity_steps"] and r["bound_by"]["by"] == "quota" for c in d["cells"] for r in c["rounds"])'
+expect "answer.json: each fork's time to ready and to web-api's first complete answer, and each service's peak memory" \
+  check_results "$WORK/answer/answer.json" \
+  'all(0 < r["fork"]["web-api"]["ready_s"] <= r["fork"]["first_answer_s"] < 600 for c in d["cells"] for r in c["rounds"])' \
+  'all(r["peak_memory_mib_by_service"][s] > 0 for c in d["cells"] for r in c["rounds"] for s in ("web-api", "articles", "authors"))'
 expect "after make answer every service runs outside any quota again" bash -c "
   ! grep -q reactive-bench /proc/\$(cat '$PID_DIR/web-api-v1.pid')/cgroup /proc/\$(cat '$PID_DIR/authors-v1.pid')/cgroup"
 

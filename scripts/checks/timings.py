@@ -24,6 +24,8 @@ TEST_TIMES = ".local/logs/make-test-times.tsv"
 EXPERIMENT_TIMES = ".local/logs/experiment-times.tsv"
 NODE_LOG = ".local/logs/node-binaries.log"  # make test's background (the Makefile's NODE_LOG)
 INSTALLED = "Installing from Debian's packages"  # what scripts/cluster/test-cluster/install-packages.sh says when it installs
+# what it says of every package once it is there (its version is the archive's of that day, at least the least one)
+PACKAGE = re.compile(r"debian package: (\S+) (\S+)")
 PUBLISHED = "docs/timings.json"
 LAST_STAGE = "passed"  # the Makefile's test: its mark once every stage passed (test-k8s and test-licenses end beside test-cluster)
 
@@ -56,9 +58,9 @@ def make_test(root, cold):
              for path in sorted((root / ".tools" / "bin").glob("*")) if path.is_file() and path.stat().st_mtime >= started}
     # whether that run installed the node's Debian packages too (a machine that never ran make test), or found them
     node_log = root / NODE_LOG
-    installed = node_log.exists() and INSTALLED in node_log.read_text(errors="replace")
+    said = node_log.read_text(errors="replace") if node_log.exists() else ""
     return {"commit": found[0][2] if len(found[0]) > 2 else None, "cores": os.cpu_count(), "cold": cold,
-            "packages_installed": installed, "stages": stages, **({"cores_busy_by_then": busy} if busy else {}),
+            "packages_installed": INSTALLED in said, "packages": dict(PACKAGE.findall(said)), "stages": stages, **({"cores_busy_by_then": busy} if busy else {}),
             "tools_ready": dict(sorted(tools.items(), key=lambda item: item[1]))}
 
 
@@ -113,7 +115,8 @@ def self_test():
         cores = os.cpu_count() or 1
         (root / TEST_TIMES).write_text(f"started\t2000\tabc1234\ntest-services\t600\t{540 * cores}\n"
                                        f"test-cluster\t2640\t{2112 * cores}\npassed\t2700\t{2160 * cores}\n")
-        (root / NODE_LOG).write_text(f"==> {INSTALLED}: containerd=1.6.20~ds1-1+deb12u3\n")
+        (root / NODE_LOG).write_text(f"==> {INSTALLED}: containerd=1.6.20~ds1-1+deb12u4\n"
+                                     "    debian package: containerd 1.6.20~ds1-1+deb12u4\n")
         (root / EXPERIMENT_TIMES).write_text("bench\t1200\tabc1234\ncpu-map\t3000\tabc1234\tCPU_MAP_SIZES=0.5,0\n"
                                              "bench\t1260\tdef5678\tSCENARIOS=closed\n"
                                              "bench\t600\t0123abc\tSCENARIOS=profile\n")
@@ -123,6 +126,7 @@ def self_test():
         assert found["make-test"]["cores_busy_by_then"] == {"test-services": 0.9, "test-cluster": 0.8, "passed": 0.8}, found
         assert found["make-test"]["tools_ready"] == {"helm": 1.5} and found["make-test"]["cold"], found
         assert found["make-test"]["packages_installed"], found
+        assert found["make-test"]["packages"] == {"containerd": "1.6.20~ds1-1+deb12u4"}, found
         assert found["make-demo"]["minutes"] == 21.0 and found["make-demo"]["commit"] == "def5678", found
         assert found["make-cpu-map"]["minutes"] == 50.0 and found["make-cpu-map"]["settings"] == "CPU_MAP_SIZES=0.5,0", found
         assert found["make-demo"]["settings"] == "SCENARIOS=closed", found

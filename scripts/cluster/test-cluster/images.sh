@@ -177,16 +177,24 @@ spilo_compatible_image() { # its archive in the cache, built unless the cache ho
   rm -rf "$work"
   storage_conf "$work/buildah"
   # Debian trixie (13): PostgreSQL 17 and Patroni 4, the versions Spilo 4 runs; bookworm has PostgreSQL 15 only.
-  # The two are pinned; their dependencies are what trixie has that day (a point release may move them).
+  # Whatever trixie serves that day, at least the two least versions (SPILO_POSTGRESQL, SPILO_PATRONI): the archive
+  # drops a point release once the next one is out, so an exact pin would stop a new machine on that day.
   step "Image $SPILO_COMPATIBLE_IMAGE: Patroni $SPILO_PATRONI and PostgreSQL $SPILO_POSTGRESQL from Debian trixie"
   local rootfs="$work/rootfs" container
   # shellcheck disable=SC2016 # the hooks' $1 (the root file system) is mmdebstrap's, expanded by its shell
   printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s trixie main\n' "$(debian_mirror)" |
     mmdebstrap --quiet --mode=root --variant=apt --format=directory --dpkgopt=force-confold \
-      --include="postgresql-17=$SPILO_POSTGRESQL,patroni=$SPILO_PATRONI,openssl,python3-yaml" \
+      --include="postgresql-17,patroni,openssl,python3-yaml" \
       --setup-hook='mkdir -p "$1/etc/postgresql-common" && echo "create_main_cluster = false" >"$1/etc/postgresql-common/createcluster.conf"' \
       --customize-hook='rm -rf "$1"/usr/share/doc/* "$1"/usr/share/man/* "$1"/var/cache/apt/* "$1"/var/lib/apt/lists/*' \
       trixie "$rootfs" - >/dev/null
+  local package least found
+  for package in "postgresql-17=$SPILO_POSTGRESQL" "patroni=$SPILO_PATRONI"; do
+    least=${package#*=} found=$(dpkg-query --admindir="$rootfs/var/lib/dpkg" -W -f='${Version}' "${package%%=*}")
+    dpkg --compare-versions "$found" ge "$least" ||
+      die "trixie serves ${package%%=*} $found, older than $least, the least version this project accepts"
+    info "debian package: ${package%%=*} $found (trixie)"
+  done
   install -m 755 "$HERE/postgres-operator/spilo-compatible-entrypoint.py" "$rootfs/usr/local/bin/spilo-compatible-entrypoint"
   container=$(buildah from --quiet scratch)
   buildah copy --quiet "$container" "$rootfs" / >/dev/null

@@ -101,6 +101,21 @@ trap 'exit 130' INT TERM
 
 start_node
 
+step "The node's Debian packages: each at least its least version (NODE_DEB_PACKAGES), whatever point release the archive serves"
+read -r -a node_packages <<<"${NODE_DEB_PACKAGES:?set by the Makefile}"
+expect "every package of the node is installed at a version at least its least one" \
+  "$HERE/install-packages.sh" --plan "${node_packages[@]}"
+least_moved() { # least_moved LEAST accepted|refused TEXT: the plan, with containerd's least version moved to LEAST, ends so and says TEXT
+  local said outcome=accepted
+  said=$("$HERE/install-packages.sh" --plan "containerd=$1" 2>&1) || outcome=refused
+  echo "$said"
+  [[ $outcome == "$2" && $said == *"$3"* ]]
+}
+expect "a least version older than any the archive still serves (its point release dropped) is met by what is installed" \
+  least_moved 0 accepted "installed (at least 0)"
+expect "a least version newer than the archive serves stops the install, saying what the archive serves" \
+  least_moved 999 refused "the archive serves containerd"
+
 step "The node is real"
 kubectl create namespace "$CHECK_NS" >/dev/null
 kubectl -n "$CHECK_NS" apply -f - >/dev/null <<EOF
