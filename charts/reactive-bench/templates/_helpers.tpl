@@ -23,10 +23,13 @@ app.kubernetes.io/instance: {{ .root.Release.Name }}
 
 {{- define "reactive-bench.labels" -}}
 {{ include "reactive-bench.selectorLabels" . }}
-{{- /* the version that runs: the images' tag; the build (v1, v2, v3) is a label of its own */}}
-app.kubernetes.io/version: {{ include "reactive-bench.imageTag" .root | quote }}
+{{- /* the version that runs: its image's tag (the services': make deploy-vN's; Jaeger's and the latency proxy's their
+own); the build (v1, v2, v3) is a label of its own */}}
+{{- $tags := dict "jaeger" .root.Values.tracing.image.tag "latency-proxy" .root.Values.latencyProxy.image.tag }}
+app.kubernetes.io/version: {{ get $tags .name | default (include "reactive-bench.imageTag" .root) | quote }}
 reactive-bench.example/build: {{ .root.Values.build }}
-app.kubernetes.io/component: {{ get (dict "web-api" "api" "latency-proxy" "latency-proxy") .name | default "backend" }}
+{{- /* the three services are the api and its backends (the ServiceMonitor scrapes those); anything else is itself */}}
+app.kubernetes.io/component: {{ get (dict "web-api" "api" "articles" "backend" "authors" "backend") .name | default .name }}
 app.kubernetes.io/part-of: reactive-bench
 app.kubernetes.io/managed-by: {{ .root.Release.Service }}
 helm.sh/chart: {{ include "reactive-bench.chart" .root }}

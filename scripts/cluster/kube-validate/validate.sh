@@ -319,6 +319,31 @@ one_node_on_arm64() {
 }
 expect "nodes of two architectures: no image is built until CLUSTER_ARCH picks one, which is then used" one_node_on_arm64
 
+# The ServiceMonitor scrapes the three services and nothing else of a release (not Jaeger, the latency proxy or the
+# helm test's pod), and every object's version label is its own image's.
+scraped_and_versioned() {
+  "$HELM" template sm "$ROOT/charts/reactive-bench" --set serviceMonitor.enabled=true --set tracing.enabled=true \
+    --set latencyProxy.enabled=true --set image.tag=abc1234-1 >"$WORK/servicemonitor.yaml" || return 1
+  "${BENCHKIT_PYTHON:?}" - "$WORK/servicemonitor.yaml" "$ROOT/charts/reactive-bench/values.yaml" <<'PY'
+import sys, yaml
+objects = [o for o in yaml.safe_load_all(open(sys.argv[1])) if o]
+values = yaml.safe_load(open(sys.argv[2]))
+monitor = next(o for o in objects if o["kind"] == "ServiceMonitor")["spec"]["selector"]
+def selected(labels):
+    return all(labels.get(k) == v for k, v in monitor["matchLabels"].items()) and all(
+        labels.get(e["key"]) in e["values"] for e in monitor["matchExpressions"])
+scraped = sorted(o["metadata"]["name"] for o in objects if o["kind"] == "Service" and selected(o["metadata"]["labels"]))
+versions = {o["metadata"]["labels"]["app.kubernetes.io/name"]: o["metadata"]["labels"]["app.kubernetes.io/version"]
+            for o in objects if o["kind"] in ("Deployment", "Pod")}
+print(scraped, versions)
+assert scraped == ["sm-articles", "sm-authors", "sm-web-api"], scraped
+assert versions == {"web-api": "abc1234-1", "articles": "abc1234-1", "authors": "abc1234-1", "helm-test": "abc1234-1",
+                    "jaeger": values["tracing"]["image"]["tag"], "latency-proxy": values["latencyProxy"]["image"]["tag"]}, versions
+PY
+}
+expect "the ServiceMonitor selects the three services' Services alone, and each object's version is its own image's" \
+  scraped_and_versioned
+
 # Deploying changes only the cluster it may (scripts/cluster/k8s.sh): this apiserver's context, "offline", is neither
 # minikube's nor the test node's; the operators are installed only where none runs.
 step "Deploying into someone else's cluster: the context, the images, the operators"
