@@ -201,6 +201,7 @@ status: ## Show what the local stack runs, where, and whether it is ready (logs 
 
 .PHONY: minikube
 minikube: ## Start the minikube profile (pinned Kubernetes, CPUs and memory sized for the benchmark).
+	@scripts/checks/doctor.sh kubernetes
 	@scripts/cluster/k8s.sh minikube
 
 .PHONY: $(addprefix deploy-,$(BUILDS) $(FLOOR_BUILD))
@@ -209,6 +210,7 @@ deploy-v2: ## Deploy v2 the same way (the builds can run side by side).
 deploy-v3: ## Deploy v3 the same way.
 deploy-v0: ## Deploy the floor the same way (the read alone, in plain Vert.x: make bench then measures the builds against it).
 $(addprefix deploy-,$(BUILDS) $(FLOOR_BUILD)): deploy-%:
+	@scripts/checks/doctor.sh kubernetes >/dev/null || scripts/checks/doctor.sh kubernetes
 	@scripts/cluster/k8s.sh plan
 	@$(MAKE) build helm $(if $(filter on,$(LATENCY_PROXY)),toxiproxy)
 	@scripts/cluster/k8s.sh deploy $*
@@ -259,11 +261,13 @@ $(WITHOUT_TRACING_STAMP): $(SERVICE_SOURCES)
 build-at-commit: ## Every build of another commit's services (COMMIT=…), beside the checkout's (target/at-commit in each service), for make against-commit.
 	@scripts/local/build-at-commit.sh "$(COMMIT)"
 
-.PHONY: doctor doctor-demo
+.PHONY: doctor doctor-demo doctor-kubernetes
 doctor: ## What make demo and make test need of this machine (versions, memory, disk, ports, root, Debian 12), checked in seconds; make demo and make test check it first.
 	@scripts/checks/doctor.sh test
 doctor-demo:
 	@scripts/checks/doctor.sh demo
+doctor-kubernetes: ## What make minikube and make deploy-vN need here: the build's tools, kubectl, minikube or a cluster kubectl reaches; make minikube and make deploy-vN check it first.
+	@scripts/checks/doctor.sh kubernetes
 
 .PHONY: test
 test: ## Run every test: source audit, contract suites, end-to-end and faults on the local stack, manifests offline, a real node.

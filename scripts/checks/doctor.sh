@@ -3,6 +3,8 @@
 # each requirement on one line, and for a missing one how to get it. Exits 1 when one is missing.
 #   scripts/checks/doctor.sh demo   what the local stack, its builds and its load generator need
 #   scripts/checks/doctor.sh test   that, and what the offline control plane and the real node need (root, Debian 12, …)
+#   scripts/checks/doctor.sh kubernetes   what make minikube and make deploy-vN need here: the build's tools, kubectl,
+#                                   minikube or a cluster kubectl reaches (not the local stack's ports, memory or cgroups)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -89,9 +91,12 @@ foreign_route_free() { # foreign_route_free PREFIX: no route there but a stopped
   ! ip route show | grep "^$1" | grep -vqE " dev ($stale_bridge|cali[0-9a-f]+) "
 }
 
-echo "==> What make $WHAT needs of this machine"
+said="make $WHAT"
+[[ $WHAT != kubernetes ]] || said="the Kubernetes path"
+echo "==> What $said needs of this machine"
 # The local stack reads Linux's /proc and cgroups; its embedded PostgreSQL's binaries exist for these two (services/pom.xml).
-if [[ $(uname -s) == Linux && $(uname -m) =~ ^(x86_64|aarch64)$ ]]; then ok "Linux on $(uname -m)"
+if [[ $WHAT == kubernetes ]]; then :
+elif [[ $(uname -s) == Linux && $(uname -m) =~ ^(x86_64|aarch64)$ ]]; then ok "Linux on $(uname -m)"
 else lacking "Linux on x86-64 or arm64" "$(uname -s) $(uname -m): the local stack reads Linux's /proc and cgroups, and runs PostgreSQL's linux-amd64 or linux-arm64v8 binaries"; fi
 if ((BASH_VERSINFO[0] >= MIN_BASH)); then ok "bash $BASH_VERSION (≥ $MIN_BASH)"
 else lacking "bash ≥ $MIN_BASH" "found $BASH_VERSION (macOS ships 3.2: brew install bash)"; fi
@@ -105,6 +110,18 @@ check "curl" "apt-get install curl" command -v curl
 check "openssl" "apt-get install openssl" command -v openssl
 check "a git checkout (images and reports are named by its commit)" "git clone the project; a tarball has no commit" \
   git rev-parse --verify HEAD
+if [[ $WHAT == kubernetes ]]; then
+  echo "==> and for make minikube, make deploy-vN and make bench"
+  versioned "kubectl" 1.30 "https://kubernetes.io/docs/tasks/tools/ (the client of a Kubernetes 1.30 or newer)" \
+    kubectl version --client
+  if command -v minikube >/dev/null; then ok "minikube $(minikube version --short 2>/dev/null) (make minikube starts its profile)"
+  elif kubectl cluster-info --request-timeout=5s >/dev/null 2>&1; then
+    ok "no minikube, but kubectl reaches a cluster: context $(kubectl config current-context) (deploying there needs KUBE_CONTEXT)"
+  else lacking "minikube, or a cluster kubectl reaches" "https://minikube.sigs.k8s.io/docs/start/, then make minikube"; fi
+  check "the Go module proxy reachable (helm, the images' programs)" "go list -m -versions golang.org/x/sync failed: GOPROXY" \
+    timeout 30 go list -m -versions golang.org/x/sync
+fi
+if [[ $WHAT != kubernetes ]]; then
 cores=$(nproc)
 if ((cores >= MIN_CORES)); then ok "$cores cores (≥ $MIN_CORES)"
 else lacking "$MIN_CORES cores" "$cores: the nine services, PostgreSQL, Kafka and the load generator run at once"; fi
@@ -158,8 +175,10 @@ if [[ $WHAT == test ]]; then
   if pgrep -x dockerd >/dev/null; then
     lacking "no Docker daemon running" "dockerd runs: it sets iptables' FORWARD policy to DROP, which cuts the node's pods off (systemctl stop docker)"
   else ok "no Docker daemon running (its iptables rules would cut the node's pods off)"; fi
-  check "port 6443 free (the node's API server)" "something listens there (make node-down stops a node left up)" \
-    port_free 6443
+  while read -r port listener; do
+    check "port $port free (the node's $listener)" "something listens there (make node-down stops a node left up)" \
+      port_free "$port"
+  done < <(scripts/cluster/test-cluster/node.sh ports)
   stale_bridge=$(scripts/cluster/test-cluster/node.sh stale-bridge 2>/dev/null) || stale_bridge=""
   for range in 10.244. 10.96.; do
     check "no route in ${range}0.0/16 (the node's pods and Services)" \
@@ -170,9 +189,10 @@ if [[ $WHAT == test ]]; then
   fi
   check "cgroups mounted" "the node's containers need /sys/fs/cgroup" test -d /sys/fs/cgroup
 fi
+fi # the local stack's and the node's needs
 
 if ((missing)); then
-  echo "==> $missing missing: make $WHAT would stop on it later" >&2
+  echo "==> $missing missing: $said would stop on it later" >&2
   exit 1
 fi
-echo "==> Everything make $WHAT needs is here"
+echo "==> Everything $said needs is here"

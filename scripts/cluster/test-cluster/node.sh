@@ -28,6 +28,10 @@ readonly POD_SUBNET=10.244.1.0/24
 readonly SERVICE_RANGE=10.96.0.0/16
 readonly DNS_IP="$NODE_IP"
 readonly API_PORT=6443
+# Every port the node listens on, with what listens (make doctor checks each is free first)
+readonly NODE_PORTS=("$API_PORT kube-apiserver" "2379 etcd" "10250 kubelet" "10248 kubelet's health"
+  "10249 kube-proxy's metrics" "10256 kube-proxy's health" "10257 kube-controller-manager" "10259 kube-scheduler"
+  "9099 Calico's Felix health")
 readonly CONTAINERD_SOCKET="$NODE_DIR/containerd/containerd.sock"
 readonly IPTABLES_GUARD=RB-NODE-GUARD
 readonly COMPONENTS=(containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy calico-felix coredns)
@@ -534,6 +538,7 @@ case "${1:-}" in
   status) status ;;
   leftovers) leftovers ;;
   stale-bridge) network_left && ! kubelet_running && echo "$BRIDGE" ;;
+  ports) printf '%s\n' "${NODE_PORTS[@]}" ;;
   restart-kubelet) restart_kubelet ;;
-  *) die "usage: $0 up PAUSE-IMAGE-REF PAUSE-IMAGE-TAR | down | status | leftovers | stale-bridge | restart-kubelet" ;;
+  *) die "usage: $0 up PAUSE-IMAGE-REF PAUSE-IMAGE-TAR | down | status | leftovers | stale-bridge | ports | restart-kubelet" ;;
 esac
