@@ -408,7 +408,7 @@ $(LOCALBIN)/linux-%/jaeger-$(JAEGER_VERSION): scripts/tracing/go.mod scripts/tra
 .PHONY: helm
 helm: $(HELM) ## Install helm (pinned: HELM_VERSION) into .tools/bin.
 # With the version information helm's own release build gives it (its Makefile's ldflags): its version, and the
-# Kubernetes version it renders for without --kube-version, one minor above its client-go's (v0.N: 1.N), so that
+# Kubernetes version it renders for without --kube-version, one major above its client-go's (v0.N: 1.N), so that
 # `helm template` and `helm lint` of these charts work with no flags, as with helm's release binary.
 $(HELM):
 	@echo "==> Building helm $(HELM_VERSION) with go install (a few minutes the first time)"

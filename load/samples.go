@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The neutral per-request sample format that benchkit reads (scripts/benchkit/samples.py), one CSV row per request,
+// The neutral per-request sample format that benchkit reads (scripts/benchkit/core/samples.py), one CSV row per request,
 // written as it happens: when it was due (intended_us) and sent (start_us), in microseconds since the Unix epoch;
 // latency_us from when it was due to its answer (so a late start counts); the HTTP status (0: no answer); its
 // outcome (complete, degraded, shed, unavailable, error, rejected, failed, or unsent: due but never sent, with
