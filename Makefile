@@ -291,6 +291,10 @@ test-static: benchkit toxiproxy ## Source audit (no SQL built at run time: scrip
 test-docs: benchkit ## Every figure marked in README.md and docs/ is its summary's (docs/results/*.json), and every summary's ratios are what its own rounds give (pytest proves the check bites on a changed digit).
 	@cd scripts && $(BENCHKIT_PYTHON) -m benchkit figures check
 
+.PHONY: since
+since: benchkit ## Each file of the services changed since a published summary was measured (NAME=… one; every one without), and whether in code or in comments alone: what a page's "since" line sums up.
+	@cd scripts && $(BENCHKIT_PYTHON) -m benchkit figures since $(NAME)
+
 .PHONY: docs-figures
 docs-figures: benchkit ## Render every marked figure of README.md and docs/ from its summary (docs/results/*.json); PUBLISH=RESULTS NAME=name first writes docs/results/NAME.json from a run's results (a bench's, a chaos run's or an A/B's); COMBINE="run1 run2" NAME=name one summary of independent sessions of one experiment (hours apart), every round of each; FLOOR="floor1 floor2" with it: the noise floor of the same sessions, which its verdicts are judged against; AGAIN="run3": another session kept apart, set beside the pooled intervals.
 	@cd scripts && if [ -n "$(PUBLISH)" ]; then $(BENCHKIT_PYTHON) -m benchkit figures publish "$(abspath $(PUBLISH))" "$(NAME)"; fi

@@ -17,6 +17,9 @@ summary whose ratios are not what its own rounds give).
                                                       other sessions, kept apart, set beside the pooled intervals
     python -m benchkit figures render                 fills in every marked figure of README.md and docs/*.md
     python -m benchkit figures check                  fails where a marked figure or a summary is not what it should be
+    python -m benchkit figures since [NAME…]          each file of the services changed since a summary (every one
+                                                      where none is named) was measured, and whether in code or in
+                                                      comments alone (make since NAME=…)
 
 Markers (HTML comments, invisible on GitHub):
     <!-- figure NAME PATH FORMAT -->2.35×<!-- /figure -->       one figure: PATH into the summary, dots between keys
@@ -35,9 +38,10 @@ Markers (HTML comments, invisible on GitHub):
     <!-- knobs GROUP -->…<!-- /knobs -->                         the table of a group of knobs (knobs.py): each
                                                                variable, its one default, what it means
     <!-- since NAME -->…<!-- /since -->                         which code the summary's figures describe: whether
-                                                               the services changed after it was measured, from git
-                                                               (publish/since.py); a page that quotes a summary measured on
-                                                               older services must have one"""
+                                                               the code the services run changed after it was
+                                                               measured, from git (publish/since.py); a page that
+                                                               quotes a summary measured on code changed since must
+                                                               have one"""
 import dataclasses
 import importlib
 import json
@@ -250,5 +254,11 @@ def main(argv=None):
             sys.exit(f"{len(problems)} published figure(s) differ from their summaries")
         print(f"{marked} marked figures and tables in README.md and docs/ are their summaries', "
               f"{len(publishing.loaded())} summaries consistent")
+    elif command == "since":
+        found = publishing.loaded()
+        for name in argv[1:] or sorted(found):
+            if name not in found:
+                sys.exit(f"no summary docs/results/{name}.json")
+            print(since.listing(ROOT, name, found[name]))
     else:
         sys.exit(__doc__)

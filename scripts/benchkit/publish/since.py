@@ -1,24 +1,25 @@
 """Which code a published figure describes: a summary was measured at a commit (its own "commit", or each run's in
-one that compares or combines runs), and the services may have changed since. Where they have, a page that quotes the
-summary says so with a statement rendered from git, between markers
+one that compares or combines runs), and the services may have changed since. Where the code they run has (more than
+comments: code_of), a page that quotes the summary says so in one line rendered from git, between markers
 
     <!-- since NAME -->…<!-- /since -->
 
-(what changed in the services' tree between the summary's commit and the checkout: how many files, in which modules,
-and the command that shows how), and `figures check` fails where a page quotes such a summary without one, or where
-one is not what git gives now. The checkout's own tree is compared, so a change and the statement it makes stale are
-rendered and committed together."""
+(whether that code changed, in which parts of the services, and `make since NAME=…`, which lists the files), and
+`figures check` fails where a page quotes such a summary without one, or where one is not what git gives now. The
+checkout's own tree is compared, so a change and the statement it makes stale are rendered and committed together."""
 import json
 import pathlib
 import re
 import subprocess
 
+from benchkit import FLOOR, VERSIONS
 from benchkit.core.sealing import AMENDED
 
 SINCE = re.compile(r"<!-- since (\S+) -->(.*?)<!-- /since -->", re.DOTALL)
 CODE = "services"  # the tree whose figures are measured: every build's code, its build files and builds.conf
 COMMIT_KEYS = ("commit", "git_commit")
-NOT_SHIPPED = re.compile(r"/src/test/|^services/testing/|^services/\.mvn/")  # the tests, their support, Maven's own JVM: no build runs them
+# the tests, their support, Maven's own JVM and what the image's build leaves out: no build runs them
+NOT_SHIPPED = re.compile(r"/src/test/|^services/testing/|^services/\.mvn/|^services/\.dockerignore$")
 
 
 def commits_of(summary):
@@ -74,10 +75,136 @@ def first_alike(root, path, alike):
 def changed_files(root, commit):
     """The files of the services' tree that differ between a commit and the checkout; None where git does not know
     the commit (a clone without that history cannot tell which code a figure describes)."""
-    if git(root, "cat-file", "-e", f"{commit}^{{commit}}").returncode:
+    if not known(root, commit):
         return None
     return tuple(sorted(path for path in git(root, "diff", "--name-only", commit, "--", CODE).stdout.split()
                         if not NOT_SHIPPED.search(path)))
+
+
+# What a file of the services says beyond its comments: a change that leaves it alone changes nothing a build runs.
+# Java (and Go): its // and /* */ comments, outside string, text-block and character literals; XML (the poms): <!-- -->;
+# everything else (properties, builds.conf, Dockerfiles, YAML, SQL): its whole-line comments (#, ! or --). Blank lines
+# and trailing blanks go too. Anything else a change touches is code: a value, a dependency, a statement.
+LINE_COMMENTS = {".properties": ("#", "!"), ".sql": ("--",)}
+
+
+def without_comments_java(text):
+    found, i, n = [], 0, len(text)
+    while i < n:
+        if text.startswith('"""', i):
+            end = text.find('"""', i + 3)
+            end = n if end < 0 else end + 3
+            found.append(text[i:end])
+            i = end
+        elif text[i] in "\"'":
+            quote, j = text[i], i + 1
+            while j < n and text[j] != quote and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            found.append(text[i:j + 1])
+            i = j + 1
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+        else:
+            found.append(text[i])
+            i += 1
+    return "".join(found)
+
+
+def code_of(path, text):
+    """A file's text without its comments, blank lines and trailing blanks (LINE_COMMENTS above)."""
+    suffix = pathlib.PurePath(path).suffix
+    if suffix in (".java", ".go", ".kt"):
+        text = without_comments_java(text)
+    elif suffix == ".xml":
+        text = re.sub(r"<!--.*?-->", "", text, flags=re.DOTALL)
+    marks = LINE_COMMENTS.get(suffix, ("#",))
+    lines = (line.rstrip() for line in text.splitlines())
+    return "\n".join(line for line in lines if line and not line.lstrip().startswith(marks))
+
+
+def served_differently(root, commit, path):
+    """Whether a file the services' tree changed since a commit differs in more than its comments (added or removed:
+    it does)."""
+    then = git(root, "show", f"{commit}:{path}")
+    now = pathlib.Path(root) / path
+    if then.returncode or not now.exists():
+        return True
+    return code_of(path, then.stdout) != code_of(path, now.read_text(errors="replace"))
+
+
+BUILD_DIR = re.compile(r"^services/[^/]+/(v\d+)/")  # a build's own code of a service: services/<service>/<build>/
+# the image each build's services are built into: the floor's own, and every other build's
+DOCKERFILES = {"services/Dockerfile.floor": set(FLOOR), "services/Dockerfile.jvm": set(VERSIONS)}
+
+
+def artifact_of(pom):
+    """A module's own artifactId (the first after its parent's)."""
+    text = re.sub(r"<parent>.*?</parent>", "", pom.read_text(), flags=re.DOTALL)
+    found = re.search(r"<artifactId>([^<]+)</artifactId>", text)
+    return found.group(1) if found else None
+
+
+def used_by(root, path):
+    """The builds whose code a file of the services is part of: a build's own directory, an image's Dockerfile, a
+    shared module by the builds whose poms name it; None for what every build reads (the parent pom, builds.conf)."""
+    own = BUILD_DIR.match(path)
+    if own:
+        return {own.group(1)}
+    if path in DOCKERFILES:
+        return DOCKERFILES[path]
+    parts = path.split("/")
+    for depth in (3, 2):  # a service's own module (articles/model), then a module of the tree's top (jdbc)
+        pom = pathlib.Path(root, *parts[:depth], "pom.xml")
+        if len(parts) > depth and pom.exists() and (artifact := artifact_of(pom)):
+            return {build.parent.name for build in pathlib.Path(root, "services").glob("*/v*/pom.xml")
+                    if f"<artifactId>{artifact}</artifactId>" in build.read_text()}
+    return None
+
+
+BUILD = re.compile(r"v\d+")
+
+
+def measured_builds(summary):
+    """The builds a summary measured, or None where it names none: every build a cell, a run or a fault names ("build",
+    "version", "versions"), and every key that is a build's name (a table per build)."""
+    found = set()
+
+    def visit(value):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if BUILD.fullmatch(key):
+                    found.add(key)
+                if key in ("build", "version") and isinstance(item, str):
+                    found.add(item.split()[0])
+                elif key == "versions" and isinstance(item, list):
+                    found.update(v for v in item if isinstance(v, str))
+                visit(item)
+        elif isinstance(value, list):
+            for item in value:
+                visit(item)
+    visit({key: value for key, value in summary.items() if key != AMENDED})
+    return {build for build in found if BUILD.fullmatch(build)} or None
+
+
+def changes(root, commits, builds=None):
+    """(the files that differ since the oldest of the commits, those of them whose code differs): of every build, or
+    of these builds' own code and what every build shares; None where git does not know a commit."""
+    found = [changed_files(root, commit) for commit in commits]
+    if any(files is None for files in found):
+        return None
+
+    def ours(path):
+        users = used_by(root, path)
+        return builds is None or users is None or bool(users & builds)
+    found = [tuple(f for f in files if ours(f)) for files in found]
+    files = tuple(sorted({f for files in found for f in files}))
+    code = tuple(f for f in files if any(f in mine and served_differently(root, commit, f)
+                                         for commit, mine in zip(commits, found)))
+    return files, code
 
 
 SERVICE_NAMES = ("articles", "authors", "web-api")
@@ -99,30 +226,46 @@ def modules(files):
 
 
 def statement(root, name, summary):
-    """What a page says of the code a summary's figures describe, from git."""
+    """One line of what a page says of the code a summary's figures describe, from git: whether the code the services
+    run changed since it was measured, where, and the command that lists the files."""
     commits = commits_of(summary)
     if not commits:
         return f"docs/results/{name}.json names no commit: which code its figures describe is unknown."
-    parts = []
-    for commit in commits:
-        files = changed_files(root, commit)
-        if files is None:
-            return (f"docs/results/{name}.json was measured at `{commit}`, which this clone's history does not hold: "
-                    "which code its figures describe is unknown here.")
-        if files:
-            differ = "files differ" if len(files) > 1 else "file differs"
-            parts.append(f"`{commit}`: {len(files)} {differ} now, in {modules(files)} "
-                         f"(`git diff {commit} -- {CODE}`)")
-    if not parts:
-        return (f"docs/results/{name}.json was measured on the services as they are in this checkout "
-                f"(at {', '.join(f'`{c}`' for c in commits)}).")
-    return f"docs/results/{name}.json was measured on older services, at " + "; at ".join(parts) + "."
+    at = ", ".join(f"`{c}`" for c in commits)
+    found = changes(root, commits, measured_builds(summary))
+    if found is None:
+        return (f"docs/results/{name}.json was measured at {at}, which this clone's history does not hold: which code "
+                "its figures describe is unknown here.")
+    files, code = found
+    if not files:
+        return f"docs/results/{name}.json, at {at}: the services are as they were measured."
+    if not code:
+        return (f"docs/results/{name}.json, at {at}: the code is as it was measured; only comments changed since "
+                f"(`make since NAME={name}`).")
+    builds = measured_builds(summary)
+    of = f"the code {', '.join(sorted(builds))} run{'s' if len(builds) == 1 else ''}" if builds else "the services' code"
+    return f"docs/results/{name}.json, at {at}: {of} has changed since, in {modules(code)} (`make since NAME={name}`)."
+
+
+def listing(root, name, summary):
+    """What `make since` prints: each file of the services changed since the summary was measured, code or comments."""
+    commits = commits_of(summary)
+    found = changes(root, commits, measured_builds(summary))
+    if found is None:
+        return f"{name}: measured at {', '.join(commits)}, which this clone's history does not hold"
+    files, code = found
+    lines = [f"{name}: measured at {', '.join(commits)}; {len(code)} of {len(files)} changed files differ in code "
+             f"(`git diff {commits[0]} -- {CODE}`)"]
+    lines += [f"  {'code    ' if path in code else 'comments'}  {path}" for path in files]
+    return "\n".join(lines)
 
 
 def stale(root, summary):
-    """Whether the services changed after a summary was measured (or which code it describes cannot be told)."""
+    """Whether the code the services run changed after a summary was measured (or which code it describes cannot be
+    told): a page that quotes it must say so."""
     commits = commits_of(summary)
-    return not commits or any(changed_files(root, commit) != () for commit in commits)
+    found = changes(root, commits, measured_builds(summary)) if commits else None
+    return found is None or bool(found[1])
 
 
 def rendered(text, found, where, root):

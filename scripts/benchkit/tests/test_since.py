@@ -59,14 +59,45 @@ def test_a_quote_of_a_summary_older_than_a_services_change_fails_until_the_page_
     readme.write_text(readme.read_text() + "\n<!-- since cost --><!-- /since -->\n")
     readme.write_text(figures.rendered(readme.read_text(), {"cost": json.loads((summaries / "cost.json").read_text())},
                                        "README.md", root))
-    assert f"at `{measured}`: 1 file differs now, in web-api v3 (`git diff {measured} -- services`)" in \
-        readme.read_text()
+    assert (f"docs/results/cost.json, at `{measured}`: the code v3 runs has changed since, in web-api v3 "
+            "(`make since NAME=cost`).") in readme.read_text()
     git(root, "commit", "-qam", "said so")
     assert figures.check(root, summaries) == []
-    # a later change makes the statement stale: typed or left behind, it fails again
-    (root / "services" / "pom.xml").write_text("<project><!-- changed --></project>\n")
+    # a later change to the code makes the statement stale: typed or left behind, it fails again
+    (root / "services" / "pom.xml").write_text("<project><modules/></project>\n")
     git(root, "commit", "-qam", "a change to the parent pom")
     assert any("a figure is not its summary's" in problem for problem in figures.check(root, summaries))
+    # make since lists each file, and whether its code changed
+    assert since.listing(root, "cost", json.loads((summaries / "cost.json").read_text())).splitlines()[1:] == [
+        "  code      services/pom.xml", "  code      services/web-api/v3/src/main/Lookups.java"]
+
+
+def test_a_change_to_comments_alone_changes_no_figure_and_the_statement_says_so(repository):
+    root, summaries, measured = repository
+    lookups = root / "services" / "web-api" / "v3" / "src" / "main" / "Lookups.java"
+    lookups.write_text("/** Why the look-ups are so. */\nclass Lookups {} // said again\n\n")
+    (root / "services" / "pom.xml").write_text("<!-- a note -->\n<project/>\n")
+    git(root, "commit", "-qam", "comments")
+    assert figures.check(root, summaries) == []  # no statement needed
+    summary = json.loads((summaries / "cost.json").read_text())
+    assert since.statement(root, "cost", summary) == (f"docs/results/cost.json, at `{measured}`: the code is as it was "
+                                                      "measured; only comments changed since (`make since NAME=cost`).")
+    # what looks like a comment inside a string is code
+    lookups.write_text('class Lookups { String u = "http://a"; }\n')
+    git(root, "commit", "-qam", "a URL")
+    before = 'class Lookups { String u = "http://b"; }'
+    assert since.code_of("A.java", lookups.read_text()) != since.code_of("A.java", before)
+    assert since.stale(root, summary)
+
+
+def test_a_change_to_another_build_s_code_leaves_a_summary_of_v3_alone(repository):
+    root, summaries, _ = repository
+    other = root / "services" / "web-api" / "v1" / "src" / "main" / "Lookups.java"
+    other.parent.mkdir(parents=True)
+    other.write_text("class Lookups {}\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "v1's code")
+    assert figures.check(root, summaries) == []
 
 
 def test_a_change_to_tests_alone_changes_no_figure(repository):
