@@ -282,6 +282,7 @@ test-static: benchkit toxiproxy ## Source audit (no SQL built at run time: scrip
 	@$(MAKE) --no-print-directory test-loadgen
 	@python3 scripts/checks/check_sql.py --self-test
 	@python3 scripts/checks/timings.py --self-test
+	@python3 scripts/supply-chain/hashes.py check scripts/benchkit/requirements.txt scripts/checks/fuzz-requirements.txt
 	@python3 scripts/checks/check_sql.py
 	@cd scripts && $(BENCHKIT_PYTHON) -m pyflakes . && $(BENCHKIT_PYTHON) -m mypy --config-file mypy.ini \
 		&& $(BENCHKIT_PYTHON) -m pytest -q -p no:cacheprovider benchkit/tests
@@ -379,6 +380,7 @@ test-licenses: loadgen toxiproxy jaeger ## Every dependency's licence (Maven art
 	@python3 scripts/supply-chain/check_licenses.py --inventory .local/licenses.tsv --shipped docs/licenses.md
 	@python3 scripts/supply-chain/sbom.py --self-test
 	@python3 scripts/supply-chain/sbom.py --check docs/sbom
+	@python3 scripts/supply-chain/hashes.py --self-test
 
 .PHONY: sbom
 sbom: build ## Write docs/sbom/: a CycloneDX SBOM of every image the project ships (each build's, loadgen's), from CycloneDX's Maven plugin and cyclonedx-gomod (after a change of dependencies; make test checks it for drift).
@@ -428,10 +430,10 @@ $(HELM):
 .PHONY: schemathesis
 schemathesis: $(SCHEMATHESIS) ## Install schemathesis (pinned, with its dependencies: scripts/checks/fuzz-requirements.txt) into a virtualenv in .tools.
 $(SCHEMATHESIS): scripts/checks/fuzz-requirements.txt
-	@grep -qx 'schemathesis==$(SCHEMATHESIS_VERSION)' $< || { echo "scripts/checks/fuzz-requirements.txt does not pin schemathesis $(SCHEMATHESIS_VERSION)"; exit 1; }
+	@grep -qE '^schemathesis==$(SCHEMATHESIS_VERSION)( |$$)' $< || { echo "scripts/checks/fuzz-requirements.txt does not pin schemathesis $(SCHEMATHESIS_VERSION)"; exit 1; }
 	@echo "==> Installing schemathesis $(SCHEMATHESIS_VERSION) from PyPI into $(SCHEMATHESIS_VENV)"
 	@python3 -m venv $(SCHEMATHESIS_VENV)
-	@$(SCHEMATHESIS_VENV)/bin/pip install -q --disable-pip-version-check -r $<
+	@$(SCHEMATHESIS_VENV)/bin/pip install -q --disable-pip-version-check --require-hashes -r $<
 	@touch $@
 
 .PHONY: benchkit
@@ -439,7 +441,7 @@ benchkit: $(BENCHKIT_VENV)/.installed ## Install the harness's pinned Python dep
 $(BENCHKIT_VENV)/.installed: scripts/benchkit/requirements.txt
 	@echo "==> Installing the harness's dependencies from PyPI into $(BENCHKIT_VENV)"
 	@python3 -m venv $(BENCHKIT_VENV)
-	@$(BENCHKIT_VENV)/bin/pip install -q --disable-pip-version-check -r $<
+	@$(BENCHKIT_VENV)/bin/pip install -q --disable-pip-version-check --require-hashes -r $<
 	@touch $@
 
 .PHONY: shellcheck
