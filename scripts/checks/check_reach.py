@@ -205,6 +205,33 @@ def scraped_alone(found):
     return all(reachable == (port == 9000 or service == PUBLIC) for service, port, reachable, _ in found)
 
 
+# ---------- the control APIs: the latency proxy's (it can re-point the hops to PostgreSQL) and Jaeger's query (it shows
+# every statement) admit no pod; the harness reaches them from the node or through kubectl port-forward, which no
+# NetworkPolicy stops
+
+CONTROLS = (("latency-proxy", 8474), ("jaeger", 16686))
+CLIENTS = {"web-api": {"app.kubernetes.io/name": "web-api"}, "the load generator": {
+    "app.kubernetes.io/name": "loadgen", "app.kubernetes.io/component": "load-generator",
+    "app.kubernetes.io/part-of": "reactive-bench"}, "a pod of no release": {"app.kubernetes.io/name": "outsider"}}
+
+
+def controls(version, chart_values=()):
+    """[(client, target, reachable, why)]: pods of the namespace against each control API of a build deployed with
+    both (LATENCY_PROXY=on TRACING=on)."""
+    build = helm_template(f"bench-{version}", "reactive-bench", "--set", f"build={version}", "--set",
+                          "latencyProxy.enabled=true", "--set", "tracing.enabled=true", *chart_values,
+                          namespace=NAMESPACE)
+    policies = [m for m in build if m["kind"] == "NetworkPolicy"]
+    found = []
+    for name, port in CONTROLS:
+        pod = target_pod(build, f"tcp://bench-{version}-{name}:{port}")
+        for client, labels in CLIENTS.items():
+            found.append((client, f"{name}:{port}", *admitted(policies, pod, pod["port"], {
+                **labels, "app.kubernetes.io/instance": f"bench-{version}"}, NAMESPACE,
+                {NAMESPACE: {"kubernetes.io/metadata.name": NAMESPACE}})))
+    return found
+
+
 def print_lines(found):
     for version, scenario, target, reachable, why in found:
         print(f"    {'reaches' if reachable else 'CANNOT REACH'} {version} {scenario} -> {target}: {why}")
@@ -230,6 +257,10 @@ def self_test(versions, jobs):
                         {"app.kubernetes.io/name": "outsider"}, NAMESPACE, {})[0]:
                 raise SystemExit(f"self-test: a pod of no release was admitted where {client} connects ({address})")
     print("self-test: where the services connect to one another, a pod of no release is refused, as it must")
+    # and a control API open to the namespace is caught
+    if not any(reachable for *_, reachable, _ in controls(versions[0], ("--set", "networkPolicy.enabled=false"))):
+        raise SystemExit("self-test: with no NetworkPolicy every pod reaches the control APIs, and the check said not")
+    print("self-test: with no NetworkPolicy pods reach the latency proxy's and Jaeger's APIs, and the check says so")
     # and a metricsFrom rule that names the API port too is caught
     if scraped_alone(scrapes(versions[0], ("--set", "networkPolicy.enabled=false"))):
         raise SystemExit("self-test: with no NetworkPolicy the scrapers reach every API port, and the check said not")
@@ -273,6 +304,12 @@ def main(argv=None):
                      "port other than web-api's")
     print("the namespace monitoring reaches every service's management port (health, metrics) and no API port but "
           "web-api's, which is public")
+    found = [hop for version in versions for hop in controls(version, values)]
+    for client, target, reachable, why in found:
+        print(f"    {'REACHES' if reachable else 'cannot reach'} {target} from {client}: {why}")
+    if any(reachable for *_, reachable, _ in found):
+        sys.exit("a pod reaches the latency proxy's or Jaeger's API: only the node and port-forwards may")
+    print("no pod reaches the latency proxy's API or Jaeger's query (the node and port-forwards do)")
 
 
 if __name__ == "__main__":
