@@ -232,6 +232,35 @@ def controls(version, chart_values=()):
     return found
 
 
+# ---------- PostgreSQL (the platform chart's policy; its pod is the operator's, with the labels the operator gives it)
+
+SPILO = {"cluster-name": "bench-postgres", "application": "spilo", "spilo-role": "master"}
+
+
+def database_clients(version, chart_values=()):
+    """[(client, port, reachable, why)]: a build's pods, the load generator, a pod of no release and the operator's
+    namespace against PostgreSQL's port (5432) and Patroni's (8008)."""
+    build = helm_template(f"bench-{version}", "reactive-bench", "--set", f"build={version}", "--set",
+                          "latencyProxy.enabled=true", namespace=NAMESPACE)
+    platform = helm_template("platform", "platform", *chart_values, namespace=NAMESPACE)
+    policies = [m for m in platform if m["kind"] == "NetworkPolicy"]
+    pods = {m["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"]: m["spec"]["template"]["metadata"]["labels"]
+            for m in build if m["kind"] == "Deployment"}
+    clients = {**{name: (labels, NAMESPACE) for name, labels in pods.items()},
+               "the load generator": (CLIENTS["the load generator"], NAMESPACE),
+               "a pod of no release": (CLIENTS["a pod of no release"], NAMESPACE),
+               "the operator": ({"name": "postgres-operator"}, "postgres-operator")}
+    namespaces = {n: {"kubernetes.io/metadata.name": n} for n in (NAMESPACE, "postgres-operator")}
+    target = {"namespace": NAMESPACE, "labels": SPILO}
+    return [(client, port, *admitted(policies, target, {"number": port, "name": None, "protocol": "TCP"}, labels,
+                                     namespace, namespaces))
+            for client, (labels, namespace) in clients.items() for port in (5432, 8008)]
+
+
+DATABASE_CLIENTS = {("articles", 5432), ("authors", 5432), ("latency-proxy", 5432), ("the operator", 5432),
+                    ("the operator", 8008)}
+
+
 def print_lines(found):
     for version, scenario, target, reachable, why in found:
         print(f"    {'reaches' if reachable else 'CANNOT REACH'} {version} {scenario} -> {target}: {why}")
@@ -261,6 +290,11 @@ def self_test(versions, jobs):
     if not any(reachable for *_, reachable, _ in controls(versions[0], ("--set", "networkPolicy.enabled=false"))):
         raise SystemExit("self-test: with no NetworkPolicy every pod reaches the control APIs, and the check said not")
     print("self-test: with no NetworkPolicy pods reach the latency proxy's and Jaeger's APIs, and the check says so")
+    # and PostgreSQL with the platform's policy off: every pod reaches it, and the check says so
+    if {(c, p) for c, p, reachable, _ in database_clients(versions[0], ("--set", "networkPolicy.enabled=false"))
+            if reachable} == DATABASE_CLIENTS:
+        raise SystemExit("self-test: with the platform's NetworkPolicy off every pod reaches PostgreSQL, and the check said not")
+    print("self-test: with the platform's NetworkPolicy off every pod reaches PostgreSQL, and the check says so")
     # and a metricsFrom rule that names the API port too is caught
     if scraped_alone(scrapes(versions[0], ("--set", "networkPolicy.enabled=false"))):
         raise SystemExit("self-test: with no NetworkPolicy the scrapers reach every API port, and the check said not")
@@ -310,6 +344,14 @@ def main(argv=None):
     if any(reachable for *_, reachable, _ in found):
         sys.exit("a pod reaches the latency proxy's or Jaeger's API: only the node and port-forwards may")
     print("no pod reaches the latency proxy's API or Jaeger's query (the node and port-forwards do)")
+    for version in versions:
+        found = database_clients(version)
+        for client, port, reachable, why in found:
+            print(f"    {'reaches' if reachable else 'cannot reach'} PostgreSQL:{port} from {version}'s {client}: {why}")
+        if {(c, p) for c, p, reachable, _ in found if reachable} != DATABASE_CLIENTS:
+            sys.exit(f"PostgreSQL admits other clients than {sorted(DATABASE_CLIENTS)} ({version})")
+    print("PostgreSQL admits every build's articles and authors (and a latency proxy in their path) and the operator, "
+          "no other pod")
 
 
 if __name__ == "__main__":
