@@ -51,6 +51,22 @@ def test_the_charts_allow_exactly_the_builds_and_the_floor():
     assert [b.strip() for b in platform.group(1).split(",")] == list(VERSIONS)
 
 
+def test_the_chart_deploys_each_build_as_builds_conf_says_it_was_measured():
+    """helm install --set build=vN, without make, runs what make deploy-vN runs: the chart's `measured` values are
+    builds.conf's java-options and chart-values lines."""
+    import yaml
+    from benchkit.core.buildsconf import build_lines, java_options
+    measured = yaml.safe_load((ROOT / "charts/reactive-bench/values.yaml").read_text())["measured"]
+    expected = {}
+    for version, options in java_options().items():
+        expected.setdefault(version, {})["buildJavaOpts"] = options
+    for version, values in build_lines("chart-values").items():
+        for assignment in values.split():
+            key, value = assignment.split("=", 1)
+            expected.setdefault(version, {})[key] = int(value) if value.isdigit() else value
+    assert measured == expected
+
+
 def test_every_build_has_every_service_as_a_maven_module():
     modules = re.findall(r"<module>(.*)</module>", (ROOT / "services/pom.xml").read_text())
     for version in VERSIONS:
