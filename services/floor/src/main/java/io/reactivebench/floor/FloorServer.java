@@ -12,6 +12,8 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
@@ -31,12 +33,33 @@ public final class FloorServer {
      */
     public static void run(BiFunction<Vertx, FloorSettings, Future<Void>> start) {
         FloorSettings settings = FloorSettings.fromEnvironment();
-        start.apply(Vertx.vertx(new VertxOptions().setEventLoopPoolSize(settings.eventLoops())), settings)
+        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(settings.eventLoops()));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(vertx, settings), "floor-shutdown"));
+        start.apply(vertx, settings)
                 .onFailure(failure -> {
                     failure.printStackTrace();
                     System.exit(1);
                 });
     }
+
+    /**
+     * A stopping service as Quarkus stops one with a shutdown delay: it reports itself not ready at once (so that its
+     * Service stops sending it requests), keeps serving for the delay, then closes, waiting up to the shutdown timeout
+     * for what is still in flight. Without it a rolled v0 dropped the requests its Service still sent it.
+     */
+    static void stop(Vertx vertx, FloorSettings settings) {
+        STOPPING.set(true);
+        try {
+            Thread.sleep(settings.shutdownDelay().toMillis());
+            vertx.close().toCompletionStage().toCompletableFuture()
+                    .get(Math.max(1, settings.shutdownTimeout().toMillis()), TimeUnit.MILLISECONDS);
+        } catch (Exception interruptedOrLate) {
+            // the JVM stops now either way
+        }
+    }
+
+    /** Whether this service is stopping: readiness answers DOWN from then on. */
+    static final AtomicBoolean STOPPING = new AtomicBoolean();
 
     public FloorServer(Vertx vertx, FloorSettings settings, ServedRequests served) {
         this.vertx = vertx;
@@ -84,7 +107,8 @@ public final class FloorServer {
         switch (request.path()) {
             // started: this server listens only once the API's have started (the chart's startup probe asks it)
             case "/q/health/live", "/q/health/started" -> health(request, Future.succeededFuture());
-            case "/q/health/ready", "/q/health" -> health(request, ready.get());
+            case "/q/health/ready", "/q/health" -> health(request,
+                    STOPPING.get() ? Future.failedFuture("stopping") : ready.get());
             case "/q/metrics" -> request.response().putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
                     .end(served.prometheus());
             default -> Problems.send(request.response(), 404, "No resource at " + request.path());

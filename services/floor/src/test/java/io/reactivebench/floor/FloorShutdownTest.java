@@ -1,0 +1,57 @@
+package io.reactivebench.floor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A stopping v0 service does what Quarkus does with a shutdown delay: readiness DOWN at once, requests still
+ * answered for the delay, then closed.
+ */
+class FloorShutdownTest {
+
+    @Test
+    void aStoppingServiceIsNotReadyButStillAnswersForItsDelayThenCloses() throws Exception {
+        int api = freePort(), management = freePort();
+        FloorSettings settings = new FloorSettings(Map.of("QUARKUS_HTTP_PORT", String.valueOf(api),
+                "QUARKUS_MANAGEMENT_PORT", String.valueOf(management), "QUARKUS_SHUTDOWN_DELAY", "2s",
+                "QUARKUS_SHUTDOWN_TIMEOUT", "5s", "QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE", "1"));
+        Vertx vertx = Vertx.vertx();
+        new FloorServer(vertx, settings, new ServedRequests())
+                .start(Map.of("/articles", request -> request.response().end("[]")), Future::succeededFuture)
+                .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        HttpClient client = HttpClient.newHttpClient();
+        assertEquals(200, status(client, management, "/q/health/ready"));
+
+        long started = System.nanoTime();
+        CompletableFuture<Void> stopped = CompletableFuture.runAsync(() -> FloorServer.stop(vertx, settings));
+        Thread.sleep(300);
+        assertEquals(503, status(client, management, "/q/health/ready"));
+        assertEquals(200, status(client, api, "/v0/articles"));
+        stopped.get(10, TimeUnit.SECONDS);
+        assertTrue(System.nanoTime() - started >= TimeUnit.SECONDS.toNanos(2), "closed before its delay");
+        FloorServer.STOPPING.set(false);
+    }
+
+    private static int status(HttpClient client, int port, String path) throws Exception {
+        return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
