@@ -243,6 +243,8 @@ def statement(root, name, summary):
         return (f"docs/results/{name}.json, at {at}: the code is as it was measured; only comments changed since "
                 f"(`make since NAME={name}`).")
     builds = measured_builds(summary)
+    if builds:  # of the builds measured, those whose code the changes are part of
+        builds = set().union(*((used_by(root, path) or builds) & builds for path in code)) or builds
     of = f"the code {', '.join(sorted(builds))} run{'s' if len(builds) == 1 else ''}" if builds else "the services' code"
     return f"docs/results/{name}.json, at {at}: {of} has changed since, in {modules(code)} (`make since NAME={name}`)."
 
