@@ -383,7 +383,7 @@ test-licenses: loadgen toxiproxy jaeger ## Every dependency's licence (Maven art
 	@python3 scripts/supply-chain/hashes.py --self-test
 
 .PHONY: sbom
-sbom: build ## Write docs/sbom/: a CycloneDX SBOM of every image the project ships (each build's, loadgen's), from CycloneDX's Maven plugin and cyclonedx-gomod (after a change of dependencies; make test checks it for drift).
+sbom: build toxiproxy jaeger ## Write docs/sbom/: a CycloneDX SBOM of every image the project ships (each build's, loadgen's, the latency proxy's, Jaeger's), from CycloneDX's Maven plugin and cyclonedx-gomod (after a change of dependencies; make test checks it for drift).
 	@python3 scripts/supply-chain/sbom.py --write docs/sbom
 
 .PHONY: licenses

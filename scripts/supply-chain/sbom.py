@@ -5,11 +5,15 @@ checks docs/licenses.md): docs/sbom/<image>.cdx.json, one per image.
   - each service build's image (services/Dockerfile.jvm): its base image, and the build's runtime libraries as
     CycloneDX's Maven plugin lists them (cyclonedx-maven-plugin, makeBom: every compile and runtime dependency);
   - loadgen's image (load/Containerfile): its base image, and the Go modules of the binary as cyclonedx-gomod lists
-    them (its `app` mode: what the main package links).
+    them (its `app` mode: what the main package links);
+  - the latency proxy's and Jaeger's images (scripts/latency-proxy, scripts/tracing): their base image, and the Go
+    modules their binaries were built from (make toxiproxy, make jaeger) as cyclonedx-gomod reads them from the
+    binary itself (its `bin` mode).
 
 Each file is the tool's own document under the image as its top component, with the fields that change at every
-run left out (the serial number, the time, a locally built module's file hashes): the same dependencies give the
-same bytes, so that a drift is a change of what ships (a tool's own hashes are left out too: cyclonedx-gomod is built
+run left out (the serial number, the time, a locally built module's file hashes, the architecture a Go binary was
+built for: the images are built for the cluster's, whatever the machine that writes this): the same dependencies give
+the same bytes, so that a drift is a change of what ships (a tool's own hashes are left out too: cyclonedx-gomod is built
 on the machine that runs it).
 
   sbom.py --write DIR     writes DIR/<image>.cdx.json (after `make build`: the services' modules are installed)
@@ -72,10 +76,21 @@ def gomod_bom(work):
     return bom
 
 
+def binary_bom(binary):
+    """The CycloneDX document of a Go binary built here (make toxiproxy, make jaeger): the modules it was built from,
+    as its build information records them."""
+    with tempfile.TemporaryDirectory() as work:
+        output = pathlib.Path(work) / "bom.json"
+        subprocess.run(["go", "run", GOMOD, "bin", "-json", "-licenses", "-output", str(output), str(binary)],
+                       cwd=ROOT / "load", check=True)
+        return json.loads(output.read_text())
+
+
 def normalised(bom, image, base):
     """The tool's document as the image's: the image the top component, its base and the tool's top component the
     image's parts, and what changes at every run left out."""
-    bom = json.loads(json.dumps(bom))
+    # a Go module's architecture qualifier names the machine that built the binary here, not the cluster's
+    bom = json.loads(re.sub(r"goarch=[a-z0-9]+&", "", json.dumps(bom)))
     bom.pop("serialNumber", None)
     metadata = bom.setdefault("metadata", {})
     metadata.pop("timestamp", None)
@@ -112,6 +127,12 @@ def images(work):
     found = {module.replace("/", "-"): normalised(bom, module.replace("/", "-"), services)
              for module, bom in maven_boms().items()}
     found["loadgen"] = normalised(gomod_bom(work), "loadgen", base_image("load/Containerfile"))
+    for image, binary, containerfile in (("latency-proxy", "TOXIPROXY", "scripts/latency-proxy/Containerfile"),
+                                         ("jaeger", "JAEGER", "scripts/tracing/Containerfile")):
+        path = os.environ.get(binary)
+        if not path or not pathlib.Path(path).exists():
+            sys.exit(f"{binary} names no binary ({path}): make sets it (make {image.replace('latency-proxy', 'toxiproxy')})")
+        found[image] = normalised(binary_bom(path), image, base_image(containerfile))
     return found
 
 
