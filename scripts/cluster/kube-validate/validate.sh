@@ -304,6 +304,58 @@ expect "without placement values a build's pods go wherever the scheduler likes 
     jsonpath='{.items[*].spec.nodeName}' | wc -w) == 3 ]] && ! kubectl -n '$NS' get deploy -l \
     app.kubernetes.io/instance=bench-v1 -o jsonpath='{.items[*].spec.template.spec.nodeSelector}' | grep -q ."
 
+# Kafka's and PostgreSQL's pods are the operators' to make: what the platform chart gives each operator for them
+# (Strimzi's pod template, the postgresql's node affinity and tolerations) is made into pods here, which the scheduler
+# places among kwok's nodes. A fourth node is for the platform alone: labelled for it, and tainted.
+readonly PLATFORM_NODE=kwok-node-3 PLATFORM_TAINT="reactive-bench.example/dedicated=platform:NoSchedule"
+platform_pods() { # platform_pods FILE: the pods the operators would make, from the platform chart's placement values
+  "$HELM" template platform "$ROOT/charts/platform" -n "$NS" \
+    --set-string 'kafka.nodeSelector.reactive-bench\.example/role=platform' \
+    --set-string 'postgres.nodeSelector.reactive-bench\.example/role=platform' \
+    --set 'kafka.tolerations[0].key=reactive-bench.example/dedicated' --set 'kafka.tolerations[0].value=platform' \
+    --set 'kafka.tolerations[0].effect=NoSchedule' \
+    --set 'postgres.tolerations[0].key=reactive-bench.example/dedicated' --set 'postgres.tolerations[0].value=platform' \
+    --set 'postgres.tolerations[0].effect=NoSchedule' | "${BENCHKIT_PYTHON:?}" -c '
+import sys, yaml
+objects = {o["kind"]: o for o in yaml.safe_load_all(sys.stdin) if o}
+kafka = objects["KafkaNodePool"]["spec"]["template"]["pod"]
+postgres = objects["postgresql"]["spec"]
+pods = {"as-kafka": {"affinity": kafka.get("affinity"), "tolerations": kafka.get("tolerations")},
+        "as-postgres": {"affinity": {"nodeAffinity": postgres["nodeAffinity"]}, "tolerations": postgres.get("tolerations")},
+        # the same place asked for without the toleration: the taint keeps it out
+        "untolerated": {"affinity": {"nodeAffinity": postgres["nodeAffinity"]}}}
+print(yaml.safe_dump_all([{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"placement": "platform"}},
+                           "spec": {**spec, "containers": [{"name": "c", "image": "localhost/reactive-bench/pause"}]}}
+                          for name, spec in pods.items()]))' >"$1"
+}
+platform_placed() {
+  kubectl apply -f - >/dev/null <<NODE || return 1
+apiVersion: v1
+kind: Node
+metadata:
+  name: $PLATFORM_NODE
+  annotations: {kwok.x-k8s.io/node: fake}
+  labels: {kubernetes.io/hostname: $PLATFORM_NODE, kubernetes.io/os: linux, kubernetes.io/arch: amd64, reactive-bench.example/role: platform}
+spec:
+  taints: [{key: reactive-bench.example/dedicated, value: platform, effect: NoSchedule}]
+status:
+  allocatable: {cpu: "7", memory: 13Gi, pods: "110"}
+  capacity: {cpu: "7", memory: 14Gi, pods: "110"}
+NODE
+  wait_for "$PLATFORM_NODE ready" 60 bash -c "[[ \$(kubectl get node $PLATFORM_NODE -o \
+    jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}') == True ]]" || return 1
+  platform_pods "$WORK/platform-pods.yaml" && kubectl -n "$NS" apply -f "$WORK/platform-pods.yaml" >/dev/null || return 1
+  kubectl -n "$NS" wait pod/as-kafka pod/as-postgres --for=condition=PodScheduled --timeout=60s >/dev/null || return 1
+  local placed
+  placed=$(kubectl -n "$NS" get pods -l placement=platform -o jsonpath='{range .items[*]}{.metadata.name}={.spec.nodeName}{" "}{end}')
+  echo "placed: $placed"
+  kubectl -n "$NS" delete pods -l placement=platform --wait=false >/dev/null
+  kubectl taint node "$PLATFORM_NODE" "$PLATFORM_TAINT-" >/dev/null && kubectl label node "$PLATFORM_NODE" reactive-bench.example/role- >/dev/null
+  [[ $placed == *"as-kafka=$PLATFORM_NODE "* && $placed == *"as-postgres=$PLATFORM_NODE "* && $placed == *"untolerated= "* ]]
+}
+expect "Kafka's and PostgreSQL's pods, as the operators make them from the platform chart's placement, run on the platform's tainted node; without the toleration the taint keeps a pod out" \
+  platform_placed
+
 # The images are built for the nodes' architecture as Kubernetes reports it (scripts/cluster/k8s.sh architecture), whatever
 # the machine that builds them; where the nodes differ, the user picks one.
 architecture() { "$ROOT/scripts/cluster/k8s.sh" architecture 2>&1; }
