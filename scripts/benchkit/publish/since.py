@@ -22,23 +22,25 @@ COMMIT_KEYS = ("commit", "git_commit")
 NOT_SHIPPED = re.compile(r"/src/test/|^services/testing/|^services/\.mvn/|^services/\.dockerignore$")
 
 
-def commits_of(summary):
-    """The commits a summary's figures were measured at, in the order first met: its own, or every run's it holds
-    (a combined summary's "dce3321, 6cfbdd4" is two); an amendment's commit changed it, and measured nothing."""
-    found = []
-
-    def visit(value):
+def entries(summary):
+    """(key, value) of every entry of every mapping a summary holds, at any depth, in order; its amendments left out
+    (an amendment changed the summary, and measured nothing)."""
+    def walk(value):
         if isinstance(value, dict):
             for key, item in value.items():
-                if key in COMMIT_KEYS and isinstance(item, str):
-                    found.extend(part.strip() for part in item.split(",") if part.strip())
-                else:
-                    visit(item)
+                yield key, item
+                yield from walk(item)
         elif isinstance(value, list):
             for item in value:
-                visit(item)
-    visit({key: value for key, value in summary.items() if key != AMENDED})
-    return list(dict.fromkeys(found))
+                yield from walk(item)
+    return walk({key: value for key, value in summary.items() if key != AMENDED})
+
+
+def commits_of(summary):
+    """The commits a summary's figures were measured at, in the order first met: its own, or every run's it holds
+    (a combined summary's "dce3321, 6cfbdd4" is two)."""
+    return list(dict.fromkeys(part.strip() for key, item in entries(summary) if key in COMMIT_KEYS and isinstance(item, str)
+                              for part in item.split(",") if part.strip()))
 
 
 def git(root, *arguments):
@@ -126,14 +128,34 @@ def code_of(path, text):
     return "\n".join(line for line in lines if line and not line.lstrip().startswith(marks))
 
 
-def served_differently(root, commit, path):
-    """Whether a file the services' tree changed since a commit differs in more than its comments (added or removed:
-    it does)."""
-    then = git(root, "show", f"{commit}:{path}")
-    now = pathlib.Path(root) / path
-    if then.returncode or not now.exists():
-        return True
-    return code_of(path, then.stdout) != code_of(path, now.read_text(errors="replace"))
+# {(root, commit, path): its code there, or None}: a commit never changes, so each is read once
+COMMITTED: dict[tuple[str, str, str], str | None] = {}
+
+
+def committed_code(root, commit, paths):
+    """{path: its code (code_of) as the commit holds it, or None where it holds no such file}, the files not read
+    before in one git process."""
+    wanted = [path for path in paths if (str(root), commit, path) not in COMMITTED]
+    if wanted:
+        out = subprocess.run(["git", "-C", str(root), "cat-file", "--batch"], capture_output=True, check=True,
+                             input="".join(f"{commit}:{path}\n" for path in wanted).encode()).stdout
+        at = 0
+        for path in wanted:  # each answer: "<object> blob <size>\n<content>\n", or "<name> missing\n"
+            header, at = out[at:out.index(b"\n", at)].split(), out.index(b"\n", at) + 1
+            text = None
+            if header[-1] != b"missing":
+                size = int(header[-1])
+                text, at = code_of(path, out[at:at + size].decode(errors="replace")), at + size + 1
+            COMMITTED[(str(root), commit, path)] = text
+    return {path: COMMITTED[(str(root), commit, path)] for path in paths}
+
+
+def served_differently(root, commit, paths):
+    """The files of these, changed in the services' tree since a commit, that differ in more than their comments
+    (added or removed: they do)."""
+    then = committed_code(root, commit, paths)
+    return {path for path in paths if then[path] is None or not (pathlib.Path(root) / path).exists()
+            or then[path] != code_of(path, (pathlib.Path(root) / path).read_text(errors="replace"))}
 
 
 BUILD_DIR = re.compile(r"^services/[^/]+/(v\d+)/")  # a build's own code of a service: services/<service>/<build>/
@@ -148,9 +170,15 @@ def artifact_of(pom):
     return found.group(1) if found else None
 
 
-def used_by(root, path):
+def build_poms(root):
+    """[(build, its pom's text)] of every service's build in the checkout."""
+    return [(pom.parent.name, pom.read_text()) for pom in pathlib.Path(root, "services").glob("*/v*/pom.xml")]
+
+
+def used_by(root, path, poms):
     """The builds whose code a file of the services is part of: a build's own directory, an image's Dockerfile, a
-    shared module by the builds whose poms name it; None for what every build reads (the parent pom, builds.conf)."""
+    shared module by the builds whose poms (build_poms) name it; None for what every build reads (the parent pom,
+    builds.conf)."""
     own = BUILD_DIR.match(path)
     if own:
         return {own.group(1)}
@@ -160,8 +188,7 @@ def used_by(root, path):
     for depth in (3, 2):  # a service's own module (articles/model), then a module of the tree's top (jdbc)
         pom = pathlib.Path(root, *parts[:depth], "pom.xml")
         if len(parts) > depth and pom.exists() and (artifact := artifact_of(pom)):
-            return {build.parent.name for build in pathlib.Path(root, "services").glob("*/v*/pom.xml")
-                    if f"<artifactId>{artifact}</artifactId>" in build.read_text()}
+            return {build for build, text in poms if f"<artifactId>{artifact}</artifactId>" in text}
     return None
 
 
@@ -172,39 +199,32 @@ def measured_builds(summary):
     """The builds a summary measured, or None where it names none: every build a cell, a run or a fault names ("build",
     "version", "versions"), and every key that is a build's name (a table per build)."""
     found = set()
-
-    def visit(value):
-        if isinstance(value, dict):
-            for key, item in value.items():
-                if BUILD.fullmatch(key):
-                    found.add(key)
-                if key in ("build", "version") and isinstance(item, str):
-                    found.add(item.split()[0])
-                elif key == "versions" and isinstance(item, list):
-                    found.update(v for v in item if isinstance(v, str))
-                visit(item)
-        elif isinstance(value, list):
-            for item in value:
-                visit(item)
-    visit({key: value for key, value in summary.items() if key != AMENDED})
-    return {build for build in found if BUILD.fullmatch(build)} or None
+    for key, item in entries(summary):
+        found.add(key)
+        if key in ("build", "version") and isinstance(item, str):
+            found.add(item.split()[0])
+        elif key == "versions" and isinstance(item, list):
+            found.update(v for v in item if isinstance(v, str))
+    return {build for build in found if isinstance(build, str) and BUILD.fullmatch(build)} or None
 
 
 def changes(root, commits, builds=None):
-    """(the files that differ since the oldest of the commits, those of them whose code differs): of every build, or
-    of these builds' own code and what every build shares; None where git does not know a commit."""
+    """(the files that differ since the oldest of the commits, those of them whose code differs, {file: the builds
+    it is part of, used_by}): of every build, or of these builds' own code and what every build shares; None where
+    git does not know a commit."""
     found = [changed_files(root, commit) for commit in commits]
     if any(files is None for files in found):
         return None
+    poms = build_poms(root)
+    users = {path: used_by(root, path, poms) for path in {f for files in found for f in files}}
 
     def ours(path):
-        users = used_by(root, path)
-        return builds is None or users is None or bool(users & builds)
+        return builds is None or users[path] is None or bool(users[path] & builds)
     found = [tuple(f for f in files if ours(f)) for files in found]
     files = tuple(sorted({f for files in found for f in files}))
-    code = tuple(f for f in files if any(f in mine and served_differently(root, commit, f)
-                                         for commit, mine in zip(commits, found)))
-    return files, code
+    differ = set().union(*(served_differently(root, commit, mine) for commit, mine in zip(commits, found)))
+    code = tuple(f for f in files if f in differ)
+    return files, code, users
 
 
 SERVICE_NAMES = ("articles", "authors", "web-api")
@@ -236,7 +256,7 @@ def statement(root, name, summary):
     if found is None:
         return (f"docs/results/{name}.json was measured at {at}, which this clone's history does not hold: which code "
                 "its figures describe is unknown here.")
-    files, code = found
+    files, code, users = found
     if not files:
         return f"docs/results/{name}.json, at {at}: the services are as they were measured."
     if not code:
@@ -244,7 +264,7 @@ def statement(root, name, summary):
                 f"(`make since NAME={name}`).")
     builds = measured_builds(summary)
     if builds:  # of the builds measured, those whose code the changes are part of
-        builds = set().union(*((used_by(root, path) or builds) & builds for path in code)) or builds
+        builds = set().union(*((users[path] or builds) & builds for path in code)) or builds
     of = f"the code {', '.join(sorted(builds))} run{'s' if len(builds) == 1 else ''}" if builds else "the services' code"
     return f"docs/results/{name}.json, at {at}: {of} has changed since, in {modules(code)} (`make since NAME={name}`)."
 
@@ -255,7 +275,7 @@ def listing(root, name, summary):
     found = changes(root, commits, measured_builds(summary))
     if found is None:
         return f"{name}: measured at {', '.join(commits)}, which this clone's history does not hold"
-    files, code = found
+    files, code, _ = found
     lines = [f"{name}: measured at {', '.join(commits)}; {len(code)} of {len(files)} changed files differ in code "
              f"(`git diff {commits[0]} -- {CODE}`)"]
     lines += [f"  {'code    ' if path in code else 'comments'}  {path}" for path in files]
