@@ -103,7 +103,7 @@ def consistency(summary):
     for version, result in summary["builds"].items():
         chosen = dict(result["shipped"])
         for name in result["properties"]:
-            measured = measured_of(runs_of(summary, version), name)
+            measured = measured_of(summary, version, name)
             if measured:
                 chosen[name] = choose(measured, chosen[name])
         if chosen != result["chosen"]:

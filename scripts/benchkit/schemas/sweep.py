@@ -31,10 +31,11 @@ def runs_of(document, version):
             for cell in document["cells"] if cell["build"] == version for figures in cell["rounds"]]
 
 
-def measured_of(runs, name):
-    """{value: [complete answers/s of each repeat]} of one setting's runs, as choose takes them."""
+def measured_of(document, version, name):
+    """{value: [complete answers/s of each repeat]} of one setting's candidates of a build (its cells), as choose
+    takes them."""
     measured = {}
-    for run in runs:
-        if run["setting"] == name:
-            measured.setdefault(run["value"], []).append(run["complete_per_s"])
+    for cell in document["cells"]:
+        if cell["build"] == version and cell["setting"] == name:
+            measured.setdefault(cell["value"], []).extend(r["complete_per_s"] for r in cell["rounds"])
     return measured

@@ -22,7 +22,7 @@ from benchkit.core.plugins import LatencyProxy
 from benchkit.core.sizes import counted_processors, sized_at
 from benchkit.core.design import Design
 from benchkit.core.tunables import LATENCY_PROXY, LATENCY_SETTINGS, settings_for
-from benchkit.schemas.sweep import DESIGN, FILE, choose, measured_of, runs_of
+from benchkit.schemas.sweep import DESIGN, FILE, choose, measured_of
 
 # each candidate a cold start, as an A/B's cells: shorter than a bench's
 LENGTHS = Lengths(iterations=150, warmup=300)
@@ -78,7 +78,7 @@ def sweep_build(version, platform, directory, repeats, commit, settings, delay=N
                           "rounds": [{key: figures[key] for key in FIGURES} for figures in cell["rounds"]]})
         if delay:
             platform.plugin(LatencyProxy).latency().clear(version)
-        measured = measured_of(runs_of({"cells": found}, version), setting.name)
+        measured = measured_of({"cells": found}, version, setting.name)
         chosen[setting.name] = choose(measured, chosen[setting.name])
         info(f"{version}: {setting.name} -> {chosen[setting.name]} "
              f"(medians: {', '.join(f'{v}: {statistics.median(r):.0f}/s' for v, r in sorted(measured.items()))})")
