@@ -91,6 +91,16 @@ foreign_route_free() { # foreign_route_free PREFIX: no route there but a stopped
   ! ip route show | grep "^$1" | grep -vqE " dev ($stale_bridge|cali[0-9a-f]+) "
 }
 
+go_proxy_reachable() { timeout 30 go list -m -versions golang.org/x/sync; }
+readonly GO_PROXY_HOW="go list -m -versions golang.org/x/sync failed: GOPROXY"
+finish() { # the verdict, once every check of $WHAT has run: fails where one is missing
+  if ((missing)); then
+    echo "==> $missing missing: $said would stop on it later" >&2
+    exit 1
+  fi
+  echo "==> Everything $said needs is here"
+}
+
 said="make $WHAT"
 [[ $WHAT != kubernetes ]] || said="the Kubernetes path"
 echo "==> What $said needs of this machine"
@@ -120,11 +130,11 @@ if [[ $WHAT == kubernetes ]]; then
   else lacking "minikube, or a cluster kubectl reaches" "https://minikube.sigs.k8s.io/docs/start/, then make minikube"; fi
   # helm and the images' programs are built from the Go module proxy once; a deploy after that needs it no more
   if [[ ! -x ${HELM:-} ]]; then
-    check "the Go module proxy reachable (helm, the images' programs)" "go list -m -versions golang.org/x/sync failed: GOPROXY" \
-      timeout 30 go list -m -versions golang.org/x/sync
+    check "the Go module proxy reachable (helm, the images' programs)" "$GO_PROXY_HOW" go_proxy_reachable
   fi
+  finish
+  exit 0
 fi
-if [[ $WHAT != kubernetes ]]; then
 cores=$(nproc)
 if ((cores >= MIN_CORES)); then ok "$cores cores (≥ $MIN_CORES)"
 else lacking "$MIN_CORES cores" "$cores: the nine services, PostgreSQL, Kafka and the load generator run at once"; fi
@@ -149,8 +159,7 @@ else lacking "the local stack's ports free" "${busy[*]} in use (make down stops 
 # The first run downloads from each kind of registry through its own client's configuration (nothing else is reached).
 check "Maven's repository reachable (the services' dependencies)" "Maven downloads from it: its mirror in ~/.m2/settings.xml" \
   maven_reachable
-check "the Go module proxy reachable (the load generator and the tools)" "go list -m -versions golang.org/x/sync failed: GOPROXY" \
-  timeout 30 go list -m -versions golang.org/x/sync
+check "the Go module proxy reachable (the load generator and the tools)" "$GO_PROXY_HOW" go_proxy_reachable
 check "PyPI reachable (the harness's Python packages)" "python3 -m pip index versions pip failed: pip's index-url" \
   timeout 30 python3 -m pip index versions pip
 
@@ -159,7 +168,7 @@ if [[ $WHAT == test ]]; then
   if ((EUID == 0)); then ok "root"; else lacking "root" "the node runs containerd, kubelet, iptables rules and a bridge"; fi
   distribution="$(sed -n 's/^ID=//p' /etc/os-release 2>/dev/null | tr -d '"') $(sed -n 's/^VERSION_ID=//p' \
     /etc/os-release 2>/dev/null | tr -d '"')"
-  if [[ $distribution == "debian 12" ]]; then ok "Debian 12 (pinned packages: containerd, runc, CNI plugins, iptables)"
+  if [[ $distribution == "debian 12" ]]; then ok "Debian 12 (its packages: containerd, runc, CNI plugins, iptables)"
   else lacking "Debian 12" "$distribution: scripts/cluster/test-cluster/install-packages.sh installs Debian 12's packages"; fi
   check "apt-get" "the node's packages are installed with it" command -v apt-get
   check "Debian's archive reachable (the node's packages)" "apt-get download --print-uris runc gave no reachable URL: apt's sources" \
@@ -192,10 +201,4 @@ if [[ $WHAT == test ]]; then
   fi
   check "cgroups mounted" "the node's containers need /sys/fs/cgroup" test -d /sys/fs/cgroup
 fi
-fi # the local stack's and the node's needs
-
-if ((missing)); then
-  echo "==> $missing missing: $said would stop on it later" >&2
-  exit 1
-fi
-echo "==> Everything $said needs is here"
+finish
