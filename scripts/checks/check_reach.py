@@ -210,9 +210,17 @@ def scraped_alone(found):
 # NetworkPolicy stops
 
 CONTROLS = (("latency-proxy", 8474), ("jaeger", 16686))
-CLIENTS = {"web-api": {"app.kubernetes.io/name": "web-api"}, "the load generator": {
-    "app.kubernetes.io/name": "loadgen", "app.kubernetes.io/component": "load-generator",
-    "app.kubernetes.io/part-of": "reactive-bench"}, "a pod of no release": {"app.kubernetes.io/name": "outsider"}}
+OUTSIDER = {"app.kubernetes.io/name": "outsider"}  # a pod of no release
+
+
+def namespace_pods(version, build):
+    """{client: its labels} of the namespace's pods as the charts render them: each of the build's pods (its
+    Deployments'), the bench's load generator (a load Job's pod) and a pod of no release."""
+    pods = {m["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"]: m["spec"]["template"]["metadata"]["labels"]
+            for m in build if m["kind"] == "Deployment"}
+    job = helm_template(f"load-{version}-closed-web-api", "load-job", *load_job_values(
+        version, "closed", {"TARGET": "web-api"}, service_url(version, "web-api")), namespace=NAMESPACE)
+    return {**pods, "the load generator": job_pod(job), "a pod of no release": OUTSIDER}
 
 
 def controls(version, chart_values=()):
@@ -225,10 +233,10 @@ def controls(version, chart_values=()):
     found = []
     for name, port in CONTROLS:
         pod = target_pod(build, f"tcp://bench-{version}-{name}:{port}")
-        for client, labels in CLIENTS.items():
-            found.append((client, f"{name}:{port}", *admitted(policies, pod, pod["port"], {
-                **labels, "app.kubernetes.io/instance": f"bench-{version}"}, NAMESPACE,
-                {NAMESPACE: {"kubernetes.io/metadata.name": NAMESPACE}})))
+        for client, labels in namespace_pods(version, build).items():
+            if client not in ("jaeger", "latency-proxy"):  # the controls' own pods aside
+                found.append((client, f"{name}:{port}", *admitted(policies, pod, pod["port"], labels, NAMESPACE,
+                                                                  {NAMESPACE: {"kubernetes.io/metadata.name": NAMESPACE}})))
     return found
 
 
@@ -244,11 +252,7 @@ def database_clients(version, chart_values=()):
                           "latencyProxy.enabled=true", namespace=NAMESPACE)
     platform = helm_template("platform", "platform", *chart_values, namespace=NAMESPACE)
     policies = [m for m in platform if m["kind"] == "NetworkPolicy"]
-    pods = {m["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"]: m["spec"]["template"]["metadata"]["labels"]
-            for m in build if m["kind"] == "Deployment"}
-    clients = {**{name: (labels, NAMESPACE) for name, labels in pods.items()},
-               "the load generator": (CLIENTS["the load generator"], NAMESPACE),
-               "a pod of no release": (CLIENTS["a pod of no release"], NAMESPACE),
+    clients = {**{name: (labels, NAMESPACE) for name, labels in namespace_pods(version, build).items()},
                "the operator": ({"name": "postgres-operator"}, "postgres-operator")}
     namespaces = {n: {"kubernetes.io/metadata.name": n} for n in (NAMESPACE, "postgres-operator")}
     target = {"namespace": NAMESPACE, "labels": SPILO}
