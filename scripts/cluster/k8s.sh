@@ -161,20 +161,24 @@ would reconcile the same resources. Let it watch $NS and deploy with OPERATORS=s
   echo install
 }
 
-strimzi_plan() { operator_plan Strimzi "$STRIMZI_RELEASE" "$STRIMZI_RELEASE" "$STRIMZI_IMAGE"; }
-zalando_plan() { operator_plan Zalando "$ZALANDO_RELEASE" "$ZALANDO_RELEASE" "$ZALANDO_IMAGE"; }
+# operator_plans: sets the caller's strimzi and zalando to what deploying does about each operator (operator_plan),
+# or none where Kafka or PostgreSQL is external; stops where operator_plan does
+operator_plans() {
+  strimzi="none (KAFKA_PLATFORM=external)" zalando="none (POSTGRES_PLATFORM=external)"
+  [[ $KAFKA_PLATFORM != operators ]] ||
+    strimzi=$(operator_plan Strimzi "$STRIMZI_RELEASE" "$STRIMZI_RELEASE" "$STRIMZI_IMAGE") || exit 1
+  [[ $POSTGRES_PLATFORM != operators ]] ||
+    zalando=$(operator_plan Zalando "$ZALANDO_RELEASE" "$ZALANDO_RELEASE" "$ZALANDO_IMAGE") || exit 1
+}
 
 # plan: what deploying would change, and where, without changing anything (stops where deploying would)
 plan() {
   require_cluster
   require_own_context
-  local images strimzi=- zalando=-
+  local images strimzi zalando
   images=$(images_mode) || exit 1
   info "images: $images"
-  [[ $KAFKA_PLATFORM != operators ]] || strimzi=$(strimzi_plan) || exit 1
-  [[ $POSTGRES_PLATFORM != operators ]] || zalando=$(zalando_plan) || exit 1
-  [[ $strimzi != - ]] || strimzi="none (KAFKA_PLATFORM=external)"
-  [[ $zalando != - ]] || zalando="none (POSTGRES_PLATFORM=external)"
+  operator_plans
   info "Strimzi operator: $strimzi"
   info "Zalando operator: $zalando"
   info "platform chart: $([[ $KAFKA_PLATFORM == operators || $POSTGRES_PLATFORM == operators ]] &&
@@ -187,9 +191,8 @@ install_operators() {
   # removed with the namespace (Strimzi's RoleBindings in it) and is a no-op otherwise; never beside another
   # operator that runs (operator_plan). Resources are set here so that the CPU and memory budget
   # (minikube/profile.env) holds by design, not by the charts' defaults.
-  local strimzi=skip zalando=skip
-  [[ $KAFKA_PLATFORM != operators ]] || strimzi=$(strimzi_plan) || exit 1
-  [[ $POSTGRES_PLATFORM != operators ]] || zalando=$(zalando_plan) || exit 1
+  local strimzi zalando
+  operator_plans
   [[ $strimzi != use* ]] || info "Strimzi: the operator running in ${strimzi#use }, which watches $NS"
   [[ $zalando != use* ]] || info "Zalando: the operator running in ${zalando#use }, which watches $NS"
   if [[ $strimzi == install ]]; then
