@@ -5,11 +5,11 @@
 # and the Spilo-compatible image) is prepared in the background from the start, at the lowest priority while
 # test-static and test-services run: those leave the CPU they do not use to it. From then on the
 # node's tools are what make test waits for (test-cluster is the longest part, and needs them), so they take their
-# share at normal priority, beside test-e2e. test-cluster starts once they are ready and test-e2e has passed (below:
-# why not beside it). Beside test-cluster: test-k8s (it builds its own tools, kwok and the other architecture's programs), then
+# share at normal priority, beside test-e2e. test-cluster starts once they are ready and test-e2e's last measured load
+# has run (below: why not beside that load). Beside test-cluster: test-k8s (it builds its own tools, kwok and the other architecture's programs), then
 # test-licenses at the lowest priority (it reads every Go program in .tools/bin, test-k8s's too). Jaeger builds from
 # the end of test-services on, at the lowest priority, in the time the others leave idle (test-e2e's trace step and
-# test-cluster's last step wait for it): beside the node's tools from the start, it took 164 of the 374 CPU-seconds
+# test-cluster's traced deploy wait for it): beside the node's tools from the start, it took 164 of the 374 CPU-seconds
 # the two got while test-services ran (a cold run at ec5c283).
 #
 # test-e2e's, test-k8s's and test-licenses's logs are printed after test-cluster's output (test-e2e's as soon as it
@@ -44,11 +44,12 @@ mark() {
 }
 printf 'started\t%s\t%s\n' "$started" "$(git rev-parse --short HEAD)" >"$TEST_TIMES"
 
-busy="" node="" jaeger="" e2e="" cluster="" beside=""
+busy="" node="" jaeger="" e2e="" e2e_load="" cluster="" beside=""
 stop() { # stop [LOG]: every part still running, stopped with its process group (test-cluster tears its node down
   # first); then LOG's end, where a log read from its end shows it
   trap - INT TERM
   local pid
+  [[ -z $e2e_load ]] || kill "$e2e_load" 2>/dev/null || true
   for pid in $cluster $e2e $beside $node $jaeger $busy; do kill -- "-$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   if [[ -n ${1:-} ]]; then
@@ -71,12 +72,15 @@ e2e_ended() { # e2e_ended STATUS: its end marked, or its log's end shown and eve
   fi
   mark test-e2e
   echo "==> test-e2e passed at $(at): $(grep -E '^e2e: ' "$E2E_LOG" | tail -1) (its log is printed at the end)"
-  if [[ -n $busy ]]; then
-    loops_cpu_seconds >"$LOOPS_CPU"
-    kill -- "-$busy" 2>/dev/null || true
-    busy=""
-  fi
+  busy_cores_stopped
   e2e=""
+  [[ -z $e2e_load ]] || { kill "$e2e_load" 2>/dev/null || true; e2e_load=""; }
+}
+busy_cores_stopped() { # BUSY_CORES's loops end with test-e2e's load: a fresh machine's background build is over by then
+  [[ -n $busy ]] || return 0
+  loops_cpu_seconds >"$LOOPS_CPU"
+  kill -- "-$busy" 2>/dev/null || true
+  busy=""
 }
 
 if ((${BUSY_CORES:-0} > 0)); then
@@ -112,10 +116,18 @@ echo "==> test-services passed at $(at); the node's tools at normal priority fro
 normal_priority "$node"
 setsid scripts/local/lowest-priority.sh make jaeger >"$JAEGER_LOG" 2>&1 &
 jaeger=$!
-setsid make test-e2e JAEGER_FROM_BACKGROUND=1 >"$E2E_LOG" 2>&1 &
+# The file test-e2e makes once its last measured load has run: what it checks after that (traces, schemathesis, its
+# logs) is neither disturbed by test-cluster's first steps (the node's start, the deploys) nor disturbs them.
+E2E_LOAD_ENDED="$TEST_TIMES.e2e-load-ended"
+rm -f "$E2E_LOAD_ENDED"
+E2E_LOAD_ENDED="$E2E_LOAD_ENDED" setsid make test-e2e JAEGER_FROM_BACKGROUND=1 >"$E2E_LOG" 2>&1 &
 e2e=$!
+# a part of its own that ends when that file is there, for next_to_end to wait on with the others
+until_e2e_load_ended() { while [[ ! -e $E2E_LOAD_ENDED ]]; do sleep 2; done; }
+until_e2e_load_ended &
+e2e_load=$!
 
-# next_to_end [NAME…]: waits for the first of the parts named (node, jaeger, e2e, cluster) still running to end, and
+# next_to_end [NAME…]: waits for the first of the parts named (node, jaeger, e2e, e2e_load, cluster) still running to end, and
 # deals with it: a failure stops everything at once (test-e2e's and the background's with their logs' ends shown).
 next_to_end() {
   local name pids=() status=0 ended
@@ -131,25 +143,30 @@ next_to_end() {
       ((status == 0)) || { echo "==> Jaeger failed to build"; stop "$JAEGER_LOG"; }
       jaeger="" ;;
     "$e2e") e2e_ended "$status" ;;
+    "$e2e_load")
+      echo "==> test-e2e's last measured load has run at $(at): what it checks from now on does not measure"
+      busy_cores_stopped
+      e2e_load="" ;;
     "$cluster")
       ((status == 0)) || stop
       mark test-cluster
       cluster="" ;;
   esac
 }
-# Until the node's tools are ready and test-e2e has passed (Jaeger's build ends before test-e2e, which waits for it).
-# test-cluster waits for test-e2e too: beside it, each suite's load disturbed the other's checks on a warm machine,
-# where the node's tools are ready at once (three warm .ci/run, three failures: a split load Job's unsent requests, a
-# chaos run's reads degraded before its fault and unavailable during it).
-while [[ -n $node$e2e ]]; do next_to_end node jaeger e2e; done
+# Until the node's tools are ready and test-e2e's last measured load has run (or test-e2e has passed). test-cluster
+# waits for that load: beside it, each suite's load disturbed the other's checks on a warm machine, where the node's
+# tools are ready at once (three warm .ci/run, three failures: a split load Job's unsent requests, a chaos run's reads
+# degraded before its fault and unavailable during it). What test-e2e checks after it overlaps test-cluster's first
+# steps (the node's start, the Kafka stand-in, the deploys: minutes before its first load).
+while [[ -n $node ]] || [[ -n $e2e && -n $e2e_load ]]; do next_to_end node jaeger e2e e2e_load; done
 echo "==> test-cluster starts at $(at); beside it test-k8s, then test-licenses at the lowest priority (logs in $TEST_K8S_LOG, $TEST_LICENSES_LOG)"
 setsid bash -c beside_test_cluster &
 beside=$!
 setsid make test-cluster &
 cluster=$!
-# test-cluster and what may be left of Jaeger's build (test-e2e waited for its program alone, and test-cluster's
-# last step deploys a traced release with a Jaeger of its own): one's failure stops the others.
-while [[ -n $cluster$jaeger ]]; do next_to_end cluster jaeger; done
+# test-cluster, what is left of test-e2e (its checks after its last load) and of Jaeger's build (test-e2e waited for its
+# program alone, and test-cluster deploys a traced release with a Jaeger of its own): one's failure stops the others.
+while [[ -n $cluster$jaeger$e2e ]]; do next_to_end cluster jaeger e2e; done
 beside_status=0
 wait "$beside" || beside_status=$?
 beside=""

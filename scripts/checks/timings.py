@@ -49,6 +49,7 @@ def make_test(root, cold):
     # then), where the run recorded it: what the stage waited on, the CPU or something else
     busy = {stage: round(int(cpu[0]) / int(seconds) / (os.cpu_count() or 1), 2)
             for stage, seconds, *cpu in found[1:] if cpu and int(seconds) > 0}
+    cpu_seconds = {stage: int(cpu[0]) for stage, _, *cpu in found[1:] if cpu}
     if LAST_STAGE not in stages:
         print(f"left out: make test at {found[0][2] if len(found[0]) > 2 else '?'} stopped after "
               f"{next(reversed(stages), 'its start')}: it never reached {LAST_STAGE}")
@@ -61,6 +62,10 @@ def make_test(root, cold):
     said = node_log.read_text(errors="replace") if node_log.exists() else ""
     return {"commit": found[0][2] if len(found[0]) > 2 else None, "cores": os.cpu_count(), "cold": cold,
             "packages_installed": INSTALLED in said, "packages": dict(PACKAGE.findall(said)), "stages": stages, **({"cores_busy_by_then": busy} if busy else {}),
+            # the work itself: what the run would take on cores 1.5 times slower, kept as busy as these were
+            **({"cpu_seconds": cpu_seconds,
+                "minutes_on_cores_1_5x_slower": round(cpu_seconds[LAST_STAGE] * 1.5 / (os.cpu_count() or 1)
+                                                      / busy[LAST_STAGE] / 60, 1)} if LAST_STAGE in cpu_seconds else {}),
             "tools_ready": dict(sorted(tools.items(), key=lambda item: item[1]))}
 
 
@@ -124,6 +129,8 @@ def self_test():
         found = publish(root, cold=True, defaults=defaults)
         assert found["make-test"]["stages"] == {"test-services": 10.0, "test-cluster": 44.0, "passed": 45.0}, found
         assert found["make-test"]["cores_busy_by_then"] == {"test-services": 0.9, "test-cluster": 0.8, "passed": 0.8}, found
+        assert found["make-test"]["cpu_seconds"]["passed"] == 2160 * cores, found
+        assert found["make-test"]["minutes_on_cores_1_5x_slower"] == 67.5, found  # 45 minutes' work, at the same 80 %
         assert found["make-test"]["tools_ready"] == {"helm": 1.5} and found["make-test"]["cold"], found
         assert found["make-test"]["packages_installed"], found
         assert found["make-test"]["packages"] == {"containerd": "1.6.20~ds1-1+deb12u4"}, found

@@ -36,6 +36,8 @@
 #                                `ctr images import` into CONTAINERD_ADDRESS. registry: buildah builds and
 #                                pushes to IMAGE_REPOSITORY (e.g. registry.example.com/reactive-bench).
 #   BASE_IMAGE                   the JRE image Dockerfile.jvm builds on (its default otherwise).
+#   IMAGE_TAG                    the build's images' tag (default: the build's own, VERSION-<digest of what its
+#                                three images hold>: the same files, the same tag; build_tag).
 #   CLUSTER_ARCH                 the nodes' architecture the images are built for (amd64, arm64, …; default:
 #                                the one Kubernetes reports for every node; needed where they differ).
 #   VALUES                       extra values files for the build's chart, space-separated (sizing of a
@@ -304,12 +306,36 @@ pods_that_cannot_start() { # why pods of the namespace cannot start (unschedulab
   BENCHKIT_PYTHON=python3 benchkit unschedulable "$NS"
 }
 
+dockerfile_of() { # dockerfile_of VERSION: the floor's services are a jar and its libraries, not Quarkus' fast-jar layout
+  if is_floor "$1"; then echo Dockerfile.floor; else echo Dockerfile.jvm; fi
+}
+
+build_tag() { # build_tag VERSION: the build's own image tag, VERSION-<digest of what its three images hold>: the
+  # Dockerfile, the base image and every file it copies (services/.dockerignore's). The same files give the same tag,
+  # so a build's three images can be named, and pinned, apart from the other builds', and a deploy of an unchanged
+  # build rolls nothing.
+  local version=$1 service digest
+  digest=$(
+    cd "$ROOT/services"
+    {
+      cat "$(dockerfile_of "$version")"
+      echo "${BASE_IMAGE:-}"
+      for service in "${BUILD_SERVICES[@]}"; do
+        if is_floor "$version"; then
+          find "$service/$version/target/lib" "$service/$version/target" -maxdepth 1 -type f \( -path '*/lib/*' -o -name "*-$version.jar" \) -print0
+        else
+          find "$service/$version/target/quarkus-app" -type f -print0
+        fi | sort -z | xargs -0 sha256sum
+      done
+    } | sha256sum
+  )
+  echo "$version-${digest:0:12}"
+}
+
 build_images() { # build_images VERSION TAG: the three images of one build (or of the floor), where the cluster finds them
-  local version=$1 tag=$2 service dockerfile=Dockerfile.jvm
-  # the floor's services are a jar and its libraries, not Quarkus' fast-jar layout
-  if is_floor "$version"; then dockerfile=Dockerfile.floor; fi
+  local version=$1 tag=$2 service
   for service in "${BUILD_SERVICES[@]}"; do
-    build_image "$(image_repository)/$service-$version:$tag" "$ROOT/services" "$dockerfile" "SERVICE=$service/$version"
+    build_image "$(image_repository)/$service-$version:$tag" "$ROOT/services" "$(dockerfile_of "$version")" "SERVICE=$service/$version"
   done
 }
 
@@ -428,7 +454,7 @@ deploy() {
     require_platform
   fi
   local tag values=()
-  tag="$(git -C "$ROOT" rev-parse --short HEAD)-$(date +%s)"
+  tag=${IMAGE_TAG:-$(build_tag "$version")} # IMAGE_TAG=…: a tag of the user's own instead of the build's
   CLUSTER_ARCH=$(cluster_architecture) # once: a mixed cluster stops here, before anything is built
   export CLUSTER_ARCH
   build_images "$version" "$tag"

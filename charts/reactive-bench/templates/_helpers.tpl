@@ -16,7 +16,7 @@ app.kubernetes.io/name: {{ .name }}
 app.kubernetes.io/instance: {{ .root.Release.Name }}
 {{- end }}
 
-{{/* The services' image tag: make deploy-vN's (the commit and the time), else the chart's appVersion. */}}
+{{/* The services' image tag: make deploy-vN's (the build's own: its version and a digest of its images' files), else the chart's appVersion. */}}
 {{- define "reactive-bench.imageTag" -}}
 {{ .Values.image.tag | default .Chart.AppVersion }}
 {{- end }}

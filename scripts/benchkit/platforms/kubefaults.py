@@ -115,9 +115,11 @@ class KubernetesFaults(Faults):
             kube.kubectl(self.platform.namespace, "rollout", "restart", "deployment", f"bench-{version}-{fault.part}")
             return
         if action == "redeploy":  # as the user would: builds the images, then helm upgrade --wait
-            # at the replicas it runs with (REPLICAS=2 make deploy-vN before), not the chart's default
+            # at the replicas it runs with (REPLICAS=2 make deploy-vN before), not the chart's default; under a tag of
+            # its own, as a new release's images are (the same files would keep the build's tag, and roll nothing)
             subprocess.run([str(ROOT / "scripts" / "cluster" / "k8s.sh"), "deploy", version], check=True, stdout=subprocess.DEVNULL,
-                           env={**os.environ, "REPLICAS": str(self.replicas(fault, version))})
+                           env={**os.environ, "REPLICAS": str(self.replicas(fault, version)),
+                                "IMAGE_TAG": f"{version}-redeployed-{int(time.time())}"})
             return
         if action == "restart-kubelet":
             subprocess.run([str(ROOT / "scripts" / "cluster" / "test-cluster" / "node.sh"), "restart-kubelet"], check=True,
