@@ -237,8 +237,10 @@ def balance(run, fork, spent):
 
 def balance_said(found):
     """One line of what the balance says."""
-    said = (f"Kalibera and Jones: runs on one start spread {found['run_spread']:.3f}, forks {found['fork_spread']:.3f}"
-            " (log ratio)")
+    def spread(value):  # none where fewer than two runs, or forks, were there to spread (make answer's first round)
+        return "not yet known" if value is None else f"{value:.3f}"
+    said = (f"Kalibera and Jones: runs on one start spread {spread(found['run_spread'])}, forks "
+            f"{spread(found['fork_spread'])} (log ratio)")
     if found["forking_s"] is None:
         return said + "; no round kept its costs yet"
     said += f"; a fork costs {found['forking_s']:.0f} s to start and warm, {found['measuring_s']:.0f} s to measure"

@@ -132,3 +132,12 @@ def test_the_spreads_are_pooled_within_their_groups():
     sd, df = decide.pooled_within([[1.0, 3.0], [5.0], [2.0, 2.0, 5.0]])
     assert df == 3 and sd == pytest.approx(((2 + 6) / 3) ** 0.5)
     assert decide.pooled_within([[1.0]]) == (None, 0)
+
+
+def test_the_balance_is_said_of_a_first_round_whose_forks_have_no_spread_yet():
+    # make answer's first look, after one round: one fork of the A/A, so no spread among forks (a crash once)
+    first = decide.balance(0.02, None, {})
+    assert "forks not yet known" in decide.balance_said(first) and "no round kept its costs" in decide.balance_said(first)
+    later = decide.balance(0.02, 0.05, {"forking": (30.0, 4), "measuring": (20.0, 4)})
+    said = decide.balance_said(later)
+    assert "runs on one start spread 0.020, forks 0.050" in said and "a fork costs 30 s" in said

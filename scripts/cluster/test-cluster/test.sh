@@ -3,10 +3,14 @@
 # (node.sh), builds and loads every image (images.sh), proves the node is real (a container under runc
 # with its cgroup limits, DNS for Service names, a ClusterIP Service between pods, on Calico's network), puts up the stand-in for
 # Kafka (Strimzi's operator cannot be had here), then runs `make deploy-vN` for every build (the first installs
-# the Zalando operator from its own chart, which makes PostgreSQL), `make bench` (short), `make cpu-map-cluster` (v2 at half a CPU), `make undeploy` and a
-# second `make deploy-v1` (behind its latency proxy and traced into a Jaeger of its own: a short `make
-# latency-map-cluster`, a fault made in the proxy, the traces of a GET and a POST checked) exactly as a user would, with a short `make chaos-cluster` (a pod deleted, a rolling update) (the charts' NetworkPolicies enforced by Calico's Felix, and probed), with KAFKA_PLATFORM=external and IMAGES=containerd. Tears the node down at the end, also on failure or Ctrl-C, and checks that nothing
-# of it is left. Ends with "test-cluster: N passed, N failed".
+# the Zalando operator from its own chart, which makes PostgreSQL; the node is then tainted for it alone a moment, and
+# its pod made again there), `make bench` (short), v1 saturated with its Services' endpoints watched, `make
+# cpu-map-cluster` (v2 at half a CPU), `make undeploy` and a second `make deploy-v1` (behind its latency proxy and
+# traced into a Jaeger of its own: a short `make latency-map-cluster`, a fault made in the proxy, the traces of a GET
+# and a POST checked), then `make deploy-v0` rolled under load, exactly as a user would, with a short `make
+# chaos-cluster` (a pod deleted, a rolling update) (the charts' NetworkPolicies enforced by Calico's Felix, and
+# probed), with KAFKA_PLATFORM=external and IMAGES=containerd. Tears the node down at the end, also on failure or
+# Ctrl-C, and checks that nothing of it is left. Ends with "test-cluster: N passed, N failed".
 set -euo pipefail
 # shellcheck source=../../lib.sh
 source "$(dirname "$0")/../../lib.sh"
@@ -241,6 +245,30 @@ placed_as_given() { # PostgreSQL's pod carries the platform chart's placement (P
      $node == reactive-bench-node ]]
 }
 expect "the platform chart's placement for PostgreSQL (nodeSelector, tolerations) reaches the operator's pod" placed_as_given
+tainted_and_tolerated() { # the node dedicated for a moment (tainted NoSchedule): a pod without the toleration stays
+  # unscheduled; PostgreSQL's pod, deleted, is made again by the operator's StatefulSet on that node, which it tolerates
+  local taint=reactive-bench.example/dedicated=platform:NoSchedule uid status=0 why
+  uid=$(kubectl -n "$NS" get pod "$CLUSTER-0" -o jsonpath='{.metadata.uid}')
+  kubectl taint node "$TEST_NODE_NAME" "$taint" >/dev/null || return 1
+  kubectl -n "$NS" run untolerated --image="$PAUSE_IMAGE" --image-pull-policy=Never --restart=Never \
+    --overrides='{"spec":{"automountServiceAccountToken":false}}' >/dev/null &&
+    wait_for "the pod without the toleration refused by the scheduler" 60 bash -c \
+      "kubectl -n '$NS' get pod untolerated -o jsonpath='{.status.conditions[?(@.type==\"PodScheduled\")].message}' | grep -q 'untolerated taint'" &&
+    why=$(kubectl -n "$NS" get pod untolerated -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}') &&
+    echo "without the toleration: $why" &&
+    kubectl -n "$NS" delete pod "$CLUSTER-0" --wait=false >/dev/null &&
+    wait_for "PostgreSQL's pod made again, ready, on the tainted node" 240 bash -c \
+      "[[ \$(kubectl -n '$NS' get pod '$CLUSTER-0' -o jsonpath='{.metadata.uid} {.status.conditions[?(@.type==\"Ready\")].status} {.spec.nodeName}' 2>/dev/null) == *' True $TEST_NODE_NAME' && \$(kubectl -n '$NS' get pod '$CLUSTER-0' -o jsonpath='{.metadata.uid}') != '$uid' ]]" ||
+    status=1
+  kubectl -n "$NS" delete pod untolerated --wait=false >/dev/null 2>&1 || true
+  kubectl taint node "$TEST_NODE_NAME" "$taint-" >/dev/null || status=1
+  ((status == 0)) || return 1
+  # Patroni's leader again, and every build answering completely from it before anything measures
+  wait_for "Patroni's leader label" 120 bash -c "[[ \$(kubectl -n '$NS' get pod '$CLUSTER-0' -o jsonpath='{.metadata.labels.spilo-role}') == master ]]" &&
+    for version in "${BUILDS[@]}"; do "${HELM:?}" test "bench-$version" -n "$NS" --timeout 3m >/dev/null || return 1; done
+}
+expect "the node tainted for PostgreSQL alone: a pod without the toleration is not scheduled, PostgreSQL's pod is made again there, and every build answers from it" \
+  tainted_and_tolerated
 roles_and_databases() { # the operator made the owners and their databases by SQL, as the CR asks
   local owners
   owners=$(kubectl -n "$NS" exec "$CLUSTER-0" -- psql -h /run/postgresql -U postgres -tAc \
@@ -325,6 +353,45 @@ expect "CPU and memory come from real cgroups (each service's CPU per request, i
   "all(any(label.startswith('cgroup peak since start') for label in figures) for r in $CLOSED for figures in r['memory_mib'].values())"
 expect "no pod restarted during the runs" \
   results_hold "not any(r['restarts'] for c in d['cells'] for r in c['rounds'])"
+
+# Readiness under overload: v1's articles and authors answer their readiness check from the connection pool, whose
+# queue their requests wait in too (5 s time-out, three failures). Saturated, could every replica go unready at once and
+# take its Service's endpoints with it? 400 requests a second for 30 s (the open model), far past what one pod of each
+# serves (web-api lets its most in flight in, each five look-ups, and sheds the rest); every second, each Service's
+# ready endpoints.
+endpoints_kept_under_overload() {
+  local watched="$NODE_DIR/overload-endpoints.txt" watcher status=0
+  : >"$watched"
+  ( while :; do
+      kubectl -n "$NS" get endpointslices -o jsonpath='{range .items[*]}{.metadata.labels.kubernetes\.io/service-name}{" "}{range .endpoints[*]}{.conditions.ready}{","}{end}{"\n"}{end}' \
+        2>/dev/null | awk -v at="$SECONDS" '$1 ~ /^bench-v1-(web-api|articles|authors)$/ { print at, $1, gsub(/true/, "", $2) }' >>"$watched"
+      sleep 1
+    done ) &
+  watcher=$!
+  (cd "$ROOT/scripts" && "${BENCHKIT_PYTHON:?}" -c 'import json, pathlib, sys
+from benchkit.platforms import loadjobs
+summary = pathlib.Path(sys.argv[2])
+loadjobs.run_load_job(sys.argv[1], "v1", "open", summary, {"RATE": "400", "DURATION": "30s"}, loadjobs.service_url("v1", "web-api"))
+figures = json.loads(summary.read_text())["figures"]
+print("the overload:", {k: figures[k] for k in ("requests", "ok_rps", "complete", "shed", "degraded", "failed", "dropped", "p99")})' \
+    "$NS" "$NODE_DIR/overload.json") || status=$?
+  kill "$watcher" 2>/dev/null || true
+  wait "$watcher" 2>/dev/null || true
+  echo "readiness probes failed meanwhile: $(kubectl -n "$NS" get events --field-selector reason=Unhealthy -o jsonpath='{range .items[*]}{.involvedObject.name}{": "}{.message}{"\n"}{end}' | grep -c '^bench-v1-.*[Rr]eadiness' || true)"
+  python3 - "$watched" <<'PY' || status=1
+import collections, sys
+least, seen = collections.defaultdict(lambda: 99), collections.Counter()
+for line in open(sys.argv[1]):
+    at, service, ready = line.split()
+    least[service] = min(least[service], int(ready))
+    seen[service] += 1
+print("the fewest ready endpoints while it ran: " + ", ".join(f"{s} {least[s]} (of {seen[s]} looks)" for s in sorted(seen)))
+sys.exit(not (len(seen) == 3 and all(least[s] >= 1 and seen[s] >= 10 for s in seen)))
+PY
+  return "$status"
+}
+expect "v1 saturated (400 requests a second against one pod of each service): every Service keeps a ready endpoint throughout" \
+  endpoints_kept_under_overload
 
 unreachable_target_stops_the_job() { # a Job whose target never answers stops at once, saying so, not at its deadline
   local started=$SECONDS output
@@ -481,6 +548,30 @@ traces_in_pods() { # web-api's log followed into a file meanwhile, for the refus
 }
 expect "v1 in pods: a GET is one trace (web-api, articles, five author look-ups in parallel, each statement, over TLS to PostgreSQL), a POST's reaches web-api through Kafka, a refused one's log line names its trace" \
   traces_in_pods
+
+step "The floor (v0) rolled under load: its services honour the shutdown delay as the builds' do"
+floor_rolls_without_loss() { # 30 requests a second to v0's web-api for 60 s; its three Deployments rolled 10 s in
+  local status=0 load
+  make_target deploy-v0 || return 1
+  (cd "$ROOT/scripts" && "${BENCHKIT_PYTHON:?}" -c 'import json, pathlib, sys
+from benchkit.platforms import loadjobs
+summary = pathlib.Path(sys.argv[2])
+loadjobs.run_load_job(sys.argv[1], "v0", "open", summary, {"RATE": "30", "DURATION": "60s"}, loadjobs.service_url("v0", "web-api"))
+figures = json.loads(summary.read_text())["figures"]
+print("under the roll:", {k: figures[k] for k in ("requests", "complete", "degraded", "failed", "shed", "dropped")})
+sys.exit(not (figures["requests"] > 0 and figures["complete"] == figures["requests"]))' \
+    "$NS" "$NODE_DIR/floor-rolled.json") &
+  load=$!
+  wait_for "v0's load Job running" 120 bash -c "kubectl -n '$NS' get pods -l app.kubernetes.io/component=load-generator,reactive-bench.example/build=v0 --no-headers 2>/dev/null | grep -q ' Running '" &&
+    sleep 10 && kubectl -n "$NS" rollout restart deployment bench-v0-web-api bench-v0-articles bench-v0-authors &&
+    kubectl -n "$NS" rollout status deployment bench-v0-web-api --timeout=180s &&
+    kubectl -n "$NS" rollout status deployment bench-v0-articles --timeout=180s &&
+    kubectl -n "$NS" rollout status deployment bench-v0-authors --timeout=180s || status=$?
+  wait "$load" || status=$?
+  return "$status"
+}
+expect "v0's three Deployments rolled under load: every request answered complete (none failed, degraded or shed)" \
+  floor_rolls_without_loss
 expect "make undeploy again" make_target undeploy
 
 step "Tearing the node down"
