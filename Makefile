@@ -74,7 +74,11 @@ STRIMZI_CHART_VERSION ?= 1.2.0
 # The Zalando operator's release that the test node runs and whose CRD make test-k8s checks the postgresql against
 # (2.0.0 is newer, but neither its chart's CRD nor its operator can be had here to test it).
 ZALANDO_CHART_VERSION ?= $(ZALANDO_OPERATOR_VERSION:v%=%)
-export STRIMZI_CHART_VERSION ZALANDO_CHART_VERSION
+# The sha256 of that chart's package: its official repository serves the package the operator's repository carries
+# (charts/postgres-operator/postgres-operator-1.15.1.tgz, in its Go module, whose go.sum line make node-binaries checks).
+# Deploying refuses any other package under that version (k8s.sh verified_chart); the test node installs that very file.
+ZALANDO_CHART_SHA256 ?= 64d9c1d7be7e5bc4661099806b77dc509cb547938c2de6c7105f9665e9ee0aab
+export STRIMZI_CHART_VERSION ZALANDO_CHART_VERSION ZALANDO_CHART_SHA256
 # The Prometheus Operator whose ServiceMonitor CRD the chart's serviceMonitor is validated against (make test-k8s):
 # the CRD from its Go module (example/prometheus-operator-crd), nothing of it run.
 PROMETHEUS_OPERATOR_VERSION ?= v0.94.1

@@ -28,7 +28,8 @@
 #   KAFKA_PLATFORM, POSTGRES_PLATFORM
 #                                the same choice for one of the two (default: PLATFORM); the test node runs the
 #                                Zalando operator beside a Kafka stand-in (Strimzi's operator cannot be had there).
-#   ZALANDO_CHART, ZALANDO_VALUES the operator's chart (default: its official repository at ZALANDO_CHART_VERSION;
+#   ZALANDO_CHART, ZALANDO_VALUES the operator's chart (default: its official repository at ZALANDO_CHART_VERSION, its
+#                                package's sha256 ZALANDO_CHART_SHA256, checked, as a package given here is;
 #                                or a directory: the test node's, from the operator's Go module) and a values file.
 #   IMAGES=minikube|containerd|registry
 #                                minikube: `minikube image build` (the default in minikube's context; elsewhere it
@@ -54,6 +55,7 @@ readonly STRIMZI_CHART="oci://quay.io/strimzi-helm/strimzi-kafka-operator"
 readonly STRIMZI_CHART_VERSION="${STRIMZI_CHART_VERSION:?set by the Makefile}"
 readonly ZALANDO_CHART_REPO="https://opensource.zalando.com/postgres-operator/charts/postgres-operator"
 readonly ZALANDO_CHART_VERSION="${ZALANDO_CHART_VERSION:?set by the Makefile}"
+readonly ZALANDO_CHART_SHA256="${ZALANDO_CHART_SHA256:?set by the Makefile}"
 # How long the Zalando operator waits for a PostgreSQL pod it deleted to be gone (install_operators says why not 10m)
 readonly ZALANDO_POD_DELETION_WAIT=1m
 readonly NS="$BENCH_NAMESPACE"
@@ -188,6 +190,24 @@ plan() {
     echo "none: Kafka and PostgreSQL exist in $NS already")"
 }
 
+verified_chart() { # the Zalando operator's chart package, fetched by version (or ZALANDO_CHART's), installed only if
+  # its sha256 is the pinned one: a version's package changed where it is served is refused, not installed
+  local package=${ZALANDO_CHART:-} found
+  if [[ -z $package ]]; then
+    mkdir -p "$LOCAL_DIR/charts"
+    package="$LOCAL_DIR/charts/postgres-operator-$ZALANDO_CHART_VERSION.tgz"
+    rm -f "$package"
+    "$HELM" pull postgres-operator --repo "$ZALANDO_CHART_REPO" --version "$ZALANDO_CHART_VERSION" \
+      --destination "$LOCAL_DIR/charts" >&2 || die "could not fetch the Zalando operator's chart $ZALANDO_CHART_VERSION from $ZALANDO_CHART_REPO"
+  fi
+  if [[ -f $package ]]; then
+    found=$(sha256sum "$package" | cut -d' ' -f1)
+    [[ $found == "$ZALANDO_CHART_SHA256" ]] ||
+      die "the Zalando operator's chart $package has sha256 $found, not the pinned $ZALANDO_CHART_SHA256 (ZALANDO_CHART_SHA256, for $ZALANDO_CHART_VERSION): not installed"
+  fi # a directory given as ZALANDO_CHART is the user's own
+  echo "$package"
+}
+
 install_operators() {
   # This project's release every time, not only when missing: `helm upgrade --install` puts back what an undeploy
   # removed with the namespace (Strimzi's RoleBindings in it) and is a no-op otherwise; never beside another
@@ -208,14 +228,14 @@ install_operators() {
       die "the Strimzi operator may not create pods in $NS: kubectl -n $NS get rolebindings"
   fi
   if [[ $zalando == install ]]; then
-    local chart=(postgres-operator --repo "$ZALANDO_CHART_REPO" --version "$ZALANDO_CHART_VERSION") values=()
-    [[ -z ${ZALANDO_CHART:-} ]] || chart=("$ZALANDO_CHART")
+    local chart values=()
+    chart=$(verified_chart)
     [[ -z ${ZALANDO_VALUES:-} ]] || values=(--values "$ZALANDO_VALUES")
-    step "Zalando postgres-operator ${ZALANDO_CHART:-$ZALANDO_CHART_VERSION (official chart)}"
+    step "Zalando postgres-operator ${ZALANDO_CHART:-$ZALANDO_CHART_VERSION (official chart)}, sha256 ${ZALANDO_CHART_SHA256:0:12}…"
     # pod_deletion_wait_timeout: when a postgresql is deleted the operator deletes its pod, then waits for the pod's
     # deletion event before it deletes the Services, Endpoints and Secrets. It can miss that event (zalando/
     # postgres-operator#2919, seen here in make undeploy) and then waits out the timeout, 10 minutes by default.
-    "$HELM" upgrade --install "$ZALANDO_RELEASE" "${chart[@]}" --namespace "$ZALANDO_RELEASE" --create-namespace \
+    "$HELM" upgrade --install "$ZALANDO_RELEASE" "$chart" --namespace "$ZALANDO_RELEASE" --create-namespace \
       --set configTimeouts.pod_deletion_wait_timeout="$ZALANDO_POD_DELETION_WAIT" \
       --set resources.requests.cpu="$ZALANDO_OPERATOR_CPU" --set resources.requests.memory="$ZALANDO_OPERATOR_MEMORY" \
       --set resources.limits.memory="$ZALANDO_OPERATOR_MEMORY" "${values[@]}" --wait --timeout 10m >/dev/null

@@ -449,8 +449,18 @@ running_ones_used() {
 expect "one that watches every namespace is used, and so is the running Zalando operator: neither installed again" running_ones_used
 skipped() { OPERATORS=skip plan_says "Strimzi operator: skip" "Zalando operator: skip"; }
 expect "OPERATORS=skip installs neither, whatever runs" skipped
-operators_alone() { # the Zalando operator alone (Kafka external), once the other one is gone: this project's release only
+changed_chart_refused() { # a package whose sha256 is not the pinned one (here: the pin moved) is not installed
+  local said
   kubectl delete namespace someone-elses --wait=true --timeout=60s >/dev/null || return 1
+  said=$(KUBE_CONTEXT=offline KAFKA_PLATFORM=external ZALANDO_CHART_SHA256="$(printf '0%.0s' {1..64})" \
+    ZALANDO_CHART="$zalando_dir/charts/postgres-operator/postgres-operator-${ZALANDO_OPERATOR_VERSION#v}.tgz" k8s operators 2>&1) &&
+    { echo "installed: $said"; return 1; }
+  echo "$said" | tail -2
+  [[ $said == *"not the pinned 0000"*"not installed"* && $("$HELM" list -A -q | xargs) != *postgres-operator* ]]
+}
+expect "the Zalando operator's chart package whose sha256 is not the pinned one is refused, nothing installed" changed_chart_refused
+operators_alone() { # the Zalando operator alone (Kafka external), once the other one is gone: this project's release only
+  kubectl delete namespace someone-elses --wait=true --timeout=60s --ignore-not-found >/dev/null || return 1
   KUBE_CONTEXT=offline KAFKA_PLATFORM=external \
     ZALANDO_CHART="$zalando_dir/charts/postgres-operator/postgres-operator-${ZALANDO_OPERATOR_VERSION#v}.tgz" k8s operators || return 1
   [[ $("$HELM" list -A -q | xargs) == *postgres-operator* ]] && ! "$HELM" status platform -n "$NS" >/dev/null 2>&1 &&

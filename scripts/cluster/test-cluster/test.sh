@@ -374,11 +374,13 @@ summary = pathlib.Path(sys.argv[2])
 loadjobs.run_load_job(sys.argv[1], "v1", "open", summary, {"RATE": "400", "DURATION": "30s"}, loadjobs.service_url("v1", "web-api"))
 figures = json.loads(summary.read_text())["figures"]
 print("the overload:", {k: figures[k] for k in ("requests", "ok_rps", "complete", "shed", "degraded", "failed", "dropped", "p99")})' \
-    "$NS" "$NODE_DIR/overload.json") || status=$?
+    "$NS" "$NODE_DIR/overload.json" | tee "$NODE_DIR/overload.txt") || status=$?
   kill "$watcher" 2>/dev/null || true
   wait "$watcher" 2>/dev/null || true
-  echo "readiness probes failed meanwhile: $(kubectl -n "$NS" get events --field-selector reason=Unhealthy -o jsonpath='{range .items[*]}{.involvedObject.name}{": "}{.message}{"\n"}{end}' | grep -c '^bench-v1-.*[Rr]eadiness' || true)"
-  python3 - "$watched" <<'PY' || status=1
+  # kept beside the watched endpoints (a passing check's output is not printed)
+  echo "readiness probes of v1 that timed out, since its deploy: $(kubectl -n "$NS" get events --field-selector reason=Unhealthy -o jsonpath='{range .items[*]}{.involvedObject.name}{" x"}{.count}{": "}{.message}{"\n"}{end}' | grep '^bench-v1-.*Readiness probe failed.*[Tt]imeout' || echo none)" |
+    tee -a "$NODE_DIR/overload.txt"
+  python3 - "$watched" <<'PY' | tee -a "$NODE_DIR/overload.txt" || status=1
 import collections, sys
 least, seen = collections.defaultdict(lambda: 99), collections.Counter()
 for line in open(sys.argv[1]):

@@ -10,6 +10,7 @@ import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.core.json.JsonObject;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -45,7 +46,8 @@ public final class FloorServer {
     /**
      * A stopping service as Quarkus stops one with a shutdown delay: it reports itself not ready at once (so that its
      * Service stops sending it requests), keeps serving for the delay, then closes, waiting up to the shutdown timeout
-     * for what is still in flight. Without it a rolled v0 dropped the requests its Service still sent it.
+     * for what is still in flight, every answer meanwhile closing its connection (dispatch). Without it a rolled v0
+     * dropped the requests its Service still sent it.
      */
     static void stop(Vertx vertx, FloorSettings settings) {
         STOPPING.set(true);
@@ -94,8 +96,25 @@ public final class FloorServer {
         String unprefixed = path.startsWith(prefix) && request.method() == HttpMethod.GET ? path.substring(prefix.length()) : null;
         Handler<HttpServerRequest> route = unprefixed == null ? null : routes.get(unprefixed);
         String counted = route == null ? "NOT_FOUND" : unprefixed;
-        request.response().endHandler(ended ->
-                served.record(request.method().name(), counted, request.response().getStatusCode(), System.nanoTime() - arrived));
+        // Stopping, every answer closes its connection, as Quarkus' answers do during its shutdown delay: a caller's
+        // pooled keep-alive connection to this pod ends after an answer, and its next request opens one through the
+        // Service, to a pod that stays. Kept open, those connections were cut when the server closed (a rolled v0's
+        // web-api failed six requests in a row, its callers' connections reset).
+        // (HTTP/2 has no such header: its connection is shut down, GOAWAY, its streams in flight answered first.)
+        boolean stopping = STOPPING.get(), http2 = request.version() == HttpVersion.HTTP_2;
+        if (stopping && !http2) {
+            request.response().putHeader("Connection", "close");
+        }
+        request.response().endHandler(ended -> {
+            served.record(request.method().name(), counted, request.response().getStatusCode(), System.nanoTime() - arrived);
+            if (stopping) {
+                if (http2) {
+                    request.connection().shutdown();
+                } else {
+                    request.connection().close();
+                }
+            }
+        });
         if (route == null) {
             Problems.send(request.response(), 404, "No resource at " + path);
         } else {

@@ -6,10 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -17,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A stopping v0 service does what Quarkus does with a shutdown delay: readiness DOWN at once, requests still
- * answered for the delay, then closed.
+ * answered for the delay, each closing its connection, then closed.
  */
 class FloorShutdownTest {
 
@@ -39,6 +42,14 @@ class FloorShutdownTest {
         Thread.sleep(300);
         assertEquals(503, status(client, management, "/q/health/ready"));
         assertEquals(200, status(client, api, "/v0/articles"));
+        // a keep-alive connection gets its answer, saying Connection: close, and then its end from the server
+        try (Socket socket = new Socket("127.0.0.1", api)) {
+            socket.setSoTimeout(1000); // read would wait this long, and fail, on a connection kept open
+            socket.getOutputStream().write("GET /v0/articles HTTP/1.1\r\nHost: floor\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            String answered = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+            assertTrue(answered.startsWith("HTTP/1.1 200") && answered.toLowerCase(Locale.ROOT).contains("connection: close"),
+                    answered);
+        }
         stopped.get(10, TimeUnit.SECONDS);
         assertTrue(System.nanoTime() - started >= TimeUnit.SECONDS.toNanos(2), "closed before its delay");
         FloorServer.STOPPING.set(false);
