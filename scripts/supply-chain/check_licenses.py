@@ -21,6 +21,7 @@ import argparse
 import functools
 import os
 import pathlib
+import pwd
 import re
 import subprocess
 import sys
@@ -421,7 +422,10 @@ def main():
     parser.add_argument("--inventory", type=pathlib.Path)
     parser.add_argument("--shipped", type=pathlib.Path)
     parser.add_argument("--write", action="store_true")
-    parser.add_argument("--maven-repository", type=pathlib.Path, default=pathlib.Path.home() / ".m2" / "repository")
+    # Maven's: under the JVM's user.home, which is the account's home directory, not $HOME (they differ under a HOME
+    # set for one command: the licences were then read from an empty repository, every one unknown)
+    parser.add_argument("--maven-repository", type=pathlib.Path,
+                        default=pathlib.Path(pwd.getpwuid(os.getuid()).pw_dir) / ".m2" / "repository")
     args = parser.parse_args()
     if args.self_test:
         sys.exit(0 if self_test() else 1)
