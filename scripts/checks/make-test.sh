@@ -8,7 +8,7 @@
 # share at normal priority, beside test-e2e. test-cluster starts once they are ready and test-e2e's last measured load
 # has run (below: why not beside that load). Beside test-cluster: test-k8s (it builds its own tools, kwok and the other architecture's programs), then
 # test-licenses at the lowest priority (it reads every Go program in .tools/bin, test-k8s's too). Jaeger builds from
-# the end of test-services on, at the lowest priority, in the time the others leave idle (test-e2e's trace step and
+# the end of test-services on, at the lowest priority until the node's tools are ready (normal after), in the time the others leave idle (test-e2e's trace step and
 # test-cluster's traced deploy wait for it): beside the node's tools from the start, it took 164 of the 374 CPU-seconds
 # the two got while test-services ran (a cold run at ec5c283).
 #
@@ -138,6 +138,9 @@ next_to_end() {
       ((status == 0)) || { echo "==> What the node needs failed to build or install"; stop "$NODE_LOG"; }
       mark node-tools
       echo "==> What the node needs is ready at $(at)"
+      # Jaeger's build, if still running, at normal priority from now on: test-e2e's trace step waits for it, and
+      # at the lowest it held test-e2e's end into test-cluster's bench (a cold run at cf87867: ready at minute 34)
+      [[ -z $jaeger ]] || normal_priority "$jaeger"
       node="" ;;
     "$jaeger")
       ((status == 0)) || { echo "==> Jaeger failed to build"; stop "$JAEGER_LOG"; }
