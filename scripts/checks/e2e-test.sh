@@ -242,11 +242,8 @@ step "Traces: one GET and one POST of each build, read back from Jaeger (TRACING
 # builds at the lowest priority from the end of test-services on, after the node's tools in line for the CPU (make test
 # waits for them: scripts/checks/make-test.sh): up to an hour here, the headroom of a machine three times slower.
 traced_again() { # every service restarted with tracing on, Jaeger started with them
-  local name stopping=()
   wait_for "Jaeger built (make jaeger)" 3600 test -x "$JAEGER" || return 1
-  # all at once, as make down stops them: each takes its seconds to close its Kafka clients
-  for name in "${SERVICES[@]}"; do "$ROOT/scripts/local/stack.sh" stop "$name" >/dev/null & stopping+=($!); done
-  wait "${stopping[@]}" || return 1
+  "$ROOT/scripts/local/stack.sh" stop-services >/dev/null || return 1 # all at once, as make down stops them
   TRACING=on "$ROOT/scripts/local/stack.sh" up >/dev/null
 }
 expect "every service restarts traced, and Jaeger with them" traced_again

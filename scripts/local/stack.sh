@@ -238,17 +238,24 @@ stop_pid() { # stop_pid NAME PID: TERM, then KILL after 20 s
   kill -9 "$pid" 2>/dev/null || true
 }
 
-down() {
-  step "Stopping the local stack"
+stop_services() { # stop_services NAME…: these services all at once: each takes its seconds to close (Kafka's
+  # clients, a traced one's last spans)
   local name pid stopping=()
-  # The services all at once: each takes its seconds to close (Kafka's clients, a traced one's last spans), and
-  # nothing calls them now; what they use (Jaeger, the proxy, PostgreSQL and Kafka) only once all are gone.
-  for name in "${SERVICES[@]}"; do
+  for name in "$@"; do
     pid=$(pid_of "$name")
     [[ -z "$pid" ]] || { stop_pid "$name" "$pid" & stopping+=($!); }
   done
   ((${#stopping[@]} == 0)) || wait "${stopping[@]}"
-  for name in "${SERVICES[@]}"; do rm -f "$PID_DIR/$name.pid" "$PID_DIR/$name.proxied" "$PID_DIR/$name.traced"; done
+  for name in "$@"; do rm -f "$PID_DIR/$name.pid"; done
+}
+
+down() {
+  step "Stopping the local stack"
+  local name pid
+  # The services first (nothing calls them now); what they use (Jaeger, the proxy, PostgreSQL and Kafka) only once
+  # all are gone.
+  stop_services "${SERVICES[@]}"
+  for name in "${SERVICES[@]}"; do rm -f "$PID_DIR/$name.proxied" "$PID_DIR/$name.traced"; done
   pid=$(pid_of jaeger)
   [[ -z "$pid" ]] || stop_pid jaeger "$pid"
   rm -f "$PID_DIR/jaeger.pid"
@@ -337,8 +344,9 @@ case "${1:-}" in
   down) down ;;
   status) status ;;
   stop) stop_part "${2:?which part}" ;;
+  stop-services) stop_services "${SERVICES[@]}" ;;
   start) start_part "${2:?which part}" ;;
   pause) signal_part STOP "${2:?which service}" ;;
   resume) signal_part CONT "${2:?which service}" ;;
-  *) die "usage: $0 up|down|status|stop NAME|start NAME|pause NAME|resume NAME" ;;
+  *) die "usage: $0 up|down|status|stop NAME|stop-services|start NAME|pause NAME|resume NAME" ;;
 esac
