@@ -174,6 +174,18 @@ step "The stand-in for what Strimzi would create (Kafka)"
 expect "Kafka (with its topics) ready" standin_ready
 
 make_target() { (cd "$ROOT" && make --no-print-directory "$@"); }
+load_job() { # load_job VERSION SCENARIO SUMMARY SETTING=VALUE…: one scenario as a load Job against the build's web-api
+  # (what make bench runs), its run's summary in SUMMARY, its figures printed
+  (cd "$ROOT/scripts" && "${BENCHKIT_PYTHON:?}" - "$NS" "$@" <<'PY'
+import json, pathlib, sys
+from benchkit.platforms import loadjobs
+namespace, version, scenario, summary, *settings = sys.argv[1:]
+loadjobs.run_load_job(namespace, version, scenario, pathlib.Path(summary), dict(s.split("=", 1) for s in settings),
+                      loadjobs.service_url(version, "web-api"))
+print(f"{version} {scenario}:", json.loads(pathlib.Path(summary).read_text())["figures"])
+PY
+  )
+}
 step "make deploy-vN for every build (${BUILDS[*]}); the first installs the Zalando operator, which makes PostgreSQL"
 for version in "${BUILDS[@]}"; do
   expect "make deploy-$version" make_target "deploy-$version"
@@ -245,26 +257,36 @@ placed_as_given() { # PostgreSQL's pod carries the platform chart's placement (P
      $node == reactive-bench-node ]]
 }
 expect "the platform chart's placement for PostgreSQL (nodeSelector, tolerations) reaches the operator's pod" placed_as_given
+postgres_pod() { kubectl -n "$NS" get pod "$CLUSTER-0" -o jsonpath="$1" 2>/dev/null; } # postgres_pod JSONPATH
+refused_for_the_taint() { # the scheduler's word on the pod untolerated, printed; whether it names the taint
+  local why
+  why=$(kubectl -n "$NS" get pod untolerated -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')
+  echo "without the toleration: $why"
+  [[ $why == *"untolerated taint"* ]]
+}
+remade_there() { # remade_there UID: PostgreSQL's pod is another than UID, ready, on the tainted node
+  local now
+  now=$(postgres_pod '{.metadata.uid} {.status.conditions[?(@.type=="Ready")].status} {.spec.nodeName}')
+  [[ ${now%% *} != "$1" && $now == *" True $TEST_NODE_NAME" ]]
+}
+patroni_leader() { [[ $(postgres_pod '{.metadata.labels.spilo-role}') == master ]]; }
 tainted_and_tolerated() { # the node dedicated for a moment (tainted NoSchedule): a pod without the toleration stays
   # unscheduled; PostgreSQL's pod, deleted, is made again by the operator's StatefulSet on that node, which it tolerates
-  local taint=reactive-bench.example/dedicated=platform:NoSchedule uid status=0 why
-  uid=$(kubectl -n "$NS" get pod "$CLUSTER-0" -o jsonpath='{.metadata.uid}')
+  local taint=reactive-bench.example/dedicated=platform:NoSchedule uid status=0
+  uid=$(postgres_pod '{.metadata.uid}')
   kubectl taint node "$TEST_NODE_NAME" "$taint" >/dev/null || return 1
   kubectl -n "$NS" run untolerated --image="$PAUSE_IMAGE" --image-pull-policy=Never --restart=Never \
     --overrides='{"spec":{"automountServiceAccountToken":false}}' >/dev/null &&
-    wait_for "the pod without the toleration refused by the scheduler" 60 bash -c \
-      "kubectl -n '$NS' get pod untolerated -o jsonpath='{.status.conditions[?(@.type==\"PodScheduled\")].message}' | grep -q 'untolerated taint'" &&
-    why=$(kubectl -n "$NS" get pod untolerated -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}') &&
-    echo "without the toleration: $why" &&
+    wait_for "the pod without the toleration refused by the scheduler" 60 refused_for_the_taint &&
+    refused_for_the_taint &&
     kubectl -n "$NS" delete pod "$CLUSTER-0" --wait=false >/dev/null &&
-    wait_for "PostgreSQL's pod made again, ready, on the tainted node" 240 bash -c \
-      "[[ \$(kubectl -n '$NS' get pod '$CLUSTER-0' -o jsonpath='{.metadata.uid} {.status.conditions[?(@.type==\"Ready\")].status} {.spec.nodeName}' 2>/dev/null) == *' True $TEST_NODE_NAME' && \$(kubectl -n '$NS' get pod '$CLUSTER-0' -o jsonpath='{.metadata.uid}') != '$uid' ]]" ||
+    wait_for "PostgreSQL's pod made again, ready, on the tainted node" 240 remade_there "$uid" ||
     status=1
   kubectl -n "$NS" delete pod untolerated --wait=false >/dev/null 2>&1 || true
   kubectl taint node "$TEST_NODE_NAME" "$taint-" >/dev/null || status=1
   ((status == 0)) || return 1
   # Patroni's leader again, and every build answering completely from it before anything measures
-  wait_for "Patroni's leader label" 120 bash -c "[[ \$(kubectl -n '$NS' get pod '$CLUSTER-0' -o jsonpath='{.metadata.labels.spilo-role}') == master ]]" &&
+  wait_for "Patroni's leader label" 120 patroni_leader &&
     for version in "${BUILDS[@]}"; do "${HELM:?}" test "bench-$version" -n "$NS" --timeout 3m >/dev/null || return 1; done
 }
 expect "the node tainted for PostgreSQL alone: a pod without the toleration is not scheduled, PostgreSQL's pod is made again there, and every build answers from it" \
@@ -368,13 +390,7 @@ endpoints_kept_under_overload() {
       sleep 1
     done ) &
   watcher=$!
-  (cd "$ROOT/scripts" && "${BENCHKIT_PYTHON:?}" -c 'import json, pathlib, sys
-from benchkit.platforms import loadjobs
-summary = pathlib.Path(sys.argv[2])
-loadjobs.run_load_job(sys.argv[1], "v1", "open", summary, {"RATE": "400", "DURATION": "30s"}, loadjobs.service_url("v1", "web-api"))
-figures = json.loads(summary.read_text())["figures"]
-print("the overload:", {k: figures[k] for k in ("requests", "ok_rps", "complete", "shed", "degraded", "failed", "dropped", "p99")})' \
-    "$NS" "$NODE_DIR/overload.json" | tee "$NODE_DIR/overload.txt") || status=$?
+  load_job v1 open "$NODE_DIR/overload.json" RATE=400 DURATION=30s | tee "$NODE_DIR/overload.txt" || status=$?
   kill "$watcher" 2>/dev/null || true
   wait "$watcher" 2>/dev/null || true
   # kept beside the watched endpoints (a passing check's output is not printed)
@@ -552,25 +568,22 @@ expect "v1 in pods: a GET is one trace (web-api, articles, five author look-ups 
   traces_in_pods
 
 step "The floor (v0) rolled under load: its services honour the shutdown delay as the builds' do"
+floor_load_running() {
+  kubectl -n "$NS" get pods -l app.kubernetes.io/component=load-generator,reactive-bench.example/build=v0 --no-headers |
+    grep -q ' Running '
+}
 floor_rolls_without_loss() { # 30 requests a second to v0's web-api for 60 s; its three Deployments rolled 10 s in
   local status=0 load
   make_target deploy-v0 || return 1
-  (cd "$ROOT/scripts" && "${BENCHKIT_PYTHON:?}" -c 'import json, pathlib, sys
-from benchkit.platforms import loadjobs
-summary = pathlib.Path(sys.argv[2])
-loadjobs.run_load_job(sys.argv[1], "v0", "open", summary, {"RATE": "30", "DURATION": "60s"}, loadjobs.service_url("v0", "web-api"))
-figures = json.loads(summary.read_text())["figures"]
-print("under the roll:", {k: figures[k] for k in ("requests", "complete", "degraded", "failed", "shed", "dropped")})
-sys.exit(not (figures["requests"] > 0 and figures["complete"] == figures["requests"]))' \
-    "$NS" "$NODE_DIR/floor-rolled.json") &
+  load_job v0 open "$NODE_DIR/floor-rolled.json" RATE=30 DURATION=60s &
   load=$!
-  wait_for "v0's load Job running" 120 bash -c "kubectl -n '$NS' get pods -l app.kubernetes.io/component=load-generator,reactive-bench.example/build=v0 --no-headers 2>/dev/null | grep -q ' Running '" &&
-    sleep 10 && kubectl -n "$NS" rollout restart deployment bench-v0-web-api bench-v0-articles bench-v0-authors &&
+  wait_for "v0's load Job running" 120 floor_load_running && sleep 10 && kubectl -n "$NS" rollout restart deployment bench-v0-web-api bench-v0-articles bench-v0-authors &&
     kubectl -n "$NS" rollout status deployment bench-v0-web-api --timeout=180s &&
     kubectl -n "$NS" rollout status deployment bench-v0-articles --timeout=180s &&
     kubectl -n "$NS" rollout status deployment bench-v0-authors --timeout=180s || status=$?
   wait "$load" || status=$?
-  return "$status"
+  ((status == 0)) && check_results "$NODE_DIR/floor-rolled.json" \
+    'd["figures"]["requests"] > 0 and d["figures"]["complete"] == d["figures"]["requests"]'
 }
 expect "v0's three Deployments rolled under load: every request answered complete (none failed, degraded or shed)" \
   floor_rolls_without_loss
