@@ -105,16 +105,19 @@ public final class FloorServer {
         if (stopping && !http2) {
             request.response().putHeader("Connection", "close");
         }
-        request.response().endHandler(ended -> {
-            served.record(request.method().name(), counted, request.response().getStatusCode(), System.nanoTime() - arrived);
-            if (stopping) {
+        request.response().endHandler(ended ->
+                served.record(request.method().name(), counted, request.response().getStatusCode(), System.nanoTime() - arrived));
+        if (stopping) {
+            // after the answer's last byte is on the wire: endHandler runs just before it is written, and a close
+            // there raced the write (a caller read the connection's end instead of its answer)
+            request.response().bodyEndHandler(written -> {
                 if (http2) {
                     request.connection().shutdown();
                 } else {
                     request.connection().close();
                 }
-            }
-        });
+            });
+        }
         if (route == null) {
             Problems.send(request.response(), 404, "No resource at " + path);
         } else {
