@@ -11,7 +11,8 @@ and everything else reachable. Then the services' own connections (web-api to ar
 to PostgreSQL, each straight or through the latency proxy of latencyProxy.enabled, and the proxy to authors; their
 spans to Jaeger with tracing.enabled) are
 evaluated the same way, with the proxy off and on; the self-test also proves that a pod of no release is refused at
-every one of them. Last, the scrapers: a pod of the namespace monitoring reaches every service's management port
+every one of them. Then PostgreSQL's clients: each verifies the server against the platform chart's CA alone (the
+self-test: one told another CA is found). Last, the scrapers: a pod of the namespace monitoring reaches every service's management port
 (health, metrics) and no API port but web-api's public one; the self-test proves that this bites too.
 
 The NetworkPolicy semantics evaluated (networking.k8s.io/v1, ingress): a pod selected by no policy with Ingress in its
@@ -20,10 +21,13 @@ peers (podSelector, namespaceSelector, both, or none = anyone; an ipBlock matche
 name of the pod's container port, endPort; none = every port). Label selectors: matchLabels and matchExpressions.
 """
 import argparse
+import base64
 import json
 import re
 import pathlib
+import subprocess
 import sys
+import tempfile
 import urllib.parse
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # the harness, scripts/benchkit
@@ -265,6 +269,52 @@ DATABASE_CLIENTS = {("articles", 5432), ("authors", 5432), ("latency-proxy", 543
                     ("the operator", 8008)}
 
 
+# ---------- trust: every PostgreSQL client verifies the server against the platform chart's CA, and trusts nothing else
+
+CA_FILE = "/etc/postgresql-ca/ca.crt"
+
+
+def database_trust(version, chart_values=()):
+    """[(client, why)] for a build's PostgreSQL clients whose trust is not the platform chart's CA alone (empty: all
+    verify). The JDBC URL's sslmode and sslrootcert, the reactive client's mode and PEM trust, no trust-all, the file
+    a volume of the platform's CA ConfigMap; and the platform's postgresql serves a certificate that CA signed."""
+    build = helm_template(f"bench-{version}", "reactive-bench", "--set", f"build={version}", *chart_values,
+                          namespace=NAMESPACE)
+    platform = helm_template("platform", "platform", namespace=NAMESPACE)
+    postgres = next(m for m in platform if m["kind"] == "postgresql")
+    secret = next(m for m in platform if m["kind"] == "Secret" and m["metadata"]["name"] == postgres["spec"]["tls"]["secretName"])
+    authority = next(m for m in platform if m["kind"] == "ConfigMap" and m["metadata"]["name"] == f"{postgres['metadata']['name']}-ca")
+    problems = []
+    with tempfile.TemporaryDirectory() as work:
+        ca, server = pathlib.Path(work, "ca.crt"), pathlib.Path(work, "server.crt")
+        ca.write_text(authority["data"]["ca.crt"])
+        server.write_bytes(base64.b64decode(secret["data"]["tls.crt"]))
+        if base64.b64decode(secret["data"]["ca.crt"]).decode().strip() != authority["data"]["ca.crt"].strip():
+            problems.append(("the platform", "its ConfigMap's CA is not the one in the server's Secret"))
+        verified = subprocess.run(["openssl", "verify", "-CAfile", str(ca), str(server)], capture_output=True, text=True)
+        if verified.returncode != 0:
+            problems.append(("the platform", f"its server certificate does not verify against its CA: {verified.stderr.strip()}"))
+    for deployment in (m for m in build if m["kind"] == "Deployment"):
+        pod = deployment["spec"]["template"]["spec"]
+        env = {v["name"]: v.get("value", "") for c in pod["containers"] for v in c.get("env", [])}
+        if "QUARKUS_DATASOURCE_JDBC_URL" not in env:
+            continue
+        name = deployment["metadata"]["name"]
+        query = urllib.parse.parse_qs(urllib.parse.urlparse(env["QUARKUS_DATASOURCE_JDBC_URL"].removeprefix("jdbc:")).query)
+        mounted = {m["mountPath"]: m["name"] for c in pod["containers"] for m in c.get("volumeMounts", [])}
+        volumes = {v["name"]: v for v in pod.get("volumes", [])}
+        volume = volumes.get(mounted.get(str(pathlib.PurePosixPath(CA_FILE).parent), ""), {})
+        found = {"JDBC sslmode": query.get("sslmode", [""])[0] in ("verify-ca", "verify-full"),
+                 "JDBC sslrootcert": query.get("sslrootcert", [""])[0] == CA_FILE,
+                 "reactive mode": env.get("QUARKUS_DATASOURCE_REACTIVE_POSTGRESQL_SSL_MODE") in ("verify-ca", "verify-full"),
+                 "reactive PEM trust": env.get("QUARKUS_DATASOURCE_REACTIVE_TRUST_CERTIFICATE_PEM") == "true"
+                                       and env.get("QUARKUS_DATASOURCE_REACTIVE_TRUST_CERTIFICATE_PEM_CERTS") == CA_FILE,
+                 "no trust-all": env.get("QUARKUS_DATASOURCE_REACTIVE_TRUST_ALL", "false") != "true",
+                 "the platform's CA mounted": volume.get("configMap", {}).get("name") == authority["metadata"]["name"]}
+        problems += [(name, what) for what, ok in found.items() if not ok]
+    return problems
+
+
 def print_lines(found):
     for version, scenario, target, reachable, why in found:
         print(f"    {'reaches' if reachable else 'CANNOT REACH'} {version} {scenario} -> {target}: {why}")
@@ -299,6 +349,10 @@ def self_test(versions, jobs):
             if reachable} == DATABASE_CLIENTS:
         raise SystemExit("self-test: with the platform's NetworkPolicy off every pod reaches PostgreSQL, and the check said not")
     print("self-test: with the platform's NetworkPolicy off every pod reaches PostgreSQL, and the check says so")
+    # and a service told to trust another CA than the platform's is caught
+    if not database_trust(versions[0], ("--set", "postgres.caConfigMap=someone-elses-ca")):
+        raise SystemExit("self-test: a build trusting another CA than the platform's passed the trust check")
+    print("self-test: a build trusting another CA than the platform's is found, as it must")
     # and a metricsFrom rule that names the API port too is caught
     if scraped_alone(scrapes(versions[0], ("--set", "networkPolicy.enabled=false"))):
         raise SystemExit("self-test: with no NetworkPolicy the scrapers reach every API port, and the check said not")
@@ -356,6 +410,16 @@ def main(argv=None):
             sys.exit(f"PostgreSQL admits other clients than {sorted(DATABASE_CLIENTS)} ({version})")
     print("PostgreSQL admits every build's articles and authors (and a latency proxy in their path) and the operator, "
           "no other pod")
+    for version in versions:
+        for proxy in ("false", "true"):
+            problems = database_trust(version, (*values, "--set", f"latencyProxy.enabled={proxy}"))
+            for client, what in problems:
+                print(f"    NOT VERIFIED {version} {client}: {what}")
+            if problems:
+                sys.exit(f"{version} (latencyProxy.enabled={proxy}): a PostgreSQL client does not verify the server "
+                         "against the platform's CA alone")
+    print("every build's articles and authors verify PostgreSQL against the platform chart's CA alone (JDBC and "
+          "reactive, straight and through the latency proxy), and the platform's server certificate is that CA's")
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@
 # and the Spilo-compatible image) is prepared in the background from the start, at the lowest priority while
 # test-static and test-services run: those leave the CPU they do not use to it. From then on the
 # node's tools are what make test waits for (test-cluster is the longest part, and needs them), so they take their
-# share at normal priority, beside test-e2e. test-cluster starts once they are ready and test-e2e's last measured load
-# has run (below: why not beside that load). Beside test-cluster: test-k8s (it builds its own tools, kwok and the other architecture's programs), then
+# share at normal priority, beside test-e2e. test-cluster starts once they are ready, its first deploy once test-e2e's
+# last measured load has run (below: why not beside that load). Beside test-cluster: test-k8s (it builds its own tools, kwok and the other architecture's programs), then
 # test-licenses at the lowest priority (it reads every Go program in .tools/bin, test-k8s's too). Jaeger builds from
 # the end of test-services on, at the lowest priority until the node's tools are ready (normal after), in the time the others leave idle (test-e2e's trace step and
 # test-cluster's traced deploy wait for it): beside the node's tools from the start, it took 164 of the 374 CPU-seconds
@@ -156,17 +156,20 @@ next_to_end() {
       cluster="" ;;
   esac
 }
-# Until the node's tools are ready and test-e2e's last measured load has run (or test-e2e has passed). test-cluster
-# waits for that load: beside it, each suite's load disturbed the other's checks on a warm machine, where the node's
-# tools are ready at once (three warm .ci/run, three failures: a split load Job's unsent requests, a chaos run's reads
-# degraded before its fault and unavailable during it). What test-e2e checks after it overlaps test-cluster's first
-# steps (the node's start, the Kafka stand-in, the deploys: minutes before its first load).
-while [[ -n $node ]] || [[ -n $e2e && -n $e2e_load ]]; do next_to_end node jaeger e2e e2e_load; done
-echo "==> test-cluster starts at $(at); beside it test-k8s, then test-licenses at the lowest priority (logs in $TEST_K8S_LOG, $TEST_LICENSES_LOG)"
+# test-cluster starts once the node's tools are ready: its images, the node and the Kafka stand-in (no load, the
+# images built at the lowest priority) beside test-e2e's last loads. Its first deploy waits for test-e2e's last
+# measured load to have run (START_DEPLOYS_AFTER, or test-e2e's end): beside it, each suite's load and JVM starts
+# disturbed the other's checks on a warm machine, where the node's tools are ready at once (three warm .ci/run, three
+# failures: a split load Job's unsent requests, a chaos run's reads degraded before its fault and unavailable during
+# it). What test-e2e checks after that load overlaps test-cluster's deploys (minutes before its first load).
+while [[ -n $node ]]; do next_to_end node jaeger e2e e2e_load; done
+echo "==> test-cluster starts at $(at): its images, node and Kafka now, its first deploy once test-e2e's last measured load has run"
+START_DEPLOYS_AFTER="$E2E_LOAD_ENDED" setsid make test-cluster &
+cluster=$!
+while [[ -n $e2e && -n $e2e_load ]]; do next_to_end jaeger e2e e2e_load cluster; done
+echo "==> beside test-cluster from $(at): test-k8s, then test-licenses at the lowest priority (logs in $TEST_K8S_LOG, $TEST_LICENSES_LOG)"
 setsid bash -c beside_test_cluster &
 beside=$!
-setsid make test-cluster &
-cluster=$!
 # test-cluster, what is left of test-e2e (its checks after its last load) and of Jaeger's build (test-e2e waited for its
 # program alone, and test-cluster deploys a traced release with a Jaeger of its own): one's failure stops the others.
 while [[ -n $cluster$jaeger$e2e ]]; do next_to_end cluster jaeger e2e; done

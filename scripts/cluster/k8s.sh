@@ -295,10 +295,12 @@ require_platform() { # what the operators would have created must be there, for 
   local missing=() object user
   if [[ $POSTGRES_PLATFORM == external ]]; then
     kubectl -n "$NS" get "service/$POSTGRES_CLUSTER" >/dev/null 2>&1 || missing+=("service/$POSTGRES_CLUSTER")
-    for user in articles authors; do
+    for user in articles articles-app authors authors-app; do # each database's owner and its service's user
       object="secret/$user.$POSTGRES_CLUSTER.credentials.postgresql.acid.zalan.do"
       kubectl -n "$NS" get "$object" >/dev/null 2>&1 || missing+=("$object")
     done
+    object="configmap/$POSTGRES_CLUSTER-ca" # the CA the services verify PostgreSQL's certificate against
+    kubectl -n "$NS" get "$object" >/dev/null 2>&1 || missing+=("$object")
   fi
   if [[ $KAFKA_PLATFORM == external ]]; then
     object="service/$KAFKA_CLUSTER-kafka-bootstrap"

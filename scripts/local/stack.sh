@@ -59,8 +59,11 @@ service_env() { # the environment of one service: standard Quarkus variables onl
       postgres=$(hop_address "postgres-$name")
       echo "QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://$postgres/$db"
       echo "QUARKUS_DATASOURCE_REACTIVE_URL=postgresql://$postgres/$db"
-      echo "QUARKUS_DATASOURCE_USERNAME=$db"
-      echo "QUARKUS_DATASOURCE_PASSWORD=$db"
+      # the schema's owner migrates, the service runs as a user of its own, granted the rows alone (as in the cluster)
+      echo "QUARKUS_FLYWAY_USERNAME=$db"
+      echo "QUARKUS_FLYWAY_PASSWORD=$db"
+      echo "QUARKUS_DATASOURCE_USERNAME=${db}_app"
+      echo "QUARKUS_DATASOURCE_PASSWORD=${db}_app"
       # PostgreSQL offers TLS here as in the cluster; no build uses it unless told to (SERVICE_SETTINGS, benchkit
       # tls), and every build alike: pgJDBC's own default would try TLS first, the reactive client's would not.
       echo "QUARKUS_DATASOURCE_JDBC_ADDITIONAL_JDBC_PROPERTIES_SSLMODE=disable"

@@ -90,7 +90,7 @@ def test_the_services_own_connections_are_read_from_their_environment_and_the_pr
         deployment("b-web-api", WEB_API, {"QUARKUS_REST_CLIENT_AUTHORS_URL": "http://b-latency-proxy:18500/v1",
                                           "QUARKUS_REST_CLIENT_ARTICLES_URL": "http://b-articles:8080/v1",
                                           "KAFKA_BOOTSTRAP_SERVERS": "bench-kafka-kafka-bootstrap:9092"}),
-        deployment("b-articles", ARTICLES["labels"], {"QUARKUS_DATASOURCE_JDBC_URL": "jdbc:postgresql://b-latency-proxy:18501/articles?sslmode=require",
+        deployment("b-articles", ARTICLES["labels"], {"QUARKUS_DATASOURCE_JDBC_URL": "jdbc:postgresql://b-latency-proxy:18501/articles?sslmode=verify-ca&sslrootcert=/etc/postgresql-ca/ca.crt",
                                                       "QUARKUS_DATASOURCE_REACTIVE_URL": "postgresql://b-latency-proxy:18501/articles"}),
         deployment("b-latency-proxy", proxy, {}),
         {"kind": "ConfigMap", "metadata": {"name": "b-latency-proxy"}, "data": {"proxies.json": json.dumps(

@@ -3,7 +3,8 @@
 configured from the environment the Zalando postgres-operator gives the pods of a postgresql, the way Spilo's
 own configuration script reads it: Kubernetes as Patroni's DCS (the leader labelled spilo-role=master, the master
 Service's Endpoints kept by Patroni), the operator's SPILO_CONFIGURATION merged over the defaults, the superuser
-and replication users from the operator's Secrets, TLS required of every connection from another host."""
+and replication users from the operator's Secrets, TLS required of every connection from another host, with the
+postgresql's certificate where it gives one."""
 import json
 import os
 import pathlib
@@ -70,7 +71,9 @@ def configuration():
                                 "password": ENV.get("PGPASSWORD_STANDBY", "")},
             },
             "parameters": {"ssl": "on", "ssl_cert_file": str(TLS / "tls.crt"), "ssl_key_file": str(TLS / "tls.key"),
-                           "unix_socket_directories": str(RUN)},
+                           "unix_socket_directories": str(RUN),
+                           # spec.tls.caFile: the CA client certificates would be checked against (Spilo sets it)
+                           **({"ssl_ca_file": str(TLS / "ca.crt")} if ENV.get("SSL_CA_FILE") else {})},
             # Spilo's rule, without its team roles: from another host, TLS or nothing
             "pg_hba": ["local all all trust",
                        "host all all 127.0.0.1/32 md5",
@@ -83,14 +86,28 @@ def configuration():
     return merged(defaults, json.loads(ENV.get("SPILO_CONFIGURATION") or "{}"))
 
 
+def server_certificate():
+    """The certificate PostgreSQL serves, as Spilo chooses it: the postgresql's spec.tls, which the operator mounts
+    and names in SSL_CERTIFICATE_FILE, SSL_PRIVATE_KEY_FILE and SSL_CA_FILE (copied: the Secret's files are the
+    pod's fsGroup's, and PostgreSQL wants its key its own, 0600); given none, a self-signed one, which a client can
+    require but trust only by being given it."""
+    given, key = ENV.get("SSL_CERTIFICATE_FILE"), ENV.get("SSL_PRIVATE_KEY_FILE")
+    if given and key:
+        (TLS / "tls.crt").write_bytes(pathlib.Path(given).read_bytes())
+        (TLS / "tls.key").write_bytes(pathlib.Path(key).read_bytes())
+        if ENV.get("SSL_CA_FILE"):
+            (TLS / "ca.crt").write_bytes(pathlib.Path(ENV["SSL_CA_FILE"]).read_bytes())
+        return
+    subprocess.run(["openssl", "req", "-nodes", "-new", "-x509", "-days", "3650", "-subj", "/CN=spilo-compatible",
+                    "-keyout", str(TLS / "tls.key"), "-out", str(TLS / "tls.crt")], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def main():
     postgres = pwd.getpwnam("postgres")
     for directory in (PGROOT, TLS, RUN):
         directory.mkdir(parents=True, exist_ok=True)
-    # A self-signed certificate, as Spilo makes when it is given none: the clients require TLS, not a known issuer.
-    subprocess.run(["openssl", "req", "-nodes", "-new", "-x509", "-days", "3650", "-subj", "/CN=spilo-compatible",
-                    "-keyout", str(TLS / "tls.key"), "-out", str(TLS / "tls.crt")], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server_certificate()
     config = PGROOT.parent / "patroni.yml"
     config.write_text(yaml.safe_dump(configuration(), default_flow_style=False))
     # The volume arrives owned by root (a hostPath volume ignores fsGroup): PostgreSQL runs as postgres.

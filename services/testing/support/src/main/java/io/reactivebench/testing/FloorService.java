@@ -31,11 +31,16 @@ public record FloorService(int port, int managementPort) {
         return service;
     }
 
-    /** The variables of a service's own database, as the local stack gives them: a database and owner of its name. */
+    /**
+     * The variables of a service's own database, as the local stack gives them: a database and owner of its name,
+     * who migrates, and the service's own user, who serves.
+     */
     public static Map<String, String> database(String name) {
         Postgres.createDatabase(name);
+        String service = Postgres.serviceRole(name);
         return Map.of("QUARKUS_DATASOURCE_JDBC_URL", Postgres.jdbcUrl(name), "QUARKUS_DATASOURCE_REACTIVE_URL",
-                Postgres.reactiveUrl(name), "QUARKUS_DATASOURCE_USERNAME", name, "QUARKUS_DATASOURCE_PASSWORD", name);
+                Postgres.reactiveUrl(name), "QUARKUS_DATASOURCE_USERNAME", service, "QUARKUS_DATASOURCE_PASSWORD", service,
+                "QUARKUS_FLYWAY_USERNAME", name, "QUARKUS_FLYWAY_PASSWORD", name);
     }
 
     public RequestSpecification api() {

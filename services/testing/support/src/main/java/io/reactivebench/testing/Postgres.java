@@ -10,8 +10,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * A real PostgreSQL server (the zonky embedded binaries) started once per JVM, with one database and
- * owner per service, the way the postgres-operator creates them on Kubernetes.
+ * A real PostgreSQL server (the zonky embedded binaries) started once per JVM, with one database, its owner and a
+ * user of the service's own per service, the way the postgres-operator creates them on Kubernetes.
  */
 public final class Postgres {
     private static EmbeddedPostgres server;
@@ -31,7 +31,11 @@ public final class Postgres {
         return server;
     }
 
-    /** Creates the database {@code name} owned by a user of the same name and password, unless it exists. */
+    /**
+     * Creates the database {@code name} owned by a user of the same name and password, and the service's own user
+     * ({@link #serviceRole}, its name its password), each unless it exists: the owner migrates, the service runs as
+     * the other, granted the rows alone by the migrations (as on Kubernetes, where the operator makes both).
+     */
     public static synchronized String createDatabase(String name) {
         return createDatabase(server(), name);
     }
@@ -39,26 +43,40 @@ public final class Postgres {
     /** The same, on a server started elsewhere (the local stack's). */
     public static String createDatabase(EmbeddedPostgres on, String name) {
         try (Connection admin = on.getPostgresDatabase().getConnection();
+                PreparedStatement role = admin.prepareStatement("SELECT 1 FROM pg_roles WHERE rolname = ?");
                 PreparedStatement lookup = admin.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?");
-                // DDL takes no bind parameters: PostgreSQL itself quotes the name (%I) and password (%L).
+                // DDL takes no bind parameters: PostgreSQL itself quotes the names (%I) and passwords (%L).
                 PreparedStatement quote = admin.prepareStatement(
                         "SELECT format('CREATE ROLE %I LOGIN PASSWORD %L', ?, ?), format('CREATE DATABASE %I OWNER %I', ?, ?)");
                 Statement statement = admin.createStatement()) {
-            lookup.setString(1, identifier(name));
-            ResultSet existing = lookup.executeQuery();
-            if (!existing.next()) {
-                for (int parameter = 1; parameter <= 4; parameter++) {
-                    quote.setString(parameter, name);
+            for (String user : new String[] {identifier(name), serviceRole(name)}) {
+                role.setString(1, user);
+                if (!role.executeQuery().next()) {
+                    statement.execute(quoted(quote, user, user, user, user)[0]);
                 }
-                ResultSet ddl = quote.executeQuery();
-                ddl.next();
-                statement.execute(ddl.getString(1));
-                statement.execute(ddl.getString(2));
+            }
+            lookup.setString(1, name);
+            if (!lookup.executeQuery().next()) {
+                statement.execute(quoted(quote, name, name, name, name)[1]);
             }
         } catch (SQLException e) {
             throw new IllegalStateException("could not create database " + name, e);
         }
         return name;
+    }
+
+    /** The user a service of database {@code name} runs as (its password the same): not the schema's owner. */
+    public static String serviceRole(String database) {
+        return identifier(database) + "_app";
+    }
+
+    private static String[] quoted(PreparedStatement quote, String... parameters) throws SQLException {
+        for (int parameter = 1; parameter <= parameters.length; parameter++) {
+            quote.setString(parameter, parameters[parameter - 1]);
+        }
+        ResultSet ddl = quote.executeQuery();
+        ddl.next();
+        return new String[] {ddl.getString(1), ddl.getString(2)};
     }
 
     public static String jdbcUrl(String database) {

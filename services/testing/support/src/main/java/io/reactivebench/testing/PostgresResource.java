@@ -15,11 +15,15 @@ public class PostgresResource implements QuarkusTestResourceLifecycleManager {
     @Override
     public Map<String, String> start() {
         Postgres.createDatabase(database);
+        // Flyway as the owner, the service as its own user: a read or write the migrations did not grant fails here
+        String service = Postgres.serviceRole(database);
         return Map.of(
                 "quarkus.datasource.jdbc.url", Postgres.jdbcUrl(database),
                 "quarkus.datasource.reactive.url", Postgres.reactiveUrl(database),
-                "quarkus.datasource.username", database,
-                "quarkus.datasource.password", database);
+                "quarkus.datasource.username", service,
+                "quarkus.datasource.password", service,
+                "quarkus.flyway.username", database,
+                "quarkus.flyway.password", database);
     }
 
     @Override
