@@ -355,10 +355,24 @@ build_tag() { # build_tag VERSION: the build's own image tag, VERSION-<digest of
 }
 
 build_images() { # build_images VERSION TAG: the three images of one build (or of the floor), where the cluster finds them
-  local version=$1 tag=$2 service
+  local version=$1 tag=$2 service image
   for service in "${BUILD_SERVICES[@]}"; do
-    build_image "$(image_repository)/$service-$version:$tag" "$ROOT/services" "$(dockerfile_of "$version")" "SERVICE=$service/$version"
+    image="$(image_repository)/$service-$version:$tag"
+    # the tag is a digest of what the image holds: one the cluster has already is this build, unchanged
+    if [[ -z ${IMAGE_TAG:-} ]] && image_in_cluster "$image"; then
+      step "Image $image: in the cluster already (its tag is its content's digest)"
+      continue
+    fi
+    build_image "$image" "$ROOT/services" "$(dockerfile_of "$version")" "SERVICE=$service/$version"
   done
+}
+
+image_in_cluster() { # image_in_cluster IMAGE: the cluster's container runtime holds it (containerd, minikube; a registry: not asked)
+  case $IMAGES in
+    containerd) [[ -n $(ctr --address "${CONTAINERD_ADDRESS:?}" -n k8s.io images ls -q "name==$1" 2>/dev/null) ]] ;;
+    minikube) minikube -p "$MINIKUBE_PROFILE" image ls 2>/dev/null | grep -qxF "$1" ;;
+    *) return 1 ;;
+  esac
 }
 
 cluster_architecture() { # the architecture of the cluster's nodes as Kubernetes reports it (CLUSTER_ARCH where they differ)

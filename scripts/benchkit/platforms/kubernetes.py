@@ -180,8 +180,9 @@ class KubernetesProxy(LatencyProxy):
     """Each release's own Toxiproxy (make deploy-vN with LATENCY_PROXY=on), reached at its ClusterIP."""
 
     def latency(self):
-        """Each build's own proxy (a release runs one), reached at its ClusterIP: None unless every build has one."""
-        addresses = {version: proxy_address(self.platform.namespace, version) for version in self.platform.deployed}
+        """Each build's own proxy (a release runs one), reached at its ClusterIP: None unless every build the run
+        measures has one (another build deployed beside them, without one, is not this run's)."""
+        addresses = {version: proxy_address(self.platform.namespace, version) for version in self.platform.versions}
         if not all(addresses.values()):
             return None
         return latency.PerBuild({version: f"http://{address}:{proxy_ports()['api']}"

@@ -118,7 +118,11 @@ class Platform:
         self.started.append("closed")
 
 
-def measured_by(monkeypatch, rates, rounds=1):
+def measured_by(monkeypatch, rates, rounds=1, order_seed="measured-by"):
+    # the rounds' orders drawn from a seed of the test's own: protocol.seed is cached for the process, and drawn from
+    # the clock by whichever test asks first (the rates below are handed out in the order measured)
+    monkeypatch.setattr(protocol, "seed", lambda: order_seed)
+    monkeypatch.setattr(design, "seed", lambda: order_seed)
     monkeypatch.setattr(design, "warm_up", lambda version, build, runs_dir, warmup: {"settled": True})
     monkeypatch.setattr(design, "background", lambda builds: {v: {} for v in builds})
     # a rate per cell's label (the modes' order in a round is drawn), else the rates in the order measured

@@ -261,8 +261,9 @@ def test_a_setting_s_candidates_are_a_design_measured_by_the_core_and_the_choice
                                   tunables.DATA, (1, 256), 256)
     loops = tunables.Setting("event loops", "quarkus.vertx.event-loops-pool-size", tunables.SERVICES, (1, 2), 2)
     # repeat 1: 1 then 256; repeat 2: 256 then 1 (1 answers far more: chosen); then the loops, 1 clearly ahead too
+    # (the orders of seed "2": drawn 1 first, for both settings)
     from benchkit.tests.test_ab import Platform, measured_by
-    measured_by(monkeypatch, [300, 200, 210, 310, 500, 400, 410, 505], rounds=2)
+    measured_by(monkeypatch, [300, 200, 210, 310, 500, 400, 410, 505], rounds=2, order_seed="2")
     monkeypatch.setattr(tunables.Setting, "current",
                         lambda self, version, sized=None: self.default)
     platform = Platform(("v2",))

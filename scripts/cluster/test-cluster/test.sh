@@ -578,8 +578,9 @@ expect "make deploy-v1 again, with LATENCY_PROXY=on and TRACING=on, upgrades its
   deploy_behind_the_proxy
 
 step "When the services wait, in the pods: a short make latency-map-cluster of v1 behind its release's latency proxy"
-short_latency_map_in_pods() { # the short grid's variables for this one command
-  RESULTS="$NODE_DIR/latency-map" LATENCY_AUTHORS_MS=0,20 LATENCY_DATABASE_MS=5 MAP_RATES=20 MAP_USERS="" \
+short_latency_map_in_pods() { # the short grid's variables for this one command; v1 alone (v2's and v3's releases
+  # have no proxy)
+  RESULTS="$NODE_DIR/latency-map" VERSIONS=v1 LATENCY_AUTHORS_MS=0,20 LATENCY_DATABASE_MS=5 MAP_RATES=20 MAP_USERS="" \
     MAP_STEP_DURATION=5s RUNS=1 WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=1 make_target latency-map-cluster
 }
 expect "make latency-map-cluster sets the latency in the release's proxy, checks it where it is set, measures a short grid" \
