@@ -337,6 +337,10 @@ test-k8s: $(TEST_K8S_TOOLS) benchkit ## Lint the charts and scripts; check the C
 	  if [ "$$found" = $(OTHER_ARCH) ]; then echo "    ok $$program: an ELF program for $$found"; \
 	  else echo "$$program built for linux/$(OTHER_ARCH) is $$found"; exit 1; fi; done
 
+.PHONY: test-k8s-tools
+test-k8s-tools: $(TEST_K8S_TOOLS) ## What test-k8s builds (kwok, the offline cluster, the other architecture's programs): make test builds it in its background, after the node's tools.
+	@$(MAKE) --no-print-directory cluster-binaries CLUSTER_ARCH=$(OTHER_ARCH)
+
 .PHONY: test-cluster
 test-cluster: build node-tools benchkit ## A real single-node Kubernetes here (containerd, runc, kubelet): deploy every build, bench, undeploy, as a user would (root).
 	@scripts/cluster/test-cluster/test.sh

@@ -6,7 +6,7 @@
 # test-static and test-services run: those leave the CPU they do not use to it. From then on the
 # node's tools are what make test waits for (test-cluster is the longest part, and needs them), so they take their
 # share at normal priority, beside test-e2e. test-cluster starts once they are ready, its first deploy once test-e2e's
-# last measured load has run (below: why not beside that load). Beside test-cluster: test-k8s (it builds its own tools, kwok and the other architecture's programs), then
+# last measured load has run (below: why not beside that load). Beside test-cluster: test-k8s (its tools, kwok and the other architecture's programs, built in the background after the node's), then
 # test-licenses at the lowest priority (it reads every Go program in .tools/bin, test-k8s's too). Jaeger builds from
 # the end of test-services on, at the lowest priority until the node's tools are ready (normal after), in the time the others leave idle (test-e2e's trace step and
 # test-cluster's traced deploy wait for it): beside the node's tools from the start, it took 164 of the 374 CPU-seconds
@@ -89,11 +89,13 @@ if ((${BUSY_CORES:-0} > 0)); then
   busy=$!
 fi
 echo "==> Meanwhile, in the background (nice 19): what the node needs (log in $NODE_LOG)"
-node_tools() { # Debian's packages and the Spilo-compatible image (mostly downloads) beside the Go builds
+node_tools() { # Debian's packages and the Spilo-compatible image (mostly downloads) beside the Go builds; then what
+  # test-k8s builds, so that it does not compile beside test-cluster (a cold run at ad4e2c1: test-k8s built kwok and
+  # the other architecture's programs there, 9 of test-cluster's 21 minutes beside it)
   local packages built=0 packaged=0
   make node-packages &
   packages=$!
-  make node-binaries helm || built=$?
+  make node-binaries helm test-k8s-tools || built=$?
   wait "$packages" || packaged=$?
   return $((built ? built : packaged))
 }
