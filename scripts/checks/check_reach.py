@@ -22,6 +22,7 @@ name of the pod's container port, endPort; none = every port). Label selectors: 
 """
 import argparse
 import base64
+import functools
 import json
 import re
 import pathlib
@@ -274,12 +275,10 @@ DATABASE_CLIENTS = {("articles", 5432), ("authors", 5432), ("latency-proxy", 543
 CA_FILE = "/etc/postgresql-ca/ca.crt"
 
 
-def database_trust(version, chart_values=()):
-    """[(client, why)] for a build's PostgreSQL clients whose trust is not the platform chart's CA alone (empty: all
-    verify). The JDBC URL's sslmode and sslrootcert, the reactive client's mode and PEM trust, no trust-all, the file
-    a volume of the platform's CA ConfigMap; and the platform's postgresql serves a certificate that CA signed."""
-    build = helm_template(f"bench-{version}", "reactive-bench", "--set", f"build={version}", *chart_values,
-                          namespace=NAMESPACE)
+@functools.cache
+def platform_authority():
+    """(the name of the platform chart's CA ConfigMap, [("the platform", why)] where its postgresql would not serve a
+    certificate that CA signed): rendered and verified once, whichever build is checked against it."""
     platform = helm_template("platform", "platform", namespace=NAMESPACE)
     postgres = next(m for m in platform if m["kind"] == "postgresql")
     secret = next(m for m in platform if m["kind"] == "Secret" and m["metadata"]["name"] == postgres["spec"]["tls"]["secretName"])
@@ -294,6 +293,17 @@ def database_trust(version, chart_values=()):
         verified = subprocess.run(["openssl", "verify", "-CAfile", str(ca), str(server)], capture_output=True, text=True)
         if verified.returncode != 0:
             problems.append(("the platform", f"its server certificate does not verify against its CA: {verified.stderr.strip()}"))
+    return authority["metadata"]["name"], problems
+
+
+def database_trust(version, chart_values=()):
+    """[(client, why)] for a build's PostgreSQL clients whose trust is not the platform chart's CA alone (empty: all
+    verify). The JDBC URL's sslmode and sslrootcert, the reactive client's mode and PEM trust, no trust-all, the file
+    a volume of the platform's CA ConfigMap; and the platform's postgresql serves a certificate that CA signed."""
+    build = helm_template(f"bench-{version}", "reactive-bench", "--set", f"build={version}", *chart_values,
+                          namespace=NAMESPACE)
+    authority, platform_problems = platform_authority()
+    problems = list(platform_problems)
     for deployment in (m for m in build if m["kind"] == "Deployment"):
         pod = deployment["spec"]["template"]["spec"]
         env = {v["name"]: v.get("value", "") for c in pod["containers"] for v in c.get("env", [])}
@@ -310,7 +320,7 @@ def database_trust(version, chart_values=()):
                  "reactive PEM trust": env.get("QUARKUS_DATASOURCE_REACTIVE_TRUST_CERTIFICATE_PEM") == "true"
                                        and env.get("QUARKUS_DATASOURCE_REACTIVE_TRUST_CERTIFICATE_PEM_CERTS") == CA_FILE,
                  "no trust-all": env.get("QUARKUS_DATASOURCE_REACTIVE_TRUST_ALL", "false") != "true",
-                 "the platform's CA mounted": volume.get("configMap", {}).get("name") == authority["metadata"]["name"]}
+                 "the platform's CA mounted": volume.get("configMap", {}).get("name") == authority}
         problems += [(name, what) for what, ok in found.items() if not ok]
     return problems
 

@@ -46,6 +46,11 @@ processors under that CPU limit. */}}
 {{- end -}}
 {{- end }}
 
+{{/* The ConfigMap of PostgreSQL's CA certificate: postgres.caConfigMap, else the platform chart's <cluster>-ca. */}}
+{{- define "reactive-bench.postgresCa" -}}
+{{ .Values.postgres.caConfigMap | default (printf "%s-ca" .Values.postgres.cluster) }}
+{{- end }}
+
 {{/* The operator-generated credentials of a database user (Zalando: <user>.<cluster>.credentials…). */}}
 {{- define "reactive-bench.databaseSecret" -}}
 {{ printf "%s.%s.credentials.postgresql.acid.zalan.do" (replace "_" "-" .name) .root.Values.postgres.cluster }}

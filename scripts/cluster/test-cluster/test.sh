@@ -264,6 +264,13 @@ placed_as_given() { # PostgreSQL's pod carries the platform chart's placement (P
 }
 expect "the platform chart's placement for PostgreSQL (nodeSelector, tolerations) reaches the operator's pod" placed_as_given
 postgres_pod() { kubectl -n "$NS" get pod "$CLUSTER-0" -o jsonpath="$1" 2>/dev/null; } # postgres_pod JSONPATH
+as_postgres() { kubectl -n "$NS" exec "$CLUSTER-0" -- psql -h /run/postgresql -U postgres "$@"; } # as_postgres PSQL_ARG…: the superuser, by the socket
+as_user() { # as_user USER CONNINFO SQL: psql in PostgreSQL's pod as USER of the operator's Secret, into its database
+  # (articles for articles and articles_app), connecting as CONNINFO says (host, sslmode, …)
+  local password
+  password=$(kubectl -n "$NS" get secret "${1//_/-}.$CLUSTER.credentials.postgresql.acid.zalan.do" -o jsonpath='{.data.password}' | base64 -d)
+  kubectl -n "$NS" exec "$CLUSTER-0" -- env PGPASSWORD="$password" psql "user=$1 dbname=${1%_app} $2" -tAc "$3"
+}
 refused_for_the_taint() { # the scheduler's word on the pod untolerated, printed; whether it names the taint
   local why
   why=$(kubectl -n "$NS" get pod untolerated -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')
@@ -299,7 +306,7 @@ expect "the node tainted for PostgreSQL alone: a pod without the toleration is n
   tainted_and_tolerated
 roles_and_databases() { # the operator made the owners and their databases by SQL, as the CR asks
   local owners
-  owners=$(kubectl -n "$NS" exec "$CLUSTER-0" -- psql -h /run/postgresql -U postgres -tAc \
+  owners=$(as_postgres -tAc \
     "select datname || '=' || pg_get_userbyid(datdba) from pg_database where datname in ('articles', 'authors') order by 1")
   echo "databases and owners: ${owners//$'\n'/, }"
   [[ $owners == $'articles=articles\nauthors=authors' ]]
@@ -307,47 +314,41 @@ roles_and_databases() { # the operator made the owners and their databases by SQ
 expect "the operator made the databases articles and authors, each owned by its user" roles_and_databases
 services_as_their_own_users() { # the builds connect as <service>_app, which owns nothing and cannot change the schema;
   # the tables are the owner's, whom Flyway migrated as
-  local ip password connected owners refused
-  connected=$(kubectl -n "$NS" exec "$CLUSTER-0" -- psql -h /run/postgresql -U postgres -tAc \
+  local connected owners refused
+  connected=$(as_postgres -tAc \
     "select distinct datname || '=' || usename from pg_stat_activity where client_addr is not null and datname in ('articles', 'authors') order by 1")
-  owners=$(kubectl -n "$NS" exec "$CLUSTER-0" -- psql -h /run/postgresql -U postgres -d articles -tAc \
+  owners=$(as_postgres -d articles -tAc \
     "select distinct tableowner from pg_tables where schemaname in ($(printf "'%s'," "${BUILDS[@]}" | sed 's/,$//'))")
-  ip=$(kubectl -n "$NS" get pod "$CLUSTER-0" -o jsonpath='{.status.podIP}')
-  password=$(kubectl -n "$NS" get secret "articles-app.$CLUSTER.credentials.postgresql.acid.zalan.do" -o jsonpath='{.data.password}' | base64 -d)
-  refused=$(kubectl -n "$NS" exec "$CLUSTER-0" -- env PGPASSWORD="$password" psql "host=$ip user=articles_app dbname=articles sslmode=require" \
-    -tAc "create table ${BUILDS[0]}.intruder (id int)" 2>&1) && { echo "articles_app changed the schema: $refused"; return 1; }
+  refused=$(as_user articles_app "host=$(postgres_pod '{.status.podIP}') sslmode=require" \
+    "create table ${BUILDS[0]}.intruder (id int)" 2>&1) && { echo "articles_app changed the schema: $refused"; return 1; }
   echo "connected from the pods: ${connected//$'\n'/, }; the builds' tables owned by: $owners; articles_app creating a table: $refused"
   [[ $connected == $'articles=articles_app\nauthors=authors_app' && $owners == articles ]] && grep -q "permission denied" <<<"$refused"
 }
 expect "the builds serve as each service's own user (not the owner Flyway migrates as), which cannot change the schema" \
   services_as_their_own_users
 tls_required() { # a connection from another host without TLS is refused, with TLS it is let in (the Secret's password)
-  local ip password plain tls
-  ip=$(kubectl -n "$NS" get pod "$CLUSTER-0" -o jsonpath='{.status.podIP}')
-  password=$(kubectl -n "$NS" get secret "articles.$CLUSTER.credentials.postgresql.acid.zalan.do" -o jsonpath='{.data.password}' | base64 -d)
-  plain=$(kubectl -n "$NS" exec "$CLUSTER-0" -- env PGPASSWORD="$password" psql "host=$ip user=articles dbname=articles sslmode=disable" -tAc 'select 1' 2>&1) &&
+  local ip plain tls
+  ip=$(postgres_pod '{.status.podIP}')
+  plain=$(as_user articles "host=$ip sslmode=disable" 'select 1' 2>&1) &&
     { echo "a connection without TLS was let in: $plain"; return 1; }
   echo "without TLS: $plain"
-  tls=$(kubectl -n "$NS" exec "$CLUSTER-0" -- env PGPASSWORD="$password" psql "host=$ip user=articles dbname=articles sslmode=require" -tAc 'select ssl from pg_stat_ssl where pid = pg_backend_pid()')
+  tls=$(as_user articles "host=$ip sslmode=require" 'select ssl from pg_stat_ssl where pid = pg_backend_pid()')
   echo "with TLS, as the articles user of the operator's Secret: ssl=$tls"
   grep -q "no encryption" <<<"$plain" && [[ $tls == t ]]
 }
 expect "PostgreSQL refuses a connection without TLS and admits the Secret's user with it" tls_required
 tls_verified() { # PostgreSQL serves the platform chart's certificate: verified against its CA (the ConfigMap the
   # services mount), by the master Service's name; refused against another CA
-  local password other verified refused
-  password=$(kubectl -n "$NS" get secret "articles.$CLUSTER.credentials.postgresql.acid.zalan.do" -o jsonpath='{.data.password}' | base64 -d)
+  local other verified refused
   kubectl -n "$NS" get configmap "$CLUSTER-ca" -o jsonpath='{.data.ca\.crt}' |
     kubectl -n "$NS" exec -i "$CLUSTER-0" -- sh -c 'cat >/tmp/platform-ca.crt' || return 1
   other=$(openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=another-ca \
     -keyout /dev/null 2>/dev/null) || return 1
   kubectl -n "$NS" exec -i "$CLUSTER-0" -- sh -c 'cat >/tmp/another-ca.crt' <<<"$other" || return 1
-  verified=$(kubectl -n "$NS" exec "$CLUSTER-0" -- env PGPASSWORD="$password" psql \
-    "host=$CLUSTER.$NS.svc user=articles dbname=articles sslmode=verify-full sslrootcert=/tmp/platform-ca.crt" \
-    -tAc 'select ssl from pg_stat_ssl where pid = pg_backend_pid()' 2>&1) || { echo "the platform's CA: $verified"; return 1; }
-  refused=$(kubectl -n "$NS" exec "$CLUSTER-0" -- env PGPASSWORD="$password" psql \
-    "host=$CLUSTER.$NS.svc user=articles dbname=articles sslmode=verify-ca sslrootcert=/tmp/another-ca.crt" \
-    -tAc 'select 1' 2>&1) && { echo "another CA was trusted: $refused"; return 1; }
+  verified=$(as_user articles "host=$CLUSTER.$NS.svc sslmode=verify-full sslrootcert=/tmp/platform-ca.crt" \
+    'select ssl from pg_stat_ssl where pid = pg_backend_pid()' 2>&1) || { echo "the platform's CA: $verified"; return 1; }
+  refused=$(as_user articles "host=$CLUSTER.$NS.svc sslmode=verify-ca sslrootcert=/tmp/another-ca.crt" 'select 1' 2>&1) &&
+    { echo "another CA was trusted: $refused"; return 1; }
   echo "verify-full against $CLUSTER-ca: ssl=$verified; another CA: $refused"
   [[ $verified == t ]] && grep -q "certificate verify failed" <<<"$refused"
 }

@@ -44,20 +44,18 @@ public final class Postgres {
     public static String createDatabase(EmbeddedPostgres on, String name) {
         try (Connection admin = on.getPostgresDatabase().getConnection();
                 PreparedStatement role = admin.prepareStatement("SELECT 1 FROM pg_roles WHERE rolname = ?");
-                PreparedStatement lookup = admin.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?");
+                PreparedStatement database = admin.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?");
                 // DDL takes no bind parameters: PostgreSQL itself quotes the names (%I) and passwords (%L).
-                PreparedStatement quote = admin.prepareStatement(
-                        "SELECT format('CREATE ROLE %I LOGIN PASSWORD %L', ?, ?), format('CREATE DATABASE %I OWNER %I', ?, ?)");
+                PreparedStatement createRole = admin.prepareStatement("SELECT format('CREATE ROLE %I LOGIN PASSWORD %L', ?, ?)");
+                PreparedStatement createDatabase = admin.prepareStatement("SELECT format('CREATE DATABASE %I OWNER %I', ?, ?)");
                 Statement statement = admin.createStatement()) {
             for (String user : new String[] {identifier(name), serviceRole(name)}) {
-                role.setString(1, user);
-                if (!role.executeQuery().next()) {
-                    statement.execute(quoted(quote, user, user, user, user)[0]);
+                if (!answers(role, user)) {
+                    statement.execute(answer(createRole, user, user));
                 }
             }
-            lookup.setString(1, name);
-            if (!lookup.executeQuery().next()) {
-                statement.execute(quoted(quote, name, name, name, name)[1]);
+            if (!answers(database, name)) {
+                statement.execute(answer(createDatabase, name, name));
             }
         } catch (SQLException e) {
             throw new IllegalStateException("could not create database " + name, e);
@@ -70,13 +68,20 @@ public final class Postgres {
         return identifier(database) + "_app";
     }
 
-    private static String[] quoted(PreparedStatement quote, String... parameters) throws SQLException {
+    /** Whether {@code query}, given {@code parameters}, returns a row. */
+    private static boolean answers(PreparedStatement query, String... parameters) throws SQLException {
         for (int parameter = 1; parameter <= parameters.length; parameter++) {
-            quote.setString(parameter, parameters[parameter - 1]);
+            query.setString(parameter, parameters[parameter - 1]);
         }
-        ResultSet ddl = quote.executeQuery();
-        ddl.next();
-        return new String[] {ddl.getString(1), ddl.getString(2)};
+        return query.executeQuery().next();
+    }
+
+    /** The one value {@code query} returns, given {@code parameters}. */
+    private static String answer(PreparedStatement query, String... parameters) throws SQLException {
+        if (!answers(query, parameters)) {
+            throw new SQLException("no answer to " + query);
+        }
+        return query.getResultSet().getString(1);
     }
 
     public static String jdbcUrl(String database) {
