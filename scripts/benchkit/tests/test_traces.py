@@ -164,3 +164,42 @@ def test_a_refused_request_s_log_line_must_name_its_trace(tmp_path):
         assert not check_traces.logged(url, "v1", log, seconds=1)["holds"]
     finally:
         server.shutdown()
+
+
+def test_a_request_turned_away_as_unavailable_is_sent_again_with_a_trace_of_its_own():
+    """served() against a stand-in web-api answering 503 twice, then 201: the third try's trace is the one returned;
+    a 400 stands at once; 503s past the deadline stand too."""
+    import http.server
+    import threading
+    import urllib.error
+    seen, answers = [], []
+
+    class Flaky(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            seen.append(self.headers["traceparent"].split("-")[1])
+            status = answers.pop(0) if answers else 201
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args):
+            pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Flaky)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1/articles"
+        answers[:] = [503, 504]
+        trace_id, _, status, _ = check_traces.served(url, {"title": "t"}, seconds=30)
+        assert status == 201 and len(seen) == 3 and len(set(seen)) == 3 and trace_id == seen[-1]
+        seen.clear()
+        answers[:] = [400]
+        with pytest.raises(urllib.error.HTTPError, match="400"):
+            check_traces.served(url, {"title": "t"}, seconds=30)
+        assert len(seen) == 1
+        answers[:] = [503] * 100
+        with pytest.raises(urllib.error.HTTPError, match="503"):
+            check_traces.served(url, {"title": "t"}, seconds=0)
+    finally:
+        server.shutdown()
