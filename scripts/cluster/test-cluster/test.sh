@@ -2,12 +2,12 @@
 # make test-cluster: the user's commands against a real node on this machine. Starts the node
 # (node.sh), builds and loads every image (images.sh), proves the node is real (a container under runc
 # with its cgroup limits, DNS for Service names, a ClusterIP Service between pods, on Calico's network), puts up the stand-in for
-# Kafka (Strimzi's operator cannot be had here), then runs `make deploy-vN` for every build and the floor (the first
-# installs the Zalando operator from its own chart, which makes PostgreSQL, the others then at once on it; the node is
-# then tainted for it alone a moment, and its pod made again there), `make bench` (short), v1 saturated with its Services' endpoints watched, `make
+# Kafka (Strimzi's operator cannot be had here), then runs `make deploy-vN` for every build (the first installs
+# the Zalando operator from its own chart, which makes PostgreSQL; the node is then tainted for it alone a moment, and
+# its pod made again there), `make bench` (short), v1 saturated with its Services' endpoints watched, `make
 # cpu-map-cluster` (v2 at half a CPU), a short `make chaos-cluster` (a rolling update under load), a second `make
 # deploy-v1` over the running release (behind its latency proxy and traced into a Jaeger of its own: a short `make
-# latency-map-cluster`, a fault made in the proxy, the traces of a GET and a POST checked), then the floor (v0)
+# latency-map-cluster`, a fault made in the proxy, the traces of a GET and a POST checked), then `make deploy-v0`
 # rolled under load and `make undeploy`, exactly as a user would (the charts' NetworkPolicies enforced by Calico's
 # Felix, and probed), with KAFKA_PLATFORM=external and IMAGES=containerd. Tears the node down at the end, also on
 # failure or Ctrl-C, and checks that nothing of it is left. Ends with "test-cluster: N passed, N failed".
@@ -192,31 +192,10 @@ if [[ -n ${START_DEPLOYS_AFTER:-} && ! -e $START_DEPLOYS_AFTER ]]; then
   while [[ ! -e $START_DEPLOYS_AFTER ]]; do sleep 2; done
   last_outcome_at=$SECONDS # the wait is not the next check's time
 fi
-step "make deploy-vN for every build (${BUILDS[*]}) and the floor (v0): the first installs the Zalando operator, which makes PostgreSQL; the others then at once"
-expect "make deploy-${BUILDS[0]}" make_target "deploy-${BUILDS[0]}"
-deployed_at_once() { # deployed_at_once VERSION…: make deploy-VERSION of each at the same time, on the platform the first
-  # deploy made (POSTGRES_PLATFORM=external: one helm release of the operator and one of the platform chart, upgraded
-  # by one deploy at a time); each one's output in its own file, printed where it failed. The floor too, for its roll
-  # under load below: its deploy (and the rollout's wait) then costs nothing of its own.
-  local version status=0 pids=()
-  for version in "$@"; do
-    POSTGRES_PLATFORM=external make_target "deploy-$version" >"$NODE_DIR/deploy-$version.log" 2>&1 &
-    pids+=($!)
-  done
-  for version in "$@"; do
-    if wait "${pids[0]}"; then
-      echo "make deploy-$version: $(tail -1 "$NODE_DIR/deploy-$version.log")"
-    else
-      status=1
-      echo "make deploy-$version failed:"
-      tail -8 "$NODE_DIR/deploy-$version.log"
-    fi
-    pids=("${pids[@]:1}")
-  done
-  return "$status"
-}
-expect "$(printf 'make deploy-%s, ' "${BUILDS[@]:1}")and deploy-v0 at once, with the PostgreSQL the first made (POSTGRES_PLATFORM=external)" \
-  deployed_at_once "${BUILDS[@]:1}" v0
+step "make deploy-vN for every build (${BUILDS[*]}); the first installs the Zalando operator, which makes PostgreSQL"
+for version in "${BUILDS[@]}"; do
+  expect "make deploy-$version" make_target "deploy-$version"
+done
 for version in "${BUILDS[@]}"; do
   expect "helm test bench-$version: a complete answer of /$version/articles through web-api's Service" \
     "${HELM:?}" test "bench-$version" -n "$NS" --timeout 2m
@@ -319,11 +298,11 @@ tainted_and_tolerated() { # the node dedicated for a moment (tainted NoSchedule)
   kubectl -n "$NS" delete pod untolerated --wait=false >/dev/null 2>&1 || true
   kubectl taint node "$TEST_NODE_NAME" "$taint-" >/dev/null || status=1
   ((status == 0)) || return 1
-  # Patroni's leader again, and every build and the floor answering completely from it before anything measures
+  # Patroni's leader again, and every build answering completely from it before anything measures
   wait_for "Patroni's leader label" 120 patroni_leader &&
-    for version in "${BUILDS[@]}" v0; do "${HELM:?}" test "bench-$version" -n "$NS" --timeout 3m >/dev/null || return 1; done
+    for version in "${BUILDS[@]}"; do "${HELM:?}" test "bench-$version" -n "$NS" --timeout 3m >/dev/null || return 1; done
 }
-expect "the node tainted for PostgreSQL alone: a pod without the toleration is not scheduled, PostgreSQL's pod is made again there, and every build and the floor answer from it" \
+expect "the node tainted for PostgreSQL alone: a pod without the toleration is not scheduled, PostgreSQL's pod is made again there, and every build answers from it" \
   tainted_and_tolerated
 roles_and_databases() { # the operator made the owners and their databases by SQL, as the CR asks
   local owners
@@ -637,9 +616,9 @@ floor_load_running() {
   kubectl -n "$NS" get pods -l app.kubernetes.io/component=load-generator,reactive-bench.example/build=v0 --no-headers |
     grep -q ' Running '
 }
-floor_rolls_without_loss() { # 30 requests a second to v0's web-api for 45 s; its three Deployments (deployed with the
-  # builds) rolled 10 s in
+floor_rolls_without_loss() { # 30 requests a second to v0's web-api for 45 s; its three Deployments rolled 10 s in
   local status=0 load
+  make_target deploy-v0 || return 1
   load_job v0 open "$NODE_DIR/floor-rolled.json" RATE=30 DURATION=45s &
   load=$!
   wait_for "v0's load Job running" 120 floor_load_running && sleep 10 && kubectl -n "$NS" rollout restart deployment bench-v0-web-api bench-v0-articles bench-v0-authors &&
