@@ -219,6 +219,16 @@ $(addprefix deploy-,$(BUILDS) $(FLOOR_BUILD)): deploy-%:
 	@$(MAKE) build helm $(if $(filter on,$(LATENCY_PROXY)),toxiproxy)
 	@scripts/cluster/k8s.sh deploy $*
 
+.PHONY: $(addprefix images-,$(BUILDS) $(FLOOR_BUILD))
+images-v1: ## The images deploy-v1 would build, built where the cluster finds them and nothing deployed: a helm install of your own then finds them (IMAGES=registry: pushed to IMAGE_REPOSITORY); a deploy later skips them (their tag is their content's digest). The same context rule.
+images-v2: ## The images of v2 the same way.
+images-v3: ## The images of v3 the same way.
+images-v0: ## The images of the floor the same way.
+$(addprefix images-,$(BUILDS) $(FLOOR_BUILD)): images-%:
+	@scripts/checks/doctor.sh kubernetes >/dev/null || scripts/checks/doctor.sh kubernetes
+	@$(MAKE) build $(if $(filter on,$(LATENCY_PROXY)),toxiproxy)
+	@scripts/cluster/k8s.sh images $*
+
 .PHONY: deploy-plan operators platform
 deploy-plan: helm ## What make deploy-vN would change, and where, changing nothing: the context (refused unless minikube's, the test node's or KUBE_CONTEXT), where the images go, each operator (installed, a running one used, or why not), the platform chart.
 	@scripts/cluster/k8s.sh plan

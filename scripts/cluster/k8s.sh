@@ -473,6 +473,35 @@ values_files() { # values_files [VARIABLE]: the --values options of the files it
   done
 }
 
+release_images() { # release_images VERSION: every image a release of VERSION runs, where the cluster finds them (the
+  # build's three, the load generator's for helm test, the latency proxy's with LATENCY_PROXY=on, Jaeger's with
+  # TRACING=on); RELEASE_TAG, PROXY_IMAGE_TAG and TRACING_IMAGE_TAG their tags
+  local version=$1
+  RELEASE_TAG=${IMAGE_TAG:-$(build_tag "$version")} # IMAGE_TAG=…: a tag of the user's own instead of the build's
+  CLUSTER_ARCH=$(cluster_architecture) # once: a mixed cluster stops here, before anything is built
+  export CLUSTER_ARCH
+  build_images "$version" "$RELEASE_TAG"
+  build_load_image # helm test's pod runs the load generator's probe
+  [[ ${LATENCY_PROXY:-off} != on ]] || build_proxy_image
+  if [[ ${TRACING:-off} == on ]]; then
+    ! is_floor "$version" || die "TRACING=on: the floor ($version) has no tracing to switch on (services/builds.conf)"
+    build_tracing_image
+  fi
+}
+
+images() { # images VERSION: what deploy VERSION builds, built, and nothing deployed (a helm install of one's own, or
+  # a deploy later that finds them there)
+  local version=$1
+  [[ " ${BUILDS[*]} ${FLOOR[*]} " == *" $version "* ]] ||
+    die "usage: $0 images VERSION (one of ${BUILDS[*]}, or the floor ${FLOOR[*]}: services/builds.conf)"
+  require_cluster
+  require_own_context
+  IMAGES=$(images_mode) || exit 1
+  readonly IMAGES
+  release_images "$version"
+  step "The images of $version are where the cluster finds them ($IMAGES): $(image_repository)/<service>-$version:$RELEASE_TAG"
+}
+
 deploy() {
   local version=$1
   [[ " ${BUILDS[*]} ${FLOOR[*]} " == *" $version "* ]] ||
@@ -489,22 +518,15 @@ deploy() {
   if [[ $KAFKA_PLATFORM == external || $POSTGRES_PLATFORM == external ]]; then
     require_platform
   fi
-  local tag values=()
-  tag=${IMAGE_TAG:-$(build_tag "$version")} # IMAGE_TAG=…: a tag of the user's own instead of the build's
-  CLUSTER_ARCH=$(cluster_architecture) # once: a mixed cluster stops here, before anything is built
-  export CLUSTER_ARCH
-  build_images "$version" "$tag"
-  build_load_image # helm test's pod runs the load generator's probe
+  local values=()
+  release_images "$version"
   mapfile -t values < <(values_files VALUES)
   # LATENCY_PROXY=on: the build's hops through a latency proxy of its own (make latency-map-cluster)
   if [[ ${LATENCY_PROXY:-off} == on ]]; then
-    build_proxy_image
     values+=(--set latencyProxy.enabled=true --set latencyProxy.image.tag="$PROXY_IMAGE_TAG")
   fi
   # TRACING=on: every service traced into a Jaeger of the release's own (TRACING_SAMPLED: the share of requests)
   if [[ ${TRACING:-off} == on ]]; then
-    ! is_floor "$version" || die "TRACING=on: the floor ($version) has no tracing to switch on (services/builds.conf)"
-    build_tracing_image
     values+=(--set tracing.enabled=true --set tracing.image.tag="$TRACING_IMAGE_TAG")
     [[ -z "${TRACING_SAMPLED:-}" ]] || values+=(--set-string tracing.sampled="$TRACING_SAMPLED")
   fi
@@ -518,7 +540,7 @@ deploy() {
   local outcome="$LOCAL_DIR/helm-bench-$version"
   mkdir -p "$LOCAL_DIR" && rm -f "$outcome".*
   ( "$HELM" upgrade --install "bench-$version" "$ROOT/charts/reactive-bench" --namespace "$NS" "${values[@]}" \
-      --set build="$version" --set-string buildJavaOpts="$(build_java_options "$version")" --set image.repository="$(image_repository)" --set image.tag="$tag" \
+      --set build="$version" --set-string buildJavaOpts="$(build_java_options "$version")" --set image.repository="$(image_repository)" --set image.tag="$RELEASE_TAG" \
       --set image.pullPolicy="$(pull_policy)" --set test.image="$LOAD_IMAGE" \
       --set test.pullPolicy="${LOAD_IMAGE_PULL_POLICY:-$(pull_policy)}" \
       --wait --timeout 10m >/dev/null 2>"$outcome.err"
@@ -624,10 +646,11 @@ case "${1:-}" in
   minikube) start_minikube ;;
   plan) plan ;;
   deploy) deploy "${2:-}" ;;
+  images) images "${2:-}" ;;
   operators) require_cluster && require_own_context && install_operators ;;
   platform) require_cluster && require_own_context && ensure_namespace && deploy_platform ;;
   run) run_experiment "${2:?usage: $0 run bench|sweep|latency-map|chaos|cpu-map}" ;;
   undeploy) undeploy ;;
   architecture) cluster_architecture ;;
-  *) die "usage: $0 check | minikube | plan | deploy VERSION | operators | platform | run EXPERIMENT | undeploy | architecture" ;;
+  *) die "usage: $0 check | minikube | plan | deploy VERSION | images VERSION | operators | platform | run EXPERIMENT | undeploy | architecture" ;;
 esac

@@ -98,6 +98,7 @@ expect() {
 }
 
 teardown() {
+  [[ -z ${images_ahead_pid:-} ]] || kill -- "-$images_ahead_pid" 2>/dev/null || true # images built ahead: test.sh's session
   "$HERE/node.sh" down || true
 }
 trap teardown EXIT
@@ -186,6 +187,28 @@ print(f"{version} {scenario}:", json.loads(pathlib.Path(summary).read_text())["f
 PY
   )
 }
+# Every build's images (and the floor's) built into the node ahead, by make images-vN in a session of the lowest
+# priority: beside test-e2e's last loads under make test (an image build starts no JVM and no pod), and beside the first
+# deploy's operator and PostgreSQL, so that each deploy finds its images there (their tag is their content's digest) and
+# only rolls its pods out. A file marks each build's images done; a deploy waits for its build's, or for the end of it all.
+images_ahead() { # images_ahead VERSION…: make images-VERSION of each in turn
+  local version
+  for version in "$@"; do
+    (cd "$ROOT" && make --no-print-directory "images-$version") || return 1
+    touch "$NODE_DIR/images-$version.ahead"
+  done
+}
+export -f images_ahead
+export ROOT NODE_DIR
+setsid "$ROOT/scripts/local/lowest-priority.sh" bash -c 'images_ahead "$@"' images_ahead "${BUILDS[@]}" v0 \
+  >"$NODE_DIR/images-ahead.log" 2>&1 &
+images_ahead_pid=$!
+built_ahead() { [[ -e $NODE_DIR/images-$1.ahead ]] || ! kill -0 "$images_ahead_pid" 2>/dev/null; } # or given up
+deploy_built_ahead() { # deploy_built_ahead VERSION: make deploy-VERSION once its images are built ahead (or that has
+  # ended), its output kept
+  wait_for "the images of $1, built ahead" 1800 built_ahead "$1" &&
+    make_target "deploy-$1" 2>&1 | tee "$NODE_DIR/deploy-$1.log"
+}
 # make test starts this suite beside test-e2e's last loads: no deploy (JVMs starting, then load) until they have run
 if [[ -n ${START_DEPLOYS_AFTER:-} && ! -e $START_DEPLOYS_AFTER ]]; then
   step "Waiting for make test-e2e's last measured load to have run (START_DEPLOYS_AFTER) before the first deploy"
@@ -194,8 +217,18 @@ if [[ -n ${START_DEPLOYS_AFTER:-} && ! -e $START_DEPLOYS_AFTER ]]; then
 fi
 step "make deploy-vN for every build (${BUILDS[*]}); the first installs the Zalando operator, which makes PostgreSQL"
 for version in "${BUILDS[@]}"; do
-  expect "make deploy-$version" make_target "deploy-$version"
+  expect "make deploy-$version" deploy_built_ahead "$version"
 done
+found_there() { # the images built ahead (make images-vN, all of it done), and found there by every deploy
+  wait "$images_ahead_pid" || { echo "make images-vN failed: $(tail -5 "$NODE_DIR/images-ahead.log")"; return 1; }
+  local version
+  for version in "${BUILDS[@]}"; do
+    [[ $(grep -c "in the cluster already" "$NODE_DIR/deploy-$version.log") == 3 ]] ||
+      { echo "make deploy-$version built images again:"; grep "Image " "$NODE_DIR/deploy-$version.log"; return 1; }
+  done
+}
+expect "make images-vN built every build's images into the node ahead (and the floor's), and each deploy found its three there" \
+  found_there
 for version in "${BUILDS[@]}"; do
   expect "helm test bench-$version: a complete answer of /$version/articles through web-api's Service" \
     "${HELM:?}" test "bench-$version" -n "$NS" --timeout 2m
@@ -618,7 +651,7 @@ floor_load_running() {
 }
 floor_rolls_without_loss() { # 30 requests a second to v0's web-api for 45 s; its three Deployments rolled 10 s in
   local status=0 load
-  make_target deploy-v0 || return 1
+  deploy_built_ahead v0 || return 1
   load_job v0 open "$NODE_DIR/floor-rolled.json" RATE=30 DURATION=45s &
   load=$!
   wait_for "v0's load Job running" 120 floor_load_running && sleep 10 && kubectl -n "$NS" rollout restart deployment bench-v0-web-api bench-v0-articles bench-v0-authors &&
