@@ -23,7 +23,7 @@ PLUMBING = {
     "SHARD_COUNT": "a load split over pods: the load Job's template tells each pod its share",
     "SHARD_INDEX": "a load split over pods: the load Job's template tells each pod its share",
     "JOB_COMPLETION_INDEX": "Kubernetes gives each pod of an indexed Job its index",
-    "E2E_LOAD_ENDED": "make test tells test-e2e which file to make once its last measured load has run",
+    "E2E_LOAD_ENDED": "make test tells test-e2e which file to make once its last timed load has run",
     "START_DEPLOYS_AFTER": "make test tells test-cluster which file to wait for before its first deploy",
 }
 # Read by the JVM, Quarkus or a tool, not by this project's scripts: a doc may name them.

@@ -105,6 +105,29 @@ trap teardown EXIT
 trap 'exit 130' INT TERM
 
 start_node
+# Every build's images (and the floor's) built into the node ahead from its start, by make images-vN in a session of
+# the lowest priority: beside this suite's first checks and test-e2e's last timed loads under make test (an image build
+# starts no JVM and no pod), and beside the first deploy's operator and PostgreSQL, so that each deploy finds its images
+# there (their tag is their content's digest) and only rolls its pods out. A file marks each build's images done; a
+# deploy waits for its build's, or for the end of it all.
+images_ahead() { # images_ahead VERSION…: make images-VERSION of each in turn
+  local version
+  for version in "$@"; do
+    (cd "$ROOT" && make --no-print-directory "images-$version") || return 1
+    touch "$NODE_DIR/images-$version.ahead"
+  done
+}
+export -f images_ahead
+export ROOT NODE_DIR
+setsid "$ROOT/scripts/local/lowest-priority.sh" bash -c 'images_ahead "$@"' images_ahead "${BUILDS[@]}" v0 \
+  >"$NODE_DIR/images-ahead.log" 2>&1 &
+images_ahead_pid=$!
+built_ahead() { [[ -e $NODE_DIR/images-$1.ahead ]] || ! kill -0 "$images_ahead_pid" 2>/dev/null; } # or given up
+deploy_built_ahead() { # deploy_built_ahead VERSION: make deploy-VERSION once its images are built ahead (or that has
+  # ended), its output kept
+  wait_for "the images of $1, built ahead" 1800 built_ahead "$1" &&
+    make_target "deploy-$1" 2>&1 | tee "$NODE_DIR/deploy-$1.log"
+}
 
 step "The node's Debian packages: each at least its least version (NODE_DEB_PACKAGES), whatever point release the archive serves"
 read -r -a node_packages <<<"${NODE_DEB_PACKAGES:?set by the Makefile}"
@@ -187,31 +210,9 @@ print(f"{version} {scenario}:", json.loads(pathlib.Path(summary).read_text())["f
 PY
   )
 }
-# Every build's images (and the floor's) built into the node ahead, by make images-vN in a session of the lowest
-# priority: beside test-e2e's last loads under make test (an image build starts no JVM and no pod), and beside the first
-# deploy's operator and PostgreSQL, so that each deploy finds its images there (their tag is their content's digest) and
-# only rolls its pods out. A file marks each build's images done; a deploy waits for its build's, or for the end of it all.
-images_ahead() { # images_ahead VERSION…: make images-VERSION of each in turn
-  local version
-  for version in "$@"; do
-    (cd "$ROOT" && make --no-print-directory "images-$version") || return 1
-    touch "$NODE_DIR/images-$version.ahead"
-  done
-}
-export -f images_ahead
-export ROOT NODE_DIR
-setsid "$ROOT/scripts/local/lowest-priority.sh" bash -c 'images_ahead "$@"' images_ahead "${BUILDS[@]}" v0 \
-  >"$NODE_DIR/images-ahead.log" 2>&1 &
-images_ahead_pid=$!
-built_ahead() { [[ -e $NODE_DIR/images-$1.ahead ]] || ! kill -0 "$images_ahead_pid" 2>/dev/null; } # or given up
-deploy_built_ahead() { # deploy_built_ahead VERSION: make deploy-VERSION once its images are built ahead (or that has
-  # ended), its output kept
-  wait_for "the images of $1, built ahead" 1800 built_ahead "$1" &&
-    make_target "deploy-$1" 2>&1 | tee "$NODE_DIR/deploy-$1.log"
-}
 # make test starts this suite beside test-e2e's last loads: no deploy (JVMs starting, then load) until they have run
 if [[ -n ${START_DEPLOYS_AFTER:-} && ! -e $START_DEPLOYS_AFTER ]]; then
-  step "Waiting for make test-e2e's last measured load to have run (START_DEPLOYS_AFTER) before the first deploy"
+  step "Waiting for make test-e2e's last timed load to have run (START_DEPLOYS_AFTER) before the first deploy"
   while [[ ! -e $START_DEPLOYS_AFTER ]]; do sleep 2; done
   last_outcome_at=$SECONDS # the wait is not the next check's time
 fi
