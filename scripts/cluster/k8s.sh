@@ -473,6 +473,16 @@ values_files() { # values_files [VARIABLE]: the --values options of the files it
   done
 }
 
+for_a_build() { # for_a_build COMMAND VERSION: VERSION a build's or the floor's, the cluster there and its context this
+  # project's to change, IMAGES where its images go
+  [[ " ${BUILDS[*]} ${FLOOR[*]} " == *" $2 "* ]] ||
+    die "usage: $0 $1 VERSION (one of ${BUILDS[*]}, or the floor ${FLOOR[*]}: services/builds.conf)"
+  require_cluster
+  require_own_context
+  IMAGES=$(images_mode) || exit 1
+  readonly IMAGES
+}
+
 release_images() { # release_images VERSION: every image a release of VERSION runs, where the cluster finds them (the
   # build's three, the load generator's for helm test, the latency proxy's with LATENCY_PROXY=on, Jaeger's with
   # TRACING=on); RELEASE_TAG, PROXY_IMAGE_TAG and TRACING_IMAGE_TAG their tags
@@ -492,24 +502,14 @@ release_images() { # release_images VERSION: every image a release of VERSION ru
 images() { # images VERSION: what deploy VERSION builds, built, and nothing deployed (a helm install of one's own, or
   # a deploy later that finds them there)
   local version=$1
-  [[ " ${BUILDS[*]} ${FLOOR[*]} " == *" $version "* ]] ||
-    die "usage: $0 images VERSION (one of ${BUILDS[*]}, or the floor ${FLOOR[*]}: services/builds.conf)"
-  require_cluster
-  require_own_context
-  IMAGES=$(images_mode) || exit 1
-  readonly IMAGES
+  for_a_build images "$version"
   release_images "$version"
   step "The images of $version are where the cluster finds them ($IMAGES): $(image_repository)/<service>-$version:$RELEASE_TAG"
 }
 
 deploy() {
   local version=$1
-  [[ " ${BUILDS[*]} ${FLOOR[*]} " == *" $version "* ]] ||
-    die "usage: $0 deploy VERSION (one of ${BUILDS[*]}, or the floor ${FLOOR[*]}: services/builds.conf)"
-  require_cluster
-  require_own_context
-  IMAGES=$(images_mode) || exit 1
-  readonly IMAGES
+  for_a_build deploy "$version"
   ensure_namespace
   if [[ $KAFKA_PLATFORM == operators || $POSTGRES_PLATFORM == operators ]]; then
     install_operators

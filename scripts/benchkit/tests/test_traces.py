@@ -1,5 +1,8 @@
 """The trace check's verdicts, on traces as Jaeger's API returns them; what it keeps, published and drawn."""
+import contextlib
+import http.server
 import json
+import threading
 
 import pytest
 
@@ -7,6 +10,29 @@ from checks import check_traces
 from benchkit.publish import traces
 
 CALLER = "00000000000000aa"
+
+
+@contextlib.contextmanager
+def stand_in_web_api(answer):
+    """A stand-in web-api on a free port, its address yielded: every POST is answered answer(its trace id) (a status,
+    problem JSON from 400 on)."""
+    class StandIn(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            status = answer(self.headers["traceparent"].split("-")[1])
+            self.send_response(status)
+            self.send_header("Content-Type", "application/problem+json" if status >= 400 else "application/json")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args):
+            pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
 
 
 def jaeger_trace(spans):
@@ -134,62 +160,33 @@ def test_kept_traces_are_published_only_when_every_verdict_holds_and_is_what_the
 
 def test_a_refused_request_s_log_line_must_name_its_trace(tmp_path):
     """logged() against a stand-in web-api that refuses every POST, writing (or not) a line with the trace id."""
-    import http.server
-    import threading
     log = tmp_path / "web-api-v1.log"
     log.write_text("an earlier line traceId= spanId=\n")
     writes = {"line": True}
 
-    class Refusing(http.server.BaseHTTPRequestHandler):
-        def do_POST(self):
-            self.rfile.read(int(self.headers["Content-Length"]))
-            trace_id = self.headers["traceparent"].split("-")[1]
-            if writes["line"]:
-                with log.open("a") as text:
-                    text.write(f"DEBUG traceId={trace_id} spanId=00f067aa0ba902b7 [problem] Refused with 400: …\n")
-            self.send_response(400)
-            self.send_header("Content-Type", "application/problem+json")
-            self.end_headers()
-            self.wfile.write(b"{}")
-
-        def log_message(self, *args):
-            pass
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Refusing)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}"
+    def refused(trace_id):
+        if writes["line"]:
+            with log.open("a") as text:
+                text.write(f"DEBUG traceId={trace_id} spanId=00f067aa0ba902b7 [problem] Refused with 400: …\n")
+        return 400
+    with stand_in_web_api(refused) as url:
         found = check_traces.logged(url, "v1", log, seconds=5)
         assert found["holds"] and found["found"]["trace_id"] in found["found"]["line"]
         writes["line"] = False  # a line without it (or none) fails, after waiting
         assert not check_traces.logged(url, "v1", log, seconds=1)["holds"]
-    finally:
-        server.shutdown()
 
 
 def test_a_request_turned_away_as_unavailable_is_sent_again_with_a_trace_of_its_own():
     """served() against a stand-in web-api answering 503 twice, then 201: the third try's trace is the one returned;
     a 400 stands at once; 503s past the deadline stand too."""
-    import http.server
-    import threading
     import urllib.error
     seen, answers = [], []
 
-    class Flaky(http.server.BaseHTTPRequestHandler):
-        def do_POST(self):
-            self.rfile.read(int(self.headers["Content-Length"]))
-            seen.append(self.headers["traceparent"].split("-")[1])
-            status = answers.pop(0) if answers else 201
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.end_headers()
-            self.wfile.write(b"{}")
-
-        def log_message(self, *args):
-            pass
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Flaky)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/v1/articles"
+    def answered(trace_id):
+        seen.append(trace_id)
+        return answers.pop(0) if answers else 201
+    with stand_in_web_api(answered) as address:
+        url = f"{address}/v1/articles"
         answers[:] = [503, 504]
         trace_id, _, status, _ = check_traces.served(url, {"title": "t"}, seconds=30)
         assert status == 201 and len(seen) == 3 and len(set(seen)) == 3 and trace_id == seen[-1]
@@ -201,5 +198,3 @@ def test_a_request_turned_away_as_unavailable_is_sent_again_with_a_trace_of_its_
         answers[:] = [503] * 100
         with pytest.raises(urllib.error.HTTPError, match="503"):
             check_traces.served(url, {"title": "t"}, seconds=0)
-    finally:
-        server.shutdown()
