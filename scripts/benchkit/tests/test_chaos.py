@@ -121,10 +121,9 @@ def test_locally_a_write_without_an_answer_is_still_allowed_as_before():
 
 
 def test_a_503_without_problem_json_and_retry_after_is_not_the_clear_answer_a_write_is_promised():
-    import http.server
-    import threading
+    from benchkit.tests import standin
 
-    class Unavailable(http.server.BaseHTTPRequestHandler):
+    class Unavailable(standin.Quiet):
         def do_POST(self):
             self.rfile.read(int(self.headers["Content-Length"]))
             clear = self.path.endswith("/clear")
@@ -135,22 +134,15 @@ def test_a_503_without_problem_json_and_retry_after_is_not_the_clear_answer_a_wr
             self.end_headers()
             self.wfile.write(b'{"status":503}')
 
-        def log_message(self, *args):
-            pass
-
-    server = http.server.HTTPServer(("127.0.0.1", 0), Unavailable)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        statuses = {}
+    statuses = {}
+    with standin.serving(Unavailable) as address:
         for path in ("clear", "bare"):
-            writer = clients.Writer(f"http://127.0.0.1:{server.server_port}/{path}", 50, "t")
+            writer = clients.Writer(f"{address}/{path}", 50, "t")
             writer.start()
             time.sleep(0.1)
             writer.done.set()
             writer.join(5)
             statuses[path] = {status for _, status, *_ in writer.sent}
-    finally:
-        server.shutdown()
     assert statuses["clear"] == {503}
     assert statuses["bare"] == {"503 without problem JSON and Retry-After"}
 

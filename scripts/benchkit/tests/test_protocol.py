@@ -144,13 +144,12 @@ def test_the_background_rate_of_every_build_comes_from_one_quiet_window(monkeypa
 
 
 def test_the_probe_waits_out_a_draining_build_s_503s_and_no_other_failure():
-    import http.server
-    import threading
     import urllib.error
+    from benchkit.tests import standin
 
     answers = [503, 503, 200]
 
-    class Draining(http.server.BaseHTTPRequestHandler):
+    class Draining(standin.Quiet):
         def do_GET(self):
             status = answers.pop(0) if answers else 500
             body = json.dumps([{"authorName": "Ada"}, {"authorName": "Bo"}, {"authorName": "Ada"}]).encode()
@@ -160,18 +159,12 @@ def test_the_probe_waits_out_a_draining_build_s_503s_and_no_other_failure():
             self.end_headers()
             self.wfile.write(body if status == 200 else b"{}")
 
-        def log_message(self, *args):
-            pass
+    with standin.serving(Draining) as address:
+        class Build:
+            version = "v1"
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Draining)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-
-    class Build:
-        version = "v1"
-
-        def web_api_url(self):
-            return f"http://127.0.0.1:{server.server_address[1]}"
-    try:
+            def web_api_url(self):
+                return address
         assert protocol.probe(Build()) == ({"articles": 1, "authors": 2}, ["Ada", "Bo"])
         with pytest.raises(urllib.error.HTTPError) as failed:  # a 500 is no build draining: asked once
             protocol.probe(Build())
@@ -179,5 +172,3 @@ def test_the_probe_waits_out_a_draining_build_s_503s_and_no_other_failure():
         answers.extend([503] * 50)
         with pytest.raises(urllib.error.HTTPError):  # nor is a 503 past its patience
             protocol.probe(Build(), patience=0.5)
-    finally:
-        server.shutdown()

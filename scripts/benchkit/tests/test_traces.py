@@ -1,22 +1,21 @@
 """The trace check's verdicts, on traces as Jaeger's API returns them; what it keeps, published and drawn."""
 import contextlib
-import http.server
 import json
-import threading
 
 import pytest
 
 from checks import check_traces
 from benchkit.publish import traces
+from benchkit.tests import standin
 
 CALLER = "00000000000000aa"
 
 
 @contextlib.contextmanager
 def stand_in_web_api(answer):
-    """A stand-in web-api on a free port, its address yielded: every POST is answered answer(its trace id) (a status,
-    problem JSON from 400 on)."""
-    class StandIn(http.server.BaseHTTPRequestHandler):
+    """A stand-in web-api, its address yielded: every POST is answered answer(its trace id) (a status, problem JSON
+    from 400 on)."""
+    class StandIn(standin.Quiet):
         def do_POST(self):
             self.rfile.read(int(self.headers["Content-Length"]))
             status = answer(self.headers["traceparent"].split("-")[1])
@@ -24,15 +23,8 @@ def stand_in_web_api(answer):
             self.send_header("Content-Type", "application/problem+json" if status >= 400 else "application/json")
             self.end_headers()
             self.wfile.write(b"{}")
-
-        def log_message(self, *args):
-            pass
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
+    with standin.serving(StandIn) as address:
+        yield address
 
 
 def jaeger_trace(spans):
