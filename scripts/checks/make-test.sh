@@ -59,12 +59,7 @@ stop() { # stop [LOG]: every part still running, stopped with its process group 
   exit 1
 }
 trap stop INT TERM
-# normal_priority PID: the session started with setsid PID (lowest-priority.sh) back at normal priority: its autogroup,
-# and every process of its group (what they start from now on inherits it)
-normal_priority() {
-  echo 0 >"/proc/$1/autogroup" 2>/dev/null || true
-  renice -n 0 -g "$1" >/dev/null 2>&1 || true
-}
+normal_priority() { scripts/local/normal-priority.sh "$1"; } # normal_priority PID: lowest-priority.sh's session PID
 e2e_ended() { # e2e_ended STATUS: its end marked, or its log's end shown and everything stopped
   if (($1 != 0)); then
     echo "==> test-e2e failed at $(at): everything else stopped (its log: $E2E_LOG)"

@@ -216,6 +216,9 @@ if [[ -n ${START_DEPLOYS_AFTER:-} && ! -e $START_DEPLOYS_AFTER ]]; then
   while [[ ! -e $START_DEPLOYS_AFTER ]]; do sleep 2; done
   last_outcome_at=$SECONDS # the wait is not the next check's time
 fi
+# The images not yet built ahead get their share from here on, as the deploys would: at the lowest priority beside the
+# parts at normal one (test-e2e's last checks, test-k8s), a cold make test's first deploy waited 9 minutes for them.
+"$ROOT/scripts/local/normal-priority.sh" "$images_ahead_pid"
 step "make deploy-vN for every build (${BUILDS[*]}); the first installs the Zalando operator, which makes PostgreSQL"
 for version in "${BUILDS[@]}"; do
   expect "make deploy-$version" deploy_built_ahead "$version"
