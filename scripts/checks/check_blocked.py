@@ -22,6 +22,8 @@ BUSY_LIMIT_MS = 10_000
 WAITING = ("java.lang.Thread.sleep", "jdk.internal.misc.Unsafe.park", "java.lang.Object.wait", "sun.nio.ch.Net.poll",
            "sun.nio.ch.SocketDispatcher.read", "sun.nio.ch.NioSocketImpl.park")
 REPORT = re.compile(r"Thread (Thread\[[^\]]*\]) has been blocked for (\d+) ms, time limit is (\d+)")
+# "io.vertx.core.VertxException: Thread blocked": the exception's own line, where the log format puts it apart
+EXCEPTION = re.compile(r"^[\w.$]+(?:Exception|Error): ")
 # "\tat java.base/java.lang.Thread.sleep0(Native Method)", "\tat io.vertx.core.impl.ContextImpl.emit(...)"
 FRAME = re.compile(r"^\s+at (?:[\w.$-]+(?:@[\w.-]+)?/)?([\w.$<>]+)\(")
 
@@ -35,9 +37,13 @@ def reports(log):
         if not report:
             continue
         thread, blocked_ms, limit_ms = report.group(1), int(report.group(2)), int(report.group(3))
-        # The stack follows on the next lines; without one (below the warning-exception time) it cannot be judged
-        # waiting, so only its length counts.
-        frame = FRAME.match(lines[index + 1]) if index + 1 < len(lines) else None
+        # The stack follows on the next lines (java.util.logging, the floor's, first names the exception on a line of
+        # its own); without one (below the warning-exception time) it cannot be judged waiting, so only its length
+        # counts.
+        after = lines[index + 1:index + 3]
+        if after and EXCEPTION.match(after[0]):
+            after = after[1:]
+        frame = FRAME.match(after[0]) if after else None
         innermost = frame.group(1) if frame else None
         waiting = innermost is not None and innermost.startswith(WAITING)
         found.append({"thread": thread, "blocked_ms": blocked_ms, "limit_ms": limit_ms, "innermost": innermost,

@@ -25,6 +25,15 @@ READING = """\
 \tat org.postgresql.core.PGStream.receiveChar(PGStream.java:467)
 """
 
+# As the floor (v0, plain Vert.x) logs them, through java.util.logging: the exception on a line of its own first.
+FLOOR = """\
+Dec 06, 2026 2:46:31 AM io.vertx.core.impl.BlockedThreadChecker
+WARNING: Thread Thread[vert.x-eventloop-thread-0,5,main] has been blocked for 5534 ms, time limit is 2000 ms
+io.vertx.core.VertxException: Thread blocked
+\tat java.base/java.lang.ClassLoader.findBootstrapClass(Native Method)
+\tat java.base/java.lang.ClassLoader.findBootstrapClassOrNull(ClassLoader.java:1211)
+"""
+
 
 def busy_for(milliseconds):
     return (f"2026-11-23 20:04:00,000 WARN  [io.ver.cor.imp.BlockedThreadChecker] (vertx-blocked-thread-checker) Thread "
@@ -71,3 +80,9 @@ def test_the_command_fails_on_a_log_with_a_counted_report_only(tmp_path, capsys)
         blocked.main([str(clean), str(dirty)])
     assert counted.value.code == 1
     assert "web-api-v2.log: Thread[#52,vert.x-eventloop-thread-1,5,main] blocked 2004 ms, waiting" in capsys.readouterr().out
+
+
+def test_the_floor_s_stack_is_read_past_its_exception_s_own_line():
+    [report] = blocked.reports(FLOOR)
+    assert report["innermost"] == "java.lang.ClassLoader.findBootstrapClass"
+    assert not report["waiting"] and not report["counts"]
