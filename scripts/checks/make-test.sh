@@ -44,13 +44,13 @@ mark() {
 }
 printf 'started\t%s\t%s\n' "$started" "$(git rev-parse --short HEAD)" >"$TEST_TIMES"
 
-busy="" node="" k8s_tools="" jaeger="" e2e="" e2e_load="" cluster="" beside=""
+busy="" node="" jaeger="" e2e="" e2e_load="" cluster="" beside=""
 stop() { # stop [LOG]: every part still running, stopped with its process group (test-cluster tears its node down
   # first); then LOG's end, where a log read from its end shows it
   trap - INT TERM
   local pid
   [[ -z $e2e_load ]] || kill "$e2e_load" 2>/dev/null || true
-  for pid in $cluster $e2e $beside $node $k8s_tools $jaeger $busy; do kill -- "-$pid" 2>/dev/null || true; done
+  for pid in $cluster $e2e $beside $node $jaeger $busy; do kill -- "-$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   if [[ -n ${1:-} ]]; then
     echo "==> The end of $1:"
@@ -84,11 +84,15 @@ if ((${BUSY_CORES:-0} > 0)); then
   busy=$!
 fi
 echo "==> Meanwhile, in the background (nice 19): what the node needs (log in $NODE_LOG)"
-node_tools() { # Debian's packages and the Spilo-compatible image (mostly downloads) beside the Go builds
+node_tools() { # Debian's packages and the Spilo-compatible image (mostly downloads) beside the Go builds; then what
+  # test-k8s builds, so that it does not compile beside test-cluster (a cold run at ad4e2c1: test-k8s built kwok and
+  # the other architecture's programs there, 9 of test-cluster's 21 minutes beside it). Built in a part of their own
+  # after the node's (a cold run at 09899bf), they were ready 12 minutes after them, beside test-e2e's last checks and
+  # the deploys, and test-k8s began 10 minutes after the deploys instead of with them.
   local packages built=0 packaged=0
   make node-packages &
   packages=$!
-  make node-binaries helm || built=$?
+  make node-binaries helm test-k8s-tools || built=$?
   wait "$packages" || packaged=$?
   return $((built ? built : packaged))
 }
@@ -122,7 +126,7 @@ until_e2e_load_ended() { while [[ ! -e $E2E_LOAD_ENDED ]]; do sleep 2; done; }
 until_e2e_load_ended &
 e2e_load=$!
 
-# next_to_end [NAME…]: waits for the first of the parts named (node, k8s_tools, jaeger, e2e, e2e_load, cluster) still running to end, and
+# next_to_end [NAME…]: waits for the first of the parts named (node, jaeger, e2e, e2e_load, cluster) still running to end, and
 # deals with it: a failure stops everything at once (test-e2e's and the background's with their logs' ends shown).
 next_to_end() {
   local name pids=() status=0 ended
@@ -136,16 +140,7 @@ next_to_end() {
       # Jaeger's build, if still running, at normal priority from now on: test-e2e's trace step waits for it, and
       # at the lowest it held test-e2e's end into test-cluster's bench (a cold run at cf87867: ready at minute 34)
       [[ -z $jaeger ]] || normal_priority "$jaeger"
-      node=""
-      # then what test-k8s builds (kwok, the offline cluster, the other architecture's programs), at normal priority
-      # beside test-e2e's last loads and test-cluster's start: test-cluster starts without waiting for it (a cold run
-      # at e767cf2: the node's own tools were ready at minute 19, these at 22), test-k8s waits for it
-      setsid make test-k8s-tools >>"$NODE_LOG" 2>&1 &
-      k8s_tools=$! ;;
-    "$k8s_tools")
-      ((status == 0)) || { echo "==> What test-k8s needs failed to build"; stop "$NODE_LOG"; }
-      echo "==> What test-k8s needs is ready at $(at)"
-      k8s_tools="" ;;
+      node="" ;;
     "$jaeger")
       ((status == 0)) || { echo "==> Jaeger failed to build"; stop "$JAEGER_LOG"; }
       jaeger="" ;;
@@ -170,8 +165,7 @@ while [[ -n $node ]]; do next_to_end node jaeger e2e e2e_load; done
 echo "==> test-cluster starts at $(at): its images, node and Kafka now, its first deploy once test-e2e's last timed load has run"
 START_DEPLOYS_AFTER="$E2E_LOAD_ENDED" setsid make test-cluster &
 cluster=$!
-# test-k8s (then test-licenses) once test-e2e's last timed load has run and its tools are built
-while [[ (-n $e2e && -n $e2e_load) || -n $k8s_tools ]]; do next_to_end jaeger e2e e2e_load cluster k8s_tools; done
+while [[ -n $e2e && -n $e2e_load ]]; do next_to_end jaeger e2e e2e_load cluster; done
 echo "==> beside test-cluster from $(at): test-k8s, then test-licenses at the lowest priority (logs in $TEST_K8S_LOG, $TEST_LICENSES_LOG)"
 setsid bash -c beside_test_cluster &
 beside=$!
