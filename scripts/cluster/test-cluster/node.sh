@@ -474,6 +474,12 @@ down() {
   remove_pods
   local index
   for ((index = ${#COMPONENTS[@]} - 1; index >= 0; index--)); do stop_process "${COMPONENTS[index]}"; done
+  # What still runs in the pods' cgroups: containerd ended before it could stop them (make test's stop signals
+  # test-cluster's whole process group), and a shim's end does not end its container (their JVMs and Patroni were
+  # left running). One node per host (up refuses a second kubelet): the pods' cgroups are its.
+  local left=()
+  mapfile -t left < <(find /sys/fs/cgroup/pids/kubepods -name cgroup.procs -exec cat {} + 2>/dev/null | sort -u)
+  ((${#left[@]} == 0)) || kill -9 "${left[@]}" 2>/dev/null || true
   # containerd's shims outlive it by design; ours are the ones that name our socket.
   pkill -9 -f "containerd-shim-runc-v2 .*-address $CONTAINERD_SOCKET" 2>/dev/null || true
   local mount
