@@ -286,7 +286,8 @@ for name in "${SERVICES[@]}"; do
 done
 
 step "Logs"
-# A waiting stack counts at any length, a busy one (a cold JVM loading classes) from 10 s on: scripts/checks/check_blocked.py.
+# A waiting stack counts at any length; a busy one (a cold JVM loading classes) never at start-up, and once serving from
+# 10 s on or the same log's longest start-up report: scripts/checks/check_blocked.py.
 expect "no Vert.x thread waited on an event loop in any service of any build (busy start-up class loading aside)" \
   check_blocked "$LOG_DIR"/*-v[0-9]*.log
 expect "the logs say which build runs" grep -q "web-api-v2 .* started in" "$LOG_DIR/web-api-v2.log"

@@ -174,8 +174,10 @@ start_service() {
   rm -f "$PID_DIR/$name.traced"
   # the floor has no tracing to switch on (no OpenTelemetry): it never counts as traced
   if traced && ! is_floor "${name##*-}"; then : >"$PID_DIR/$name.traced"; fi
+  # Appended: a service restarted by a fault or a sweep keeps what its earlier runs logged, each run after a line
+  # of its own (check_blocked.py tells each run's start-up from its serving by it).
+  echo "=== $name starting $(date -u +%FT%TZ) ===" >>"$LOG_DIR/$name.log"
   # shellcheck disable=SC2046,SC2086 # one word per variable and per JVM flag, on purpose
-  # Appended: a service restarted by a fault or a sweep keeps what its earlier runs logged.
   env $(service_env "$name") ${SERVICE_SETTINGS:-} nohup "$JAVA" $SERVICE_JAVA_OPTS -jar "$jar" >>"$LOG_DIR/$name.log" 2>&1 &
   echo $! >"$PID_DIR/$name.pid"
 }

@@ -10,7 +10,7 @@ STARTUP = """\
 \tat java.base/java.lang.ClassLoader.defineClass(ClassLoader.java:1027)
 \tat io.netty.channel.socket.nio.NioServerSocketChannel.<init>(NioServerSocketChannel.java:97)
 \tat io.vertx.core.net.impl.TCPServerBase.listen(TCPServerBase.java:201)
-2026-11-23 20:01:05,020 INFO  [io.quarkus] (main) web-api-v1 1.0 on JVM (powered by Quarkus 3.37.1) started in 9.871s.
+2026-11-23 20:01:05,020 INFO  [io.quarkus] (main) web-api-v1 1.0 on JVM (powered by Quarkus 3.37.1) started in 9.871s. Listening on: http://127.0.0.1:8081. Management interface listening on http://127.0.0.1:9081.
 """
 SLEEPING = """\
 2026-11-23 20:03:00,001 WARN  [io.ver.cor.imp.BlockedThreadChecker] (vertx-blocked-thread-checker) Thread Thread[#52,vert.x-eventloop-thread-1,5,main] has been blocked for 2004 ms, time limit is 2000 ms: io.vertx.core.VertxException: Thread blocked
@@ -58,9 +58,43 @@ def test_an_event_loop_that_waits_counts_at_any_length(log, innermost):
     assert report["waiting"] and report["counts"]
 
 
-def test_a_busy_thread_counts_from_the_long_limit_on():
-    assert not blocked.reports(busy_for(blocked.BUSY_LIMIT_MS - 1))[0]["counts"]
-    assert blocked.reports(busy_for(blocked.BUSY_LIMIT_MS))[0]["counts"]
+def test_a_busy_thread_of_a_serving_service_counts_from_the_long_limit_on():
+    assert not blocked.reports(STARTUP + busy_for(blocked.BUSY_LIMIT_MS - 1))[1]["counts"]
+    assert blocked.reports(STARTUP + busy_for(blocked.BUSY_LIMIT_MS))[1]["counts"]
+
+
+def test_a_busy_thread_at_start_up_is_left_alone_at_any_length():
+    # a slow or loaded machine gives a cold JVM no core for as long as it likes; the readiness wait bounds start-up
+    [report] = blocked.reports(busy_for(60_000))
+    assert report["starting"] and not report["counts"]
+
+
+def test_a_waiting_thread_counts_at_start_up_too():
+    [report] = blocked.reports(SLEEPING)
+    assert report["starting"] and report["counts"]
+
+
+def test_the_limit_of_a_serving_service_is_its_own_longest_start_up_report():
+    # this machine, this run, left a cold thread of this service 12.5 s without a core: no less is asked once serving
+    log = busy_for(12_500) + STARTUP.splitlines(keepends=True)[-1]
+    assert not blocked.reports(log + busy_for(12_000))[-1]["counts"]
+    assert blocked.reports(log + busy_for(12_500))[-1]["counts"]
+
+
+def test_each_start_of_the_service_in_its_log_is_a_start_up_again():
+    restarted = STARTUP + "=== web-api-v1 starting 2026-11-23T20:05:00Z ===\n" + busy_for(30_000)
+    assert [report["starting"] for report in blocked.reports(restarted)] == [True, True]
+    assert not blocked.reports(restarted)[-1]["counts"]
+    served_again = restarted + STARTUP.splitlines(keepends=True)[-1] + busy_for(30_000)
+    assert blocked.reports(served_again)[-1]["counts"]
+
+
+def test_the_floor_s_own_start_up_line_ends_its_start_up():
+    # FloorServer.startedLine, through java.util.logging (FloorStartTest holds the Java side to these words)
+    started = ("Dec 06, 2026 2:46:33 AM io.reactivebench.floor.FloorServer lambda$run$1\n"
+               "INFO: articles-v0 started in 7.250s. Listening on: http://127.0.0.1:8100. "
+               "Management interface listening on http://0.0.0.0:9100.\n")
+    assert [report["starting"] for report in blocked.reports(FLOOR + started + FLOOR)] == [True, False]
 
 
 def test_a_report_without_a_stack_is_judged_by_its_length():

@@ -12,11 +12,13 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.json.JsonObject;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
+import java.util.logging.Logger;
 
 /**
  * A v0 service's two servers: its API, an HTTP server on each event loop (the instances share the port), the
@@ -30,13 +32,17 @@ public final class FloorServer {
 
     /**
      * A v0 service's main: its settings from the environment, a Vert.x of as many event loops as they give, and
-     * {@code start}; exits when it fails.
+     * {@code start}; logs when it serves, in the words of Quarkus' start-up line (check_blocked.py tells a service's
+     * start-up from its serving by that line), and exits when it fails.
      */
-    public static void run(BiFunction<Vertx, FloorSettings, Future<Void>> start) {
+    public static void run(String service, BiFunction<Vertx, FloorSettings, Future<Void>> start) {
+        long starting = System.nanoTime();
         FloorSettings settings = FloorSettings.fromEnvironment();
         Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(settings.eventLoops()));
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(vertx, settings), "floor-shutdown"));
         start.apply(vertx, settings)
+                .onSuccess(serving -> Logger.getLogger(FloorServer.class.getName()).info(startedLine(
+                        service + "-" + settings.build(), System.nanoTime() - starting, settings)))
                 .onFailure(failure -> {
                     failure.printStackTrace();
                     System.exit(1);
@@ -58,6 +64,13 @@ public final class FloorServer {
         } catch (Exception interruptedOrLate) {
             // the JVM stops now either way
         }
+    }
+
+    /** "articles-v0 started in 1.234s. Listening on: …", as Quarkus says it. */
+    static String startedLine(String service, long nanos, FloorSettings settings) {
+        return String.format(Locale.ROOT, "%s started in %.3fs. Listening on: http://%s:%d. Management interface listening on http://%s:%d.",
+                service, nanos / 1e9, settings.httpHost(), settings.httpPort(), settings.managementHost(),
+                settings.managementPort());
     }
 
     /** Whether this service is stopping: readiness answers DOWN from then on. */

@@ -32,7 +32,7 @@ public final class ArticlesFloor {
     }
 
     public static void main(String[] arguments) {
-        FloorServer.run(ArticlesFloor::start);
+        FloorServer.run("articles", ArticlesFloor::start);
     }
 
     /** Migrates the build's schema, then serves; completes once it listens. */

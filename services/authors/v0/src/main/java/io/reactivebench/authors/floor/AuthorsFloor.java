@@ -31,7 +31,7 @@ public final class AuthorsFloor {
     }
 
     public static void main(String[] arguments) {
-        FloorServer.run(AuthorsFloor::start);
+        FloorServer.run("authors", AuthorsFloor::start);
     }
 
     /** Migrates the build's schema, then serves; completes once it listens. */

@@ -42,7 +42,7 @@ public final class WebApiFloor {
     }
 
     public static void main(String[] arguments) {
-        FloorServer.run(WebApiFloor::start);
+        FloorServer.run("web-api", WebApiFloor::start);
     }
 
     /** Serves; completes once it listens. Ready at once: as in every build, readiness does not ask the other services. */
