@@ -175,6 +175,7 @@ def run_load_job(namespace, version, scenario, summary, settings, base_url):
     LOAD_PODS pods (an Indexed Job; 1 unless set), each with its share of the users or of the rate, starting
     together; their samples, read from their logs, merged into one run. Returns (0 or load.THRESHOLDS_CROSSED,
     the CPU seconds of the generator's containers together)."""
+    began = time.monotonic()
     pods = knobs.value("LOAD_PODS")
     start_at = time.time() + knobs.value("LOAD_START_SECONDS") if pods > 1 else None
     release = f"load-{version}-{scenario}-{settings.get('TARGET', 'web-api')}-{int(time.time())}"
@@ -183,8 +184,10 @@ def run_load_job(namespace, version, scenario, summary, settings, base_url):
                                capture_output=True, text=True)
     if installed.returncode:
         raise SystemExit(f"could not install the load Job {release}: {installed.stderr.strip()}")
+    installed_s = time.monotonic() - began
     try:
         code = await_job(namespace, release, f"{version} {scenario}")
+        ended_s = time.monotonic() - began
         nodes = job_pods(namespace, release)
         logs = {pod: kube.kubectl(namespace, "logs", f"pod/{pod}", check=False) for pod in nodes}
         summary.with_suffix(".log").write_text("".join(f"==> {pod}\n{log}" for pod, log in logs.items()))
@@ -211,7 +214,10 @@ def run_load_job(namespace, version, scenario, summary, settings, base_url):
         for log in logs.values():
             sys.stdout.write(load.console_tail(log.split(load.SAMPLES_BEGIN, 1)[0]))
     finally:
+        read_s = time.monotonic() - began
         subprocess.run([knobs.tool("HELM"), "uninstall", release, "-n", namespace, "--wait", "--timeout", "2m"],
                        capture_output=True)
+    info(f"(load Job {release}: installed at {installed_s:.1f}s, ended at {ended_s:.1f}s, read at {read_s:.1f}s, "
+         f"removed at {time.monotonic() - began:.1f}s)")
     known = [seconds for seconds in cpu.values() if seconds is not None]
     return checked, sum(known) if known else None
