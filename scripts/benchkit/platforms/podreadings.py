@@ -1,6 +1,7 @@
 """What a pod's container counted, read through kubectl exec: its cgroup (CPU, memory, CFS throttling), its
 processes' scheduling, its JVM's counters and threads, a JFR recording in it."""
 import re
+import struct
 import time
 
 from benchkit.platforms import hsperf, procfs
@@ -62,6 +63,12 @@ def parse_cgroup(text):
 SCHEDULING_MARK = "==> scheduling"
 
 
+# Where a JVM's part begins: its threads' stat lines, then its hsperfdata file (binary, so last: nothing is read
+# after it but the end's mark).
+TASKS_MARK = "==> tasks"
+HSPERF_MARK = "==> hsperf"
+
+
 END_MARK = "==> end"
 
 
@@ -69,19 +76,29 @@ END_MARK = "==> end"
 EXEC_ATTEMPTS = 3
 
 
-def cgroup_readings(namespace, target, scheduling=False):
-    """One container's own cgroup, and with scheduling its processes' procfs.parse_scheduling under "scheduling"
-    (read by the same kubectl exec: a snapshot makes one per container). Fails loudly when a figure cannot be read: a
-    missing value must never pass for 0."""
-    script = READ_CGROUP + (f"; echo '{SCHEDULING_MARK}'; " + procfs.scheduling_script("[0-9]*", True)
-                            if scheduling else "") + f"; echo '{END_MARK}'"
+def cgroup_readings(namespace, target, scheduling=False, jvm=False):
+    """One container's own cgroup; with scheduling, its processes' procfs.parse_scheduling under "scheduling"; with
+    jvm, its JVM's (PID 1) thread stats under "task_stats" and HotSpot counters under "counters" (None where it keeps
+    no hsperfdata file: jvm_counters asks its jcmd then). All read by the same kubectl exec: a snapshot makes one per
+    container, each one a round trip through the API server and a process the container runtime starts in the pod.
+    Fails loudly when a figure cannot be read: a missing value must never pass for 0."""
+    script = READ_CGROUP
+    if scheduling:
+        script += f"; echo '{SCHEDULING_MARK}'; " + procfs.scheduling_script("[0-9]*", True)
+    if jvm:
+        script += (f"; echo '{TASKS_MARK}'; cat /proc/1/task/*/stat; echo '{HSPERF_MARK}'; "
+                   "cat /tmp/hsperfdata_*/1 2>/dev/null")
+    script += f"; echo '{END_MARK}'"
     for attempt in range(EXEC_ATTEMPTS):
-        done = kube.pod_exec(namespace, target, "sh", "-c", script)
-        whole, ended, _ = done.stdout.rpartition(END_MARK)
-        text, marked, processes = whole.partition(SCHEDULING_MARK)
+        done = kube.pod_exec(namespace, target, "sh", "-c", script, text=False)
+        whole, ended, _ = done.stdout.rpartition(END_MARK.encode())
+        # the text first (procfs' and the cgroup's lines cannot hold a mark), the hsperfdata file's bytes last
+        printed, jvm_marked, hsperf_bytes = whole.partition(f"{HSPERF_MARK}\n".encode())
+        printed, tasks_marked, tasks = printed.decode(errors="replace").partition(TASKS_MARK)
+        text, marked, processes = printed.partition(SCHEDULING_MARK)
         reading = parse_cgroup(text)
         if (reading["cpu_seconds"] is not None and reading["anonymous_bytes"] is not None
-                and (marked or not scheduling) and ended):
+                and (marked or not scheduling) and (jvm_marked and tasks_marked or not jvm) and ended):
             break
         # The exec's stream failed on a loaded node, not the container's figures: it printed nothing (seen once an
         # hour into a CPU map), or lost a part ("Unknown stream id … discarding message": the cgroup's lines gone,
@@ -89,11 +106,22 @@ def cgroup_readings(namespace, target, scheduling=False):
         time.sleep(1)
     if scheduling:
         reading["scheduling"] = procfs.parse_scheduling(processes)
+    if jvm:
+        reading["task_stats"] = tasks
+        reading["counters"] = parsed_hsperf(hsperf_bytes)
     if reading["cpu_seconds"] is None or reading["anonymous_bytes"] is None:
         raise SystemExit(f"Could not read the cgroup of {target} (CPU {reading['cpu_seconds']}, anonymous memory"
                          f" {reading['anonymous_bytes']}); kubectl exec printed: {text[:300]!r}, and on its error "
-                         f"stream: {(done.stderr or '')[:300]!r}")
+                         f"stream: {(done.stderr or b'').decode(errors='replace')[:300]!r}")
     return reading
+
+
+def parsed_hsperf(data):
+    """The counters of a hsperfdata file's bytes; None for none, or bytes that are not one."""
+    try:
+        return hsperf.parse(data) if data else None
+    except (ValueError, struct.error, IndexError):
+        return None
 
 
 def jvm_counters(namespace, target):
@@ -101,11 +129,9 @@ def jvm_counters(namespace, target):
     where the JVM keeps none (it names the file after its user, and an image's user 185 may have no name), from
     the image's jcmd. None when neither can be read."""
     read = kube.pod_exec(namespace, target, "sh", "-c", "cat /tmp/hsperfdata_*/1", text=False)
-    try:
-        if read.returncode == 0:
-            return hsperf.parse(read.stdout)
-    except ValueError:
-        pass
+    counters = parsed_hsperf(read.stdout) if read.returncode == 0 else None
+    if counters is not None:
+        return counters
     printed = kube.pod_exec(namespace, target, "jcmd", "1", "PerfCounter.print")
     return hsperf.parse_printed(printed.stdout) if printed.returncode == 0 else None
 
@@ -134,11 +160,6 @@ class PodRecording:
 
 def has_jcmd(namespace, target):
     return kube.pod_exec(namespace, target, "sh", "-c", "command -v jcmd").returncode == 0
-
-
-def task_stats(namespace, target):
-    """The /proc/1/task/*/stat lines of the container's JVM, one per thread."""
-    return kube.pod_exec(namespace, target, "sh", "-c", "cat /proc/1/task/*/stat").stdout
 
 
 def thread_names(namespace, target):

@@ -147,14 +147,34 @@ def test_one_exec_reads_a_container_s_cgroup_and_what_the_kernel_counted_of_its_
 
     def pod_exec(namespace, target, *command, **options):
         ran.append(command)
-        return subprocess.CompletedProcess(command, 0, V2 + "==> scheduling\ntask 1 10 2 5000\nio 1 syscr: 7\n"
-                                           "io 1 syscw: 3\nnet eth0: 1 4 0 0 0 0 0 0 1 6 0 0 0 0 0 0\n"
-                                           + podreadings.END_MARK + "\n")
+        return subprocess.CompletedProcess(command, 0, (V2 + "==> scheduling\ntask 1 10 2 5000\nio 1 syscr: 7\n"
+                                                        "io 1 syscw: 3\nnet eth0: 1 4 0 0 0 0 0 0 1 6 0 0 0 0 0 0\n"
+                                                        + podreadings.END_MARK + "\n").encode())
     monkeypatch.setattr(kube, "pod_exec", pod_exec)
     reading = podreadings.cgroup_readings("bench", "deploy/x", scheduling=True)
     assert len(ran) == 1 and reading["cpu_seconds"] == 2.5
     assert reading["scheduling"] == {"tasks": {"1": [10, 2, 5000]}, "io": {"1": [7, 3]}, "packets": 10}
     assert "scheduling" not in podreadings.cgroup_readings("bench", "deploy/x")
+
+
+def test_the_same_exec_reads_a_service_s_jvm_its_threads_and_its_hsperfdata_file_s_bytes(monkeypatch):
+    import subprocess
+    from benchkit.tests.test_hsperf import hsperf_file
+    # the file's bytes as they come, whatever they hold: a newline, even the end's mark (the last one ends)
+    counters = hsperf_file({"sun.ci.totalCompiles": 2570, "sun.rt.jvmVersion": "25.0.1+8\n==> end"})
+    stat = "1 (java) S 0 1 1 0 -1 4194560 0 0 0 0 3 1 0 0 20 0 1 0 9 0 0\n"
+    printed = (V2 + "==> scheduling\ntask 1 10 2 5000\n" + podreadings.TASKS_MARK + "\n" + stat).encode()
+    outputs = [printed + (podreadings.HSPERF_MARK + "\n").encode() + counters + podreadings.END_MARK.encode() + b"\n",
+               printed + (podreadings.HSPERF_MARK + "\n" + podreadings.END_MARK + "\n").encode()]
+    monkeypatch.setattr(kube, "pod_exec", lambda *args, **options: subprocess.CompletedProcess(args, 0, outputs.pop(0)))
+    reading = podreadings.cgroup_readings("bench", "deploy/x", scheduling=True, jvm=True)
+    assert reading["cpu_seconds"] == 2.5 and reading["scheduling"]["tasks"] == {"1": [10, 2, 5000]}
+    assert reading["task_stats"].strip() == stat.strip()
+    assert reading["counters"]["sun.ci.totalCompiles"] == 2570
+    assert reading["counters"]["sun.rt.jvmVersion"] == "25.0.1+8\n==> end"
+    # no hsperfdata file (a user without a name): no counters, the rest read
+    reading = podreadings.cgroup_readings("bench", "deploy/x", scheduling=True, jvm=True)
+    assert reading["counters"] is None and reading["task_stats"].strip() == stat.strip()
 
 
 def test_the_load_pods_node_selector_is_given_to_the_chart_with_its_labels_dots_escaped(monkeypatch):
@@ -176,13 +196,15 @@ def test_a_cgroup_exec_that_printed_nothing_or_part_is_tried_again_and_then_fail
     # the end's mark follows the last file read: not a part of it (the limit read from it)
     whole = V2 + "==> /sys/fs/cgroup/cpu.max\n50000 100000\n" + podreadings.END_MARK + "\n"
     # the cgroup's lines lost on the stream, the threads' there; then the end lost
-    outputs = ["", podreadings.SCHEDULING_MARK + "\ntask 101 2744 87 3865837256\n" + podreadings.END_MARK, V2, whole]
+    outputs = [text.encode() for text in
+               ["", podreadings.SCHEDULING_MARK + "\ntask 101 2744 87 3865837256\n" + podreadings.END_MARK, V2, whole]]
     monkeypatch.setattr(podreadings.time, "sleep", lambda seconds: None)
-    monkeypatch.setattr(kube, "pod_exec", lambda *args: subprocess.CompletedProcess(args, 0, outputs.pop(0), "eof"))
+    monkeypatch.setattr(kube, "pod_exec",
+                        lambda *args, **options: subprocess.CompletedProcess(args, 0, outputs.pop(0), b"eof"))
     monkeypatch.setattr(podreadings, "EXEC_ATTEMPTS", 4)
     reading = podreadings.cgroup_readings("bench", "deploy/bench-v1-web-api")
     assert (reading["cpu_seconds"], reading["cpu_limit"], outputs) == (2.5, 0.5, [])
-    outputs = [""] * podreadings.EXEC_ATTEMPTS
+    outputs = [b""] * podreadings.EXEC_ATTEMPTS
     with pytest.raises(SystemExit, match="error stream: 'eof'"):
         podreadings.cgroup_readings("bench", "deploy/bench-v1-web-api")
     assert outputs == []  # every attempt made

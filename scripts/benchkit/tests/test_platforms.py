@@ -63,21 +63,22 @@ def test_a_clusters_snapshot_makes_its_kubectl_calls_together(monkeypatch):
     build.forwards = {name: type("Forward", (), {"url": f"http://{name}", "management": f"http://{name}:9000"})()
                       for name in build.targets}
     build.extra = {"proxy": "deploy/bench-v1-latency-proxy"}  # its latency proxy's CPU is the build's
+    # one exec per container, every one at once: the barrier opens only once all of them wait
     cgroups = threading.Barrier(len(build.targets) + len(KubernetesBuild.PODS) + len(build.extra) + len(build.idle),
                                 timeout=30)
-    jvms = threading.Barrier(2 * len(build.targets), timeout=30)
+    jvm_read = []
 
-    def cgroup(namespace, target, scheduling=False):
+    def cgroup(namespace, target, scheduling=False, jvm=False):
         cgroups.wait()
+        jvm_read.extend([target] if jvm else [])
         return {"cpu_seconds": 1.0 if "v2" in target else 2.0, "throttling": None,
-                **({"scheduling": {"tasks": {"1": [5, 1, 100]}, "io": {}, "packets": 3}} if scheduling else {})}
+                **({"scheduling": {"tasks": {"1": [5, 1, 100]}, "io": {}, "packets": 3}} if scheduling else {}),
+                **({"counters": {"sun.ci.totalCompiles": 7} if "web-api" in target else None, "task_stats": ""}
+                   if jvm else {})}
 
-    def jvm_call(namespace, target):
-        jvms.wait()
-        return None
+    asked_jcmd = []
     monkeypatch.setattr(podreadings, "cgroup_readings", cgroup)
-    monkeypatch.setattr(podreadings, "jvm_counters", jvm_call)
-    monkeypatch.setattr(podreadings, "task_stats", jvm_call)
+    monkeypatch.setattr(podreadings, "jvm_counters", lambda namespace, target: asked_jcmd.append(target))
     monkeypatch.setattr(kube, "pod_states", lambda namespace: {})
     monkeypatch.setattr(prometheus, "scrape", lambda url: url)
     monkeypatch.setattr(prometheus, "requests_served", lambda scraped: {name: len(text) for name, text in scraped.items()})
@@ -89,7 +90,11 @@ def test_a_clusters_snapshot_makes_its_kubectl_calls_together(monkeypatch):
     # each service's counters read on its management port
     assert snapshot["requests"] == {"web-api": len("http://web-api:9000"), "articles": len("http://articles:9000"),
                                     "authors": len("http://authors:9000")}
-    assert snapshot["jvm"] == {"web-api": None, "articles": None, "authors": None}
+    # the services' JVMs read in the same exec as their cgroups; one without an hsperfdata file asked through jcmd
+    assert sorted(jvm_read) == sorted(build.targets.values())
+    assert snapshot["jvm"]["web-api"]["compilations"] == 7
+    assert snapshot["jvm"]["articles"] is None and sorted(asked_jcmd) == ["deploy/bench-v1-articles", "deploy/bench-v1-authors"]
+    assert all("counters" not in reading and "task_stats" not in reading for reading in snapshot["readings"].values())
 
 
 def test_both_platforms_implement_the_whole_declared_interface():
