@@ -43,6 +43,31 @@ mark() {
     >>"$TEST_TIMES"
 }
 printf 'started\t%s\t%s\n' "$started" "$(git rev-parse --short HEAD)" >"$TEST_TIMES"
+# Each part's own CPU (scripts/local/cpu-accounted.sh), where cpuacct is a hierarchy of its own: one cgroup a part
+# under one of this run's, the last run's left behind emptied first. TEST_TIMES.cpu gets each part's CPU-seconds at
+# the end, beside the whole machine's (what the parts' sum leaves out: the node's pods, the system).
+CPU_BY_PART="$TEST_TIMES.cpu"
+rm -f "$CPU_BY_PART"
+CPU_ACCOUNTS=""
+accounts=/sys/fs/cgroup/cpuacct
+if [[ -w $accounts && ! -e $accounts/cpu.shares ]]; then
+  for old_run in "$accounts"/make-test-*/; do
+    [[ -d $old_run ]] || continue
+    rmdir "$old_run"*/ "$old_run" 2>/dev/null || true
+  done
+  CPU_ACCOUNTS="$accounts/make-test-$started"
+  mkdir -p "$CPU_ACCOUNTS"
+fi
+export CPU_ACCOUNTS
+accounted() { scripts/local/cpu-accounted.sh "$@"; } # accounted PART COMMAND…
+cpu_by_part() { # each part's CPU-seconds so far, then the whole machine's (BUSY_CORES's loops left out)
+  local part
+  [[ -n $CPU_ACCOUNTS ]] || return 0
+  for part in "$CPU_ACCOUNTS"/*/; do
+    printf '%s\t%s\n' "$(basename "$part")" "$(awk '{ printf "%d", $1 / 1e9 }' "$part/cpuacct.usage")"
+  done
+  printf 'machine\t%s\n' $(($(busy_cpu_seconds) - cpu_at_start - $(loops_cpu_seconds)))
+}
 
 busy="" node="" jaeger="" e2e="" e2e_load="" cluster="" beside=""
 stop() { # stop [LOG]: every part still running, stopped with its process group (test-cluster tears its node down
@@ -92,34 +117,35 @@ node_tools() { # Debian's packages and the Spilo-compatible image (mostly downlo
   local packages built=0 packaged=0
   make node-packages &
   packages=$!
-  make node-binaries helm test-k8s-tools || built=$?
+  make node-binaries helm || built=$?
+  ((built)) || scripts/local/cpu-accounted.sh test-k8s-tools make test-k8s-tools || built=$?
   wait "$packages" || packaged=$?
   return $((built ? built : packaged))
 }
 beside_test_cluster() { # test-k8s, then test-licenses at the lowest priority; each one's end marked
-  make test-k8s >"$TEST_K8S_LOG" 2>&1 || return 3
+  scripts/local/cpu-accounted.sh test-k8s make test-k8s >"$TEST_K8S_LOG" 2>&1 || return 3
   mark test-k8s
   echo 19 >/proc/self/autogroup 2>/dev/null || true
-  nice -n 19 make test-licenses >"$TEST_LICENSES_LOG" 2>&1 || return 4
+  nice -n 19 scripts/local/cpu-accounted.sh test-licenses make test-licenses >"$TEST_LICENSES_LOG" 2>&1 || return 4
   mark test-licenses
 }
 # for the sessions of their own that setsid starts them in (bash -c NAME)
 export -f node_tools beside_test_cluster mark busy_cpu_seconds loops_cpu_seconds
 export started cpu_at_start LOOPS_CPU TEST_K8S_LOG TEST_LICENSES_LOG TEST_TIMES
-setsid scripts/local/lowest-priority.sh bash -c node_tools >"$NODE_LOG" 2>&1 &
+setsid scripts/local/cpu-accounted.sh node-tools scripts/local/lowest-priority.sh bash -c node_tools >"$NODE_LOG" 2>&1 &
 node=$!
 
-make test-static test-services loadgen || stop # loadgen here: test-e2e and test-cluster both start from it
+accounted test-services make test-static test-services loadgen || stop # loadgen here: test-e2e and test-cluster both start from it
 mark test-services
 echo "==> test-services passed at $(at); the node's tools at normal priority from now on, test-e2e beside them (log in $E2E_LOG), Jaeger's build at the lowest (log in $JAEGER_LOG)"
 normal_priority "$node"
-setsid scripts/local/lowest-priority.sh make jaeger >"$JAEGER_LOG" 2>&1 &
+setsid scripts/local/cpu-accounted.sh jaeger scripts/local/lowest-priority.sh make jaeger >"$JAEGER_LOG" 2>&1 &
 jaeger=$!
 # The file test-e2e makes once its last timed load has run: what it checks after that (traces, schemathesis, its
 # logs) is neither disturbed by test-cluster's first steps (the node's start, the deploys) nor disturbs them.
 E2E_LOAD_ENDED="$TEST_TIMES.e2e-load-ended"
 rm -f "$E2E_LOAD_ENDED"
-E2E_LOAD_ENDED="$E2E_LOAD_ENDED" setsid make test-e2e JAEGER_FROM_BACKGROUND=1 >"$E2E_LOG" 2>&1 &
+E2E_LOAD_ENDED="$E2E_LOAD_ENDED" setsid scripts/local/cpu-accounted.sh test-e2e make test-e2e JAEGER_FROM_BACKGROUND=1 >"$E2E_LOG" 2>&1 &
 e2e=$!
 # a part of its own that ends when that file is there, for next_to_end to wait on with the others
 until_e2e_load_ended() { while [[ ! -e $E2E_LOAD_ENDED ]]; do sleep 2; done; }
@@ -163,7 +189,7 @@ next_to_end() {
 # it). What test-e2e checks after that load overlaps test-cluster's deploys (minutes before its first load).
 while [[ -n $node ]]; do next_to_end node jaeger e2e e2e_load; done
 echo "==> test-cluster starts at $(at): its images, node and Kafka now, its first deploy once test-e2e's last timed load has run"
-START_DEPLOYS_AFTER="$E2E_LOAD_ENDED" setsid make test-cluster &
+START_DEPLOYS_AFTER="$E2E_LOAD_ENDED" setsid scripts/local/cpu-accounted.sh test-cluster make test-cluster &
 cluster=$!
 while [[ -n $e2e && -n $e2e_load ]]; do next_to_end jaeger e2e e2e_load cluster; done
 echo "==> beside test-cluster from $(at): test-k8s, then test-licenses at the lowest priority (logs in $TEST_K8S_LOG, $TEST_LICENSES_LOG)"
@@ -184,4 +210,6 @@ echo "==> test-licenses (after it):"
 cat "$TEST_LICENSES_LOG"
 ((beside_status == 0)) || stop
 mark passed
+cpu_by_part >"$CPU_BY_PART"
+[[ -z $CPU_ACCOUNTS ]] || rmdir "$CPU_ACCOUNTS"/*/ "$CPU_ACCOUNTS" 2>/dev/null || true
 echo "==> make test passed in $(at)"

@@ -21,6 +21,8 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TEST_TIMES = ".local/logs/make-test-times.tsv"
+# each part's own CPU-seconds, and the machine's ("machine"), where make-test.sh could count them apart (cpuacct)
+CPU_BY_PART = TEST_TIMES + ".cpu"
 EXPERIMENT_TIMES = ".local/logs/experiment-times.tsv"
 NODE_LOG = ".local/logs/node-binaries.log"  # make test's background (the Makefile's NODE_LOG)
 INSTALLED = "Installing from Debian's packages"  # what scripts/cluster/test-cluster/install-packages.sh says when it installs
@@ -60,12 +62,19 @@ def make_test(root, cold):
     # whether that run installed the node's Debian packages too (a machine that never ran make test), or found them
     node_log = root / NODE_LOG
     said = node_log.read_text(errors="replace") if node_log.exists() else ""
+    # what each part computed itself, its children and daemons included (not the node's pods); what the machine
+    # computed beyond their sum is the pods' and the system's
+    by_part = {part: int(seconds) for part, seconds in rows(root / CPU_BY_PART)}
+    if "machine" in by_part:
+        by_part["rest: the node's pods, the system"] = by_part["machine"] - sum(
+            seconds for part, seconds in by_part.items() if part != "machine")
     return {"commit": found[0][2] if len(found[0]) > 2 else None, "cores": os.cpu_count(), "cold": cold,
             "packages_installed": INSTALLED in said, "packages": dict(PACKAGE.findall(said)), "stages": stages, **({"cores_busy_by_then": busy} if busy else {}),
             # the work itself, and what it would take on cores 1.5 times slower, kept as busy as these were (its
             # CPU-seconds 1.5 times as many, at the same share of the cores: 1.5 times as long)
             **({"cpu_seconds": cpu_seconds, "minutes_on_cores_1_5x_slower": round(stages[LAST_STAGE] * 1.5, 1)}
                if LAST_STAGE in cpu_seconds else {}),
+            **({"cpu_seconds_by_part": by_part} if by_part else {}),
             "tools_ready": dict(sorted(tools.items(), key=lambda item: item[1]))}
 
 
@@ -120,6 +129,7 @@ def self_test():
         cores = os.cpu_count() or 1
         (root / TEST_TIMES).write_text(f"started\t2000\tabc1234\ntest-services\t600\t{540 * cores}\n"
                                        f"test-cluster\t2640\t{2112 * cores}\npassed\t2700\t{2160 * cores}\n")
+        (root / CPU_BY_PART).write_text("test-services\t900\ntest-cluster\t800\nmachine\t2000\n")
         (root / NODE_LOG).write_text(f"==> {INSTALLED}: containerd=1.6.20~ds1-1+deb12u4\n"
                                      "    debian package: containerd 1.6.20~ds1-1+deb12u4\n")
         (root / EXPERIMENT_TIMES).write_text("bench\t1200\tabc1234\ncpu-map\t3000\tabc1234\tCPU_MAP_SIZES=0.5,0\n"
@@ -132,6 +142,8 @@ def self_test():
         assert found["make-test"]["cpu_seconds"]["passed"] == 2160 * cores, found
         assert found["make-test"]["minutes_on_cores_1_5x_slower"] == 67.5, found  # 45 minutes' work, at the same 80 %
         assert found["make-test"]["tools_ready"] == {"helm": 1.5} and found["make-test"]["cold"], found
+        assert found["make-test"]["cpu_seconds_by_part"] == {"test-services": 900, "test-cluster": 800, "machine": 2000,
+                                                             "rest: the node's pods, the system": 300}, found
         assert found["make-test"]["packages_installed"], found
         assert found["make-test"]["packages"] == {"containerd": "1.6.20~ds1-1+deb12u4"}, found
         assert found["make-demo"]["minutes"] == 21.0 and found["make-demo"]["commit"] == "def5678", found

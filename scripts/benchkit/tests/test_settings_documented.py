@@ -25,6 +25,7 @@ PLUMBING = {
     "JOB_COMPLETION_INDEX": "Kubernetes gives each pod of an indexed Job its index",
     "E2E_LOAD_ENDED": "make test tells test-e2e which file to make once its last timed load has run",
     "START_DEPLOYS_AFTER": "make test tells test-cluster which file to wait for before its first deploy",
+    "CPU_ACCOUNTS": "make test tells each part's cpu-accounted.sh under which cgroup its CPU is counted",
 }
 # Read by the JVM, Quarkus or a tool, not by this project's scripts: a doc may name them.
 READ_BY_OTHERS = re.compile(r"^(QUARKUS_|JDK_JAVA_OPTIONS$|JAVA_TOOL_OPTIONS$|KAFKA_BOOTSTRAP_SERVERS$)")
