@@ -16,6 +16,11 @@ readonly ZALANDO_MODULE="github.com/zalando/postgres-operator@${ZALANDO_OPERATOR
 readonly KUBE_VERSION="1.36.3"
 readonly WORK="$LOCAL_DIR/kube-validate"
 readonly NS=reactive-bench
+# k8s.sh's switches for a cluster of one's own (exported by sourcing the test node's env, say) are not this offline
+# cluster's: every check below gives the ones it means (a make test started from a shell that had sourced that env
+# failed five of them on IMAGES=containerd and KAFKA_PLATFORM=external).
+unset KUBE_CONTEXT OPERATORS PLATFORM KAFKA_PLATFORM POSTGRES_PLATFORM ZALANDO_CHART ZALANDO_VALUES IMAGES BASE_IMAGE \
+  IMAGE_TAG IMAGE_REPOSITORY CONTAINERD_ADDRESS CLUSTER_ARCH VALUES PLATFORM_VALUES LATENCY_PROXY TRACING
 
 expect() { local what=$1; shift; if "$@" >"$WORK/last.log" 2>&1; then pass "$what"; else fail "$what"; sed 's/^/      /' "$WORK/last.log" | tail -5; fi; }
 expect_rejected() { # expect_rejected DESCRIPTION PATTERN FILE: the apiserver must refuse FILE, saying PATTERN
