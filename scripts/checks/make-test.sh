@@ -45,9 +45,11 @@ mark() {
 printf 'started\t%s\t%s\n' "$started" "$(git rev-parse --short HEAD)" >"$TEST_TIMES"
 # Each part's own CPU (scripts/local/cpu-accounted.sh), where cpuacct is a hierarchy of its own: one cgroup a part
 # under one of this run's, the last run's left behind emptied first. TEST_TIMES.cpu gets each part's CPU-seconds at
-# the end, beside the whole machine's (what the parts' sum leaves out: the node's pods, the system).
+# the end, with the node's pods', beside the whole machine's (what their sum leaves out: the system's own).
 CPU_BY_PART="$TEST_TIMES.cpu"
-rm -f "$CPU_BY_PART"
+# and what the node's pods computed, which test-cluster's node.sh down leaves here as it removes their cgroups
+PODS_CPU=.local/test-cluster/pods-cpu-seconds
+rm -f "$CPU_BY_PART" "$PODS_CPU"
 CPU_ACCOUNTS=""
 accounts=/sys/fs/cgroup/cpuacct
 if [[ -w $accounts && ! -e $accounts/cpu.shares ]]; then
@@ -66,6 +68,7 @@ cpu_by_part() { # each part's CPU-seconds so far, then the whole machine's (BUSY
   for part in "$CPU_ACCOUNTS"/*/; do
     printf '%s\t%s\n' "$(basename "$part")" "$(awk '{ printf "%d", $1 / 1e9 }' "$part/cpuacct.usage")"
   done
+  [[ ! -s $PODS_CPU ]] || printf 'node-pods\t%s\n' "$(cat "$PODS_CPU")"
   printf 'machine\t%s\n' $(($(busy_cpu_seconds) - cpu_at_start - $(loops_cpu_seconds)))
 }
 

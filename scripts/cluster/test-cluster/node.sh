@@ -482,6 +482,12 @@ down() {
   ((${#left[@]} == 0)) || kill -9 "${left[@]}" 2>/dev/null || true
   # containerd's shims outlive it by design; ours are the ones that name our socket.
   pkill -9 -f "containerd-shim-runc-v2 .*-address $CONTAINERD_SOCKET" 2>/dev/null || true
+  # What the pods computed while this node ran (make test counts it beside its parts), then the kubelet's cgroups
+  # (kubepods and its QoS classes, in every hierarchy), gone with their processes: left behind, the next node's pods
+  # would count on from this one's CPU, and the host keeps what it had before.
+  local usage=/sys/fs/cgroup/cpuacct/kubepods/cpuacct.usage
+  [[ ! -r $usage ]] || awk '{ printf "%d\n", $1 / 1e9 }' "$usage" >"$NODE_DIR/pods-cpu-seconds"
+  find /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods -depth -type d -exec rmdir {} + 2>/dev/null || true
   local mount
   while read -r mount; do umount -l "$mount" 2>/dev/null || true; done < <(findmnt -rn -o TARGET | grep -F "$NODE_DIR/" | sort -r)
   if [[ -f "$NODE_DIR/netns-before.txt" ]]; then
