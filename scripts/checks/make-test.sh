@@ -61,7 +61,6 @@ if [[ -w $accounts && ! -e $accounts/cpu.shares ]]; then
   mkdir -p "$CPU_ACCOUNTS"
 fi
 export CPU_ACCOUNTS
-accounted() { scripts/local/cpu-accounted.sh "$@"; } # accounted PART COMMAND…
 cpu_by_part() { # each part's CPU-seconds so far, then the whole machine's (BUSY_CORES's loops left out)
   local part
   [[ -n $CPU_ACCOUNTS ]] || return 0
@@ -138,7 +137,7 @@ export started cpu_at_start LOOPS_CPU TEST_K8S_LOG TEST_LICENSES_LOG TEST_TIMES
 setsid scripts/local/cpu-accounted.sh node-tools scripts/local/lowest-priority.sh bash -c node_tools >"$NODE_LOG" 2>&1 &
 node=$!
 
-accounted test-services make test-static test-services loadgen || stop # loadgen here: test-e2e and test-cluster both start from it
+scripts/local/cpu-accounted.sh test-services make test-static test-services loadgen || stop # loadgen here: test-e2e and test-cluster both start from it
 mark test-services
 echo "==> test-services passed at $(at); the node's tools at normal priority from now on, test-e2e beside them (log in $E2E_LOG), Jaeger's build at the lowest (log in $JAEGER_LOG)"
 normal_priority "$node"

@@ -71,12 +71,13 @@ def measure(build, scenario, runs_dir, run, settings=None, round_facts=None, lab
     code, load_cpu = build.run(scenario, runs_dir / f"{name}.json", settings, target)
     ran = time.monotonic()
     time.sleep(1)  # and so are the last look-ups of the run
+    snapping_after = time.monotonic()
     after = build.snapshot()
     snapped = time.monotonic()
     # What the harness spent around the load, for whoever makes a run cheaper: on a cluster a snapshot is about
     # twenty kubectl calls, and a run a load Job's install, start, end and removal.
     harness = {"probe_s": snapping - began, "snapshot_before_s": running - snapping, "run_s": ran - running,
-               "snapshot_after_s": snapped - ran - 1}
+               "snapshot_after_s": snapped - snapping_after}
     statements = build.statements()
     cost = {
         "version": build.version, "scenario": label or scenario, "target": target, "run": run, "thresholds_crossed": code == load.THRESHOLDS_CROSSED,

@@ -84,7 +84,7 @@ class KubernetesBuild(Build):
             pods = pool.submit(kube.pod_states, self.namespace)
             readings = {name: reading.result() for name, reading in readings.items()}
             # a JVM that keeps no hsperfdata file (a user without a name) is asked through its jcmd, apart
-            counters = {name: (readings[name].pop("counters") or podreadings.jvm_counters(self.namespace, target),
+            counters = {name: (readings[name].pop("counters") or podreadings.jcmd_counters(self.namespace, target),
                                readings[name].pop("task_stats")) for name, target in self.targets.items()}
             return {"time": time.monotonic(),
                     "requests": prometheus.requests_served({name: scrape.result() for name, scrape in scrapes.items()}),

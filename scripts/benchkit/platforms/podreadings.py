@@ -79,7 +79,7 @@ EXEC_ATTEMPTS = 3
 def cgroup_readings(namespace, target, scheduling=False, jvm=False):
     """One container's own cgroup; with scheduling, its processes' procfs.parse_scheduling under "scheduling"; with
     jvm, its JVM's (PID 1) thread stats under "task_stats" and HotSpot counters under "counters" (None where it keeps
-    no hsperfdata file: jvm_counters asks its jcmd then). All read by the same kubectl exec: a snapshot makes one per
+    no hsperfdata file: jcmd_counters asks its jcmd then). All read by the same kubectl exec: a snapshot makes one per
     container, each one a round trip through the API server and a process the container runtime starts in the pod.
     Fails loudly when a figure cannot be read: a missing value must never pass for 0."""
     script = READ_CGROUP
@@ -130,8 +130,11 @@ def jvm_counters(namespace, target):
     the image's jcmd. None when neither can be read."""
     read = kube.pod_exec(namespace, target, "sh", "-c", "cat /tmp/hsperfdata_*/1", text=False)
     counters = parsed_hsperf(read.stdout) if read.returncode == 0 else None
-    if counters is not None:
-        return counters
+    return counters if counters is not None else jcmd_counters(namespace, target)
+
+
+def jcmd_counters(namespace, target):
+    """The HotSpot counters of the container's JVM as the image's jcmd prints them; None without one."""
     printed = kube.pod_exec(namespace, target, "jcmd", "1", "PerfCounter.print")
     return hsperf.parse_printed(printed.stdout) if printed.returncode == 0 else None
 

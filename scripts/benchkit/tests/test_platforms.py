@@ -78,7 +78,7 @@ def test_a_clusters_snapshot_makes_its_kubectl_calls_together(monkeypatch):
 
     asked_jcmd = []
     monkeypatch.setattr(podreadings, "cgroup_readings", cgroup)
-    monkeypatch.setattr(podreadings, "jvm_counters", lambda namespace, target: asked_jcmd.append(target))
+    monkeypatch.setattr(podreadings, "jcmd_counters", lambda namespace, target: asked_jcmd.append(target))
     monkeypatch.setattr(kube, "pod_states", lambda namespace: {})
     monkeypatch.setattr(prometheus, "scrape", lambda url: url)
     monkeypatch.setattr(prometheus, "requests_served", lambda scraped: {name: len(text) for name, text in scraped.items()})
