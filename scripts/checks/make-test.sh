@@ -183,14 +183,14 @@ next_to_end() {
       cluster="" ;;
   esac
 }
-# test-cluster starts once the node's tools are ready: its images, the node and the Kafka stand-in (no load, the
+# test-cluster starts once the node's tools are ready: its images, the node, the Kafka stand-in and PostgreSQL (no load, the
 # images built at the lowest priority) beside test-e2e's last loads. Its first deploy waits for test-e2e's last
 # measured load to have run (START_DEPLOYS_AFTER, or test-e2e's end): beside it, each suite's load and JVM starts
 # disturbed the other's checks on a warm machine, where the node's tools are ready at once (three warm .ci/run, three
 # failures: a split load Job's unsent requests, a chaos run's reads degraded before its fault and unavailable during
 # it). What test-e2e checks after that load overlaps test-cluster's deploys (minutes before its first load).
 while [[ -n $node ]]; do next_to_end node jaeger e2e e2e_load; done
-echo "==> test-cluster starts at $(at): its images, node and Kafka now, its first deploy once test-e2e's last timed load has run"
+echo "==> test-cluster starts at $(at): its images, node, Kafka and PostgreSQL now, its first deploy once test-e2e's last timed load has run"
 START_DEPLOYS_AFTER="$E2E_LOAD_ENDED" setsid scripts/local/cpu-accounted.sh test-cluster make test-cluster &
 cluster=$!
 while [[ -n $e2e && -n $e2e_load ]]; do next_to_end jaeger e2e e2e_load cluster; done
