@@ -146,11 +146,6 @@ def self_test():
         assert found["make-test"]["tools_ready"] == {"helm": 1.5} and found["make-test"]["cold"], found
         assert found["make-test"]["cpu_seconds_by_part"] == {"test-services": 900, "test-cluster": 800, "node-pods": 200,
                                                              "machine": 2000, "rest": 100}, found
-        (root / CPU_BY_PART).write_text("test-services\t900\ntest-cluster\t800\nnode-pods\t400\nmachine\t2000\n")
-        beyond = publish(root, cold=True, defaults=defaults)["make-test"]["cpu_seconds_by_part"]
-        assert beyond["parts_beyond_machine"] == 100 and "rest" not in beyond, beyond
-        (root / CPU_BY_PART).write_text("test-services\t900\ntest-cluster\t800\nnode-pods\t200\nmachine\t2000\n")
-        found = publish(root, cold=True, defaults=defaults)
         assert found["make-test"]["packages_installed"], found
         assert found["make-test"]["packages"] == {"containerd": "1.6.20~ds1-1+deb12u4"}, found
         assert found["make-demo"]["minutes"] == 21.0 and found["make-demo"]["commit"] == "def5678", found
@@ -166,6 +161,10 @@ def self_test():
         (root / NODE_LOG).write_text("==> Building helm v3.22.0 with go install\n")
         older = publish(root, cold=False, defaults=defaults)["make-test"]
         assert not older["packages_installed"] and "cores_busy_by_then" not in older, older  # a run of marks without CPU
+        # parts whose cgroups counted more than the machine did (the hypervisor's steal): published as such
+        (root / CPU_BY_PART).write_text("test-services\t900\ntest-cluster\t800\nnode-pods\t400\nmachine\t2000\n")
+        beyond = publish(root, cold=False, defaults=defaults)["make-test"]["cpu_seconds_by_part"]
+        assert beyond["parts_beyond_machine"] == 100 and "rest" not in beyond, beyond
     print("timings.py --self-test: ok")
 
 

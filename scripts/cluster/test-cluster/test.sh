@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# make test-cluster: the user's commands against a real node on this machine. Starts the node
-# (node.sh), builds and loads every image (images.sh), proves the node is real (a container under runc
-# with its cgroup limits, DNS for Service names, a ClusterIP Service between pods, on Calico's network), puts up the stand-in for
-# Kafka (Strimzi's operator cannot be had here), installs the Zalando operator from its own chart (`make operators`),
-# which makes PostgreSQL (`make platform`), then runs `make deploy-vN` for every build, each finding them there (the
-# node is then tainted for PostgreSQL alone a moment, and its pod made again there), `make bench` (short), v1 saturated with its Services' endpoints watched, `make
-# cpu-map-cluster` (v2 at half a CPU), a short `make chaos-cluster` (a rolling update under load), a second `make
-# deploy-v1` over the running release (behind its latency proxy and traced into a Jaeger of its own: a short `make
-# latency-map-cluster`, a fault made in the proxy, the traces of a GET and a POST checked), then `make deploy-v0`
-# rolled under load and `make undeploy`, exactly as a user would (the charts' NetworkPolicies enforced by Calico's
-# Felix, and probed), with KAFKA_PLATFORM=external and IMAGES=containerd. Tears the node down at the end, also on
-# failure or Ctrl-C, and checks that nothing of it is left. Ends with "test-cluster: N passed, N failed".
+# make test-cluster: the user's commands against a real node on this machine. Starts the node (node.sh), builds and
+# loads every image (images.sh), proves the node is real (a container under runc with its cgroup limits, DNS for Service
+# names, a ClusterIP Service between pods, on Calico's network), puts up the stand-in for Kafka (Strimzi's operator
+# cannot be had here), installs the Zalando operator from its own chart (`make operators`), which makes PostgreSQL
+# (`make platform`), then runs `make deploy-vN` for every build, each finding them there (the node is then tainted for
+# PostgreSQL alone a moment, and its pod made again there), `make bench` (short), v1 saturated with its Services'
+# endpoints watched, `make cpu-map-cluster` (v2 at half a CPU), a short `make chaos-cluster` (a rolling update under
+# load), a second `make deploy-v1` over the running release (behind its latency proxy and traced into a Jaeger of its
+# own: a short `make latency-map-cluster`, a fault made in the proxy, the traces of a GET and a POST checked), then
+# `make deploy-v0` rolled under load and `make undeploy`, exactly as a user would (the charts' NetworkPolicies enforced
+# by Calico's Felix, and probed), with KAFKA_PLATFORM=external and IMAGES=containerd. Tears the node down at the end,
+# also on failure or Ctrl-C, and checks that nothing of it is left. Ends with "test-cluster: N passed, N failed".
 set -euo pipefail
 # shellcheck source=../../lib.sh
 source "$(dirname "$0")/../../lib.sh"
