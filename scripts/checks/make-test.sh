@@ -27,6 +27,10 @@ busy_cpu_seconds() { # what the machine's cores have computed since it booted, w
   awk '$1 == "cpu" { printf "%d", ($2 + $3 + $4 + $7 + $8) / 100 }' /proc/stat
 }
 cpu_at_start=$(busy_cpu_seconds)
+stolen_seconds() { # what the hypervisor took from the machine's cores since it booted (/proc/stat: steal)
+  awk '$1 == "cpu" { printf "%d", $9 / 100 }' /proc/stat
+}
+steal_at_start=$(stolen_seconds)
 # BUSY_CORES's loops stand in for a fresh machine's background build: what they computed is not make test's work, and
 # the marks leave it out (read from their session while they run, from LOOPS_CPU once test-e2e's end stopped them:
 # every mark after that, test-k8s's and test-licenses's in a session of their own, reads the file).
@@ -61,7 +65,7 @@ if [[ -w $accounts && ! -e $accounts/cpu.shares ]]; then
   mkdir -p "$CPU_ACCOUNTS"
 fi
 export CPU_ACCOUNTS
-cpu_by_part() { # each part's CPU-seconds so far, then the whole machine's (BUSY_CORES's loops left out)
+cpu_by_part() { # each part's CPU-seconds so far, then the whole machine's (BUSY_CORES's loops left out) and the steal
   local part
   [[ -n $CPU_ACCOUNTS ]] || return 0
   for part in "$CPU_ACCOUNTS"/*/; do
@@ -69,6 +73,7 @@ cpu_by_part() { # each part's CPU-seconds so far, then the whole machine's (BUSY
   done
   [[ ! -s $PODS_CPU ]] || printf 'node-pods\t%s\n' "$(cat "$PODS_CPU")"
   printf 'machine\t%s\n' $(($(busy_cpu_seconds) - cpu_at_start - $(loops_cpu_seconds)))
+  printf 'steal\t%s\n' $(($(stolen_seconds) - steal_at_start))
 }
 
 busy="" node="" jaeger="" e2e="" e2e_load="" cluster="" beside=""

@@ -5,6 +5,7 @@
 #   stack.sh down     stop everything the stack started (also after a crash)
 #   stack.sh status   what runs, where, and whether it is ready
 #   stack.sh stop|start NAME     one part, for fault injection: a service (authors-v1, …), postgres or kafka
+#   stack.sh stop-services [NAME…]  these services (every one if none is named) at once, the rest left running
 #   stack.sh pause|resume NAME   freeze a service (SIGSTOP: it accepts connections and never answers) and thaw it
 # SERVICE_SETTINGS="KEY=VALUE …" adds configuration (Quarkus environment variables) to the services it
 # starts: the sweep restarts a build with each candidate setting this way.
@@ -349,9 +350,12 @@ case "${1:-}" in
   down) down ;;
   status) status ;;
   stop) stop_part "${2:?which part}" ;;
-  stop-services) stop_services "${SERVICES[@]}" ;;
+  stop-services)
+    for name in "${@:2}"; do is_service "$name" || die "unknown service: $name"; done
+    if (($# > 1)); then stop_services "${@:2}"; else stop_services "${SERVICES[@]}"; fi
+    ;;
   start) start_part "${2:?which part}" ;;
   pause) signal_part STOP "${2:?which service}" ;;
   resume) signal_part CONT "${2:?which service}" ;;
-  *) die "usage: $0 up|down|status|stop NAME|stop-services|start NAME|pause NAME|resume NAME" ;;
+  *) die "usage: $0 up|down|status|stop NAME|stop-services [NAME…]|start NAME|pause NAME|resume NAME" ;;
 esac

@@ -95,3 +95,11 @@ def test_every_build_is_warmed_once_for_all_the_bench_s_designs_and_its_warm_up_
     assert environment["warmup"] == {"v1": {"settled": True}, "v2": {"settled": True}}
     assert environment["background_cpu_per_s"] == {"v1": {"web-api": 0.01}, "v2": {"web-api": 0.01}}
     assert environment["ergonomics"] == {"v1": {"cpus": 2}, "v2": {"cpus": 2}}
+    # PROFILE_VERSIONS: the profile of those builds alone, every build warmed and measured all the same
+    warmed.clear()
+    profiled.clear()
+    bench.run(platform, bench.Spec(scenarios=("closed", "profile"), profiled=("v2",)), tmp_path / "one")
+    assert sorted(warmed) == ["v1", "v2"] and profiled == ["v2"]
+    with pytest.raises(SystemExit, match="names v9, which this run does not run"):
+        bench.run(platform, bench.Spec(scenarios=("profile",), profiled=("v9",)), tmp_path / "none")
+    assert profiled == ["v2"]

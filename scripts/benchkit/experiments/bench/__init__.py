@@ -81,6 +81,9 @@ class Spec:
                               "the highest rate it carried in every repeat")
     no_warmup: bool = knob("NO_WARMUP", False, "skip the warm-up (a smoke run only: every figure of a cold JVM is the "
                            "JIT's)")
+    # make test profiles v3 alone: the check it runs on a profile, no carrier pinned, concerns virtual threads
+    profiled: tuple = knob("PROFILE_VERSIONS", (), "the builds the profile records, of those run (default: every one)",
+                           numbers(str))
 
 
 def scenario_phase(closed_rates, settings, opened):
@@ -140,8 +143,11 @@ def run(platform, spec, directory):
     if "curve" in spec.scenarios:  # its rates follow the closed model's: its Design is made once they are known
         designs.append(lambda: curve_of(spec, versions, closed_rates, environment, directory, lengths))
     if "profile" in spec.scenarios:
+        if unknown := set(spec.profiled) - set(versions):
+            raise SystemExit(f"PROFILE_VERSIONS names {', '.join(sorted(unknown))}, which this run does not run "
+                             f"({', '.join(versions)})")
         designs.append(Design(f"{DESIGN}-profile", "Profiles: JFR in every service during one more closed run per "
-                              "build (not measured)", "", versions, {"profile": {}}, compared=cells.BUILD,
+                              "build (not measured)", "", spec.profiled or versions, {"profile": {}}, compared=cells.BUILD,
                               restart=design.AS_RUNNING, rounds=1, phases=(profiled(directory),), lengths=lengths))
     try:
         for made in designs:
