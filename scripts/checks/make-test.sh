@@ -76,12 +76,12 @@ cpu_by_part() { # each part's CPU-seconds so far, then the whole machine's (BUSY
   printf 'steal\t%s\n' $(($(stolen_seconds) - steal_at_start))
 }
 
-busy="" node="" jaeger="" e2e="" e2e_load="" cluster="" beside=""
+busy="" node="" node_ready="" jaeger="" e2e="" e2e_load="" cluster="" beside=""
 stop() { # stop [LOG]: every part still running, stopped with its process group (test-cluster tears its node down
   # first); then LOG's end, where a log read from its end shows it
   trap - INT TERM
   local pid
-  [[ -z $e2e_load ]] || kill "$e2e_load" 2>/dev/null || true
+  for pid in $e2e_load $node_ready; do kill "$pid" 2>/dev/null || true; done
   for pid in $cluster $e2e $beside $node $jaeger $busy; do kill -- "-$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   if [[ -n ${1:-} ]]; then
@@ -116,18 +116,22 @@ if ((${BUSY_CORES:-0} > 0)); then
   busy=$!
 fi
 echo "==> Meanwhile, in the background (nice 19): what the node needs (log in $NODE_LOG)"
-node_tools() { # Debian's packages and the Spilo-compatible image (mostly downloads) beside the Go builds; then what
-  # test-k8s builds, so that it does not compile beside test-cluster (a cold run at ad4e2c1: test-k8s built kwok and
-  # the other architecture's programs there, 9 of test-cluster's 21 minutes beside it). Built in a part of their own
-  # after the node's (a cold run at 09899bf), they were ready 12 minutes after them, beside test-e2e's last checks and
-  # the deploys, and test-k8s began 10 minutes after the deploys instead of with them.
+node_tools() { # Debian's packages and the Spilo-compatible image (mostly downloads) beside the Go builds, then
+  # NODE_READY made; then what test-k8s builds, so that it does not compile beside test-cluster (a cold run at ad4e2c1:
+  # test-k8s built kwok and the other architecture's programs there, 9 of test-cluster's 21 minutes beside it). Built
+  # in a part of their own after the node's (a cold run at 09899bf), they were ready 12 minutes after them, beside
+  # test-e2e's last checks and the deploys, and test-k8s began 10 minutes after the deploys instead of with them. Here
+  # they follow at once, beside test-cluster's first steps (no load), which no longer wait for them: in a cold run at
+  # 6a13a47 the node's tools were ready at minute 27, kwok's and the rest's 174 CPU-seconds (70fe98f's) in it, and
+  # test-cluster's first deploy waited for its images and its node, 1.4 minutes after test-e2e's last timed load.
   local packages built=0 packaged=0
   make node-packages &
   packages=$!
   make node-binaries helm || built=$?
-  ((built)) || scripts/local/cpu-accounted.sh test-k8s-tools make test-k8s-tools || built=$?
   wait "$packages" || packaged=$?
-  return $((built ? built : packaged))
+  ((built || packaged)) && return $((built ? built : packaged))
+  touch "$NODE_READY"
+  scripts/local/cpu-accounted.sh test-k8s-tools make test-k8s-tools
 }
 beside_test_cluster() { # test-k8s, then test-licenses at the lowest priority; each one's end marked
   scripts/local/cpu-accounted.sh test-k8s make test-k8s >"$TEST_K8S_LOG" 2>&1 || return 3
@@ -138,9 +142,16 @@ beside_test_cluster() { # test-k8s, then test-licenses at the lowest priority; e
 }
 # for the sessions of their own that setsid starts them in (bash -c NAME)
 export -f node_tools beside_test_cluster mark busy_cpu_seconds loops_cpu_seconds
-export started cpu_at_start LOOPS_CPU TEST_K8S_LOG TEST_LICENSES_LOG TEST_TIMES
+# The file the background makes once what test-cluster needs is there (test-k8s's tools then still building)
+NODE_READY="$TEST_TIMES.node-ready"
+rm -f "$NODE_READY"
+export started cpu_at_start LOOPS_CPU TEST_K8S_LOG TEST_LICENSES_LOG TEST_TIMES NODE_READY
 setsid scripts/local/cpu-accounted.sh node-tools scripts/local/lowest-priority.sh bash -c node_tools >"$NODE_LOG" 2>&1 &
 node=$!
+# parts of their own that end when such a file is there, for next_to_end to wait on with the others
+until_made() { while [[ ! -e $1 ]]; do sleep 2; done; }
+until_made "$NODE_READY" &
+node_ready=$!
 
 scripts/local/cpu-accounted.sh test-services make test-static test-services loadgen || stop # loadgen here: test-e2e and test-cluster both start from it
 mark test-services
@@ -154,12 +165,10 @@ E2E_LOAD_ENDED="$TEST_TIMES.e2e-load-ended"
 rm -f "$E2E_LOAD_ENDED"
 E2E_LOAD_ENDED="$E2E_LOAD_ENDED" setsid scripts/local/cpu-accounted.sh test-e2e make test-e2e JAEGER_FROM_BACKGROUND=1 >"$E2E_LOG" 2>&1 &
 e2e=$!
-# a part of its own that ends when that file is there, for next_to_end to wait on with the others
-until_e2e_load_ended() { while [[ ! -e $E2E_LOAD_ENDED ]]; do sleep 2; done; }
-until_e2e_load_ended &
+until_made "$E2E_LOAD_ENDED" &
 e2e_load=$!
 
-# next_to_end [NAME…]: waits for the first of the parts named (node, jaeger, e2e, e2e_load, cluster) still running to end, and
+# next_to_end [NAME…]: waits for the first of the parts named (node, node_ready, jaeger, e2e, e2e_load, cluster) still running to end, and
 # deals with it: a failure stops everything at once (test-e2e's and the background's with their logs' ends shown).
 next_to_end() {
   local name pids=() status=0 ended
@@ -167,13 +176,16 @@ next_to_end() {
   wait -n -p ended "${pids[@]}" || status=$?
   case $ended in
     "$node")
-      ((status == 0)) || { echo "==> What the node needs failed to build or install"; stop "$NODE_LOG"; }
+      ((status == 0)) || { echo "==> What the node or test-k8s needs failed to build or install"; stop "$NODE_LOG"; }
+      echo "==> What test-k8s needs is ready at $(at)"
+      node="" ;;
+    "$node_ready")
       mark node-tools
       echo "==> What the node needs is ready at $(at)"
       # Jaeger's build, if still running, at normal priority from now on: test-e2e's trace step waits for it, and
       # at the lowest it held test-e2e's end into test-cluster's bench (a cold run at cf87867: ready at minute 34)
       [[ -z $jaeger ]] || normal_priority "$jaeger"
-      node="" ;;
+      node_ready="" ;;
     "$jaeger")
       ((status == 0)) || { echo "==> Jaeger failed to build"; stop "$JAEGER_LOG"; }
       jaeger="" ;;
@@ -194,11 +206,12 @@ next_to_end() {
 # disturbed the other's checks on a warm machine, where the node's tools are ready at once (three warm .ci/run, three
 # failures: a split load Job's unsent requests, a chaos run's reads degraded before its fault and unavailable during
 # it). What test-e2e checks after that load overlaps test-cluster's deploys (minutes before its first load).
-while [[ -n $node ]]; do next_to_end node jaeger e2e e2e_load; done
+while [[ -n $node_ready ]]; do next_to_end node node_ready jaeger e2e e2e_load; done
 echo "==> test-cluster starts at $(at): its images, node, Kafka and PostgreSQL now, its first deploy once test-e2e's last timed load has run"
 START_DEPLOYS_AFTER="$E2E_LOAD_ENDED" setsid scripts/local/cpu-accounted.sh test-cluster make test-cluster &
 cluster=$!
-while [[ -n $e2e && -n $e2e_load ]]; do next_to_end jaeger e2e e2e_load cluster; done
+# test-k8s once its tools are built too
+while [[ -n $e2e && -n $e2e_load ]] || [[ -n $node ]]; do next_to_end node jaeger e2e e2e_load cluster; done
 echo "==> beside test-cluster from $(at): test-k8s, then test-licenses at the lowest priority (logs in $TEST_K8S_LOG, $TEST_LICENSES_LOG)"
 setsid bash -c beside_test_cluster &
 beside=$!

@@ -177,8 +177,9 @@ def prepared(session, build, it, platform=None):
 
 def quiet(design, builds):
     """{build: its processes' background, CPU s/s with no load} of builds just warmed, in one quiet window for them all
-    (each idles as it would alone: nothing is loaded), where the design measures CPU ({} of each where not)."""
-    idle = background(builds) if design.quiet else {}
+    (each idles as it would alone: nothing is loaded), where the design measures CPU ({} of each where not). No window
+    where none was started: a design after another (the bench's curve and profile) finds every build warm and read."""
+    idle = background(builds) if design.quiet and builds else {}
     return {build: idle.get(build, {}) for build in builds}
 
 

@@ -78,19 +78,21 @@ def test_every_build_is_warmed_once_for_all_the_bench_s_designs_and_its_warm_up_
     running); environment.json keeps each build's warm-up, background and what its JVM chose, as the report reads."""
     from benchkit.core import design
     from benchkit.tests.test_ab import Platform
-    platform, warmed, profiled = Platform(("v1", "v2")), [], []
+    platform, warmed, profiled, quiet_windows = Platform(("v1", "v2")), [], [], []
     platform.build = lambda version: type("Build", (), {"version": version, "ergonomics": lambda self: {"cpus": 2},
                                                         "close": lambda self: None})()
     platform.environment = lambda where, runs, warmup: {"git_commit": "abc1234", "timestamp": "t", "where": where,
                                                          "warmup": warmup}
     monkeypatch.setattr(design, "warm_up", lambda version, *args: warmed.append(version) or {"settled": True})
-    monkeypatch.setattr(design, "background", lambda builds: {v: {"web-api": 0.01} for v in builds})
+    monkeypatch.setattr(design, "background", lambda builds: quiet_windows.append(sorted(builds)) or
+                        {v: {"web-api": 0.01} for v in builds})
     monkeypatch.setattr(bench, "measure", lambda build, *args, **kwargs: {"ok_rps": 900.0, "p50": 1.0, "p99": 2.0})
     monkeypatch.setattr(bench.profile, "record", lambda build, results: profiled.append(build.version) or {})
     monkeypatch.setattr(bench.rundoc, "write", lambda directory: None)
     monkeypatch.setattr(design.knobs, "value", lambda name: 2 if name == "RUNS" else None)
     bench.run(platform, bench.Spec(scenarios=("closed", "profile")), tmp_path)
     assert sorted(warmed) == ["v1", "v2"] and sorted(profiled) == ["v1", "v2"]
+    assert quiet_windows == [["v1", "v2"]]  # one, for the builds the scenarios' design started: none for the profile's
     environment = json.loads((tmp_path / "environment.json").read_text())
     assert environment["warmup"] == {"v1": {"settled": True}, "v2": {"settled": True}}
     assert environment["background_cpu_per_s"] == {"v1": {"web-api": 0.01}, "v2": {"web-api": 0.01}}
