@@ -34,7 +34,12 @@ class FloorShutdownTest {
         new FloorServer(vertx, settings, new ServedRequests())
                 .start(Map.of("/articles", request -> request.response().end("[]")), Future::succeededFuture)
                 .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        HttpClient client = HttpClient.newHttpClient();
+        // HTTP/1.1, as every caller of the floor speaks it (the kubelet's probes, the load generator, v0's web-api). The
+        // HttpClient's default, an h2c upgrade of each new connection, once read a connection's end instead of the
+        // answer while the floor stopped (a cold make test at 304d273), and always did on the API once the probes
+        // used connections of their own: no caller of the project upgrades, so the floor's HTTP/2 path is not
+        // what this test judges.
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         assertEquals(200, status(client, management, "/q/health/ready"));
 
         long started = System.nanoTime();
