@@ -250,9 +250,11 @@ step "Traces: one GET and one POST of ${TRACED[*]}, read back from Jaeger (TRACI
 # builds at the lowest priority from the end of test-services on, after the node's tools in line for the CPU (make test
 # waits for them: scripts/checks/make-test.sh): up to an hour here, the headroom of a machine three times slower.
 traced_again() { # those builds' services restarted with tracing on, Jaeger started with them; the others run on
-  local version traced_services=()
+  local name traced_services=()
   wait_for "Jaeger built (make jaeger)" 3600 test -x "$JAEGER" || return 1
-  for version in "${TRACED[@]}"; do traced_services+=("web-api-$version" "articles-$version" "authors-$version"); done
+  for name in "${SERVICES[@]}"; do
+    [[ " ${TRACED[*]} " != *" ${name##*-} "* ]] || traced_services+=("$name")
+  done
   "$ROOT/scripts/local/stack.sh" stop-services "${traced_services[@]}" >/dev/null || return 1
   TRACING=on "$ROOT/scripts/local/stack.sh" up >/dev/null
 }

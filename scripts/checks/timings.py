@@ -66,8 +66,9 @@ def make_test(root, cold):
     # the run counted them); what the machine computed beyond their sum is the system's own. A cgroup counts the time
     # its tasks held a core, the time the hypervisor took that core from this machine (steal) included, which the
     # machine's count (/proc/stat) leaves out: where the parts add up to more, that is published as such, not as a rest.
+    # The steal itself (what the hypervisor took from the machine's cores meanwhile, whoever for) is no part: it is
+    # published apart, so that a slow host shows in the data.
     by_part = {part: int(seconds) for part, seconds in rows(root / CPU_BY_PART)}
-    # and what the hypervisor took from the machine's cores meanwhile (steal, whoever for): a slow host in the data
     steal = by_part.pop("steal", None)
     if "machine" in by_part:
         rest = by_part["machine"] - sum(seconds for part, seconds in by_part.items() if part != "machine")
