@@ -2,8 +2,8 @@
 # End-to-end tests on the real local stack (part of make test): every build answers with byte-identical
 # JSON, the smoke load scenario passes its thresholds for each, a POST reaches the SSE stream (in about a second),
 # the report generator produces every section, schemathesis finds nothing against each service's own
-# OpenAPI document, two faults under load are survived (make chaos --quick), v2's and v3's requests are traced in Jaeger,
-# no Vert.x thread waited on an event loop, and `down` leaves nothing.
+# OpenAPI document, v3 survives two faults under load (make chaos --quick), v2's and v3's requests are traced in
+# Jaeger, no Vert.x thread waited on an event loop, and `down` leaves nothing.
 set -euo pipefail
 # A stack of its own, with fresh data: the seed articles, so one request means five author look-ups.
 LOCAL_DIR="$(cd "$(dirname "$0")/../.." && pwd)/.local/e2e"
@@ -170,15 +170,21 @@ for version in "${BUILDS[@]}"; do
   done
 done
 
-step "Faults under load: the quick subset of make chaos"
-# A warm-up of 1,000 requests a build (the quick subset's own is 3,000): the smoke's warm-up, its measured and profiled
-# runs have warmed every build's JIT already; a window whose answers are incomplete is warmed again all the same.
-expect "authors and Kafka stopped under load, ${BUILDS[*]}: every expectation held (events lost = 0)" \
-  run chaos "$WORK/chaos" CHAOS_QUICK=1 WARMUP_ITERATIONS=10 WARMUP_MAX_WINDOWS=1
-expect "chaos.json (a cell document: a fault a mode) has a verdict of every quick fault for every build" \
+step "Faults under load: the quick subset of make chaos, of v3"
+# Each fault the local platform makes, once: of one build, as test-cluster puts one build under each of the node's
+# faults. What each build does about a fault is its own code, which its contract suite (make test-services) proves
+# against real HTTP and a real broker: a failed look-up falls back, the circuit opens and closes again, articles are
+# accepted while Kafka is down and published once it is back. make chaos puts every build under every fault. v3
+# here: on the node v1 meets the proxy's fault and v2 a rolling update.
+# A warm-up of 1,000 requests (the quick subset's own is 3,000): the smoke's warm-up, its measured and profiled
+# runs have warmed the JIT already; a window whose answers are incomplete is warmed again all the same.
+readonly FAULTED=v3
+expect "authors and Kafka stopped under load, $FAULTED: every expectation held (events lost = 0)" \
+  run chaos "$WORK/chaos" VERSIONS="$FAULTED" CHAOS_QUICK=1 WARMUP_ITERATIONS=10 WARMUP_MAX_WINDOWS=1
+expect "chaos.json (a cell document: a fault a mode) has a verdict of every quick fault for $FAULTED" \
   check_results "$WORK/chaos/chaos.json" \
   "d['design'] == 'chaos' and all(r['passed'] for c in d['cells'] for r in c['rounds'])" \
-  "sorted((r['fault'], r['version']) for c in d['cells'] for r in c['rounds']) == sorted((f, v) for f in ('authors stopped', 'kafka stopped') for v in '${BUILDS[*]}'.split())"
+  "sorted((r['fault'], r['version']) for c in d['cells'] for r in c['rounds']) == [('authors stopped', '$FAULTED'), ('kafka stopped', '$FAULTED')]"
 
 step "The sweep, one setting of v2 in pods of half a CPU (make sweep varies each build's settings this way, at any size)"
 expect "v2's services restart with each pipelining limit under a quota of half a CPU each, and the sweep writes its table" \

@@ -125,6 +125,39 @@ public abstract class WebApiContract extends ServiceContract {
         assertTrue(took.compareTo(Duration.ofSeconds(5)) < 0, "took " + took + ": the look-up timeout did not apply");
     }
 
+    /**
+     * Look-ups failing one after another open the circuit: the next ones fall back at once, without reaching
+     * authors. Once authors answers again, a trial after the breaker's delay closes it, and answers are complete
+     * again. Each build's breaker is proven here; make chaos stops authors' process under load for every build,
+     * make test-e2e for one.
+     */
+    @Test
+    void opensTheCircuitOnFailingLookUpsAndClosesItOnceAuthorsAnswers() throws InterruptedException {
+        List<String> everyone = Fixtures.AUTHORS.stream().map(author -> author.get("name")).toList();
+        String opened = "ft_circuitbreaker_opened_total{method=\"io.reactivebench.webapi.client.AuthorsClient.findByName\"";
+        double openedBefore = metric(opened);
+        authors.on("GET", authorsPath(), request -> Reply.problem(500, "Down"));
+        for (int request = 0; request < 20 && metric(opened) == openedBefore; request++) {
+            assertEquals(expectedViews(everyone), newestViews());
+        }
+        assertEquals(openedBefore + 1, metric(opened), "the circuit opened once");
+
+        authors.on("GET", authorsPath(), request -> authorReply(request.query("name")));
+        authors.resetCounts();
+        assertEquals(expectedViews(everyone), newestViews(), "while the circuit is open every look-up falls back");
+        assertEquals(0, authors.requests("GET", authorsPath()).size(), "look-ups that reached authors through the open circuit");
+
+        // The breaker's delay is 5 s; a trial then closes it (the look-ups beside the trial may still fall back).
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        List<Map<String, Object>> views = newestViews();
+        while (!views.equals(expectedViews(List.of())) && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            views = newestViews();
+        }
+        assertEquals(expectedViews(List.of()), views, "the answer once authors answers again and the breaker's delay is over");
+        assertEquals(openedBefore + 1, metric(opened), "the circuit opened once");
+    }
+
     @Test
     void answersServiceUnavailableWhenArticlesFail() {
         articles.on("GET", articlesPath(), request -> Reply.problem(500, "Boom"));
