@@ -73,7 +73,11 @@ step "The smoke load scenario, each build in turn, and the report"
 # A short warm-up before the profiled run, as a benchmark has: a cold JVM under a burst times out look-ups. One
 # window of it, here and in the sweep below: the rule that adds windows until the JIT settles is the same code on
 # every platform, and runs in make test-cluster's bench (two windows there).
-export WARMUP_ITERATIONS=20 WARMUP_MAX_WINDOWS=1
+# Ten users, as in make test-cluster's runs, each sending ten times as many requests as the default hundred would: a
+# just-started JVM meets 50 look-ups at once instead of 500. With a hundred, beside the node's tools compiling, v1's
+# and v2's restarted services answered 7 warm-up windows in a row incomplete (look-ups past their 1 s time-out) in
+# the sweep and the answer of a cold make test at f140306, a minute of load each time.
+export USERS=10 WARMUP_ITERATIONS=200 WARMUP_MAX_WINDOWS=1
 # The window with no load that gives each process's background rate: long enough to read one, not to publish it.
 export BACKGROUND_SECONDS=3
 # run EXPERIMENT RESULTS SETTING=VALUE…: one experiment on this stack, its settings for this call alone
@@ -81,7 +85,7 @@ run() ( export "${@:3}"; benchkit run "$1" --platform local --results "$2" )
 # The profiled run of v3 alone: what make test checks of a profile, that no carrier was pinned, concerns virtual threads;
 # make test-cluster's bench profiles v3 in its pods too. make demo and make bench profile every build.
 expect "the smoke load passes its thresholds for ${MEASURED[*]}, and a short profiled run of v3 records each of its services" \
-  run bench "$WORK/results" RUNS=1 SCENARIOS=smoke,profile PROFILE_VERSIONS=v3 ITERATIONS=10
+  run bench "$WORK/results" RUNS=1 SCENARIOS=smoke,profile PROFILE_VERSIONS=v3 ITERATIONS=100
 unset WARMUP_ITERATIONS
 expect "every build's smoke run crossed no threshold of load/scenarios.json (judged on its samples)" python3 -c '
 import json, sys
@@ -180,7 +184,7 @@ step "Faults under load: the quick subset of make chaos, of v3"
 # runs have warmed the JIT already; a window whose answers are incomplete is warmed again all the same.
 readonly FAULTED=v3
 expect "authors and Kafka stopped under load, $FAULTED: every expectation held (events lost = 0)" \
-  run chaos "$WORK/chaos" VERSIONS="$FAULTED" CHAOS_QUICK=1 WARMUP_ITERATIONS=10 WARMUP_MAX_WINDOWS=1
+  run chaos "$WORK/chaos" VERSIONS="$FAULTED" CHAOS_QUICK=1 WARMUP_ITERATIONS=100 WARMUP_MAX_WINDOWS=1
 expect "chaos.json (a cell document: a fault a mode) has a verdict of every quick fault for $FAULTED" \
   check_results "$WORK/chaos/chaos.json" \
   "d['design'] == 'chaos' and all(r['passed'] for c in d['cells'] for r in c['rounds'])" \
@@ -189,7 +193,7 @@ expect "chaos.json (a cell document: a fault a mode) has a verdict of every quic
 step "The sweep, one setting of v2 in pods of half a CPU (make sweep varies each build's settings this way, at any size)"
 expect "v2's services restart with each pipelining limit under a quota of half a CPU each, and the sweep writes its table" \
   run sweep "$WORK/sweep" VERSIONS=v2 SWEEP_ONLY="pipelining limit" SWEEP_CPUS=0.5 SWEEP_REPEATS=1 \
-  ITERATIONS=10 WARMUP_ITERATIONS=10 WARMUP_MAX_WINDOWS=1
+  ITERATIONS=100 WARMUP_ITERATIONS=100 WARMUP_MAX_WINDOWS=1
 expect "sweep.json: both limits measured at half a CPU, one chosen" check_results "$WORK/sweep/sweep.json" \
   'sorted(c["value"] for c in d["cells"] if c["build"] == "v2" and c["setting"] == "pipelining limit") == [1, 256]' \
   'd["builds"]["v2"]["chosen"]["pipelining limit"] in (1, 256) and d["builds"]["v2"]["cpus"] == 0.5'
@@ -211,8 +215,8 @@ step "The answer, decided: a short make answer of v1 against itself at half a CP
 # round, stops it, with a second look left unused. Adding rounds, its words and its stop rule over sessions are
 # test_cpumap's and test_decide's.
 expect "make answer restarts v1 and its second slot in a fork each and stops at its first look, as it quotes no cell" \
-  run answer "$WORK/answer" VERSIONS=v1 CPU_MAP_SIZES=0.5 RUNS=1 ANSWER_LOOKS=2 ITERATIONS=10 \
-  WARMUP_ITERATIONS=10 WARMUP_MAX_WINDOWS=1 OPEN_RATE=40 CAPACITY_SHARES=0.3 OPEN_SECONDS=3
+  run answer "$WORK/answer" VERSIONS=v1 CPU_MAP_SIZES=0.5 RUNS=1 ANSWER_LOOKS=2 ITERATIONS=100 \
+  WARMUP_ITERATIONS=100 WARMUP_MAX_WINDOWS=1 OPEN_RATE=40 CAPACITY_SHARES=0.3 OPEN_SECONDS=3
 expect "answer.json: v1 and the A/A in one round, each a fork of its own (two starts of each service) warmed without its quota then under it, the looks it was measured under" \
   check_results "$WORK/answer/answer.json" \
   'd["design"] == "answer" and d["looks"] == 2 and d["forks"] and [(c["build"], c["size"]) for c in d["cells"]] == [("v1", "0.5"), ("v1 again", "0.5")]' \
@@ -236,7 +240,7 @@ step "When the services wait: a short latency map of v2 (make latency-map runs e
 # One build here, v1 in make test-cluster's pods; the map's ratios to v1 are test_latencymap's.
 expect "v2 restarts behind the latency proxy, the latency is checked where it is set, and a short grid is measured" \
   run latency-map "$WORK/latency-map" VERSIONS=v2 LATENCY_AUTHORS_MS=0,20 LATENCY_DATABASE_MS=5 MAP_RATES=40 \
-  MAP_USERS= MAP_STEP_DURATION=3s RUNS=1 WARMUP_ITERATIONS=30 WARMUP_MAX_WINDOWS=1
+  MAP_USERS= MAP_STEP_DURATION=3s RUNS=1 WARMUP_ITERATIONS=300 WARMUP_MAX_WINDOWS=1
 expect "latency-map.json: every hop's latency and the proxy's own observed as set, every cell measured, no answer faster than its row's latency" \
   latency_map_holds "$WORK/latency-map/latency-map.json" \
   'all(r["peaks"]["web-api"]["connections"] > 0 for c in d["cells"] for r in c["rounds"])'
