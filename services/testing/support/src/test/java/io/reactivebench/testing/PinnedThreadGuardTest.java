@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.reactivebench.testing.PinnedThreadGuard.Pin;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.LockSupport;
@@ -87,7 +88,11 @@ class PinnedThreadGuardTest {
     }
 
     private static Pin pin(List<String> frames, long millis, String reason) {
-        return new Pin(frames, Duration.ofMillis(millis), reason, frames.get(frames.size() - 1) + " " + millis + " ms");
+        return pin(frames, millis, reason, Instant.EPOCH);
+    }
+
+    private static Pin pin(List<String> frames, long millis, String reason, Instant at) {
+        return new Pin(frames, at, Duration.ofMillis(millis), reason, frames.get(frames.size() - 1) + " " + millis + " ms");
     }
 
     /** The stack of the pin seen on CI: a request's first use of a class that a concurrent request was initializing. */
@@ -117,8 +122,19 @@ class PinnedThreadGuardTest {
     }
 
     @Test
+    void leavesOutPinsWhereTheJvmCouldNotUnmountThatOneFirstUseMadeTogether() {
+        Instant first = Instant.EPOCH;
+        List<Pin> together = List.of(pin(FIRST_USE_OF_A_CLASS, 0, COULD_NOT_UNMOUNT, first),
+                pin(FIRST_USE_OF_A_CLASS, 0, COULD_NOT_UNMOUNT, first.plusMillis(3)),
+                pin(FIRST_USE_OF_A_CLASS, 0, COULD_NOT_UNMOUNT, first.plusMillis(40)));
+        assertEquals(List.of(), PinnedThreadGuard.thatMatter(together));
+    }
+
+    @Test
     void keepsPinsWhereTheJvmCouldNotUnmountWhenTheSiteRepeatsOrTheyLastPastTheBound() {
-        List<Pin> twice = List.of(pin(FIRST_USE_OF_A_CLASS, 9, COULD_NOT_UNMOUNT), pin(FIRST_USE_OF_A_CLASS, 2, COULD_NOT_UNMOUNT));
+        Instant first = Instant.EPOCH;
+        List<Pin> twice = List.of(pin(FIRST_USE_OF_A_CLASS, 9, COULD_NOT_UNMOUNT, first),
+                pin(FIRST_USE_OF_A_CLASS, 2, COULD_NOT_UNMOUNT, first.plus(PinnedThreadGuard.ONE_MOMENT).plusMillis(1)));
         assertEquals(twice, PinnedThreadGuard.thatMatter(twice));
         Pin long_ = pin(FIRST_USE_OF_A_CLASS, PinnedThreadGuard.ONE_OFF_BOUND.toMillis(), COULD_NOT_UNMOUNT);
         assertEquals(List.of(long_), PinnedThreadGuard.thatMatter(List.of(long_)));
