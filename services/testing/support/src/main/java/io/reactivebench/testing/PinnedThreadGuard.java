@@ -68,8 +68,8 @@ public class PinnedThreadGuard implements BeforeAllCallback, AfterAllCallback {
     private static RecordingStream stream;
 
     /**
-     * One pin: the stack's frames as {@code type.method}, innermost first, how long the carrier was held, and JFR's
-     * reason for it (empty where the JDK records none).
+     * One pin: the stack's frames as {@code type.method}, innermost first, when it began, how long the carrier was
+     * held, and JFR's reason for it (empty where the JDK records none).
      */
     record Pin(List<String> frames, Instant at, Duration duration, String reason, String description) {
 
