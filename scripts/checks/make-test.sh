@@ -116,6 +116,12 @@ if ((${BUSY_CORES:-0} > 0)); then
   busy=$!
 fi
 echo "==> Meanwhile, in the background (nice 19): what the node needs (log in $NODE_LOG)"
+# lowest_priority COMMAND…: the rest of a part at the lowest priority, from inside the session setsid gave it (which
+# lowest-priority.sh, for a session's start, refuses to be): its session's share of the cores lowered, and nice 19
+lowest_priority() {
+  echo 19 >/proc/self/autogroup 2>/dev/null || true
+  nice -n 19 "$@"
+}
 node_tools() { # Debian's packages and the Spilo-compatible image (mostly downloads) beside the Go builds, then
   # NODE_READY made; then what test-k8s builds, so that it does not compile beside test-cluster (a cold run at ad4e2c1:
   # test-k8s built kwok and the other architecture's programs there, 9 of test-cluster's 21 minutes beside it). Built
@@ -134,18 +140,16 @@ node_tools() { # Debian's packages and the Spilo-compatible image (mostly downlo
   wait "$packages" || packaged=$?
   ((built || packaged)) && return $((built ? built : packaged))
   touch "$NODE_READY"
-  echo 19 >/proc/self/autogroup 2>/dev/null || true
-  nice -n 19 scripts/local/cpu-accounted.sh test-k8s-tools make test-k8s-tools
+  lowest_priority scripts/local/cpu-accounted.sh test-k8s-tools make test-k8s-tools
 }
 beside_test_cluster() { # test-k8s, then test-licenses at the lowest priority; each one's end marked
   scripts/local/cpu-accounted.sh test-k8s make test-k8s >"$TEST_K8S_LOG" 2>&1 || return 3
   mark test-k8s
-  echo 19 >/proc/self/autogroup 2>/dev/null || true
-  nice -n 19 scripts/local/cpu-accounted.sh test-licenses make test-licenses >"$TEST_LICENSES_LOG" 2>&1 || return 4
+  lowest_priority scripts/local/cpu-accounted.sh test-licenses make test-licenses >"$TEST_LICENSES_LOG" 2>&1 || return 4
   mark test-licenses
 }
 # for the sessions of their own that setsid starts them in (bash -c NAME)
-export -f node_tools beside_test_cluster mark busy_cpu_seconds loops_cpu_seconds
+export -f lowest_priority node_tools beside_test_cluster mark busy_cpu_seconds loops_cpu_seconds
 # The file the background makes once what test-cluster needs is there (test-k8s's tools then still building)
 NODE_READY="$TEST_TIMES.node-ready"
 rm -f "$NODE_READY"
