@@ -6,9 +6,12 @@
 #   stack.sh status   what runs, where, and whether it is ready
 #   stack.sh stop|start NAME     one part, for fault injection: a service (authors-v1, …), postgres or kafka
 #   stack.sh stop-services [NAME…]  these services (every one if none is named) at once, the rest left running
+#   stack.sh start NAME…         these services at once, ready when it returns (as a build's pods roll together)
 #   stack.sh pause|resume NAME   freeze a service (SIGSTOP: it accepts connections and never answers) and thaw it
 # SERVICE_SETTINGS="KEY=VALUE …" adds configuration (Quarkus environment variables) to the services it
-# starts: the sweep restarts a build with each candidate setting this way.
+# starts: the sweep restarts a build with each candidate setting this way. SERVICE_SETTINGS_<service>_<version>
+# (SERVICE_SETTINGS_articles_v2), where set, even empty, is that one service's instead. CPU_GROUPS=DIRECTORY starts
+# each service in its CPU cgroup DIRECTORY/NAME, made beforehand with its quota (benchkit's procfs.limited_group).
 # LATENCY_PROXY=on (in the environment, or a service's SERVICE_SETTINGS, which wins) starts services behind the
 # latency proxy: web-api reaches authors, and articles and authors reach PostgreSQL, through Toxiproxy (TOXIPROXY,
 # which the Makefile sets), where latency can be added per hop (benchkit latency) without a restart.
@@ -178,26 +181,43 @@ start_service() {
   # Appended: a service restarted by a fault or a sweep keeps what its earlier runs logged, each run after a line
   # of its own (check_blocked.py tells each run's start-up from its serving by it).
   echo "=== $name starting $(date -u +%FT%TZ) ===" >>"$LOG_DIR/$name.log"
-  # shellcheck disable=SC2046,SC2086 # one word per variable and per JVM flag, on purpose
-  env $(service_env "$name") ${SERVICE_SETTINGS:-} nohup "$JAVA" $SERVICE_JAVA_OPTS -jar "$jar" >>"$LOG_DIR/$name.log" 2>&1 &
+  local group=${CPU_GROUPS:+$CPU_GROUPS/$name}
+  [[ -z $group || -w $group/cgroup.procs ]] || die "$name is to start in the CPU cgroup $group, which is not there"
+  (
+    # in its CPU cgroup before the JVM's first instruction, as a pod's container starts under its limit
+    [[ -z $group ]] || echo "$BASHPID" >"$group/cgroup.procs"
+    # shellcheck disable=SC2046,SC2086 # one word per variable and per JVM flag, on purpose
+    exec env $(service_env "$name") ${SERVICE_SETTINGS:-} nohup "$JAVA" $SERVICE_JAVA_OPTS -jar "$jar"
+  ) >>"$LOG_DIR/$name.log" 2>&1 &
   echo $! >"$PID_DIR/$name.pid"
 }
 
 is_ready() { curl -fsS "$(management_url "$1")/q/health/ready" >/dev/null; }
 
-up() {
-  mkdir -p "$LOG_DIR" "$PID_DIR"
-  step "Starting the local stack (logs in ${LOG_DIR#"$ROOT"/})"
-  start_infrastructure
-  start_proxy
-  for name in "${SERVICES[@]}"; do start_service "$name"; done
-  for name in "${SERVICES[@]}"; do
+# start_services NAME…: these services started at once, each with its own settings where given (see above), then
+# waited for until every one is ready; the inventory written once they are
+start_services() {
+  local name own
+  for name in "$@"; do export -n "SERVICE_SETTINGS_${name//-/_}"; done # one service's are not the others' environment
+  for name in "$@"; do
+    own="SERVICE_SETTINGS_${name//-/_}"
+    SERVICE_SETTINGS=${!own-${SERVICE_SETTINGS:-}} start_service "$name"
+  done
+  for name in "$@"; do
     wait_for "$name ready on :${SERVICE_PORT[$name]}" 180 is_ready "$name" || {
       tail -20 "$LOG_DIR/$name.log" >&2
       die "$name did not become ready; see $LOG_DIR/$name.log"
     }
   done
   write_inventory
+}
+
+up() {
+  mkdir -p "$LOG_DIR" "$PID_DIR"
+  step "Starting the local stack (logs in ${LOG_DIR#"$ROOT"/})"
+  start_infrastructure
+  start_proxy
+  start_services "${SERVICES[@]}"
   local version ready="Local stack ready: web-api"
   for version in "${BUILDS[@]}"; do ready+=" $version on $(service_url "web-api-$version"),"; done
   for version in "${FLOOR[@]}"; do ready+=" the floor $version on $(service_url "web-api-$version"),"; done
@@ -323,18 +343,17 @@ stop_part() {
   esac
 }
 
-start_part() {
-  local name=$1
-  case $name in
-    postgres | kafka) control "$name" start ;;
-    *)
-      is_service "$name" || die "unknown part: $name (a service, postgres or kafka)"
-      start_service "$name"
-      wait_for "$name ready on :${SERVICE_PORT[$name]}" 180 is_ready "$name" ||
-        die "$name did not become ready; see $LOG_DIR/$name.log"
-      ;;
-  esac
-  write_inventory # new process ids, for the harness's CPU and memory readings
+start_parts() { # start_parts NAME…: postgres or kafka, or services; the inventory written again (new process ids, for
+  # the harness's CPU and memory readings)
+  local name
+  (($#)) || die "which part? (services, or postgres or kafka alone)"
+  if (($# == 1)) && [[ $1 == postgres || $1 == kafka ]]; then
+    control "$1" start
+    write_inventory
+    return
+  fi
+  for name in "$@"; do is_service "$name" || die "unknown part: $name (services, or postgres or kafka alone)"; done
+  start_services "$@"
 }
 
 signal_part() { # signal_part STOP|CONT NAME
@@ -354,8 +373,8 @@ case "${1:-}" in
     for name in "${@:2}"; do is_service "$name" || die "unknown service: $name"; done
     if (($# > 1)); then stop_services "${@:2}"; else stop_services "${SERVICES[@]}"; fi
     ;;
-  start) start_part "${2:?which part}" ;;
+  start) start_parts "${@:2}" ;;
   pause) signal_part STOP "${2:?which service}" ;;
   resume) signal_part CONT "${2:?which service}" ;;
-  *) die "usage: $0 up|down|status|stop NAME|stop-services [NAME…]|start NAME|pause NAME|resume NAME" ;;
+  *) die "usage: $0 up|down|status|stop NAME|stop-services [NAME…]|start NAME…|pause NAME|resume NAME" ;;
 esac

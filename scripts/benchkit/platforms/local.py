@@ -23,12 +23,16 @@ def stack_inventory():
     return json.loads((LOCAL_DIR / "stack.json").read_text())
 
 
-def stack(action, part, settings=None):
-    """scripts/local/stack.sh: stop, start, pause or resume one part (a service of a build, postgres, kafka); a service
-    started with settings gets them (SERVICE_SETTINGS), else whatever this process's environment gives."""
-    extra = {} if settings is None else {"SERVICE_SETTINGS": settings}
-    subprocess.run([str(ROOT / "scripts" / "local" / "stack.sh"), action, part], check=True, stdout=subprocess.DEVNULL,
-                   env={**os.environ, "LOCAL_DIR": str(LOCAL_DIR), **extra})
+def stack(action, *parts, settings=None, cpu_groups=None):
+    """scripts/local/stack.sh: stop, start, pause or resume one part (a service of a build, postgres, kafka), or stop or
+    start services at once (stop-services, start); a service started with settings ({service-version: its
+    SERVICE_SETTINGS}) gets its own, else whatever this process's environment gives; given cpu_groups (a directory),
+    each starts in its own CPU cgroup there (procfs.limited_group)."""
+    extra = {f"SERVICE_SETTINGS_{name.replace('-', '_')}": value for name, value in (settings or {}).items()}
+    if cpu_groups is not None:
+        extra["CPU_GROUPS"] = str(cpu_groups)
+    subprocess.run([str(ROOT / "scripts" / "local" / "stack.sh"), action, *parts], check=True,
+                   stdout=subprocess.DEVNULL, env={**os.environ, "LOCAL_DIR": str(LOCAL_DIR), **extra})
 
 
 def downstream_port(inventory, service, version):
@@ -200,39 +204,48 @@ class Local(Platform):
     def cores(self, version):
         return os.cpu_count() or 1
 
-    def reconfigure(self, version, environments, fresh=False):
+    def reconfigure(self, version, environments, fresh=False, cpus=None):
+        # Those that change, stopped together and started together, as a build's pods roll: one after another, each
+        # fork's web-api (started first) counted the others' starts in its own seconds to ready, and a restart took
+        # three starts' time (about 30 s of a make test). Given cpus, each starts under that quota, as a pod starts
+        # under its limit (set once they were ready, the local forks' starts at half a CPU had the whole machine).
+        changed = {}
         for service in SERVICES:
             name = f"{service}-{version}"
             wanted = " ".join(f"{variable}={value}" for variable, value in environments.get(service, {}).items())
-            if self.running.get(name, "") == wanted and not fresh:
-                continue
-            info(f"restarting {name} with {wanted or 'its own settings'}")
-            stack("stop", name)
-            stack("start", name, wanted)
-            self.running[name] = wanted
+            if self.running.get(name, "") != wanted or fresh:
+                changed[name] = wanted
+                info(f"restarting {name} with {wanted or 'its own settings'}")
+        if changed:
+            stack("stop-services", *changed)
+            groups = [procfs.limited_group(name, cpus) for name in changed] if cpus is not None else []
+            stack("start", *changed, settings=changed, cpu_groups=groups[0].parent if groups else None)
+            self.running.update(changed)
         return self.build(version)
 
     def size(self, version, cpus, processors=None, environments=None, fresh=False):
         # a JVM started outside the group counts the machine's processors: the count a pod's JVM derives is given,
         # beside the build's own options (the variable carries both here); without either, the build as shipped.
-        # Every size is a restart here (fresh or not): the group's limit is set on the new processes
+        # Every size is a restart here (fresh or not), in the group of its limit where it has one
         counted = counted_processors(cpus, processors, os.cpu_count())
         options = " ".join(filter(None, (buildsconf.java_options().get(version),
                                          f"-XX:ActiveProcessorCount={counted}" if cpus or processors else None)))
         environment = sized_environment(version, counted, options) if cpus or processors else {}
         self.reconfigure(version, {service: with_settings(environment, (environments or {}).get(service, {}))
-                                   for service in SERVICES}, fresh=True)
+                                   for service in SERVICES}, fresh=True, cpus=cpus)
         inventory = stack_inventory()
         for name in (f"{service}-{version}" for service in SERVICES):
-            # no limit: a restarted service runs outside any group already; only a group left from a limit goes
-            # (so that no limit needs no root, as the A/Bs at the whole machine never did)
             self.lifted.pop(name, None)  # a limit lifted from the process this one replaced
-            if cpus is not None or name in self.limited:
-                procfs.limit_cpu(name, inventory["services"][name]["pid"], cpus)
+            pid = inventory["services"][name]["pid"]
             if cpus is not None:
+                if procfs.cpu_limit(pid) != cpus:  # what its start and its seconds to ready were measured under
+                    raise RuntimeError(f"{name} (pid {pid}) started outside its quota of {cpus} CPU: "
+                                       f"its CPU cgroup's is {procfs.cpu_limit(pid)}")
                 self.limited[name] = cpus
-            else:
-                self.limited.pop(name, None)
+            elif self.limited.pop(name, None) is not None:
+                # no limit: a restarted service runs outside any group already; only a group left from a limit goes
+                # (so that no limit needs no root, as the A/Bs at the whole machine never did)
+                procfs.limit_cpu(name, pid, None)
         return self.build(version)
 
     lifts = True
@@ -293,7 +306,8 @@ class LocalFaults(Faults):
 
     def act_on_part(self, action, fault, version):
         part = fault.target(version)
-        stack(action, part, self.platform.running.get(part))  # a reconfigured service comes back reconfigured
+        running = self.platform.running
+        stack(action, part, settings={part: running[part]} if part in running else None)  # it comes back reconfigured
 
     def processes(self):
         return stack_inventory()["services"]

@@ -30,28 +30,43 @@ CGROUPS = pathlib.Path("/sys/fs/cgroup")
 PERIOD_US = 100_000  # the CFS period a pod's limit gets (the kubelet's default)
 
 
-def limit_cpu(name, pid, cpus):
-    """A process, every thread of it, in a CPU cgroup of its own with a quota of `cpus` CPUs per period (CFS
-    bandwidth control, as a pod's CPU limit is enforced); cpus None: back in the root group, its own removed."""
+def cpu_groups():
+    """(the CPU hierarchy's root, the directory the local stack's services' own CPU cgroups are made in, whether it is
+    cgroup v2)."""
     v2 = (CGROUPS / "cgroup.controllers").exists()
     root = CGROUPS if v2 else CGROUPS / "cpu"
-    group = root / "reactive-bench" / name
-    if cpus is None:
-        (root / "cgroup.procs").write_text(str(pid))
-        if group.exists():
-            group.rmdir()
-        return
+    return root, root / "reactive-bench", v2
+
+
+def limited_group(name, cpus):
+    """A CPU cgroup of the service's own with a quota of `cpus` CPUs per period (CFS bandwidth control, as a pod's CPU
+    limit is enforced), made or set again: its directory, for a process to join (scripts/local/stack.sh's CPU_GROUPS
+    starts a service in it)."""
+    root, groups, v2 = cpu_groups()
     if v2:  # the cpu controller must be enabled for the groups below
-        for parent in (root, root / "reactive-bench"):
+        for parent in (root, groups):
             parent.mkdir(exist_ok=True)
             (parent / "cgroup.subtree_control").write_text("+cpu")
+    group = groups / name
     group.mkdir(parents=True, exist_ok=True)
     if v2:
         (group / "cpu.max").write_text(f"{round(cpus * PERIOD_US)} {PERIOD_US}")
     else:
         (group / "cpu.cfs_period_us").write_text(str(PERIOD_US))
         (group / "cpu.cfs_quota_us").write_text(str(round(cpus * PERIOD_US)))
-    (group / "cgroup.procs").write_text(str(pid))
+    return group
+
+
+def limit_cpu(name, pid, cpus):
+    """A process, every thread of it, in a CPU cgroup of its own with a quota of `cpus` CPUs per period
+    (limited_group); cpus None: back in the root group, its own removed."""
+    root, groups, _ = cpu_groups()
+    if cpus is None:
+        (root / "cgroup.procs").write_text(str(pid))
+        if (groups / name).exists():
+            (groups / name).rmdir()
+        return
+    (limited_group(name, cpus) / "cgroup.procs").write_text(str(pid))
 
 
 def cpu_group(pid):

@@ -1,4 +1,8 @@
 import json
+import pathlib
+
+import pytest
+
 from benchkit.core import documents
 from benchkit import platforms as adapters
 from benchkit.core import platform as platforms, plugins
@@ -117,7 +121,8 @@ def test_both_platforms_implement_the_whole_declared_interface():
 def test_the_local_stack_restarts_only_what_changes_and_restores_what_it_changed(monkeypatch):
     from benchkit.platforms import local
     calls = []
-    monkeypatch.setattr(local, "stack", lambda action, part, settings=None: calls.append((action, part, settings)))
+    monkeypatch.setattr(local, "stack", lambda action, *parts, settings=None, cpu_groups=None:
+                        calls.append((action, parts, settings, cpu_groups)))
     monkeypatch.setattr(local, "stack_inventory", lambda: {
         "services": {f"{s}-v2": {"pid": 1, "url": f"http://{s}", "management": f"http://{s}:9000"}
                      for s in ("web-api", "articles", "authors")},
@@ -125,17 +130,21 @@ def test_the_local_stack_restarts_only_what_changes_and_restores_what_it_changed
     platform = Local("loadgen")
     build = platform.reconfigure("v2", {"articles": {"A": 1}, "authors": {"A": 1}})
     assert isinstance(build, LocalBuild) and build.web_api_url() == "http://web-api"
-    assert calls == [("stop", "articles-v2", None), ("start", "articles-v2", "A=1"),
-                     ("stop", "authors-v2", None), ("start", "authors-v2", "A=1")]
+    both = ("articles-v2", "authors-v2")  # what changes, stopped together, started together, each with its own
+    assert calls == [("stop-services", both, None, None),
+                     ("start", both, {"articles-v2": "A=1", "authors-v2": "A=1"}, None)]  # no limit: no CPU cgroup
     platform.reconfigure("v2", {"articles": {"A": 1}, "authors": {"A": 1}})
-    assert len(calls) == 4  # the same settings: nothing restarted
+    assert len(calls) == 2  # the same settings: nothing restarted
+    platform.reconfigure("v2", {"articles": {"A": 1}, "authors": {"A": 2}})
+    assert calls[-2:] == [("stop-services", ("authors-v2",), None, None),
+                          ("start", ("authors-v2",), {"authors-v2": "A=2"}, None)]
     stopped = faults.Fault("authors stopped", "authors", "stop", "start", True, "")
     platform.plugin(plugins.Faults).act("stop", stopped, "v2")
     platform.plugin(plugins.Faults).act("start", stopped, "v2")
-    assert calls[-1] == ("start", "authors-v2", "A=1")  # a fault's restart keeps the reconfiguration
+    assert calls[-1] == ("start", ("authors-v2",), {"authors-v2": "A=2"}, None)  # a fault's restart: reconfigured still
     platform.close()  # back as shipped
-    assert calls[-4:] == [("stop", "articles-v2", None), ("start", "articles-v2", ""),
-                          ("stop", "authors-v2", None), ("start", "authors-v2", "")]
+    assert calls[-2:] == [("stop-services", both, None, None),
+                          ("start", both, {"articles-v2": "", "authors-v2": ""}, None)]
 
 
 def test_whether_builds_can_be_measured_behind_the_proxy_is_the_platforms_answer(monkeypatch):
@@ -173,11 +182,17 @@ def test_the_parts_cpu_is_read_through_the_platform(monkeypatch):
 
 def limited_stack(monkeypatch, version):
     """The local stack on two cores with the build's services running, every restart and cgroup limit kept:
-    (the platform, [(action, service, settings)], [(service, CPUs)])."""
+    (the platform, [(action, (service, …), {service: its settings}, the CPU cgroups' directory)], [(service, CPUs)]),
+    a CPU cgroup made for a start (procfs.limited_group) kept among the limits too."""
     from benchkit.platforms import procfs
     from benchkit.platforms import local
     calls, limits = [], []
-    monkeypatch.setattr(local, "stack", lambda action, part, settings=None: calls.append((action, part, settings)))
+    monkeypatch.setattr(local, "stack", lambda action, *parts, settings=None, cpu_groups=None:
+                        calls.append((action, parts, settings, cpu_groups)))
+    monkeypatch.setattr(procfs, "limited_group",
+                        lambda name, cpus: limits.append((f"{name} started in", cpus)) or pathlib.Path("/groups", name))
+    # a process started in a group is under the quota its group was made with last
+    monkeypatch.setattr(procfs, "cpu_limit", lambda pid: next(c for n, c in reversed(limits) if n.endswith(" in")))
     monkeypatch.setattr(local, "stack_inventory", lambda: {
         "services": {f"{s}-{version}": {"pid": 7, "url": f"http://{s}", "management": f"http://{s}:9000"}
                      for s in ("web-api", "articles", "authors")},
@@ -192,7 +207,7 @@ def test_the_local_stack_lifts_a_quota_for_a_while_and_sets_it_again(monkeypatch
     under the same limit; with no limit there is nothing to lift."""
     platform, _, limits = limited_stack(monkeypatch, "v1")
     services = [f"{s}-v1" for s in ("web-api", "articles", "authors")]
-    platform.size("v1", 0.5)
+    platform.size("v1", 0.5)  # each started in its group (limits' first three)
     assert platform.lift("v1") is True and limits[3:] == [(name, None) for name in services]
     assert platform.limited == {}
     platform.bind("v1")
@@ -202,32 +217,34 @@ def test_the_local_stack_lifts_a_quota_for_a_while_and_sets_it_again(monkeypatch
 
 
 def test_the_local_stack_limits_a_build_s_services_and_lets_them_go_on_restore(monkeypatch):
-    from benchkit.platforms import local
+    from benchkit.platforms import local, procfs
     platform, calls, limits = limited_stack(monkeypatch, "v2")
     platform.size("v2", 0.5)
     # as a pod of half a CPU: one processor, and v2's event loops sized by it as its chart sizes them
-    assert ("start", "web-api-v2", "QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE=1 JDK_JAVA_OPTIONS=-XX:ActiveProcessorCount=1") \
-        in calls
-    assert limits == [("web-api-v2", 0.5), ("articles-v2", 0.5), ("authors-v2", 0.5)]
+    assert calls[-1][2]["web-api-v2"] == "QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE=1 JDK_JAVA_OPTIONS=-XX:ActiveProcessorCount=1"
+    # each started in its group, its quota set before, as a pod starts under its limit
+    assert calls[-1][3] == pathlib.Path("/groups") and limits == [
+        ("web-api-v2 started in", 0.5), ("articles-v2 started in", 0.5), ("authors-v2 started in", 0.5)]
     platform.restore("v2")
-    assert calls[-1] == ("start", "authors-v2", "") and limits[-3:] == [
+    assert calls[-1][2]["authors-v2"] == "" and limits[-3:] == [
         ("web-api-v2", None), ("articles-v2", None), ("authors-v2", None)]
     assert platform.limited == {}
     before = len(limits)
     platform.size("v2", None)  # no limit: as shipped (what the whole machine's cells of every design measure here)
-    assert calls[-1] == ("start", "authors-v2", "")
+    assert calls[-1][2]["authors-v2"] == "" and calls[-1][3] is None
     assert len(limits) == before and platform.limited == {}  # no cgroup touched: no root needed
     platform.size("v2", None, 1)  # one processor counted, no quota
-    assert calls[-1] == ("start", "authors-v2",
-                         "QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE=1 JDK_JAVA_OPTIONS=-XX:ActiveProcessorCount=1")
+    assert calls[-1][2]["authors-v2"] == "QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE=1 JDK_JAVA_OPTIONS=-XX:ActiveProcessorCount=1"
     assert limits[-1] == ("authors-v2", None) and platform.limited == {}
     monkeypatch.setattr(local, "stack_inventory", lambda: {
         "services": {f"{s}-v3": {"pid": 7, "url": f"http://{s}", "management": f"http://{s}:9000"}
                      for s in ("web-api", "articles", "authors")},
         "postgres": {"pid": 2, "port": 5432}, "kafka": {"pid": 3}})
     platform.size("v3", 1)  # the build's own JVM options kept beside the processor count
-    assert calls[-1] == ("start", "authors-v3",
-                         "JDK_JAVA_OPTIONS=-Djdk.virtualThreadScheduler.parallelism=8 -XX:ActiveProcessorCount=1")
+    assert calls[-1][2]["authors-v3"] == "JDK_JAVA_OPTIONS=-Djdk.virtualThreadScheduler.parallelism=8 -XX:ActiveProcessorCount=1"
+    monkeypatch.setattr(procfs, "cpu_limit", lambda pid: None)  # a start that left its group out: no fork measured so
+    with pytest.raises(RuntimeError, match="web-api-v3 .* started outside its quota of 1 CPU"):
+        platform.size("v3", 1)
 
 
 def test_a_cluster_rolls_what_a_run_changed_back_to_what_was_deployed(monkeypatch):

@@ -1,4 +1,5 @@
 import json
+import pathlib
 
 from benchkit.core import cells, design, tunables
 from benchkit.experiments import sweep
@@ -241,16 +242,19 @@ def test_a_candidate_s_jvm_options_come_after_the_size_s_so_that_its_system_prop
     from benchkit.platforms import procfs
     from benchkit.platforms import local
     calls = []
-    monkeypatch.setattr(local, "stack", lambda action, part, settings=None: calls.append((action, part, settings)))
+    monkeypatch.setattr(local, "stack", lambda action, *parts, settings=None, cpu_groups=None:
+                        calls.append((action, parts, settings)))
     monkeypatch.setattr(local, "stack_inventory", lambda: {
         "services": {f"{s}-v3": {"pid": 7, "url": f"http://{s}", "management": f"http://{s}:9000"}
                      for s in tunables.SERVICES},
         "postgres": {"pid": 2, "port": 5432}, "kafka": {"pid": 3}})
     monkeypatch.setattr(procfs, "limit_cpu", lambda name, pid, cpus: None)
+    monkeypatch.setattr(procfs, "limited_group", lambda name, cpus: pathlib.Path("/groups", name))
+    monkeypatch.setattr(procfs, "cpu_limit", lambda pid: 0.5)
     carriers = tunables.settings_for(1)["v3"][:1]
     local.Local("loadgen").size("v3", 0.5, environments=tunables.environments(carriers, {"carrier threads": 2}))
-    assert calls[-1] == ("start", "authors-v3", "JDK_JAVA_OPTIONS=-Djdk.virtualThreadScheduler.parallelism=8 "
-                         "-XX:ActiveProcessorCount=1 -Djdk.virtualThreadScheduler.parallelism=2")
+    assert calls[-1][2]["authors-v3"] == ("JDK_JAVA_OPTIONS=-Djdk.virtualThreadScheduler.parallelism=8 "
+                                          "-XX:ActiveProcessorCount=1 -Djdk.virtualThreadScheduler.parallelism=2")
 
 
 def test_a_setting_s_candidates_are_a_design_measured_by_the_core_and_the_choice_rule_picks_from_its_rounds(
