@@ -62,9 +62,11 @@ export CALICO_VERSION CALICO_API_VERSION
 # either, as the linker drops it: a tenth less compiling from an empty cache (kwok v0.8.0: 239 CPU-s instead of 266).
 GO_LDFLAGS := -s -w
 GO_GCFLAGS := all=-dwarf=false
-# The two Go programs that serve checks and looks, never a measured run, are compiled without the compiler's
-# optimisations and inlining (-N -l): Jaeger, the trace store of TRACING=on, and kwok, test-k8s's nodes that run
-# nothing. From an empty build cache: Jaeger v1.76.0 221 CPU-s instead of 316, kwok v0.8.0 149 instead of 173. A
+# The Go programs that serve checks, looks and installs, never a measured run, are compiled without the compiler's
+# optimisations and inlining (-N -l): Jaeger, the trace store of TRACING=on, kwok, test-k8s's nodes that run
+# nothing, and helm, whose every command has ended before a load starts. From an empty build cache: Jaeger v1.76.0
+# 221 CPU-s instead of 316, kwok v0.8.0 149 instead of 173, helm v3.22.0 96 instead of 136 (the last of the node's
+# tools that make test waits for). A
 # heavily traced run on a small machine may want Jaeger optimised: remove it, then
 # make jaeger LOOK_TOOL_GCFLAGS=all=-dwarf=false.
 LOOK_TOOL_GCFLAGS ?= all=-dwarf=false -N -l
@@ -445,7 +447,7 @@ $(HELM):
 	@mkdir -p $(LOCALBIN)
 	@gomod=$$(go mod download -json helm.sh/helm/v3@$(HELM_VERSION) | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$$/\1/p') && \
 	  minor=$$(sed -n 's|^[[:space:]]*k8s.io/client-go v0\.\([0-9]*\)\..*|\1|p' "$$gomod") && [ -n "$$minor" ] && \
-	  GOBIN=$(LOCALBIN) $(GO_BUILD_ENV) go install -gcflags "$(GO_GCFLAGS)" -ldflags "$(GO_LDFLAGS) -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION) \
+	  GOBIN=$(LOCALBIN) $(GO_BUILD_ENV) go install -gcflags "$(LOOK_TOOL_GCFLAGS)" -ldflags "$(GO_LDFLAGS) -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION) \
 	    -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$$minor \
 	    -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$$minor" \
 	    helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
