@@ -222,7 +222,7 @@ expect "answer.json: v1 and the A/A in one round, each a fork of its own (two st
   'd["design"] == "answer" and d["looks"] == 2 and d["forks"] and [(c["build"], c["size"]) for c in d["cells"]] == [("v1", "0.5"), ("v1 again", "0.5")]' \
   'd["warmed_before_quota"] and all(r["spent_s"]["warming_without_quota"] > 0 and r["spent_s"]["warming_under_quota"] > 0 for c in d["cells"] for r in c["rounds"])' \
   'all(len(c["rounds"]) == 1 for c in d["cells"])' \
-  'len({r["fork"][s]["started"] for c in d["cells"] for r in c["rounds"] for s in ("web-api", "articles", "authors")}) == 6' \
+  'all(len({r["fork"][s]["started"] for c in d["cells"] for r in c["rounds"]}) == 2 for s in ("web-api", "articles", "authors"))' \
   'all(any(t and t["throttled"] > 0 for t in r["throttling"].values()) for c in d["cells"] for r in c["rounds"])'
 expect "answer.json: each JVM under the quota counting one processor, its threads scheduled, the open model and the capacity measured, the quota the bound" \
   check_results "$WORK/answer/answer.json" \

@@ -170,7 +170,7 @@ start_service() {
   if [[ -n "$(pid_of "$name")" ]]; then
     return
   fi
-  rm -f "$PID_DIR/$name.proxied"
+  rm -f "$PID_DIR/$name.proxied" "$PID_DIR/$name.ready"
   if through_proxy; then
     [[ -n "$(pid_of toxiproxy)" ]] || die "$name is to start behind the latency proxy, which is not running"
     : >"$PID_DIR/$name.proxied"
@@ -195,19 +195,33 @@ start_service() {
 is_ready() { curl -fsS "$(management_url "$1")/q/health/ready" >/dev/null; }
 
 # start_services NAME…: these services started at once, each with its own settings where given (see above), then
-# waited for until every one is ready; the inventory written once they are
+# polled together until every one is ready, the moment each was found so noted (NAME.ready: epoch seconds, in the
+# inventory as ready_at: its start's seconds to ready, each its own, not the slowest's); the inventory written once
+# they are
 start_services() {
-  local name own
+  local name own waiting still deadline=$((SECONDS + 180))
   for name in "$@"; do export -n "SERVICE_SETTINGS_${name//-/_}"; done # one service's are not the others' environment
   for name in "$@"; do
     own="SERVICE_SETTINGS_${name//-/_}"
     SERVICE_SETTINGS=${!own-${SERVICE_SETTINGS:-}} start_service "$name"
   done
-  for name in "$@"; do
-    wait_for "$name ready on :${SERVICE_PORT[$name]}" 180 is_ready "$name" || {
-      tail -20 "$LOG_DIR/$name.log" >&2
-      die "$name did not become ready; see $LOG_DIR/$name.log"
+  waiting=("$@")
+  while ((${#waiting[@]} > 0)); do
+    still=()
+    for name in "${waiting[@]}"; do
+      if is_ready "$name"; then
+        date +%s.%N >"$PID_DIR/$name.ready"
+        info "$name ready on :${SERVICE_PORT[$name]} ($(elapsed))"
+      else
+        still+=("$name")
+      fi
+    done
+    waiting=(${still[@]+"${still[@]}"})
+    ((${#waiting[@]} == 0 || SECONDS < deadline)) || {
+      for name in "${waiting[@]}"; do tail -20 "$LOG_DIR/$name.log" >&2; done
+      die "${waiting[*]} did not become ready in 180 s; see $LOG_DIR/<name>.log"
     }
+    ((${#waiting[@]} == 0)) || sleep 0.5
   done
   write_inventory
 }
@@ -232,10 +246,11 @@ write_inventory() {
     for name in "${SERVICES[@]}"; do
       $first || printf ','
       first=false
-      printf '\n    "%s": {"pid": %s, "url": "%s", "management": "%s", "through_proxy": %s, "traced": %s}' "$name" \
-        "$(pid_of "$name")" "$(service_url "$name")" "$(management_url "$name")" \
+      printf '\n    "%s": {"pid": %s, "url": "%s", "management": "%s", "through_proxy": %s, "traced": %s, "ready_at": %s}' \
+        "$name" "$(pid_of "$name")" "$(service_url "$name")" "$(management_url "$name")" \
         "$([[ -f "$PID_DIR/$name.proxied" ]] && echo true || echo false)" \
-        "$([[ -f "$PID_DIR/$name.traced" ]] && echo true || echo false)"
+        "$([[ -f "$PID_DIR/$name.traced" ]] && echo true || echo false)" \
+        "$(cat "$PID_DIR/$name.ready" 2>/dev/null || echo null)"
     done
     proxy_pid=$(pid_of toxiproxy)
     printf '\n  },\n  "proxy": {"pid": %s, "api": "http://127.0.0.1:%s", "hops": {' "${proxy_pid:-null}" "$TOXIPROXY_PORT"

@@ -42,6 +42,11 @@ class Build(abc.ABC):
         """{service: its Prometheus text now} (/q/metrics), {} where a platform cannot read them."""
         return {}
 
+    def ready_at(self):
+        """{service: the epoch second the platform found its running JVM ready}, {} where it keeps no such moment (a
+        fork's seconds to ready are then its uptime when first read: protocol.fork)."""
+        return {}
+
     @abc.abstractmethod
     def ergonomics(self):
         """{service: how its JVM sized itself there: processors, GC, compiler threads, threads by kind}."""

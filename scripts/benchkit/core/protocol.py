@@ -40,15 +40,21 @@ def probe(build, patience=PROBE_SECONDS):
 
 def fork(build):
     """What identifies a fork, and what its start took: per service, its JVM's start (process_start_time_seconds,
-    epoch seconds: another start, another value) and its uptime when first read after the platform found it ready
-    ("ready_s": its start to ready, at most); and the seconds from web-api's start to its first complete answer
-    ("first_answer_s"), the probe's. A team sizes a readiness probe and a start-up budget by these. None where the
-    platform cannot read the services' metrics."""
+    epoch seconds: another start, another value) and its seconds from that start to ready ("ready_s"): to the moment
+    the platform found it ready where it notes one (Build.ready_at), else its uptime when first read after (at most:
+    a build's services started together are read once the slowest is ready); and the seconds from web-api's start
+    to its first complete answer ("first_answer_s"), the probe's. A team sizes a readiness probe and a start-up budget
+    by these. None where the platform cannot read the services' metrics."""
     metrics = build.metrics()
     if not metrics:
         return None
-    found = {name: {"started": prometheus.sample(text, "process_start_time_seconds"),
-                    "ready_s": prometheus.sample(text, "process_uptime_seconds")} for name, text in metrics.items()}
+    ready_at = build.ready_at()
+    found = {}
+    for name, text in metrics.items():
+        started = prometheus.sample(text, "process_start_time_seconds")
+        found[name] = {"started": started,
+                       "ready_s": round(ready_at[name] - started, 3) if name in ready_at and started
+                       else prometheus.sample(text, "process_uptime_seconds")}
     probe(build)
     found["first_answer_s"] = prometheus.sample(build.metrics()["web-api"], "process_uptime_seconds")
     return found

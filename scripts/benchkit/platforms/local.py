@@ -96,6 +96,9 @@ class LocalBuild(Build):
     def metrics(self):
         return {name: prometheus.scrape(service["management"]) for name, service in self.services.items()}
 
+    def ready_at(self):  # scripts/local/stack.sh polls a build's services together and notes when each answered ready
+        return {name: service["ready_at"] for name, service in self.services.items() if service.get("ready_at")}
+
     def snapshot(self):
         counts = prometheus.requests_served(self.metrics())
         cpu = {name: procfs.cpu_seconds(service["pid"]) for name, service in self.services.items()}

@@ -275,22 +275,30 @@ def test_a_fork_starts_under_its_quota_warms_without_it_and_is_measured_warm_und
 
 
 def test_a_fork_s_start_is_read_off_its_services():
-    """protocol.fork: each service's JVM start and its uptime once ready, and web-api's uptime at its first answer."""
-    texts = iter([{"web-api": "process_start_time_seconds 1.7964E9\nprocess_uptime_seconds 6.5\n",
-                   "articles": "process_uptime_seconds 5.25\nprocess_start_time_seconds 1.79639E9\n",
-                   "authors": "process_start_time_seconds 1.79638E9\nprocess_uptime_seconds 4.0\n"},
-                  {"web-api": "process_start_time_seconds 1.7964E9\nprocess_uptime_seconds 7.75\n"}])
-    probed = []
-    build = type("Build", (), {"metrics": lambda self: next(texts)})()
-    monkeypatch = pytest.MonkeyPatch()
-    monkeypatch.setattr(protocol, "probe", lambda b: probed.append(b))
-    try:
-        found = protocol.fork(build)
-    finally:
-        monkeypatch.undo()
-    assert found == {"web-api": {"started": 1.7964e9, "ready_s": 6.5}, "articles": {"started": 1.79639e9, "ready_s": 5.25},
-                     "authors": {"started": 1.79638e9, "ready_s": 4.0}, "first_answer_s": 7.75}
-    assert probed == [build]
+    """protocol.fork: each service's JVM start and its seconds to ready (to the moment the platform found it ready
+    where it notes one, else its uptime once ready), and web-api's uptime at its first answer."""
+    def forked(ready_at):
+        texts = iter([{"web-api": "process_start_time_seconds 1.7964E9\nprocess_uptime_seconds 6.5\n",
+                       "articles": "process_uptime_seconds 5.25\nprocess_start_time_seconds 1.79639E9\n",
+                       "authors": "process_start_time_seconds 1.79638E9\nprocess_uptime_seconds 4.0\n"},
+                      {"web-api": "process_start_time_seconds 1.7964E9\nprocess_uptime_seconds 7.75\n"}])
+        probed = []
+        build = type("Build", (), {"metrics": lambda self: next(texts), "ready_at": lambda self: ready_at})()
+        monkeypatch = pytest.MonkeyPatch()
+        monkeypatch.setattr(protocol, "probe", lambda b: probed.append(b))
+        try:
+            found = protocol.fork(build)
+        finally:
+            monkeypatch.undo()
+        assert probed == [build]
+        return found
+    assert forked({}) == {"web-api": {"started": 1.7964e9, "ready_s": 6.5},
+                          "articles": {"started": 1.79639e9, "ready_s": 5.25},
+                          "authors": {"started": 1.79638e9, "ready_s": 4.0}, "first_answer_s": 7.75}
+    # the local stack notes when it found each ready: its own seconds, not its uptime once the slowest was
+    assert forked({"articles": 1.79639e9 + 3.125, "authors": 1.79638e9 + 2.5}) == {
+        "web-api": {"started": 1.7964e9, "ready_s": 6.5}, "articles": {"started": 1.79639e9, "ready_s": 3.125},
+        "authors": {"started": 1.79638e9, "ready_s": 2.5}, "first_answer_s": 7.75}
     assert protocol.fork(type("Build", (), {"metrics": lambda self: {}})()) is None  # a platform that cannot read them
 
 

@@ -180,6 +180,15 @@ def test_the_parts_cpu_is_read_through_the_platform(monkeypatch):
     assert Local("loadgen").plugin(plugins.Faults).part_cpu_seconds() == {}
 
 
+def test_a_local_build_s_services_ready_at_the_moments_the_stack_noted():
+    """stack.sh notes when it found each service ready (stack.json's ready_at); one started before it did has none."""
+    inventory = {"services": {f"{s}-v1": {"pid": 1, "url": f"http://{s}", "management": f"http://{s}:9000",
+                                          "ready_at": moment} for s, moment in
+                              (("web-api", 1796572661.25), ("articles", 1796572660.5), ("authors", None))},
+                 "postgres": {"pid": 2, "port": 5432}, "kafka": {"pid": 3}}
+    assert LocalBuild(inventory, "v1", "loadgen").ready_at() == {"web-api": 1796572661.25, "articles": 1796572660.5}
+
+
 def limited_stack(monkeypatch, version):
     """The local stack on two cores with the build's services running, every restart and cgroup limit kept:
     (the platform, [(action, (service, …), {service: its settings}, the CPU cgroups' directory)], [(service, CPUs)]),
