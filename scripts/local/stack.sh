@@ -194,35 +194,34 @@ start_service() {
 
 is_ready() { curl -fsS "$(management_url "$1")/q/health/ready" >/dev/null; }
 
+# every_ready NAME…: whether every one answers ready, the moment each is first found so noted (NAME.ready: epoch
+# seconds, in the inventory as ready_at: its start's seconds to ready, each its own, not the slowest's)
+every_ready() {
+  local name all=0
+  for name in "$@"; do
+    if is_ready "$name"; then
+      [[ -e $PID_DIR/$name.ready ]] || date +%s.%N >"$PID_DIR/$name.ready"
+    else
+      all=1
+    fi
+  done
+  return "$all"
+}
+
 # start_services NAME…: these services started at once, each with its own settings where given (see above), then
-# polled together until every one is ready, the moment each was found so noted (NAME.ready: epoch seconds, in the
-# inventory as ready_at: its start's seconds to ready, each its own, not the slowest's); the inventory written once
-# they are
+# polled together until every one is ready; the inventory written once they are
 start_services() {
-  local name own waiting still deadline=$((SECONDS + 180))
+  local name own listed="" late=()
   for name in "$@"; do export -n "SERVICE_SETTINGS_${name//-/_}"; done # one service's are not the others' environment
   for name in "$@"; do
     own="SERVICE_SETTINGS_${name//-/_}"
     SERVICE_SETTINGS=${!own-${SERVICE_SETTINGS:-}} start_service "$name"
+    listed+="$name :${SERVICE_PORT[$name]}, "
   done
-  waiting=("$@")
-  while ((${#waiting[@]} > 0)); do
-    still=()
-    for name in "${waiting[@]}"; do
-      if is_ready "$name"; then
-        date +%s.%N >"$PID_DIR/$name.ready"
-        info "$name ready on :${SERVICE_PORT[$name]} ($(elapsed))"
-      else
-        still+=("$name")
-      fi
-    done
-    waiting=(${still[@]+"${still[@]}"})
-    ((${#waiting[@]} == 0 || SECONDS < deadline)) || {
-      for name in "${waiting[@]}"; do tail -20 "$LOG_DIR/$name.log" >&2; done
-      die "${waiting[*]} did not become ready in 180 s; see $LOG_DIR/<name>.log"
-    }
-    ((${#waiting[@]} == 0)) || sleep 0.5
-  done
+  wait_for "ready: ${listed%, }" 180 every_ready "$@" || {
+    for name in "$@"; do is_ready "$name" || { late+=("$name"); tail -20 "$LOG_DIR/$name.log" >&2; }; done
+    die "${late[*]} did not become ready in 180 s; see $LOG_DIR/<name>.log"
+  }
   write_inventory
 }
 

@@ -241,9 +241,10 @@ class Local(Platform):
             self.lifted.pop(name, None)  # a limit lifted from the process this one replaced
             pid = inventory["services"][name]["pid"]
             if cpus is not None:
-                if procfs.cpu_limit(pid) != cpus:  # what its start and its seconds to ready were measured under
+                started_under = procfs.cpu_limit(pid)  # what its start and its seconds to ready were measured under
+                if started_under != cpus:
                     raise RuntimeError(f"{name} (pid {pid}) started outside its quota of {cpus} CPU: "
-                                       f"its CPU cgroup's is {procfs.cpu_limit(pid)}")
+                                       f"its CPU cgroup's is {started_under}")
                 self.limited[name] = cpus
             elif self.limited.pop(name, None) is not None:
                 # no limit: a restarted service runs outside any group already; only a group left from a limit goes
