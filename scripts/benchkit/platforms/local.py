@@ -35,6 +35,14 @@ def stack(action, *parts, settings=None, cpu_groups=None):
                    stdout=subprocess.DEVNULL, env={**os.environ, "LOCAL_DIR": str(LOCAL_DIR), **extra})
 
 
+def start_services(names, settings, cpus):
+    """stack.sh start of services at once, each with its settings ({service-version: its SERVICE_SETTINGS}, or None);
+    given cpus, each in a CPU cgroup of its own with that quota from its first instruction (procfs.limited_group), as
+    a pod's containers start under their limit."""
+    groups = [procfs.limited_group(name, cpus) for name in names] if cpus is not None else []
+    stack("start", *names, settings=settings, cpu_groups=groups[0].parent if groups else None)
+
+
 def downstream_port(inventory, service, version):
     """The port a service's connections to its downstream go to (web-api: authors; articles and authors:
     PostgreSQL), through the latency proxy where the service was started behind it."""
@@ -221,8 +229,7 @@ class Local(Platform):
                 info(f"restarting {name} with {wanted or 'its own settings'}")
         if changed:
             stack("stop-services", *changed)
-            groups = [procfs.limited_group(name, cpus) for name in changed] if cpus is not None else []
-            stack("start", *changed, settings=changed, cpu_groups=groups[0].parent if groups else None)
+            start_services(changed, changed, cpus)
             self.running.update(changed)
         return self.build(version)
 
@@ -311,7 +318,11 @@ class LocalFaults(Faults):
     def act_on_part(self, action, fault, version):
         part = fault.target(version)
         running = self.platform.running
-        stack(action, part, settings={part: running[part]} if part in running else None)  # it comes back reconfigured
+        settings = {part: running[part]} if part in running else None  # it comes back reconfigured
+        if action == "start":  # and under the quota it ran under (a pod's replacement starts under its limit)
+            start_services([part], settings, self.platform.limited.get(part))
+        else:
+            stack(action, part, settings=settings)
 
     def processes(self):
         return stack_inventory()["services"]

@@ -234,6 +234,13 @@ def test_the_local_stack_limits_a_build_s_services_and_lets_them_go_on_restore(m
     # each started in its group, its quota set before, as a pod starts under its limit
     assert calls[-1][3] == pathlib.Path("/groups") and limits == [
         ("web-api-v2 started in", 0.5), ("articles-v2 started in", 0.5), ("authors-v2 started in", 0.5)]
+    # a fault's restart starts the service under the quota it ran under, with its settings, as a pod is replaced
+    stopped = faults.Fault("authors stopped", "authors", "stop", "start", True, "")
+    platform.plugin(plugins.Faults).act("stop", stopped, "v2")
+    platform.plugin(plugins.Faults).act("start", stopped, "v2")
+    assert calls[-2][:2] == ("stop", ("authors-v2",)) and calls[-1] == (
+        "start", ("authors-v2",), {"authors-v2": calls[-3][2]["authors-v2"]}, pathlib.Path("/groups"))
+    assert limits[-1] == ("authors-v2 started in", 0.5) and len(limits) == 4
     platform.restore("v2")
     assert calls[-1][2]["authors-v2"] == "" and limits[-3:] == [
         ("web-api-v2", None), ("articles-v2", None), ("authors-v2", None)]
