@@ -219,7 +219,7 @@ start_services() {
     listed+="$name :${SERVICE_PORT[$name]}, "
   done
   wait_for "ready: ${listed%, }" 180 every_ready "$@" || {
-    for name in "$@"; do is_ready "$name" || { late+=("$name"); tail -20 "$LOG_DIR/$name.log" >&2; }; done
+    for name in "$@"; do [[ -e $PID_DIR/$name.ready ]] || { late+=("$name"); tail -20 "$LOG_DIR/$name.log" >&2; }; done
     die "${late[*]} did not become ready in 180 s; see $LOG_DIR/<name>.log"
   }
   write_inventory
