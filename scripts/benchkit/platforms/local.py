@@ -183,7 +183,7 @@ class Local(Platform):
         self.loadgen = loadgen
         self.running = {}  # service-version -> the SERVICE_SETTINGS it was restarted with ("" = as shipped)
         self.limited = {}  # {service-version: CPUs}: those running under a CPU limit (size), and its size
-        self.lifted = {}  # {service-version: (pid, CPUs)}: a limit lifted for a warm-up, until bind sets it again
+        self.lifted = {}  # {service-version: CPUs}: a limit lifted for a warm-up, until bind sets it again
         self.plugins = {Faults: LocalFaults(self), LatencyProxy: LocalProxy(self)}
 
     def build(self, version):
@@ -265,15 +265,16 @@ class Local(Platform):
         limited = [name for name in (f"{service}-{version}" for service in SERVICES) if name in self.limited]
         inventory = stack_inventory() if limited else {}
         for name in limited:
-            pid = inventory["services"][name]["pid"]
-            procfs.limit_cpu(name, pid, None)
-            self.lifted[name] = (pid, self.limited.pop(name))
+            procfs.limit_cpu(name, inventory["services"][name]["pid"], None)
+            self.lifted[name] = self.limited.pop(name)
         return bool(limited)
 
     def bind(self, version):
-        for name in [name for name in (f"{service}-{version}" for service in SERVICES) if name in self.lifted]:
-            pid, cpus = self.lifted.pop(name)
-            procfs.limit_cpu(name, pid, cpus)
+        lifted = [name for name in (f"{service}-{version}" for service in SERVICES) if name in self.lifted]
+        inventory = stack_inventory() if lifted else {}
+        for name in lifted:  # the process that runs now: a fault may have restarted it during the warm-up
+            cpus = self.lifted.pop(name)
+            procfs.limit_cpu(name, inventory["services"][name]["pid"], cpus)
             self.limited[name] = cpus
 
     def restore(self, version):

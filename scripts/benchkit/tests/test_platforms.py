@@ -225,6 +225,26 @@ def test_the_local_stack_lifts_a_quota_for_a_while_and_sets_it_again(monkeypatch
     assert platform.lift("v1") is False
 
 
+def test_a_service_a_fault_restarted_during_the_warm_up_is_the_one_bind_limits(monkeypatch):
+    """Restarted while its quota is lifted, a service starts outside any group, as the warm-up runs; bind then puts
+    the process that runs now under the quota, not the one the fault stopped."""
+    from benchkit.platforms import local, procfs
+    platform, calls, limits = limited_stack(monkeypatch, "v1")
+    platform.size("v1", 0.5)
+    platform.lift("v1")
+    stopped = faults.Fault("authors stopped", "authors", "stop", "start", True, "")
+    platform.plugin(plugins.Faults).act("stop", stopped, "v1")
+    platform.plugin(plugins.Faults).act("start", stopped, "v1")
+    assert calls[-1][:2] == ("start", ("authors-v1",)) and calls[-1][3] is None  # outside any group, as lifted
+    inventory = local.stack_inventory()
+    inventory["services"]["authors-v1"]["pid"] = 8  # the restarted process
+    monkeypatch.setattr(local, "stack_inventory", lambda: inventory)
+    bound = []
+    monkeypatch.setattr(procfs, "limit_cpu", lambda name, pid, cpus: bound.append((name, pid, cpus)))
+    platform.bind("v1")
+    assert bound == [("web-api-v1", 7, 0.5), ("articles-v1", 7, 0.5), ("authors-v1", 8, 0.5)]
+
+
 def test_the_local_stack_limits_a_build_s_services_and_lets_them_go_on_restore(monkeypatch):
     from benchkit.platforms import local, procfs
     platform, calls, limits = limited_stack(monkeypatch, "v2")
