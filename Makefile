@@ -61,7 +61,7 @@ export CALICO_VERSION CALICO_API_VERSION
 # are cores, up to 4, which shortens a build on an idle machine and costs CPU. make test keeps both cores busy, so
 # only the cost shows. From an empty build cache, paired runs: helm (-N -l) 118.6 and 128.6 CPU-s instead of 128.6 and
 # 133.6; toxiproxy-server 31.9-37.5 instead of 32.8-39.5, lower in each of five pairs. The code is the same either way;
-# the binary's bytes are not (Go records the flags in it), so the SBOMs' binary hashes change with it (make sbom).
+# the binary's bytes are not (Go records the flags in it); the SBOMs leave a binary's own hashes out (sbom.py).
 GO_BACKEND := -c=1
 # Every Go tool is built without its symbol table and DWARF (stack traces keep their names): linking takes half
 # the time (kube-apiserver 7 s instead of 16 s here) and the binaries are a third smaller. The compiler makes no DWARF
@@ -407,7 +407,7 @@ $(LOCALBIN)/linux-%/toxiproxy-server-$(TOXIPROXY_VERSION):
 	  mv "$$bin/server" $@
 
 .PHONY: test-licenses
-test-licenses: loadgen toxiproxy jaeger ## Every dependency's licence (Maven artifacts, Go modules built into .tools/bin, Python distributions): none under the AGPL, SSPL, BUSL, a proprietary or an unknown licence; docs/licenses.md is what the images ship (scripts/supply-chain/check_licenses.py, which first proves it bites); docs/sbom/ is what the dependencies give (scripts/supply-chain/sbom.py, likewise).
+test-licenses: loadgen toxiproxy jaeger $(PAUSE) $(POSTGRES_OPERATOR) ## Every dependency's licence (Maven artifacts, Go modules built into .tools/bin, Python distributions): none under the AGPL, SSPL, BUSL, a proprietary or an unknown licence; docs/licenses.md is what the images ship (scripts/supply-chain/check_licenses.py, which first proves it bites); docs/sbom/ is what the dependencies give (scripts/supply-chain/sbom.py, likewise).
 	@python3 scripts/supply-chain/check_licenses.py --self-test
 	@python3 scripts/supply-chain/check_licenses.py --inventory .local/licenses.tsv --shipped docs/licenses.md
 	@python3 scripts/supply-chain/sbom.py --self-test
@@ -415,7 +415,7 @@ test-licenses: loadgen toxiproxy jaeger ## Every dependency's licence (Maven art
 	@python3 scripts/supply-chain/hashes.py --self-test
 
 .PHONY: sbom
-sbom: build toxiproxy jaeger ## Write docs/sbom/: a CycloneDX SBOM of every image the project ships (each build's, loadgen's, the latency proxy's, Jaeger's), from CycloneDX's Maven plugin and cyclonedx-gomod (after a change of dependencies; make test checks it for drift).
+sbom: build toxiproxy jaeger $(PAUSE) $(POSTGRES_OPERATOR) ## Write docs/sbom/: a CycloneDX SBOM of every image the project ships or make test builds whose content is pinned (each build's, loadgen's, the latency proxy's, Jaeger's; the test node's pause, Zalando operator and Kafka stand-in), from CycloneDX's Maven plugin and cyclonedx-gomod (after a change of dependencies; make test checks it for drift).
 	@python3 scripts/supply-chain/sbom.py --write docs/sbom
 
 .PHONY: licenses

@@ -8,13 +8,20 @@ checks docs/licenses.md): docs/sbom/<image>.cdx.json, one per image.
     them (its `app` mode: what the main package links);
   - the latency proxy's and Jaeger's images (scripts/latency-proxy, scripts/tracing): their base image, and the Go
     modules their binaries were built from (make toxiproxy, make jaeger) as cyclonedx-gomod reads them from the
-    binary itself (its `bin` mode).
+    binary itself (its `bin` mode);
+  - the images make test builds for its node alone (scripts/cluster/test-cluster/images.sh), where the content is
+    pinned: pause's and the Zalando operator's (each its binary alone, from `scratch`), read as the two above, and the
+    stand-in for Strimzi's Kafka (the Kafka broker's jars on the node's base), read as the services are. The node's
+    base (a jlink runtime of the machine's own JDK) and its Spilo-compatible image (Debian's PostgreSQL and Patroni as
+    the archive serves them that day, each at least its pinned version) hold what the machine and the archive give:
+    no document here could stay theirs.
 
 Each file is the tool's own document under the image as its top component, with the fields that change at every
 run left out (the serial number, the time, a locally built module's file hashes, the architecture a Go binary was
-built for: the images are built for the cluster's, whatever the machine that writes this): the same dependencies give
-the same bytes, so that a drift is a change of what ships (a tool's own hashes are left out too: cyclonedx-gomod is built
-on the machine that runs it).
+built for: the images are built for the cluster's, whatever the machine that writes this; and of a Go binary built
+here, its own hashes and the Go toolchain that built it, which are the machine's: its file paths and its Go, at
+least the one go.mod names): the same dependencies give the same bytes, so that a drift is a change of what ships,
+on any machine (a tool's own hashes are left out too: cyclonedx-gomod is built on the machine that runs it).
 
   sbom.py --write DIR     writes DIR/<image>.cdx.json (after `make build`: the services' modules are installed)
   sbom.py --check DIR     fails where DIR is not what the dependencies give now, naming the images that drifted
@@ -30,22 +37,39 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from xml.etree import ElementTree
 
 from check_licenses import SERVICE_MODULES, base_image  # what the licence inventory reads the same way
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-MAVEN_PLUGIN = "org.cyclonedx:cyclonedx-maven-plugin"  # its version and settings: services/pom.xml
+MAVEN_PLUGIN = "cyclonedx-maven-plugin"  # org.cyclonedx's; its version and settings: services/pom.xml
+KAFKA_STANDIN_MODULE = "testing/kafka-broker"
 GOMOD = "github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0"
 REPOSITORY = "localhost/reactive-bench"  # the images' names, as the charts pull them
 OURS = "pkg:maven/io.reactivebench/"  # modules built here: their jars' hashes change with every build
 
 
+def maven_plugin():
+    """The Maven plugin's goal as services/pom.xml pins it, and each of its settings there given again on the command
+    line (-DNAME=VALUE: each is also the plugin's property), so that the Kafka broker's module, which has no parent on
+    purpose (services/testing/kafka-broker/pom.xml), is read with the same settings as the services'."""
+    maven = {"m": "http://maven.apache.org/POM/4.0.0"}
+    pom = ElementTree.parse(ROOT / "services" / "pom.xml").getroot()
+    plugin = next(p for p in pom.iterfind(".//m:pluginManagement/m:plugins/m:plugin", maven)
+                  if p.findtext("m:artifactId", namespaces=maven) == MAVEN_PLUGIN)
+    version = plugin.findtext("m:version", namespaces=maven)
+    if version.startswith("${"):  # a property of the pom's
+        version = pom.findtext(f"m:properties/m:{version[2:-1]}", namespaces=maven)
+    settings = [f"-D{setting.tag.rsplit('}', 1)[-1]}={setting.text}" for setting in plugin.find("m:configuration", maven)]
+    return [f"org.cyclonedx:{MAVEN_PLUGIN}:{version}:makeBom", *settings]
+
+
 def maven_boms():
-    """{module: its CycloneDX document}, from the Maven plugin (configured in services/pom.xml) over the nine
-    modules at once, each into its target/cyclonedx.json."""
-    modules = SERVICE_MODULES
-    subprocess.run([str(ROOT / "services" / "mvnw"), "-B", "-ntp", "-q", f"{MAVEN_PLUGIN}:makeBom", "-pl",
-                    ",".join(modules)], cwd=ROOT / "services", check=True)
+    """{module: its CycloneDX document}, from the Maven plugin over the services' modules and the Kafka broker's at
+    once, each into its target/cyclonedx.json."""
+    modules = SERVICE_MODULES + [KAFKA_STANDIN_MODULE]
+    subprocess.run([str(ROOT / "services" / "mvnw"), "-B", "-ntp", "-q", *maven_plugin(), "-pl", ",".join(modules)],
+                   cwd=ROOT / "services", check=True)
     return {module: json.loads((ROOT / "services" / module / "target" / "cyclonedx.json").read_text())
             for module in modules}
 
@@ -69,26 +93,32 @@ def gomod_bom(work):
     subprocess.run(["go", "run", GOMOD, "app", "-json", "-noserial", "-notimestamp", "-licenses", "-output",
                     str(output), "-main", ".", "."], cwd=copy, check=True,
                    env={**os.environ, "CGO_ENABLED": "0", "GOOS": "linux"})
-    bom = json.loads(output.read_text())
-    # The machine's Go toolchain is not the project's to pin (go.mod names the lowest): left out, like the time.
-    component = bom["metadata"]["component"]
-    component["properties"] = [p for p in component.get("properties", []) if not p["name"].endswith(":GOVERSION")]
-    return bom
+    return json.loads(output.read_text())
 
 
-def binary_bom(binary):
-    """The CycloneDX document of a Go binary built here (make toxiproxy, make jaeger): the modules it was built from,
-    as its build information records them."""
+def binary_bom(binary, version=None):
+    """The CycloneDX document of a Go binary built here (make toxiproxy, make jaeger, the node's pause and operator):
+    the modules it was built from, as its build information records them; version: its main module's, where it was
+    built in that module's directory (which records none)."""
     with tempfile.TemporaryDirectory() as work:
         output = pathlib.Path(work) / "bom.json"
-        subprocess.run(["go", "run", GOMOD, "bin", "-json", "-licenses", "-output", str(output), str(binary)],
-                       cwd=ROOT / "load", check=True)
+        subprocess.run(["go", "run", GOMOD, "bin", "-json", "-licenses", *(["-version", version] if version else []),
+                        "-output", str(output), str(binary)], cwd=ROOT / "load", check=True)
         return json.loads(output.read_text())
 
 
+def the_machines(name):
+    """Whether a Go build's property (cyclonedx-gomod's) is the machine's that built it, not what ships: the binary's
+    own hashes (its file paths are the machine's), the Go toolchain (any at least go.mod's), the architecture (the
+    cluster's, whatever the machine's) and its level."""
+    return name.startswith("cdx:gomod:binary:hash:") or name in (
+        "cdx:gomod:build:env:GOVERSION", "cdx:gomod:build:env:GOARCH", "cdx:gomod:build:env:GOAMD64",
+        "cdx:gomod:build:env:GOARM64", "cdx:gomod:build:env:GOARM")
+
+
 def normalised(bom, image, base):
-    """The tool's document as the image's: the image the top component, its base and the tool's top component the
-    image's parts, and what changes at every run left out."""
+    """The tool's document as the image's: the image the top component, its base (None: from scratch) and the tool's
+    top component the image's parts, and what changes at every run, or with the machine, left out."""
     # a Go module's architecture qualifier names the machine that built the binary here, not the cluster's
     bom = json.loads(re.sub(r"goarch=[a-z0-9]+&", "", json.dumps(bom)))
     bom.pop("serialNumber", None)
@@ -100,10 +130,15 @@ def normalised(bom, image, base):
     for tool in (tools.get("components", []) if isinstance(tools, dict) else tools or []):
         tool.pop("hashes", None)
     application = metadata.pop("component", None)
+    for described in (metadata, application or {}):
+        if "properties" in described:
+            described["properties"] = [p for p in described["properties"] if not the_machines(p["name"])]
     top = f"{REPOSITORY}/{image}"
     metadata["component"] = {"type": "container", "bom-ref": top, "name": top}
-    name, _, tag = base.partition(":")
-    parts = [{"type": "container", "bom-ref": f"base:{base}", "name": name, "version": tag}]
+    parts = []
+    if base:
+        name, _, tag = base.partition(":")
+        parts.append({"type": "container", "bom-ref": f"base:{base}", "name": name, "version": tag})
     if application:
         parts.append(application)
     components = parts + bom.get("components", [])
@@ -124,15 +159,23 @@ def normalised(bom, image, base):
 def images(work):
     """{image name: its SBOM}."""
     services = base_image("services/Dockerfile.jvm")
+    boms = maven_boms()
     found = {module.replace("/", "-"): normalised(bom, module.replace("/", "-"), services)
-             for module, bom in maven_boms().items()}
+             for module, bom in boms.items() if module != KAFKA_STANDIN_MODULE}
+    found["standin-kafka"] = normalised(boms[KAFKA_STANDIN_MODULE], "standin-kafka",
+                                        base_image("scripts/cluster/test-cluster/operator-standins/kafka.Containerfile"))
     found["loadgen"] = normalised(gomod_bom(work), "loadgen", base_image("load/Containerfile"))
-    for image, binary, containerfile in (("latency-proxy", "TOXIPROXY", "scripts/latency-proxy/Containerfile"),
-                                         ("jaeger", "JAEGER", "scripts/tracing/Containerfile")):
+    # (image, the Makefile's variable naming its binary, its base, its main module's version where the build records
+    # none, the make target that builds it)
+    for image, binary, base, version, target in (
+            ("latency-proxy", "TOXIPROXY", base_image("scripts/latency-proxy/Containerfile"), None, "toxiproxy"),
+            ("jaeger", "JAEGER", base_image("scripts/tracing/Containerfile"), None, "jaeger"),
+            ("pause", "PAUSE", None, None, "node-binaries"),
+            ("postgres-operator", "POSTGRES_OPERATOR", None, os.environ.get("ZALANDO_OPERATOR_VERSION"), "node-binaries")):
         path = os.environ.get(binary)
         if not path or not pathlib.Path(path).exists():
-            sys.exit(f"{binary} names no binary ({path}): make sets it (make {image.replace('latency-proxy', 'toxiproxy')})")
-        found[image] = normalised(binary_bom(path), image, base_image(containerfile))
+            sys.exit(f"{binary} names no binary ({path}): make sets it (make {target})")
+        found[image] = normalised(binary_bom(path, version), image, base)
     return found
 
 
@@ -157,6 +200,13 @@ def self_test():
             {"bom-ref": "ours", "purl": f"{OURS}problem@1.0", "hashes": hashes(hash_)}], "dependencies": []}
     before = {"authors-v1": normalised(tool("1.0", "urn:1", "t1", "h1"), "authors-v1", "base:1")}
     kept = {name: text(bom) for name, bom in before.items()}
+
+    def go_binary(hash_, go, arch, cgo="0"):  # cyclonedx-gomod's document of a binary (its bin mode)
+        return {"bomFormat": "CycloneDX", "metadata": {"component": {"bom-ref": "app", "name": "pause"}, "properties": [
+            {"name": "cdx:gomod:binary:hash:SHA-256", "value": hash_}, {"name": "cdx:gomod:build:env:GOVERSION", "value": go},
+            {"name": "cdx:gomod:build:env:GOARCH", "value": arch}, {"name": "cdx:gomod:build:env:CGO_ENABLED", "value": cgo}]},
+            "components": [], "dependencies": []}
+    binary = {"pause": text(normalised(go_binary("b1", "go1.26.8", "amd64"), "pause", None))}
     checks = {
         "another run on another machine: serial, time and the hashes of what is built here (the tool too) change": (
             drifted({"authors-v1": normalised(tool("1.0", "urn:2", "t2", "h2"), "authors-v1", "base:1")}, kept), []),
@@ -169,6 +219,12 @@ def self_test():
         "an image's document missing": (drifted(before, {}), ["authors-v1"]),
         "a document of no image": (drifted(before, {**kept, "gone-v9": "{}"}), ["gone-v9"]),
         "a library's own hash kept": ("h-lib" in kept["authors-v1"], True),
+        "a Go binary built on another machine: its own hashes, its Go and its architecture differ": (
+            drifted({"pause": normalised(go_binary("b2", "go1.27.1", "arm64"), "pause", None)}, binary), []),
+        "a Go binary's build setting changed": (
+            drifted({"pause": normalised(go_binary("b1", "go1.26.8", "amd64", cgo="1"), "pause", None)}, binary),
+            ["pause"]),
+        "an image from scratch: no base among its parts": ('"base:' in binary["pause"], False),
     }
     failed = [f"{what}: {got}, not {expected}" for what, (got, expected) in checks.items() if got != expected]
     if failed:
