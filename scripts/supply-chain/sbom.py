@@ -14,7 +14,8 @@ checks docs/licenses.md): docs/sbom/<image>.cdx.json, one per image.
     stand-in for Strimzi's Kafka (the Kafka broker's jars on the node's base), read as the services are. The node's
     base (a jlink runtime of the machine's own JDK) and its Spilo-compatible image (Debian's PostgreSQL and Patroni as
     the archive serves them that day, each at least its pinned version) hold what the machine and the archive give:
-    no document here could stay theirs.
+    no document kept here could stay theirs, so each gets its own as it is built (--built-image, images.sh), from
+    what its root file system holds.
 
 Each file is the tool's own document under the image as its top component, with the fields that change at every
 run left out (the serial number, the time, a locally built module's file hashes, the architecture a Go binary was
@@ -25,6 +26,10 @@ on any machine (a tool's own hashes are left out too: cyclonedx-gomod is built o
 
   sbom.py --write DIR     writes DIR/<image>.cdx.json (after `make build`: the services' modules are installed)
   sbom.py --check DIR     fails where DIR is not what the dependencies give now, naming the images that drifted
+  sbom.py --built-image NAME ROOTFS OUT
+                          writes OUT: the SBOM of the image NAME built from ROOTFS, from what it holds: a Java
+                          runtime's release file, and its Debian packages (its own dpkg database, or else the
+                          machine's packages that own its files)
   sbom.py --self-test     proves the check bites: a changed, a missing and an extra document each drift, and what
                           changes at every run does not
 """
@@ -37,6 +42,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import urllib.parse
 from xml.etree import ElementTree
 
 from check_licenses import SERVICE_MODULES, base_image  # what the licence inventory reads the same way
@@ -179,6 +185,68 @@ def images(work):
     return found
 
 
+def deb_component(name, version, architecture, distro):
+    purl = f"pkg:deb/debian/{name}@{urllib.parse.quote(version)}?arch={architecture}&distro={distro}"
+    return {"type": "library", "bom-ref": purl, "name": name, "version": version, "purl": purl}
+
+
+def installed(packages=(), admindir=None):
+    """{(package, version, architecture)} installed, of the packages named (every one where none is), in the dpkg
+    database at admindir (the machine's where none is given)."""
+    found = subprocess.run(["dpkg-query", *([f"--admindir={admindir}"] if admindir else []), "-W",
+                            "-f=${db:Status-Status}\t${Package}\t${Version}\t${Architecture}\n", *packages],
+                           capture_output=True, text=True, check=True).stdout
+    return {(n, v, a) for status, n, v, a in (line.split("\t") for line in found.splitlines()) if status == "installed"}
+
+
+def owners(path):
+    """The machine's packages that own a file (dpkg -S), by its path, the file it resolves to, or its path on the
+    other side of the merged /usr (/bin is /usr/bin here: a package names either)."""
+    merged = path.removeprefix("/usr") if path.startswith("/usr/") else f"/usr{path}"
+    said = subprocess.run(["dpkg", "-S", path, os.path.realpath(path), merged], capture_output=True, text=True).stdout
+    return {owner.split(":")[0] for line in said.splitlines() if not line.startswith("diversion by")
+            for owner in line.split(": ")[0].split(", ")}
+
+
+def release(file):
+    """A KEY="value" file (os-release, a Java runtime's release) as a dict."""
+    pairs = (line.split("=", 1) for line in file.read_text().splitlines() if "=" in line)
+    return {key: value.strip('"') for key, value in pairs}
+
+
+def built_image(name, rootfs):
+    """The SBOM of an image built here from a root file system, from what it holds: a Java runtime (its release
+    file), and Debian's packages, from the file system's own dpkg database, or else the machine's packages that own
+    its files (dpkg -S: what the node's base copied from this machine)."""
+    components = []
+    java = rootfs / "opt" / "java" / "release"
+    if java.exists():
+        runtime = release(java)  # jlink writes the version and the modules
+        purl = f"pkg:generic/openjdk@{urllib.parse.quote(runtime['JAVA_VERSION'])}"
+        components.append({"type": "framework", "bom-ref": purl, "name": "OpenJDK runtime (jlink)",
+                           "version": runtime["JAVA_VERSION"], "purl": purl,
+                           "properties": [{"name": "java:modules", "value": runtime.get("MODULES", "")}]})
+    if (rootfs / "var" / "lib" / "dpkg" / "status").exists():
+        # (its /etc/os-release is a link to this file: read inside the file system, never the machine's)
+        distro = "debian-" + release(rootfs / "usr" / "lib" / "os-release").get("VERSION_CODENAME", "?")
+        packages = installed(admindir=rootfs / "var" / "lib" / "dpkg")
+    else:  # files copied from this machine (the node's base: the libraries its runtime loads, a shell, cat, sleep)
+        distro = "debian-" + release(pathlib.Path("/etc/os-release")).get("VERSION_CODENAME", "?")
+        files = sorted(f"/{path.relative_to(rootfs)}" for path in rootfs.rglob("*")
+                       if path.is_file() and not path.is_relative_to(rootfs / "opt" / "java")
+                       and not path.is_relative_to(rootfs / "etc"))
+        owned = {file: owners(file) for file in files}
+        names = sorted(set().union(*owned.values()))
+        packages = installed(names) if names else set()
+        # a file no package owns is named as a file: what it is, nobody's SBOM says
+        components += [{"type": "file", "bom-ref": f"file:{file}", "name": file} for file, by in owned.items() if not by]
+    components += [deb_component(*package, distro) for package in sorted(packages)]
+    top = f"{REPOSITORY}/{name}"
+    return {"bomFormat": "CycloneDX", "specVersion": "1.5", "version": 1,
+            "metadata": {"component": {"type": "container", "bom-ref": top, "name": top}},
+            "components": components, "dependencies": [{"ref": top, "dependsOn": [c["bom-ref"] for c in components]}]}
+
+
 def text(bom):
     return json.dumps(bom, indent=1, sort_keys=True) + "\n"
 
@@ -226,6 +294,17 @@ def self_test():
             ["pause"]),
         "an image from scratch: no base among its parts": ('"base:' in binary["pause"], False),
     }
+    with tempfile.TemporaryDirectory() as root:  # an image's root file system with its own dpkg database
+        rootfs = pathlib.Path(root)
+        (rootfs / "var" / "lib" / "dpkg").mkdir(parents=True)
+        (rootfs / "usr" / "lib").mkdir(parents=True)
+        (rootfs / "var" / "lib" / "dpkg" / "status").write_text(
+            "Package: patroni\nStatus: install ok installed\nArchitecture: all\nVersion: 4.0.7-3~deb13u1\n\n"
+            "Package: gone\nStatus: deinstall ok config-files\nArchitecture: all\nVersion: 1.0\n")
+        (rootfs / "usr" / "lib" / "os-release").write_text('VERSION_CODENAME="trixie"\n')
+        built = built_image("spilo-compatible", rootfs)
+    checks["an image built from Debian's packages: each installed one, nothing removed, in the image's distribution"] = (
+        [c["purl"] for c in built["components"]], ["pkg:deb/debian/patroni@4.0.7-3~deb13u1?arch=all&distro=debian-trixie"])
     failed = [f"{what}: {got}, not {expected}" for what, (got, expected) in checks.items() if got != expected]
     if failed:
         sys.exit("sbom.py's check does not bite: " + "; ".join(failed))
@@ -238,9 +317,17 @@ def main(argv=None):
     action.add_argument("--write", type=pathlib.Path, metavar="DIR")
     action.add_argument("--check", type=pathlib.Path, metavar="DIR")
     action.add_argument("--self-test", action="store_true")
+    action.add_argument("--built-image", nargs=3, metavar=("NAME", "ROOTFS", "OUT"))
     args = parser.parse_args(argv)
     if args.self_test:
         return self_test()
+    if args.built_image:
+        name, rootfs, out = args.built_image
+        bom = built_image(name, pathlib.Path(rootfs))
+        pathlib.Path(out).parent.mkdir(parents=True, exist_ok=True)
+        pathlib.Path(out).write_text(text(bom))
+        print(f"SBOM of {REPOSITORY}/{name}: {len(bom['components'])} components, in {out}")
+        return
     with tempfile.TemporaryDirectory() as work:
         found = images(work)
     if args.write:

@@ -36,6 +36,10 @@ readonly SPILO_COMPATIBLE_IMAGE="localhost/reactive-bench/spilo-compatible:pg17-
 # its entrypoint: its archive is kept here, outside the node's directory (which every make test-cluster starts
 # afresh), and built again only when one of those changes.
 readonly SPILO_CACHE="$LOCAL_DIR/spilo-compatible"
+# The SBOMs of the node's images whose content is this machine's or Debian's archive's of the day (its base, the
+# Spilo-compatible image), written as they are built (scripts/supply-chain/sbom.py --built-image); every other
+# image's is in docs/sbom.
+readonly NODE_SBOMS="$NODE_DIR/sbom"
 
 # buildah keeps its images under $NODE_DIR (or the cache's own directory), never in the machine's container storage.
 export CONTAINERS_STORAGE_CONF="$NODE_DIR/buildah/storage.conf"
@@ -93,6 +97,9 @@ base() {
     'loadgen:x:12345:12345:loadgen:/home/loadgen:/bin/sh' >"$rootfs/etc/passwd"
   printf '%s\n' 'root:x:0:' 'default:x:185:' 'loadgen:x:12345:' >"$rootfs/etc/group"
   printf '%s\n' 'passwd: files' 'group: files' 'hosts: files dns' >"$rootfs/etc/nsswitch.conf"
+  # Its SBOM, from what it holds: this machine's JDK and packages, which no document kept in docs/sbom could follow
+  local name=${BASE_IMAGE##*/}
+  python3 "$ROOT/scripts/supply-chain/sbom.py" --built-image "${name%%:*}" "$rootfs" "$NODE_SBOMS/${name%%:*}.cdx.json" >/dev/null
   local container
   container=$(buildah from --quiet scratch)
   buildah copy --quiet "$container" "$rootfs" / >/dev/null
@@ -155,6 +162,7 @@ postgres_operator_images() {
   local cached node_archive
   cached=$(spilo_compatible_archive) node_archive=$(archive_file "$SPILO_COMPATIBLE_IMAGE")
   ln -f "$cached" "$node_archive" 2>/dev/null || cp "$cached" "$node_archive"
+  mkdir -p "$NODE_SBOMS" && cp "${cached%.tar}.cdx.json" "$NODE_SBOMS/spilo-compatible.cdx.json"
   info "($(elapsed))"
 }
 
@@ -169,7 +177,7 @@ spilo_compatible_archive() { # the cached archive's path for the pinned packages
 spilo_compatible_image() { # its archive in the cache, built unless the cache holds it already
   local file
   file=$(spilo_compatible_archive)
-  if [[ -s $file ]]; then
+  if [[ -s $file && -s ${file%.tar}.cdx.json ]]; then
     step "Image $SPILO_COMPATIBLE_IMAGE: built before, ${file#"$ROOT"/}"
     return
   fi
@@ -204,9 +212,10 @@ spilo_compatible_image() { # its archive in the cache, built unless the cache ho
     --port 5432 --port 8008 "$container"
   buildah commit --quiet --rm "$container" "$SPILO_COMPATIBLE_IMAGE" >/dev/null
   archive "$SPILO_COMPATIBLE_IMAGE" "$file.partial" >/dev/null
-  # One archive is kept: the one of these versions.
-  rm -f "$SPILO_CACHE"/spilo-compatible-*.tar
+  # One archive is kept: the one of these versions, with its SBOM (what trixie served that day).
+  rm -f "$SPILO_CACHE"/spilo-compatible-*.tar "$SPILO_CACHE"/spilo-compatible-*.cdx.json
   mv "$file.partial" "$file"
+  python3 "$ROOT/scripts/supply-chain/sbom.py" --built-image spilo-compatible "$rootfs" "${file%.tar}.cdx.json" >/dev/null
   buildah rmi --all --force >/dev/null
   rm -rf "$work"
   info "$(du -h "$file" | cut -f1) archive in ${SPILO_CACHE#"$ROOT"/} ($(elapsed))"

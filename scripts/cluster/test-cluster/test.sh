@@ -675,6 +675,28 @@ floor_rolls_without_loss() { # 30 requests a second to v0's web-api for 45 s; it
 }
 expect "v0's three Deployments rolled under load: every request answered complete (none failed, degraded or shed)" \
   floor_rolls_without_loss
+step "Every image the node ran, and its SBOM"
+images_with_sboms() { # every image of the project's in the node's containerd has an SBOM naming it: docs/sbom's, or
+  # the one written as it was built (the node's base and its Spilo-compatible image: images.sh)
+  local image name file found=() missing=()
+  while read -r image; do
+    name=${image#localhost/reactive-bench/} name=${name%%[:@]*}
+    file="$ROOT/docs/sbom/$name.cdx.json"
+    [[ -s $file ]] || file="$NODE_DIR/sbom/$name.cdx.json"
+    if [[ -s $file ]] && python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert d["metadata"]["component"]["name"] == sys.argv[2] and d["components"]' "$file" "localhost/reactive-bench/$name"; then
+      found+=("$name")
+    else
+      missing+=("$name")
+    fi
+  done < <(ctr --address "$CONTAINERD_ADDRESS" -n k8s.io images ls -q | grep '^localhost/reactive-bench/' |
+    sed -E 's/[:@].*//' | sort -u)
+  echo "with an SBOM: ${found[*]:-none}; without one: ${missing[*]:-none}"
+  ((${#found[@]} > 0 && ${#missing[@]} == 0))
+}
+expect "every image of the project's the node ran has an SBOM naming it (docs/sbom, or written as it was built: the node's base, the Spilo-compatible image)" \
+  images_with_sboms
+
 step "make undeploy: every build, the floor, Kafka's topics, PostgreSQL"
 expect "make undeploy" make_target undeploy
 builds_left() { # prints what is left of the builds and load Jobs (Helm's objects and releases); fails if anything
