@@ -680,7 +680,7 @@ images_with_sboms() { # every image of the project's in the node's containerd ha
   # the one written as it was built (the node's base and its Spilo-compatible image: images.sh)
   local image name file found=() missing=()
   while read -r image; do
-    name=${image#localhost/reactive-bench/} name=${name%%[:@]*}
+    name=${image#localhost/reactive-bench/} # (its tag or digest cut off below)
     file="$ROOT/docs/sbom/$name.cdx.json"
     [[ -s $file ]] || file="$NODE_DIR/sbom/$name.cdx.json"
     if [[ -s $file ]] && python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
